@@ -1,0 +1,73 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an Error. Exactly one place (server.writeError) maps codes
+// to HTTP statuses; everything below HTTP speaks only in codes.
+type Code string
+
+const (
+	Invalid          Code = "invalid"            // 400
+	Unauthorized     Code = "unauthorized"       // 401
+	Forbidden        Code = "forbidden"          // 403
+	NotFound         Code = "not_found"          // 404
+	MethodNotAllowed Code = "method_not_allowed" // 405
+	Conflict         Code = "conflict"           // 409
+	TooLarge         Code = "too_large"          // 413
+	UnsupportedMedia Code = "unsupported_media"  // 415
+	RateLimited      Code = "rate_limited"       // 429
+	Internal         Code = "internal"           // 500
+	Unavailable      Code = "unavailable"        // 503
+)
+
+// Error is the one error type of pact. Message is safe to show to users: it
+// never holds SQL, stack traces or secrets.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf builds an *Error with a formatted user-facing message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err, Internal for errors that are not *Error.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	if err == nil {
+		return ""
+	}
+	return Internal
+}
+
+// ErrorMessage returns the user-facing message of err. Errors that are not
+// *Error are internal: their text may hold SQL or paths, so it is hidden.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// IsCode reports whether err carries code.
+func IsCode(err error, code Code) bool { return ErrorCode(err) == code }
+
+// Errors the stores return so the domain and tests can recognise them.
+var (
+	ErrNonceReused = &Error{Code: Invalid, Message: "nonce was already used with this key"}
+)
+
+// VersionConflict is returned when a version exists with different content.
+func VersionConflict(owner, pack, version string) *Error {
+	return Errorf(Conflict, "version %s of %s/%s already exists with different content", version, owner, pack)
+}

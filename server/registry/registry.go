@@ -1,0 +1,100 @@
+// Package registry is the domain of pact: accounts, tokens, SSH keys,
+// packages and their immutable versions, and the rules that govern them.
+// It imports no HTTP and no SQL; stores implement its interfaces and the
+// server adapts HTTP to its Service.
+package registry
+
+import "time"
+
+// Account is a user of the registry. Username is the owner_slug of every
+// package the account publishes.
+type Account struct {
+	ID           int64
+	Email        string
+	Username     string
+	PasswordHash string // argon2id/bcrypt encoded; empty means password login is disabled
+	CreatedAt    time.Time
+}
+
+// Token is an API token. Only the SHA-256 of the secret is ever stored.
+type Token struct {
+	ID         int64
+	AccountID  int64
+	Name       string
+	Hash       []byte // sha256 of the full token text
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	ExpiresAt  *time.Time
+	RevokedAt  *time.Time
+}
+
+// Active reports whether the token may authenticate at now.
+func (t *Token) Active(now time.Time) bool {
+	if t.RevokedAt != nil {
+		return false
+	}
+	return t.ExpiresAt == nil || now.Before(*t.ExpiresAt)
+}
+
+// SSHKey is a public key registered for signed publishing.
+type SSHKey struct {
+	ID          int64
+	AccountID   int64
+	Name        string
+	Type        string // ssh-ed25519 or ssh-rsa
+	Fingerprint string // SHA256:... exactly as ssh-keygen -lf prints
+	PublicKey   string // "type base64", no comment
+	CreatedAt   time.Time
+	LastUsedAt  *time.Time
+}
+
+// Package is one (owner, pack) pair; its fields describe its latest version.
+type Package struct {
+	ID              int64
+	OwnerID         int64
+	OwnerSlug       string
+	PackSlug        string
+	Name            string
+	Description     string
+	Scheme          string
+	Version         string // latest published version
+	SHA256          string // hex sha256 of the latest version's document
+	LatestVersionID int64  // orders the list: newest publish first
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// Version is one immutable published document of a package.
+type Version struct {
+	ID          int64
+	PackageID   int64
+	Version     string
+	Name        string
+	Description string
+	Scheme      string
+	SHA256      string
+	Size        int64
+	Content     []byte // filled only by calls that say they return content
+	CreatedAt   time.Time
+	Provenance  *Provenance // nil for token publishes
+}
+
+// Provenance records how a signed version was authenticated, so anyone can
+// verify it again later with ssh-keygen -Y verify.
+type Provenance struct {
+	KeyID       int64 // the registered key; nonces are spent per key
+	Fingerprint string
+	Timestamp   int64 // Unix seconds, as signed
+	Nonce       string
+	Signature   string // armored SSHSIG
+}
+
+// Session is a logged-in dashboard session. Only the SHA-256 of the cookie
+// value is stored.
+type Session struct {
+	ID        int64
+	AccountID int64
+	Hash      []byte
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}

@@ -1,0 +1,105 @@
+package registry
+
+import (
+	"context"
+	"time"
+)
+
+// Store is everything pact keeps. Implementations: server/sqlstore (SQLite
+// and PostgreSQL). server/storetest is the conformance suite every
+// implementation must pass. Errors are *Error values (NotFound, Conflict, ...)
+// or plain errors for faults (mapped to 500/503).
+type Store interface {
+	AccountStore
+	TokenStore
+	SSHKeyStore
+	PackageStore
+	SessionStore
+	// Ping checks that the database answers (readiness).
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+type AccountStore interface {
+	// CreateAccount sets a.ID and stores a. Conflict when the username or
+	// email is taken (case-insensitively).
+	CreateAccount(ctx context.Context, a *Account) error
+	AccountByID(ctx context.Context, id int64) (*Account, error)
+	AccountByUsername(ctx context.Context, username string) (*Account, error)
+	AccountByEmail(ctx context.Context, email string) (*Account, error)
+}
+
+type TokenStore interface {
+	// CreateToken sets t.ID and stores t.
+	CreateToken(ctx context.Context, t *Token) error
+	// TokenByHash finds a token by the SHA-256 of its text, revoked or not.
+	TokenByHash(ctx context.Context, hash []byte) (*Token, error)
+	// ListTokens lists an account's tokens, newest first.
+	ListTokens(ctx context.Context, accountID int64) ([]Token, error)
+	// RevokeToken revokes one of accountID's tokens; NotFound when the
+	// token does not exist or belongs to someone else.
+	RevokeToken(ctx context.Context, accountID, tokenID int64, at time.Time) error
+	TouchToken(ctx context.Context, tokenID int64, at time.Time) error
+}
+
+type SSHKeyStore interface {
+	// CreateSSHKey sets k.ID and stores k. Conflict when the fingerprint is
+	// registered already, by any account.
+	CreateSSHKey(ctx context.Context, k *SSHKey) error
+	SSHKeyByFingerprint(ctx context.Context, fingerprint string) (*SSHKey, error)
+	// ListSSHKeys lists an account's keys, oldest first.
+	ListSSHKeys(ctx context.Context, accountID int64) ([]SSHKey, error)
+	// DeleteSSHKey deletes one of accountID's keys; NotFound otherwise.
+	DeleteSSHKey(ctx context.Context, accountID, keyID int64) error
+	TouchSSHKey(ctx context.Context, keyID int64, at time.Time) error
+}
+
+// PublishInput is a validated document ready to be stored.
+type PublishInput struct {
+	OwnerID     int64
+	OwnerSlug   string
+	PackSlug    string
+	Name        string
+	Description string
+	Scheme      string
+	Version     string
+	Content     []byte
+	SHA256      string // hex sha256 of Content
+	Now         time.Time
+	Provenance  *Provenance // set for signed publishes
+}
+
+// PackageFilter selects a page of the package list, newest publish first.
+type PackageFilter struct {
+	Limit  int
+	Before int64  // only packages with LatestVersionID < Before; 0: from the newest
+	Query  string // every word must occur in name or description (case-insensitive)
+	Owner  string // owner slug
+	Scheme string
+}
+
+type PackageStore interface {
+	// Publish stores a version in one transaction: it spends the nonce of
+	// in.Provenance (ErrNonceReused when spent already), creates the package
+	// when new, and adds the version. A version that exists with the same
+	// SHA256 changes nothing and returns the package; with another SHA256
+	// it returns VersionConflict and changes nothing. created reports
+	// whether a new version was added.
+	Publish(ctx context.Context, in PublishInput) (pkg *Package, created bool, err error)
+	ListPackages(ctx context.Context, f PackageFilter) ([]Package, error)
+	PackageBySlug(ctx context.Context, owner, pack string) (*Package, error)
+	// ListVersions lists a package's versions newest first, without Content.
+	ListVersions(ctx context.Context, packageID int64) ([]Version, error)
+	// VersionDocument returns one version with Content; version "" means the
+	// latest. NotFound when the package or version does not exist.
+	VersionDocument(ctx context.Context, owner, pack, version string) (*Version, error)
+	// PruneNonces forgets nonces spent before the given time.
+	PruneNonces(ctx context.Context, before time.Time) (int64, error)
+}
+
+type SessionStore interface {
+	CreateSession(ctx context.Context, s *Session) error
+	// SessionByHash returns a session that has not expired at now.
+	SessionByHash(ctx context.Context, hash []byte, now time.Time) (*Session, error)
+	DeleteSession(ctx context.Context, hash []byte) error
+}
