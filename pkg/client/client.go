@@ -1,0 +1,344 @@
+// Package client is a typed Go client of the pact registry's REST interface.
+//
+// Every call takes a context, runs under a per-attempt timeout, and answers
+// failures of the server as *APIError values. Requests that are safe to repeat
+// (every GET, and publishes, since re-publishing identical content is a no-op)
+// are retried with exponential backoff and jitter on 429 (honouring
+// Retry-After), 5xx and connection errors.
+//
+//	c, err := client.New("https://pact.example.com", client.WithToken(token))
+//	res, err := c.Publish(ctx, client.PublishRequest{Content: doc})
+//	fmt.Println(res.Package.URL)
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout bounds each attempt of a request.
+const DefaultTimeout = 30 * time.Second
+
+// maxResponseBytes bounds what the client reads of a response body; raw
+// documents are at most a few MiB on any sane server.
+const maxResponseBytes = 64 << 20
+
+// RetryPolicy says how often and how patiently retryable requests are repeated.
+type RetryPolicy struct {
+	// MaxAttempts counts the first try too; 1 disables retries.
+	MaxAttempts int
+	// BaseDelay is the wait before the second attempt; it doubles each time.
+	BaseDelay time.Duration
+	// MaxDelay caps the backoff between two attempts.
+	MaxDelay time.Duration
+	// MaxRetryAfter is the longest Retry-After the client waits for; a 429
+	// asking for more is returned to the caller at once.
+	MaxRetryAfter time.Duration
+}
+
+// DefaultRetryPolicy is what New uses unless told otherwise.
+var DefaultRetryPolicy = RetryPolicy{
+	MaxAttempts:   4,
+	BaseDelay:     250 * time.Millisecond,
+	MaxDelay:      5 * time.Second,
+	MaxRetryAfter: 60 * time.Second,
+}
+
+// Client talks to one pact server. It is safe for concurrent use.
+type Client struct {
+	baseURL    string // no trailing slash
+	token      string
+	userAgent  string
+	httpClient *http.Client
+	retry      RetryPolicy
+
+	// Seams for tests: the clock, the pause between attempts and the
+	// randomness of the jitter.
+	now    func() time.Time
+	sleep  func(ctx context.Context, d time.Duration) error
+	jitter func(d time.Duration) time.Duration
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithToken sets the API token sent on the routes that need one.
+func WithToken(token string) Option { return func(c *Client) { c.token = token } }
+
+// WithVersion sets the User-Agent to "pact/<version>".
+func WithVersion(version string) Option {
+	return func(c *Client) { c.userAgent = "pact/" + version }
+}
+
+// WithHTTPClient replaces the HTTP client (and with it the default timeout).
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.httpClient = hc } }
+
+// WithTimeout sets the timeout of each attempt.
+func WithTimeout(d time.Duration) Option {
+	return func(c *Client) {
+		hc := *c.httpClient
+		hc.Timeout = d
+		c.httpClient = &hc
+	}
+}
+
+// WithRetryPolicy replaces DefaultRetryPolicy.
+func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = p } }
+
+// New returns a client of the server at baseURL ("http://localhost:8080").
+func New(baseURL string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("invalid server address %q: want http://host[:port] or https://host[:port]", baseURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("invalid server address %q: it must not carry a query or fragment", baseURL)
+	}
+	c := &Client{
+		baseURL:    strings.TrimRight(u.String(), "/"),
+		userAgent:  "pact/dev",
+		httpClient: &http.Client{Timeout: DefaultTimeout},
+		retry:      DefaultRetryPolicy,
+		now:        time.Now,
+		sleep:      sleepContext,
+		jitter:     equalJitter,
+	}
+	for _, opt := range opts {
+		opt(c)
+	}
+	if c.retry.MaxAttempts < 1 {
+		c.retry.MaxAttempts = 1
+	}
+	return c, nil
+}
+
+// BaseURL is the server address the client talks to, without trailing slash.
+func (c *Client) BaseURL() string { return c.baseURL }
+
+// request describes one logical call; body is rebuilt for every attempt so
+// retries (and fresh signatures) are possible.
+type request struct {
+	method string
+	path   string // already escaped
+	query  url.Values
+	header http.Header
+	// body returns a fresh body and its content type; nil for none.
+	body      func(ctx context.Context) (io.Reader, string, error)
+	withToken bool
+	// repeatable marks requests that are safe to send more than once.
+	repeatable bool
+}
+
+// response is a completed exchange with a status below 400 (or 304).
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends r, retrying when r is repeatable and the failure is transient.
+func (c *Client) do(ctx context.Context, r request) (*response, error) {
+	attempts := 1
+	if r.repeatable {
+		attempts = c.retry.MaxAttempts
+	}
+	for attempt := 1; ; attempt++ {
+		resp, err := c.once(ctx, r)
+		if err == nil {
+			return resp, nil
+		}
+		if attempt >= attempts || ctx.Err() != nil {
+			return nil, unwrapRetryable(err)
+		}
+		wait, retry := c.retryDelay(attempt, err)
+		if !retry {
+			return nil, unwrapRetryable(err)
+		}
+		if deadline, ok := ctx.Deadline(); ok && c.now().Add(wait).After(deadline) {
+			return nil, unwrapRetryable(err) // no time left for another attempt
+		}
+		if c.sleep(ctx, wait) != nil {
+			return nil, unwrapRetryable(err)
+		}
+	}
+}
+
+// retryDelay decides whether a failed attempt is worth repeating and how
+// long to wait first.
+func (c *Client) retryDelay(attempt int, err error) (time.Duration, bool) {
+	backoff := c.retry.BaseDelay << (attempt - 1)
+	if backoff > c.retry.MaxDelay || backoff <= 0 {
+		backoff = c.retry.MaxDelay
+	}
+	backoff = c.jitter(backoff)
+
+	var apiErr *retryableAPIError
+	if errors.As(err, &apiErr) {
+		if apiErr.retryAfter > c.retry.MaxRetryAfter {
+			return 0, false
+		}
+		return max(backoff, apiErr.retryAfter), true
+	}
+	var terr *transportError
+	if errors.As(err, &terr) {
+		return backoff, true
+	}
+	return 0, false
+}
+
+// once performs a single attempt. Failures of the server come back as
+// *APIError; transient ones are wrapped so do can recognise them.
+func (c *Client) once(ctx context.Context, r request) (*response, error) {
+	var body io.Reader
+	var contentType string
+	if r.body != nil {
+		var err error
+		body, contentType, err = r.body(ctx)
+		if err != nil {
+			return nil, err
+		}
+	}
+	u := c.baseURL + r.path
+	if len(r.query) > 0 {
+		u += "?" + r.query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range r.header {
+		req.Header[k] = vs
+	}
+	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("Accept", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if r.withToken && c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+
+	res, err := c.httpClient.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &transportError{err: err}
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &transportError{err: fmt.Errorf("reading the response of %s %s: %w", r.method, r.path, err)}
+	}
+	if res.StatusCode >= 400 {
+		apiErr := newAPIError(res.StatusCode, data)
+		if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
+			return nil, &retryableAPIError{APIError: apiErr, retryAfter: parseRetryAfter(res.Header.Get("Retry-After"), c.now())}
+		}
+		return nil, apiErr
+	}
+	return &response{status: res.StatusCode, header: res.Header, body: data}, nil
+}
+
+// transportError marks a failure to reach the server or read its answer.
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
+
+// retryableAPIError carries a 429/5xx answer through the retry loop; callers
+// see it as the *APIError it wraps.
+type retryableAPIError struct {
+	*APIError
+	retryAfter time.Duration
+}
+
+func (e *retryableAPIError) Unwrap() error { return e.APIError }
+
+// doJSON runs a request and decodes the {ok:true,...} envelope into out.
+func (c *Client) doJSON(ctx context.Context, r request, out any) error {
+	resp, err := c.do(ctx, r)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(resp.body, out); err != nil {
+		return fmt.Errorf("unexpected answer from %s %s: %w", r.method, r.path, err)
+	}
+	return nil
+}
+
+// unwrapRetryable hands callers the plain *APIError.
+func unwrapRetryable(err error) error {
+	var r *retryableAPIError
+	if errors.As(err, &r) {
+		return r.APIError
+	}
+	return err
+}
+
+// jsonBody encodes v once; each attempt reads it anew.
+func jsonBody(v any) (func(context.Context) (io.Reader, string, error), error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (io.Reader, string, error) {
+		return bytes.NewReader(data), "application/json", nil
+	}, nil
+}
+
+// parseRetryAfter reads delta-seconds or an HTTP date; 0 when absent.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// equalJitter spreads retries of many clients over [d/2, d].
+func equalJitter(d time.Duration) time.Duration {
+	half := d / 2
+	if half <= 0 {
+		return d
+	}
+	return half + rand.N(half+1)
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,53 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// APIError is a response of the server with a status of 400 or more.
+type APIError struct {
+	StatusCode int
+	// Message is the server's {"ok":false,"error":...} text, or the status
+	// text when the body was not such an object.
+	Message string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("%s (HTTP %d)", e.Message, e.StatusCode)
+}
+
+// StatusCode returns the HTTP status of an *APIError in err's chain, or 0.
+func StatusCode(err error) int {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode
+	}
+	return 0
+}
+
+// IsNotFound reports whether err is a 404 answer.
+func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
+
+// IsUnauthorized reports whether err is a 401 answer.
+func IsUnauthorized(err error) bool { return StatusCode(err) == http.StatusUnauthorized }
+
+
+// newAPIError builds the error for a failed response from its body.
+func newAPIError(status int, body []byte) *APIError {
+	var envelope struct {
+		OK    *bool  `json:"ok"`
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(body, &envelope) == nil && envelope.Error != "" {
+		return &APIError{StatusCode: status, Message: envelope.Error}
+	}
+	msg := http.StatusText(status)
+	if msg == "" {
+		msg = "unexpected status"
+	}
+	return &APIError{StatusCode: status, Message: strings.ToLower(msg)}
+}
