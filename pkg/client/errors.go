@@ -35,7 +35,6 @@ func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound 
 // IsUnauthorized reports whether err is a 401 answer.
 func IsUnauthorized(err error) bool { return StatusCode(err) == http.StatusUnauthorized }
 
-
 // newAPIError builds the error for a failed response from its body.
 func newAPIError(status int, body []byte) *APIError {
 	var envelope struct {
