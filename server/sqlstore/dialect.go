@@ -1,0 +1,284 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// dialect is everything that differs between the engines.
+type dialect interface {
+	name() string
+	// rebind turns ? placeholders into the engine's.
+	rebind(query string) string
+	// fold is the SQL function that lower-cases text for search, Unicode
+	// included.
+	fold() string
+	// lockMigrations runs first in every migration transaction, so that
+	// replicas starting together apply each migration once.
+	lockMigrations(ctx context.Context, tx *sql.Tx) error
+	isUniqueViolation(err error) bool
+	isForeignKeyViolation(err error) bool
+	// isRetryable: the transaction lost a race (serialization failure,
+	// deadlock, unique violation) and may be run again from the start.
+	isRetryable(err error) bool
+	isUnavailable(err error) bool
+	isTimeout(err error) bool
+}
+
+// ---- SQLite ----
+
+const sqliteDriverName = "sqlstore-sqlite3"
+
+func init() {
+	sql.Register(sqliteDriverName, &sqlite3.SQLiteDriver{
+		// SQLite's lower() folds ASCII only; search should fold "Ü" too.
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			return c.RegisterFunc("pact_fold", strings.ToLower, true)
+		},
+	})
+}
+
+type sqliteDialect struct{}
+
+func (sqliteDialect) name() string           { return "sqlite" }
+func (sqliteDialect) rebind(q string) string { return q }
+func (sqliteDialect) fold() string           { return "pact_fold" }
+
+// BEGIN IMMEDIATE (the writer's _txlock) already serialises migrations, in
+// this process and across processes sharing the file.
+func (sqliteDialect) lockMigrations(context.Context, *sql.Tx) error { return nil }
+
+func sqliteCode(err error) (sqlite3.Error, bool) {
+	var e sqlite3.Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	return e, false
+}
+
+func (sqliteDialect) isUniqueViolation(err error) bool {
+	e, ok := sqliteCode(err)
+	return ok && (e.ExtendedCode == sqlite3.ErrConstraintUnique || e.ExtendedCode == sqlite3.ErrConstraintPrimaryKey)
+}
+
+func (sqliteDialect) isForeignKeyViolation(err error) bool {
+	e, ok := sqliteCode(err)
+	return ok && e.ExtendedCode == sqlite3.ErrConstraintForeignKey
+}
+
+// One writer connection leaves nothing to retry.
+func (sqliteDialect) isRetryable(error) bool { return false }
+
+func (sqliteDialect) isUnavailable(err error) bool {
+	e, ok := sqliteCode(err)
+	if !ok {
+		return false
+	}
+	switch e.Code {
+	case sqlite3.ErrBusy, sqlite3.ErrLocked, sqlite3.ErrCantOpen, sqlite3.ErrIoErr, sqlite3.ErrFull:
+		return true
+	}
+	return false
+}
+
+func (sqliteDialect) isTimeout(err error) bool {
+	e, ok := sqliteCode(err)
+	return ok && e.Code == sqlite3.ErrInterrupt
+}
+
+func openSQLite(dsn string, opts Options) (*Store, error) {
+	if dsn == "" {
+		return nil, fmt.Errorf("sqlstore: empty SQLite database path")
+	}
+	if strings.Contains(dsn, ":memory:") || strings.Contains(dsn, "mode=memory") {
+		// The read pool would see a different, empty database.
+		return nil, fmt.Errorf("sqlstore: in-memory SQLite is not supported, give a file path")
+	}
+	writeDSN, err := sqliteDSN(dsn, map[string]string{
+		"_journal_mode": "WAL",
+		"_foreign_keys": "1",
+		"_busy_timeout": "5000",
+		"_synchronous":  opts.SQLiteSynchronous,
+		"_txlock":       "immediate",
+	})
+	if err != nil {
+		return nil, err
+	}
+	readDSN, err := sqliteDSN(dsn, map[string]string{
+		"_foreign_keys": "1",
+		"_busy_timeout": "5000",
+		"_query_only":   "1",
+	})
+	if err != nil {
+		return nil, err
+	}
+	write, err := sql.Open(sqliteDriverName, writeDSN)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open %s: %w", dsn, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+
+	read, err := sql.Open(sqliteDriverName, readDSN)
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlstore: open %s: %w", dsn, err)
+	}
+	readers := opts.MaxOpenConns
+	if readers == 0 {
+		readers = max(4, runtime.NumCPU())
+	}
+	read.SetMaxOpenConns(readers)
+	read.SetMaxIdleConns(readers)
+	read.SetConnMaxLifetime(0)
+	read.SetConnMaxIdleTime(0)
+	return &Store{dialect: sqliteDialect{}, write: write, read: read, timeout: opts.StatementTimeout}, nil
+}
+
+// sqliteDSN adds go-sqlite3 parameters to a path or file: URI. Ours win over
+// the caller's, since the store relies on them (WAL, foreign keys).
+func sqliteDSN(dsn string, params map[string]string) (string, error) {
+	base, query, _ := strings.Cut(dsn, "?")
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return "", fmt.Errorf("sqlstore: SQLite database %q: bad parameters: %w", dsn, err)
+	}
+	for k, v := range params {
+		values.Set(k, v)
+	}
+	return base + "?" + values.Encode(), nil
+}
+
+// ---- PostgreSQL ----
+
+type postgresDialect struct {
+	rebound *sync.Map // query text with ? → with $n
+}
+
+func (postgresDialect) name() string { return "postgres" }
+func (postgresDialect) fold() string { return "lower" }
+
+func (d postgresDialect) rebind(q string) string {
+	if v, ok := d.rebound.Load(q); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	d.rebound.Store(q, b.String())
+	return b.String()
+}
+
+// migrationLockKey is an arbitrary constant naming pact's migration lock.
+const migrationLockKey = 7_346_572_001
+
+func (postgresDialect) lockMigrations(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLockKey)); err != nil {
+		return err
+	}
+	// A migration may take longer than a request's statement timeout.
+	_, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0")
+	return err
+}
+
+func pgCode(err error) string {
+	var e *pgconn.PgError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+func (postgresDialect) isUniqueViolation(err error) bool     { return pgCode(err) == "23505" }
+func (postgresDialect) isForeignKeyViolation(err error) bool { return pgCode(err) == "23503" }
+
+func (postgresDialect) isRetryable(err error) bool {
+	switch pgCode(err) {
+	case "40001", "40P01", "23505": // serialization_failure, deadlock_detected, unique_violation
+		return true
+	}
+	return false
+}
+
+func (postgresDialect) isUnavailable(err error) bool {
+	code := pgCode(err)
+	switch {
+	// Classes 08 (connection exception) and 53 (insufficient resources:
+	// too many connections, disk full); server shutting down or starting up.
+	case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"),
+		code == "57P01", code == "57P02", code == "57P03":
+		return true
+	case code != "":
+		return false
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) ||
+		errors.As(err, &netErr) ||
+		errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.EOF) ||
+		errors.Is(err, sql.ErrConnDone)
+}
+
+func (postgresDialect) isTimeout(err error) bool {
+	return pgCode(err) == "57014" || pgconn.Timeout(err) // query_canceled: statement_timeout
+}
+
+func openPostgres(dsn string, opts Options) (*Store, error) {
+	config, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx redacts the password from its message.
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	config.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
+	if config.RuntimeParams["application_name"] == "" {
+		config.RuntimeParams["application_name"] = "pactd"
+	}
+	db := stdlib.OpenDB(*config)
+	conns := opts.MaxOpenConns
+	if conns == 0 {
+		conns = defaultPostgresConns
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(30 * time.Minute)
+	return &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, timeout: opts.StatementTimeout}, nil
+}
+
+// errNoRows reports whether err means a query found nothing.
+func errNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// invalid builds an Invalid error; used for caller mistakes.
+func invalid(format string, args ...any) error {
+	return registry.Errorf(registry.Invalid, format, args...)
+}

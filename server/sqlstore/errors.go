@@ -1,0 +1,55 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// unavailableError is a database fault the caller can do nothing about but
+// retry later: it reads as a *registry.Error with Code Unavailable (so the
+// server answers 503 with a safe message) and still carries the driver's
+// error for the logs.
+type unavailableError struct {
+	public *registry.Error
+	cause  error
+}
+
+func (e *unavailableError) Error() string   { return e.public.Message + ": " + e.cause.Error() }
+func (e *unavailableError) Unwrap() []error { return []error{e.public, e.cause} }
+
+// fault turns a driver error into what the Store returns: *registry.Error
+// values pass through, connection failures and timeouts become Unavailable,
+// anything else is an internal error whose text names the operation.
+func (s *Store) fault(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var rerr *registry.Error
+	if errors.As(err, &rerr) {
+		return err
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), s.dialect.isTimeout(err):
+		return &unavailableError{
+			public: registry.Errorf(registry.Unavailable, "the database did not answer in time"),
+			cause:  fmt.Errorf("sqlstore: %s: %w", op, err),
+		}
+	case s.dialect.isUnavailable(err):
+		return &unavailableError{
+			public: registry.Errorf(registry.Unavailable, "the database is unavailable"),
+			cause:  fmt.Errorf("sqlstore: %s: %w", op, err),
+		}
+	}
+	return fmt.Errorf("sqlstore: %s: %w", op, err)
+}
+
+func notFound(format string, args ...any) error {
+	return registry.Errorf(registry.NotFound, format, args...)
+}
+
+func conflict(format string, args ...any) error {
+	return registry.Errorf(registry.Conflict, format, args...)
+}

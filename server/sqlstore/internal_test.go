@@ -1,0 +1,109 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/storetest"
+)
+
+func openForTest(t *testing.T, dsn string, opts Options) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), dsn, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func pragma(t *testing.T, db *sql.DB, name string) string {
+	t.Helper()
+	var value string
+	if err := db.QueryRow("PRAGMA " + name).Scan(&value); err != nil {
+		t.Fatalf("PRAGMA %s: %v", name, err)
+	}
+	return value
+}
+
+// Every connection of both SQLite pools runs in WAL mode with foreign keys
+// enforced; the writer syncs as configured.
+func TestSQLiteConnectionSettings(t *testing.T) {
+	cases := []struct {
+		name            string
+		opts            Options
+		wantSynchronous string // PRAGMA synchronous answers a number
+	}{
+		{"defaults", Options{}, "2"},
+		{"synchronous NORMAL", Options{SQLiteSynchronous: "normal"}, "1"},
+		{"synchronous EXTRA", Options{SQLiteSynchronous: "EXTRA"}, "3"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := openForTest(t, storetest.SQLiteDSN(t), c.opts)
+			pools := []struct {
+				name string
+				db   *sql.DB
+			}{{"writer", s.write}, {"reader", s.read}}
+			for _, p := range pools {
+				if got := pragma(t, p.db, "journal_mode"); got != "wal" {
+					t.Errorf("%s: journal_mode = %s, want wal", p.name, got)
+				}
+				if got := pragma(t, p.db, "foreign_keys"); got != "1" {
+					t.Errorf("%s: foreign_keys = %s, want 1", p.name, got)
+				}
+				if got := pragma(t, p.db, "busy_timeout"); got != "5000" {
+					t.Errorf("%s: busy_timeout = %s, want 5000", p.name, got)
+				}
+			}
+			if got := pragma(t, s.write, "synchronous"); got != c.wantSynchronous {
+				t.Errorf("writer: synchronous = %s, want %s", got, c.wantSynchronous)
+			}
+			if _, err := s.read.Exec("DELETE FROM accounts"); err == nil {
+				t.Error("the read pool accepts writes")
+			}
+		})
+	}
+}
+
+// A query slower than the statement timeout is cut off by PostgreSQL and
+// reported as Unavailable, so the server answers 503 instead of hanging.
+func TestPostgresStatementTimeout(t *testing.T) {
+	s := openForTest(t, storetest.PostgresURL(t), Options{StatementTimeout: 300 * time.Millisecond})
+	var setting string
+	if err := s.read.QueryRow("SHOW statement_timeout").Scan(&setting); err != nil {
+		t.Fatal(err)
+	}
+	if setting != "300ms" {
+		t.Errorf("statement_timeout = %s, want 300ms", setting)
+	}
+
+	cases := []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+	}{
+		// The server's statement_timeout fires (the caller has no deadline).
+		{"server-side timeout", func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }},
+		// The caller's deadline fires first.
+		{"caller's deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 100*time.Millisecond)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := c.ctx()
+			defer cancel()
+			_, err := s.read.ExecContext(ctx, "SELECT pg_sleep(3)")
+			err = s.fault("sleep", err)
+			if code := registry.ErrorCode(err); code != registry.Unavailable {
+				t.Fatalf("code %q (error %v), want %q", code, err, registry.Unavailable)
+			}
+		})
+	}
+	if err := s.Ping(context.Background()); err != nil {
+		t.Errorf("Ping after timeouts: %v", err)
+	}
+}

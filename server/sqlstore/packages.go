@@ -1,0 +1,334 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+const packageColumns = `p.id, p.owner_id, a.username, p.pack_slug, p.name, p.description, p.scheme,
+p.version, p.sha256, p.latest_version_id, p.created_at, p.updated_at`
+
+const packageFrom = ` FROM packages p JOIN accounts a ON a.id = p.owner_id`
+
+func scanPackage(row scanner) (*registry.Package, error) {
+	var p registry.Package
+	if err := row.Scan(&p.ID, &p.OwnerID, &p.OwnerSlug, &p.PackSlug, &p.Name, &p.Description, &p.Scheme,
+		&p.Version, &p.SHA256, &p.LatestVersionID, &p.CreatedAt, &p.UpdatedAt); err != nil {
+		return nil, err
+	}
+	p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
+	return &p, nil
+}
+
+// versionColumns leaves out content, which only VersionDocument reads.
+const versionColumns = `v.id, v.package_id, v.version, v.name, v.description, v.scheme, v.sha256, v.size,
+v.created_at, v.key_id, v.key_fingerprint, v.signed_timestamp, v.nonce, v.signature`
+
+func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
+	var v registry.Version
+	var keyID, timestamp sql.NullInt64
+	var fingerprint, nonce, signature sql.NullString
+	dest := append([]any{&v.ID, &v.PackageID, &v.Version, &v.Name, &v.Description, &v.Scheme, &v.SHA256, &v.Size,
+		&v.CreatedAt, &keyID, &fingerprint, &timestamp, &nonce, &signature}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	v.CreatedAt = v.CreatedAt.UTC()
+	if fingerprint.Valid {
+		v.Provenance = &registry.Provenance{
+			KeyID:       keyID.Int64, // 0 once the key is deleted
+			Fingerprint: fingerprint.String,
+			Timestamp:   timestamp.Int64,
+			Nonce:       nonce.String,
+			Signature:   signature.String,
+		}
+	}
+	return &v, nil
+}
+
+// maxPublishAttempts bounds retries of a publish that lost a race on
+// PostgreSQL (deadlock, serialization failure, unique violation).
+const maxPublishAttempts = 5
+
+// Publish stores a version; see registry.PackageStore. A signed publish that
+// is accepted spends its nonce, also when the version existed with the same
+// content; a refused one (nonce reused, version conflict) changes nothing.
+func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registry.Package, bool, error) {
+	for attempt := 1; ; attempt++ {
+		pkg, created, err := s.publishOnce(ctx, in)
+		if err != nil && attempt < maxPublishAttempts && s.dialect.isRetryable(err) && ctx.Err() == nil {
+			continue
+		}
+		if err != nil {
+			return nil, false, s.fault("publish", err)
+		}
+		return pkg, created, nil
+	}
+}
+
+func (s *Store) publishOnce(ctx context.Context, in registry.PublishInput) (pkg *registry.Package, created bool, err error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	now := dbTime(in.Now)
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	defer tx.Rollback()
+
+	if p := in.Provenance; p != nil {
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO nonces (key_id, nonce, spent_at) VALUES (?, ?, ?)
+ON CONFLICT (key_id, nonce) DO NOTHING`), p.KeyID, p.Nonce, now)
+		if err != nil {
+			if s.dialect.isForeignKeyViolation(err) {
+				return nil, false, notFound("no such SSH key %d", p.KeyID)
+			}
+			return nil, false, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, false, err
+		} else if n == 0 {
+			return nil, false, registry.ErrNonceReused
+		}
+	}
+
+	// The package row is created with the new version's fields; it only
+	// becomes visible together with the version, at commit.
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO packages
+(owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+ON CONFLICT (owner_id, pack_slug) DO NOTHING`),
+		in.OwnerID, in.PackSlug, in.Name, in.Description, in.Scheme, in.Version, in.SHA256, now, now)
+	if err != nil {
+		if s.dialect.isForeignKeyViolation(err) {
+			return nil, false, notFound("no such account %d", in.OwnerID)
+		}
+		return nil, false, err
+	}
+	var packageID int64
+	err = tx.QueryRowContext(ctx, s.q(`SELECT id FROM packages WHERE owner_id = ? AND pack_slug = ?`), in.OwnerID, in.PackSlug).Scan(&packageID)
+	if err != nil {
+		return nil, false, err
+	}
+
+	exists, err := s.sameVersion(ctx, tx, packageID, in)
+	if err != nil {
+		return nil, false, err
+	}
+	if !exists {
+		// DO NOTHING plus the re-check below makes a concurrent publish of
+		// the same version (another replica) a conflict or a no-op, never a
+		// unique-violation fault.
+		var versionID int64
+		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO versions
+(package_id, version, name, description, scheme, sha256, size, content, created_at,
+ key_id, key_fingerprint, signed_timestamp, nonce, signature)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (package_id, version) DO NOTHING
+RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.Scheme, in.SHA256,
+			int64(len(in.Content)), in.Content, now}, provenanceArgs(in.Provenance)...)...).Scan(&versionID)
+		switch {
+		case errNoRows(err):
+			if _, err := s.sameVersion(ctx, tx, packageID, in); err != nil {
+				return nil, false, err
+			}
+		case err != nil:
+			return nil, false, err
+		default:
+			created = true
+			// The guard keeps the latest the newest version when two
+			// versions of one package are published at once.
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE packages
+SET name = ?, description = ?, scheme = ?, version = ?, sha256 = ?, latest_version_id = ?, updated_at = ?
+WHERE id = ? AND latest_version_id < ?`),
+				in.Name, in.Description, in.Scheme, in.Version, in.SHA256, versionID, now, packageID, versionID)
+			if err != nil {
+				return nil, false, err
+			}
+		}
+	}
+
+	pkg, err = scanPackage(tx.QueryRowContext(ctx, s.q(`SELECT `+packageColumns+packageFrom+` WHERE p.id = ?`), packageID))
+	if err != nil {
+		return nil, false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, false, err
+	}
+	return pkg, created, nil
+}
+
+// sameVersion looks in.Version up: false when it does not exist, true when
+// it exists with in's content, VersionConflict when with other content.
+func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, packageID int64, in registry.PublishInput) (bool, error) {
+	var sha string
+	err := tx.QueryRowContext(ctx, s.q(`SELECT sha256 FROM versions WHERE package_id = ? AND version = ?`), packageID, in.Version).Scan(&sha)
+	switch {
+	case errNoRows(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	case sha != in.SHA256:
+		return true, registry.VersionConflict(in.OwnerSlug, in.PackSlug, in.Version)
+	}
+	return true, nil
+}
+
+func provenanceArgs(p *registry.Provenance) []any {
+	if p == nil {
+		return []any{nil, nil, nil, nil, nil}
+	}
+	return []any{p.KeyID, p.Fingerprint, p.Timestamp, p.Nonce, p.Signature}
+}
+
+// ListPackages returns one page, newest publish first. f.Limit rows at most
+// are returned; a caller that wants to know whether a next page exists asks
+// for one more than it shows.
+func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]registry.Package, error) {
+	if f.Limit <= 0 {
+		return nil, invalid("limit must be positive")
+	}
+	var where []string
+	var args []any
+	if f.Before > 0 {
+		where = append(where, `p.latest_version_id < ?`)
+		args = append(args, f.Before)
+	}
+	if f.Owner != "" {
+		where = append(where, `lower(a.username) = lower(?)`)
+		args = append(args, f.Owner)
+	}
+	if f.Scheme != "" {
+		where = append(where, `p.scheme = ?`)
+		args = append(args, f.Scheme)
+	}
+	fold := s.dialect.fold()
+	for _, word := range strings.Fields(f.Query) {
+		pattern := "%" + escapeLike(word) + "%"
+		where = append(where, `(`+fold+`(p.name) LIKE `+fold+`(?) ESCAPE '\' OR `+fold+`(p.description) LIKE `+fold+`(?) ESCAPE '\')`)
+		args = append(args, pattern, pattern)
+	}
+	query := `SELECT ` + packageColumns + packageFrom
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	query += ` ORDER BY p.latest_version_id DESC LIMIT ?`
+	args = append(args, f.Limit)
+
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	rows, err := s.read.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, s.fault("list packages", err)
+	}
+	defer rows.Close()
+	packages := make([]registry.Package, 0, min(f.Limit, 128))
+	for rows.Next() {
+		p, err := scanPackage(rows)
+		if err != nil {
+			return nil, s.fault("list packages", err)
+		}
+		packages = append(packages, *p)
+	}
+	return packages, s.fault("list packages", rows.Err())
+}
+
+// escapeLike makes every character of word match itself in a LIKE pattern
+// with ESCAPE '\'.
+func escapeLike(word string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(word)
+}
+
+// PackageBySlug finds a package; the owner's username and the pack slug
+// match regardless of case.
+func (s *Store) PackageBySlug(ctx context.Context, owner, pack string) (*registry.Package, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	p, err := scanPackage(s.read.QueryRowContext(ctx, s.q(`SELECT `+packageColumns+packageFrom+`
+WHERE lower(a.username) = lower(?) AND p.pack_slug = ?`), owner, strings.ToLower(pack)))
+	if errNoRows(err) {
+		return nil, noSuchPackage(owner, pack)
+	}
+	if err != nil {
+		return nil, s.fault("read package", err)
+	}
+	return p, nil
+}
+
+func noSuchPackage(owner, pack string) error {
+	return notFound("no such package %s/%s", owner, pack)
+}
+
+// ListVersions lists a package's versions newest first, without content. A
+// package that does not exist has no versions.
+func (s *Store) ListVersions(ctx context.Context, packageID int64) ([]registry.Version, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+versionColumns+` FROM versions v WHERE v.package_id = ? ORDER BY v.id DESC`), packageID)
+	if err != nil {
+		return nil, s.fault("list versions", err)
+	}
+	defer rows.Close()
+	versions := []registry.Version{}
+	for rows.Next() {
+		v, err := scanVersion(rows)
+		if err != nil {
+			return nil, s.fault("list versions", err)
+		}
+		versions = append(versions, *v)
+	}
+	return versions, s.fault("list versions", rows.Err())
+}
+
+// VersionDocument returns one version with its content; version "" is the
+// latest.
+func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	query := `SELECT ` + versionColumns + `, v.content FROM packages p
+JOIN accounts a ON a.id = p.owner_id
+JOIN versions v ON `
+	args := []any{}
+	if version == "" {
+		query += `v.id = p.latest_version_id`
+	} else {
+		query += `v.package_id = p.id AND v.version = ?`
+		args = append(args, version)
+	}
+	query += ` WHERE lower(a.username) = lower(?) AND p.pack_slug = ?`
+	args = append(args, owner, strings.ToLower(pack))
+
+	var content []byte
+	v, err := scanVersion(s.read.QueryRowContext(ctx, s.q(query), args...), &content)
+	if errNoRows(err) {
+		if version == "" {
+			return nil, noSuchPackage(owner, pack)
+		}
+		if _, err := s.PackageBySlug(ctx, owner, pack); err != nil {
+			return nil, err
+		}
+		return nil, notFound("no version %s of %s/%s", version, owner, pack)
+	}
+	if err != nil {
+		return nil, s.fault("read version", err)
+	}
+	v.Content = content
+	return v, nil
+}
+
+// PruneNonces forgets nonces spent before the given time; it returns how
+// many it forgot.
+func (s *Store) PruneNonces(ctx context.Context, before time.Time) (int64, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	res, err := s.write.ExecContext(ctx, s.q(`DELETE FROM nonces WHERE spent_at < ?`), dbTime(before))
+	if err != nil {
+		return 0, s.fault("prune nonces", err)
+	}
+	n, err := res.RowsAffected()
+	return n, s.fault("prune nonces", err)
+}

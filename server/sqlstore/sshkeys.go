@@ -1,0 +1,92 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+const sshKeyColumns = `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`
+
+func scanSSHKey(row scanner) (*registry.SSHKey, error) {
+	var k registry.SSHKey
+	var lastUsed sql.NullTime
+	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Type, &k.Fingerprint, &k.PublicKey, &k.CreatedAt, &lastUsed); err != nil {
+		return nil, err
+	}
+	k.CreatedAt = k.CreatedAt.UTC()
+	k.LastUsedAt = timePtr(lastUsed)
+	return &k, nil
+}
+
+// CreateSSHKey stores k and sets k.ID. Conflict when any account has
+// registered the fingerprint; NotFound when the account does not exist.
+func (s *Store) CreateSSHKey(ctx context.Context, k *registry.SSHKey) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	k.CreatedAt = dbTime(k.CreatedAt)
+	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO ssh_keys (account_id, name, type, fingerprint, public_key, created_at, last_used_at)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		k.AccountID, k.Name, k.Type, k.Fingerprint, k.PublicKey, k.CreatedAt, nullTime(k.LastUsedAt)).Scan(&k.ID)
+	switch {
+	case err == nil:
+		return nil
+	case s.dialect.isUniqueViolation(err):
+		return conflict("an SSH key with fingerprint %s is registered already", k.Fingerprint)
+	case s.dialect.isForeignKeyViolation(err):
+		return notFound("no such account %d", k.AccountID)
+	}
+	return s.fault("create SSH key", err)
+}
+
+func (s *Store) SSHKeyByFingerprint(ctx context.Context, fingerprint string) (*registry.SSHKey, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	k, err := scanSSHKey(s.read.QueryRowContext(ctx, s.q(`SELECT `+sshKeyColumns+` FROM ssh_keys WHERE fingerprint = ?`), fingerprint))
+	if errNoRows(err) {
+		return nil, notFound("no SSH key with fingerprint %s is registered", fingerprint)
+	}
+	if err != nil {
+		return nil, s.fault("read SSH key", err)
+	}
+	return k, nil
+}
+
+// ListSSHKeys lists an account's keys, oldest first.
+func (s *Store) ListSSHKeys(ctx context.Context, accountID int64) ([]registry.SSHKey, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+sshKeyColumns+` FROM ssh_keys WHERE account_id = ?
+ORDER BY created_at, id`), accountID)
+	if err != nil {
+		return nil, s.fault("list SSH keys", err)
+	}
+	defer rows.Close()
+	keys := []registry.SSHKey{}
+	for rows.Next() {
+		k, err := scanSSHKey(rows)
+		if err != nil {
+			return nil, s.fault("list SSH keys", err)
+		}
+		keys = append(keys, *k)
+	}
+	return keys, s.fault("list SSH keys", rows.Err())
+}
+
+// DeleteSSHKey deletes one of accountID's keys. Versions it signed keep
+// their provenance (fingerprint, signature); only the link to the key goes.
+func (s *Store) DeleteSSHKey(ctx context.Context, accountID, keyID int64) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	res, err := s.write.ExecContext(ctx, s.q(`DELETE FROM ssh_keys WHERE id = ? AND account_id = ?`), keyID, accountID)
+	return s.oneRow(res, err, "delete SSH key", func() error { return notFound("no such SSH key %d", keyID) })
+}
+
+func (s *Store) TouchSSHKey(ctx context.Context, keyID int64, at time.Time) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	res, err := s.write.ExecContext(ctx, s.q(`UPDATE ssh_keys SET last_used_at = ? WHERE id = ?`), dbTime(at), keyID)
+	return s.oneRow(res, err, "touch SSH key", func() error { return notFound("no such SSH key %d", keyID) })
+}

@@ -1,0 +1,169 @@
+// Package sqlstore implements registry.Store on SQLite (github.com/mattn/go-sqlite3)
+// and PostgreSQL (github.com/jackc/pgx/v5 through database/sql). Both engines
+// run the same SQL; the per-engine code is limited to opening connections,
+// placeholders, migrations and error classification (see dialect.go).
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// Options tune a Store. The zero value is ready to use.
+type Options struct {
+	// MaxOpenConns caps the PostgreSQL pool, or the SQLite read pool (SQLite
+	// always writes through exactly one connection). 0 picks a default.
+	MaxOpenConns int
+	// StatementTimeout bounds every query and every transaction; on
+	// PostgreSQL it is also the server-side statement_timeout. Default 5s.
+	StatementTimeout time.Duration
+	// SQLiteSynchronous is SQLite's synchronous pragma: OFF, NORMAL, FULL
+	// or EXTRA. Default FULL, so a committed publish survives a power cut.
+	SQLiteSynchronous string
+}
+
+const (
+	defaultStatementTimeout = 5 * time.Second
+	defaultPostgresConns    = 10
+)
+
+func (o Options) withDefaults() (Options, error) {
+	if o.StatementTimeout <= 0 {
+		o.StatementTimeout = defaultStatementTimeout
+	}
+	if o.MaxOpenConns < 0 {
+		return o, fmt.Errorf("sqlstore: MaxOpenConns must not be negative, got %d", o.MaxOpenConns)
+	}
+	switch strings.ToUpper(o.SQLiteSynchronous) {
+	case "":
+		o.SQLiteSynchronous = "FULL"
+	case "OFF", "NORMAL", "FULL", "EXTRA":
+		o.SQLiteSynchronous = strings.ToUpper(o.SQLiteSynchronous)
+	default:
+		return o, fmt.Errorf("sqlstore: SQLiteSynchronous must be OFF, NORMAL, FULL or EXTRA, got %q", o.SQLiteSynchronous)
+	}
+	return o, nil
+}
+
+// Store is a registry.Store on SQLite or PostgreSQL.
+type Store struct {
+	dialect dialect
+	// write takes every write and every transaction; read serves plain
+	// reads. On SQLite they are separate pools (one writer connection, so
+	// writers queue in Go instead of failing with SQLITE_BUSY, and many
+	// readers, which WAL lets run beside the writer). On PostgreSQL both are
+	// the same pool.
+	write   *sql.DB
+	read    *sql.DB
+	timeout time.Duration
+}
+
+var _ registry.Store = (*Store)(nil)
+
+// Open connects to dsn and brings its schema up to date. A dsn starting with
+// postgres:// or postgresql:// is PostgreSQL; anything else is a SQLite file
+// path or a file: URI.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	var s *Store
+	if isPostgres(dsn) {
+		s, err = openPostgres(dsn, opts)
+	} else {
+		s, err = openSQLite(dsn, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Migrate brings the schema of dsn up to date and closes the connection
+// (for `pactd migrate`). Open migrates too, so running it is optional.
+func Migrate(ctx context.Context, dsn string) error {
+	s, err := Open(ctx, dsn, Options{})
+	if err != nil {
+		return err
+	}
+	return s.Close()
+}
+
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Dialect names the engine: "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.dialect.name() }
+
+// Ping checks that the database answers, for readiness probes.
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var one int
+	if err := s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return s.fault("ping", err)
+	}
+	return nil
+}
+
+// Close closes every connection.
+func (s *Store) Close() error {
+	err := s.write.Close()
+	if s.read != s.write {
+		if rerr := s.read.Close(); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// deadline bounds one query or transaction, so a stuck database turns into
+// a 503 instead of a hung request.
+func (s *Store) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.timeout)
+}
+
+// q adapts a query written with ? placeholders to the engine.
+func (s *Store) q(query string) string { return s.dialect.rebind(query) }
+
+// scanner is the part of *sql.Row and *sql.Rows that scanning needs.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+// dbTime is how times are stored: UTC, microseconds (PostgreSQL's precision,
+// so both engines hand back the same value).
+func dbTime(t time.Time) time.Time {
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// nullTime stores an optional time.
+func nullTime(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return dbTime(*t)
+}
+
+// timePtr reads an optional time back in UTC.
+func timePtr(t sql.NullTime) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	u := t.Time.UTC()
+	return &u
+}

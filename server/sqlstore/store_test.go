@@ -1,0 +1,241 @@
+package sqlstore_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/sqlstore"
+	"github.com/pact-registry/pact/server/storetest"
+)
+
+// backends are the two engines; dsn makes a fresh, empty database.
+var backends = []struct {
+	name string
+	dsn  func(t testing.TB) string
+}{
+	{"sqlite", storetest.SQLiteDSN},
+	{"postgres", storetest.PostgresURL},
+}
+
+func open(t testing.TB, dsn string, opts sqlstore.Options) *sqlstore.Store {
+	t.Helper()
+	s, err := sqlstore.Open(context.Background(), dsn, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			if b.name == "postgres" {
+				storetest.RequirePostgres(t)
+			}
+			storetest.Run(t, func(t *testing.T) registry.Store {
+				s, err := sqlstore.Open(context.Background(), b.dsn(t), sqlstore.Options{MaxOpenConns: 8})
+				if err != nil {
+					t.Fatalf("Open: %v", err)
+				}
+				if s.Dialect() != b.name {
+					t.Fatalf("Dialect() = %q, want %q", s.Dialect(), b.name)
+				}
+				return s
+			})
+		})
+	}
+}
+
+func TestReopenKeepsDataAndSchema(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := b.dsn(t)
+			ctx := context.Background()
+			first := open(t, dsn, sqlstore.Options{})
+			alice := &registry.Account{Username: "alice", Email: "alice@example.com", CreatedAt: time.Now()}
+			if err := first.CreateAccount(ctx, alice); err != nil {
+				t.Fatalf("CreateAccount: %v", err)
+			}
+			first.Close()
+
+			for i := range 2 {
+				if err := sqlstore.Migrate(ctx, dsn); err != nil {
+					t.Fatalf("Migrate #%d on a migrated database: %v", i+1, err)
+				}
+			}
+			again := open(t, dsn, sqlstore.Options{})
+			got, err := again.AccountByUsername(ctx, "alice")
+			if err != nil || got.ID != alice.ID {
+				t.Fatalf("after reopening: AccountByUsername = %+v, %v", got, err)
+			}
+		})
+	}
+}
+
+// Replicas starting together each run the migrations; each migration must
+// be applied exactly once and every replica must come up.
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := b.dsn(t)
+			var wg sync.WaitGroup
+			errs := make([]error, 4)
+			for i := range errs {
+				wg.Go(func() {
+					s, err := sqlstore.Open(context.Background(), dsn, sqlstore.Options{MaxOpenConns: 2})
+					if err == nil {
+						err = s.Close()
+					}
+					errs[i] = err
+				})
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Errorf("replica %d: Open: %v", i, err)
+				}
+			}
+			s := open(t, dsn, sqlstore.Options{})
+			if n := appliedMigrations(t, s); n != migrationFiles(t, s.Dialect()) {
+				t.Errorf("schema_migrations holds %d rows, want one per migration file (%d)", n, migrationFiles(t, s.Dialect()))
+			}
+		})
+	}
+}
+
+// Two pactd processes on one database: the same new version published
+// through both at once is created once; the loser gets a conflict or, for
+// the same content, success without change.
+func TestTwoReplicasPublishTheSameVersion(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := b.dsn(t)
+			replicas := []*sqlstore.Store{open(t, dsn, sqlstore.Options{}), open(t, dsn, sqlstore.Options{})}
+			ctx := context.Background()
+			alice := &registry.Account{Username: "alice", Email: "alice@example.com", CreatedAt: time.Now()}
+			if err := replicas[0].CreateAccount(ctx, alice); err != nil {
+				t.Fatalf("CreateAccount: %v", err)
+			}
+			for round := range 5 {
+				version := fmt.Sprintf("1.%d.0", round)
+				var wg sync.WaitGroup
+				created := make([]bool, 16)
+				errs := make([]error, 16)
+				for i := range errs {
+					wg.Go(func() {
+						content := fmt.Sprintf("# foo %s\ncontent %d\n", version, i%2)
+						_, created[i], errs[i] = replicas[i%2].Publish(ctx, registry.PublishInput{
+							OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "foo", Name: "foo", Version: version,
+							Content: []byte(content), SHA256: fmt.Sprintf("sha-of-content-%d", i%2), Now: time.Now(),
+						})
+					})
+				}
+				wg.Wait()
+				winners := 0
+				for i := range errs {
+					if created[i] {
+						winners++
+					} else if errs[i] != nil && !registry.IsCode(errs[i], registry.Conflict) {
+						t.Errorf("round %d, publish %d: %v, want success or a conflict", round, i, errs[i])
+					}
+				}
+				if winners != 1 {
+					t.Errorf("round %d: %d publishes created version %s, want 1", round, winners, version)
+				}
+			}
+		})
+	}
+}
+
+func TestOpenRefusesBadConfiguration(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		dsn  string
+		opts sqlstore.Options
+	}{
+		{"in-memory SQLite", ":memory:", sqlstore.Options{}},
+		{"in-memory SQLite URI", "file:pact?mode=memory&cache=shared", sqlstore.Options{}},
+		{"empty path", "", sqlstore.Options{}},
+		{"unknown synchronous mode", dir + "/a.db", sqlstore.Options{SQLiteSynchronous: "SOMETIMES"}},
+		{"negative pool size", dir + "/b.db", sqlstore.Options{MaxOpenConns: -1}},
+		{"unparsable PostgreSQL URL", "postgres://user:secret@[::1/db", sqlstore.Options{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := sqlstore.Open(context.Background(), c.dsn, c.opts)
+			if err == nil {
+				s.Close()
+				t.Fatalf("Open(%q, %+v) succeeded", c.dsn, c.opts)
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("the error shows the password: %v", err)
+			}
+		})
+	}
+}
+
+func TestPostgresDownIsUnavailable(t *testing.T) {
+	// A port that nothing listens on: bind one, then free it.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+
+	_, err = sqlstore.Open(context.Background(), "postgres://postgres@"+addr+"/postgres?sslmode=disable&connect_timeout=5", sqlstore.Options{})
+	if code := registry.ErrorCode(err); code != registry.Unavailable {
+		t.Fatalf("Open on a closed port: code %q (error %v), want %q", code, err, registry.Unavailable)
+	}
+	if msg := registry.ErrorMessage(err); msg != "the database is unavailable" {
+		t.Errorf("user-facing message %q", msg)
+	}
+	if !strings.Contains(err.Error(), addr) {
+		t.Errorf("the error for the logs does not say what failed: %v", err)
+	}
+}
+
+func TestMigrateCreatesTheSchema(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := b.dsn(t)
+			if err := sqlstore.Migrate(context.Background(), dsn); err != nil {
+				t.Fatalf("Migrate: %v", err)
+			}
+			s := open(t, dsn, sqlstore.Options{})
+			if n := appliedMigrations(t, s); n != migrationFiles(t, s.Dialect()) {
+				t.Errorf("schema_migrations holds %d rows, want %d", n, migrationFiles(t, s.Dialect()))
+			}
+		})
+	}
+}
+
+func appliedMigrations(t *testing.T, s *sqlstore.Store) int {
+	t.Helper()
+	n, err := sqlstore.AppliedMigrations(context.Background(), s)
+	if err != nil {
+		t.Fatalf("count applied migrations: %v", err)
+	}
+	return n
+}
+
+func migrationFiles(t *testing.T, dialect string) int {
+	t.Helper()
+	n, err := sqlstore.MigrationFiles(dialect)
+	if err != nil || n == 0 {
+		t.Fatalf("MigrationFiles(%s) = %d, %v", dialect, n, err)
+	}
+	return n
+}

@@ -1,0 +1,112 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+const tokenColumns = `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at`
+
+func scanToken(row scanner) (*registry.Token, error) {
+	var t registry.Token
+	var lastUsed, expires, revoked sql.NullTime
+	if err := row.Scan(&t.ID, &t.AccountID, &t.Name, &t.Hash, &t.CreatedAt, &lastUsed, &expires, &revoked); err != nil {
+		return nil, err
+	}
+	t.CreatedAt = t.CreatedAt.UTC()
+	t.LastUsedAt, t.ExpiresAt, t.RevokedAt = timePtr(lastUsed), timePtr(expires), timePtr(revoked)
+	return &t, nil
+}
+
+// CreateToken stores t and sets t.ID. NotFound when the account does not
+// exist; Conflict when the hash is stored already.
+func (s *Store) CreateToken(ctx context.Context, t *registry.Token) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	t.CreatedAt = dbTime(t.CreatedAt)
+	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO tokens (account_id, name, hash, created_at, last_used_at, expires_at, revoked_at)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		t.AccountID, t.Name, t.Hash, t.CreatedAt, nullTime(t.LastUsedAt), nullTime(t.ExpiresAt), nullTime(t.RevokedAt)).Scan(&t.ID)
+	switch {
+	case err == nil:
+		return nil
+	case s.dialect.isForeignKeyViolation(err):
+		return notFound("no such account %d", t.AccountID)
+	case s.dialect.isUniqueViolation(err):
+		return conflict("a token with this hash exists already")
+	}
+	return s.fault("create token", err)
+}
+
+// TokenByHash finds a token, revoked or expired ones included: the caller
+// decides with Token.Active.
+func (s *Store) TokenByHash(ctx context.Context, hash []byte) (*registry.Token, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	t, err := scanToken(s.read.QueryRowContext(ctx, s.q(`SELECT `+tokenColumns+` FROM tokens WHERE hash = ?`), hash))
+	if errNoRows(err) {
+		return nil, notFound("no such token")
+	}
+	if err != nil {
+		return nil, s.fault("read token", err)
+	}
+	return t, nil
+}
+
+// ListTokens lists an account's tokens, newest first.
+func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]registry.Token, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+tokenColumns+` FROM tokens WHERE account_id = ?
+ORDER BY created_at DESC, id DESC`), accountID)
+	if err != nil {
+		return nil, s.fault("list tokens", err)
+	}
+	defer rows.Close()
+	tokens := []registry.Token{}
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, s.fault("list tokens", err)
+		}
+		tokens = append(tokens, *t)
+	}
+	return tokens, s.fault("list tokens", rows.Err())
+}
+
+// RevokeToken revokes one of accountID's tokens. Revoking a revoked token
+// succeeds and keeps the first revocation time.
+func (s *Store) RevokeToken(ctx context.Context, accountID, tokenID int64, at time.Time) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	res, err := s.write.ExecContext(ctx, s.q(`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?)
+WHERE id = ? AND account_id = ?`), dbTime(at), tokenID, accountID)
+	return s.oneRow(res, err, "revoke token", func() error { return notFound("no such token %d", tokenID) })
+}
+
+// TouchToken records when a token was last used.
+func (s *Store) TouchToken(ctx context.Context, tokenID int64, at time.Time) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	res, err := s.write.ExecContext(ctx, s.q(`UPDATE tokens SET last_used_at = ? WHERE id = ?`), dbTime(at), tokenID)
+	return s.oneRow(res, err, "touch token", func() error { return notFound("no such token %d", tokenID) })
+}
+
+// oneRow checks that an UPDATE or DELETE found its row. Both engines count
+// matched rows, changed or not.
+func (s *Store) oneRow(res sql.Result, err error, op string, missing func() error) error {
+	if err != nil {
+		return s.fault(op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return s.fault(op, err)
+	}
+	if n == 0 {
+		return missing()
+	}
+	return nil
+}

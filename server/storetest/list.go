@@ -1,0 +1,249 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// catalogue publishes 45 packages from three owners, one version each, one
+// minute apart, and returns their "owner/pack" names newest first together
+// with the publish inputs by name.
+func catalogue(t *testing.T, s registry.Store) (newestFirst []string, inputs map[string]registry.PublishInput) {
+	t.Helper()
+	owners := []*registry.Account{createAccount(t, s, "alice"), createAccount(t, s, "bob"), createAccount(t, s, "carol")}
+	schemes := []string{"skill", "agent", "", "skill", "prompt"}
+	inputs = map[string]registry.PublishInput{}
+	for i := range 45 {
+		owner := owners[i%3]
+		in := input(owner, fmt.Sprintf("pack-%02d", i), "1.0.0", "body", at(i))
+		in.Scheme = schemes[i%5]
+		in.Name = fmt.Sprintf("Pack %02d", i)
+		var words []string
+		if i%2 == 0 {
+			words = append(words, "Alpha")
+		}
+		if i%3 == 0 {
+			words = append(words, "gamma")
+		}
+		if i%4 == 0 {
+			in.Name += " Beta"
+		}
+		in.Description = strings.Join(append(words, "tools"), " ")
+		publish(t, s, in)
+		name := owner.Username + "/" + in.PackSlug
+		newestFirst = append([]string{name}, newestFirst...)
+		inputs[name] = in
+	}
+	return newestFirst, inputs
+}
+
+// matches is the model of a PackageFilter (without paging).
+func matches(in registry.PublishInput, f registry.PackageFilter) bool {
+	if f.Owner != "" && !strings.EqualFold(in.OwnerSlug, f.Owner) {
+		return false
+	}
+	if f.Scheme != "" && in.Scheme != f.Scheme {
+		return false
+	}
+	for _, word := range strings.Fields(strings.ToLower(f.Query)) {
+		if !strings.Contains(strings.ToLower(in.Name), word) && !strings.Contains(strings.ToLower(in.Description), word) {
+			return false
+		}
+	}
+	return true
+}
+
+func names(packages []registry.Package) []string {
+	out := []string{}
+	for _, p := range packages {
+		out = append(out, p.OwnerSlug+"/"+p.PackSlug)
+	}
+	return out
+}
+
+func (su suite) testListPackages(t *testing.T) {
+	filters := []struct {
+		name   string
+		filter registry.PackageFilter
+	}{
+		{"everything", registry.PackageFilter{}},
+		{"owner", registry.PackageFilter{Owner: "bob"}},
+		{"owner in other case", registry.PackageFilter{Owner: "Bob"}},
+		{"unknown owner", registry.PackageFilter{Owner: "dave"}},
+		{"scheme", registry.PackageFilter{Scheme: "skill"}},
+		{"unknown scheme", registry.PackageFilter{Scheme: "none"}},
+		{"word in the description", registry.PackageFilter{Query: "alpha"}},
+		{"word in the name", registry.PackageFilter{Query: "beta"}},
+		{"word in other case", registry.PackageFilter{Query: "GAMMA"}},
+		{"part of a word", registry.PackageFilter{Query: "amm"}},
+		{"every word must match", registry.PackageFilter{Query: "alpha gamma"}},
+		{"words may match name and description", registry.PackageFilter{Query: "  beta   gamma "}},
+		{"a word that matches nothing", registry.PackageFilter{Query: "alpha zebra"}},
+		{"all filters", registry.PackageFilter{Owner: "alice", Scheme: "skill", Query: "alpha"}},
+	}
+
+	t.Run("filters", func(t *testing.T) {
+		s := su.store(t)
+		all, inputs := catalogue(t, s)
+		for _, c := range filters {
+			f := c.filter
+			f.Limit = 100
+			got, err := s.ListPackages(ctx(), f)
+			if err != nil {
+				t.Fatalf("%s: ListPackages: %v", c.name, err)
+			}
+			want := []string{}
+			for _, name := range all {
+				if matches(inputs[name], f) {
+					want = append(want, name)
+				}
+			}
+			if !slices.Equal(names(got), want) {
+				t.Errorf("%s: ListPackages = %q\nwant %q", c.name, names(got), want)
+			}
+			for i := 1; i < len(got); i++ {
+				if got[i].LatestVersionID >= got[i-1].LatestVersionID {
+					t.Errorf("%s: not ordered by latest publish: %d after %d", c.name, got[i].LatestVersionID, got[i-1].LatestVersionID)
+				}
+			}
+		}
+	})
+
+	t.Run("listed packages carry their latest fields", func(t *testing.T) {
+		s := su.store(t)
+		_, inputs := catalogue(t, s)
+		got, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 100})
+		if err != nil {
+			t.Fatalf("ListPackages: %v", err)
+		}
+		for _, p := range got {
+			in := inputs[p.OwnerSlug+"/"+p.PackSlug]
+			wantPackage(t, "listed "+p.PackSlug, &p, in)
+			wantTime(t, p.PackSlug+" UpdatedAt", p.UpdatedAt, in.Now)
+		}
+	})
+
+	t.Run("a cursor walk sees every package once", func(t *testing.T) {
+		s := su.store(t)
+		all, inputs := catalogue(t, s)
+		for _, c := range filters {
+			for _, pageSize := range []int{1, 7, 45} {
+				var seen []string
+				var before int64
+				for pages := 0; ; pages++ {
+					if pages > 50 {
+						t.Fatalf("%s, pages of %d: the walk does not end", c.name, pageSize)
+					}
+					f := c.filter
+					f.Before, f.Limit = before, pageSize+1 // one more, to learn whether a next page exists
+					page, err := s.ListPackages(ctx(), f)
+					if err != nil {
+						t.Fatalf("%s: ListPackages: %v", c.name, err)
+					}
+					if len(page) > pageSize+1 {
+						t.Fatalf("%s: asked for %d, got %d", c.name, pageSize+1, len(page))
+					}
+					shown := page[:min(pageSize, len(page))]
+					seen = append(seen, names(shown)...)
+					if len(page) <= pageSize {
+						break
+					}
+					before = shown[len(shown)-1].LatestVersionID
+				}
+				want := []string{}
+				for _, name := range all {
+					if matches(inputs[name], c.filter) {
+						want = append(want, name)
+					}
+				}
+				if !slices.Equal(seen, want) {
+					t.Errorf("%s, pages of %d: walk saw %q\nwant %q", c.name, pageSize, seen, want)
+				}
+			}
+		}
+	})
+
+	t.Run("limit is applied as given", func(t *testing.T) {
+		s := su.store(t)
+		all, _ := catalogue(t, s)
+		for _, limit := range []int{1, 11, 44, 45, 46} {
+			got, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: limit})
+			if err != nil {
+				t.Fatalf("ListPackages(limit %d): %v", limit, err)
+			}
+			if want := all[:min(limit, len(all))]; !slices.Equal(names(got), want) {
+				t.Errorf("limit %d: got %d packages %q", limit, len(got), names(got))
+			}
+		}
+	})
+
+	t.Run("a new version moves its package to the front", func(t *testing.T) {
+		s := su.store(t)
+		all, inputs := catalogue(t, s)
+		oldest := inputs[all[len(all)-1]]
+		next := oldest
+		next.Version, next.Now = "2.0.0", at(100)
+		publish(t, s, next)
+		// An identical republish is no publish: the order stays.
+		again := inputs[all[len(all)-2]]
+		again.Now = at(101)
+		if _, created, err := s.Publish(ctx(), again); err != nil || created {
+			t.Fatalf("identical republish = created %v, error %v", created, err)
+		}
+		got, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 3})
+		if err != nil {
+			t.Fatalf("ListPackages: %v", err)
+		}
+		if want := []string{all[len(all)-1], all[0], all[1]}; !slices.Equal(names(got), want) {
+			t.Errorf("ListPackages = %q, want %q", names(got), want)
+		}
+		if got[0].Version != "2.0.0" {
+			t.Errorf("the moved package lists version %s, want 2.0.0", got[0].Version)
+		}
+	})
+
+	t.Run("query words are text, not patterns", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		packs := []struct{ slug, name, description string }{
+			{"percent", "100% pure", "no fillers"},
+			{"underscore", "snake_case helper", "names"},
+			{"backslash", `back\slash`, "paths"},
+			{"plain", "plain pack", "1000 pure things, snakeXcase"},
+			{"umlaut", "Über pack", "Größe matters"},
+		}
+		for i, p := range packs {
+			in := input(alice, p.slug, "1.0.0", p.slug, at(i))
+			in.Name, in.Description = p.name, p.description
+			publish(t, s, in)
+		}
+		cases := []struct {
+			query string
+			want  []string
+		}{
+			{"%", []string{"alice/percent"}},
+			{"0%", []string{"alice/percent"}},
+			{"_", []string{"alice/underscore"}},
+			{"snake_case", []string{"alice/underscore"}},
+			{`\`, []string{"alice/backslash"}},
+			{`k\s`, []string{"alice/backslash"}},
+			{"pure", []string{"alice/plain", "alice/percent"}},
+			{"über", []string{"alice/umlaut"}},
+			{"ÜBER", []string{"alice/umlaut"}},
+			{"größe", []string{"alice/umlaut"}},
+		}
+		for _, c := range cases {
+			got, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 10, Query: c.query})
+			if err != nil {
+				t.Fatalf("q=%q: ListPackages: %v", c.query, err)
+			}
+			if !slices.Equal(names(got), c.want) {
+				t.Errorf("q=%q: got %q, want %q", c.query, names(got), c.want)
+			}
+		}
+	})
+}

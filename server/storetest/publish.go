@@ -1,0 +1,296 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// wantPackage checks a package against the publish that made it latest.
+func wantPackage(t *testing.T, what string, got *registry.Package, latest registry.PublishInput) {
+	t.Helper()
+	if got == nil {
+		t.Fatalf("%s: no package", what)
+	}
+	if got.ID == 0 || got.OwnerID != latest.OwnerID || got.OwnerSlug != latest.OwnerSlug || got.PackSlug != latest.PackSlug ||
+		got.Name != latest.Name || got.Description != latest.Description || got.Scheme != latest.Scheme ||
+		got.Version != latest.Version || got.SHA256 != latest.SHA256 || got.LatestVersionID == 0 {
+		t.Errorf("%s: package %+v does not describe %s/%s@%s (sha %s)", what, got, latest.OwnerSlug, latest.PackSlug, latest.Version, latest.SHA256)
+	}
+}
+
+func samePackage(t *testing.T, what string, got, want *registry.Package) {
+	t.Helper()
+	if got.ID != want.ID || got.OwnerID != want.OwnerID || got.OwnerSlug != want.OwnerSlug || got.PackSlug != want.PackSlug ||
+		got.Name != want.Name || got.Description != want.Description || got.Scheme != want.Scheme ||
+		got.Version != want.Version || got.SHA256 != want.SHA256 || got.LatestVersionID != want.LatestVersionID {
+		t.Errorf("%s: package %+v, want %+v", what, got, want)
+	}
+	wantTime(t, what+": CreatedAt", got.CreatedAt, want.CreatedAt)
+	wantTime(t, what+": UpdatedAt", got.UpdatedAt, want.UpdatedAt)
+}
+
+func listVersions(t *testing.T, s registry.Store, packageID int64) []registry.Version {
+	t.Helper()
+	versions, err := s.ListVersions(ctx(), packageID)
+	if err != nil {
+		t.Fatalf("ListVersions: %v", err)
+	}
+	return versions
+}
+
+func (su suite) testPublish(t *testing.T) {
+	t.Run("first publish creates the package", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		in := input(alice, "foo", "1.0.0", "first", t0.In(cet))
+		pkg := publish(t, s, in)
+		wantPackage(t, "Publish", pkg, in)
+		wantTime(t, "CreatedAt", pkg.CreatedAt, t0)
+		wantTime(t, "UpdatedAt", pkg.UpdatedAt, t0)
+
+		got, err := s.PackageBySlug(ctx(), "alice", "foo")
+		if err != nil {
+			t.Fatalf("PackageBySlug: %v", err)
+		}
+		samePackage(t, "PackageBySlug", got, pkg)
+	})
+
+	t.Run("publishing identical content again changes nothing", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		in := input(alice, "foo", "1.0.0", "first", t0)
+		first := publish(t, s, in)
+		in.Now = at(5)
+		again, created, err := s.Publish(ctx(), in)
+		if err != nil || created {
+			t.Fatalf("Publish again = created %v, error %v; want no change and no error", created, err)
+		}
+		samePackage(t, "Publish again", again, first)
+		if versions := listVersions(t, s, first.ID); len(versions) != 1 {
+			t.Errorf("%d versions after publishing the same one twice", len(versions))
+		}
+	})
+
+	t.Run("other content for an existing version is a conflict and changes nothing", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		original := input(alice, "foo", "1.2.0", "first", t0)
+		before := publish(t, s, original)
+
+		changed := input(alice, "foo", "1.2.0", "changed", at(5))
+		changed.Description = "changed too"
+		pkg, created, err := s.Publish(ctx(), changed)
+		if pkg != nil || created {
+			t.Errorf("Publish = %+v, created %v; want neither", pkg, created)
+		}
+		wantCode(t, "Publish", err, registry.Conflict)
+		if msg := registry.ErrorMessage(err); msg != "version 1.2.0 of alice/foo already exists with different content" {
+			t.Errorf("message %q", msg)
+		}
+
+		after, err := s.PackageBySlug(ctx(), "alice", "foo")
+		if err != nil {
+			t.Fatalf("PackageBySlug: %v", err)
+		}
+		samePackage(t, "package after the conflict", after, before)
+		doc, err := s.VersionDocument(ctx(), "alice", "foo", "1.2.0")
+		if err != nil {
+			t.Fatalf("VersionDocument: %v", err)
+		}
+		if string(doc.Content) != string(original.Content) {
+			t.Errorf("the stored document changed to %q", doc.Content)
+		}
+	})
+
+	t.Run("a refused publish of a new package leaves no package behind", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		key := createKey(t, s, alice, "laptop", t0)
+		publish(t, s, signed(input(alice, "foo", "1.0.0", "first", t0), key, "nonce-0000000001"))
+		_, _, err := s.Publish(ctx(), signed(input(alice, "bar", "1.0.0", "first", at(1)), key, "nonce-0000000001"))
+		if err != registry.ErrNonceReused {
+			t.Fatalf("Publish with a spent nonce: %v, want ErrNonceReused", err)
+		}
+		_, err = s.PackageBySlug(ctx(), "alice", "bar")
+		wantCode(t, "PackageBySlug of the refused package", err, registry.NotFound)
+	})
+
+	t.Run("a new version becomes the latest", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		first := publish(t, s, input(alice, "foo", "1.0.0", "first", t0))
+
+		next := input(alice, "foo", "1.1.0", "second", at(10))
+		next.Name, next.Description, next.Scheme = "Foo Tools", "Now with more foo", "agent"
+		pkg := publish(t, s, next)
+		wantPackage(t, "Publish 1.1.0", pkg, next)
+		if pkg.ID != first.ID {
+			t.Errorf("the package id changed from %d to %d", first.ID, pkg.ID)
+		}
+		if pkg.LatestVersionID <= first.LatestVersionID {
+			t.Errorf("LatestVersionID went from %d to %d, want it to grow", first.LatestVersionID, pkg.LatestVersionID)
+		}
+		wantTime(t, "CreatedAt", pkg.CreatedAt, t0)
+		wantTime(t, "UpdatedAt", pkg.UpdatedAt, at(10))
+
+		// Latest means most recently published, not highest version number.
+		older := input(alice, "foo", "0.9.0", "backport", at(20))
+		pkg = publish(t, s, older)
+		wantPackage(t, "Publish 0.9.0", pkg, older)
+		got, err := s.PackageBySlug(ctx(), "alice", "foo")
+		if err != nil {
+			t.Fatalf("PackageBySlug: %v", err)
+		}
+		samePackage(t, "PackageBySlug", got, pkg)
+	})
+
+	t.Run("versions are listed newest first without content", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		key := createKey(t, s, alice, "laptop", t0)
+		ins := []registry.PublishInput{
+			input(alice, "foo", "1.0.0", "one", at(0)),
+			signed(input(alice, "foo", "2.0.0", "two, signed", at(1)), key, "nonce-0000000001"),
+			input(alice, "foo", "1.5.0", "three", at(2)),
+		}
+		ins[1].Name = "Foo Two"
+		var pkg *registry.Package
+		for _, in := range ins {
+			pkg = publish(t, s, in)
+		}
+		versions := listVersions(t, s, pkg.ID)
+		if len(versions) != 3 {
+			t.Fatalf("ListVersions returned %d versions, want 3", len(versions))
+		}
+		for i, v := range versions {
+			in := ins[len(ins)-1-i]
+			if v.ID == 0 || v.PackageID != pkg.ID || v.Version != in.Version || v.Name != in.Name ||
+				v.Description != in.Description || v.Scheme != in.Scheme || v.SHA256 != in.SHA256 || v.Size != int64(len(in.Content)) {
+				t.Errorf("version %d = %+v, want %s", i, v, in.Version)
+			}
+			if v.Content != nil {
+				t.Errorf("version %s carries content", v.Version)
+			}
+			wantTime(t, "version "+v.Version+" CreatedAt", v.CreatedAt, in.Now)
+			if (v.Provenance != nil) != (in.Provenance != nil) {
+				t.Errorf("version %s provenance = %+v, want %+v", v.Version, v.Provenance, in.Provenance)
+			} else if in.Provenance != nil && *v.Provenance != *in.Provenance {
+				t.Errorf("version %s provenance = %+v, want %+v", v.Version, *v.Provenance, *in.Provenance)
+			}
+		}
+		if versions[0].ID != pkg.LatestVersionID {
+			t.Errorf("newest version id %d, package's LatestVersionID %d", versions[0].ID, pkg.LatestVersionID)
+		}
+		if got := listVersions(t, s, pkg.ID+1000); len(got) != 0 {
+			t.Errorf("a missing package has versions: %+v", got)
+		}
+	})
+
+	t.Run("version documents", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		key := createKey(t, s, alice, "laptop", t0)
+		v1 := signed(input(alice, "foo", "1.0.0", "one", at(0)), key, "nonce-0000000001")
+		v2 := input(alice, "foo", "1.1.0", "two", at(1))
+		publish(t, s, v1)
+		publish(t, s, v2)
+		cases := []struct {
+			name, owner, pack, version string
+			want                       registry.PublishInput
+		}{
+			{"latest", "alice", "foo", "", v2},
+			{"pinned older", "alice", "foo", "1.0.0", v1},
+			{"pinned latest", "alice", "foo", "1.1.0", v2},
+			{"owner and pack in other case", "Alice", "FOO", "", v2},
+		}
+		for _, c := range cases {
+			doc, err := s.VersionDocument(ctx(), c.owner, c.pack, c.version)
+			if err != nil {
+				t.Fatalf("%s: VersionDocument: %v", c.name, err)
+			}
+			if doc.Version != c.want.Version || string(doc.Content) != string(c.want.Content) ||
+				doc.SHA256 != c.want.SHA256 || doc.Size != int64(len(c.want.Content)) || doc.Name != c.want.Name {
+				t.Errorf("%s: got %s (%q), want %s", c.name, doc.Version, doc.Content, c.want.Version)
+			}
+			wantTime(t, c.name+": CreatedAt", doc.CreatedAt, c.want.Now)
+			switch {
+			case c.want.Provenance == nil && doc.Provenance != nil:
+				t.Errorf("%s: provenance %+v on a token publish", c.name, doc.Provenance)
+			case c.want.Provenance != nil && (doc.Provenance == nil || *doc.Provenance != *c.want.Provenance):
+				t.Errorf("%s: provenance %+v, want %+v", c.name, doc.Provenance, c.want.Provenance)
+			}
+		}
+	})
+
+	t.Run("a deleted key leaves the provenance of what it signed", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		key := createKey(t, s, alice, "laptop", t0)
+		in := signed(input(alice, "foo", "1.0.0", "one", t0), key, "nonce-0000000001")
+		publish(t, s, in)
+		if err := s.DeleteSSHKey(ctx(), alice.ID, key.ID); err != nil {
+			t.Fatalf("DeleteSSHKey: %v", err)
+		}
+		doc, err := s.VersionDocument(ctx(), "alice", "foo", "1.0.0")
+		if err != nil {
+			t.Fatalf("VersionDocument: %v", err)
+		}
+		if p := doc.Provenance; p == nil || p.Fingerprint != key.Fingerprint || p.Signature != in.Provenance.Signature ||
+			p.Nonce != in.Provenance.Nonce || p.Timestamp != in.Provenance.Timestamp {
+			t.Errorf("provenance after deleting the key = %+v, want %+v", p, in.Provenance)
+		}
+	})
+
+	t.Run("one pack slug under two owners is two packages", func(t *testing.T) {
+		s := su.store(t)
+		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
+		a := publish(t, s, input(alice, "foo", "1.0.0", "alice's", t0))
+		b := publish(t, s, input(bob, "foo", "1.0.0", "bob's", at(1)))
+		if a.ID == b.ID {
+			t.Fatalf("alice/foo and bob/foo share id %d", a.ID)
+		}
+		for _, owner := range []string{"alice", "bob"} {
+			doc, err := s.VersionDocument(ctx(), owner, "foo", "1.0.0")
+			if err != nil {
+				t.Fatalf("VersionDocument(%s/foo): %v", owner, err)
+			}
+			if want := document("foo", "1.0.0", owner+"'s"); string(doc.Content) != want {
+				t.Errorf("%s/foo = %q, want %q", owner, doc.Content, want)
+			}
+		}
+	})
+
+	t.Run("missing packages and versions are not found", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		createAccount(t, s, "bob")
+		publish(t, s, input(alice, "foo", "1.0.0", "one", t0))
+		cases := []struct {
+			name    string
+			call    func() error
+			mention string
+		}{
+			{"package of another owner", func() error { _, err := s.PackageBySlug(ctx(), "bob", "foo"); return err }, "bob/foo"},
+			{"package of a missing owner", func() error { _, err := s.PackageBySlug(ctx(), "carol", "foo"); return err }, "carol/foo"},
+			{"missing package", func() error { _, err := s.PackageBySlug(ctx(), "alice", "bar"); return err }, "alice/bar"},
+			{"latest of a missing package", func() error { _, err := s.VersionDocument(ctx(), "alice", "bar", ""); return err }, "alice/bar"},
+			{"pinned of a missing package", func() error { _, err := s.VersionDocument(ctx(), "alice", "bar", "1.0.0"); return err }, "alice/bar"},
+			{"missing version", func() error { _, err := s.VersionDocument(ctx(), "alice", "foo", "2.0.0"); return err }, "2.0.0"},
+			{"version in other case", func() error { _, err := s.VersionDocument(ctx(), "alice", "foo", "1.0.0-RC1"); return err }, "1.0.0-RC1"},
+		}
+		for _, c := range cases {
+			err := c.call()
+			wantCode(t, c.name, err, registry.NotFound)
+			wantMessage(t, c.name, err, c.mention)
+		}
+	})
+
+	t.Run("publishing for a missing account is refused", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		ghost := &registry.Account{ID: alice.ID + 1000, Username: "ghost"}
+		_, _, err := s.Publish(ctx(), input(ghost, "foo", "1.0.0", "one", t0))
+		wantCode(t, "Publish", err, registry.NotFound)
+	})
+}

@@ -1,0 +1,159 @@
+package storetest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+func tokenHash(text string) []byte {
+	sum := sha256.Sum256([]byte(text))
+	return sum[:]
+}
+
+func createToken(t *testing.T, s registry.Store, owner *registry.Account, name string, created time.Time) *registry.Token {
+	t.Helper()
+	tok := &registry.Token{AccountID: owner.ID, Name: name, Hash: tokenHash(owner.Username + "/" + name), CreatedAt: created}
+	if err := s.CreateToken(ctx(), tok); err != nil {
+		t.Fatalf("CreateToken(%s): %v", name, err)
+	}
+	return tok
+}
+
+func (su suite) testTokens(t *testing.T) {
+	t.Run("created token is found by its hash", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		expires := at(60 * 24 * 30).In(cet)
+		tok := &registry.Token{AccountID: alice.ID, Name: "laptop", Hash: tokenHash("pact_secret"), CreatedAt: t0.In(cet), ExpiresAt: &expires}
+		if err := s.CreateToken(ctx(), tok); err != nil {
+			t.Fatalf("CreateToken: %v", err)
+		}
+		if tok.ID == 0 {
+			t.Fatal("CreateToken did not set ID")
+		}
+		got, err := s.TokenByHash(ctx(), tokenHash("pact_secret"))
+		if err != nil {
+			t.Fatalf("TokenByHash: %v", err)
+		}
+		if got.ID != tok.ID || got.AccountID != alice.ID || got.Name != "laptop" || !bytes.Equal(got.Hash, tok.Hash) {
+			t.Errorf("TokenByHash = %+v, want %+v", got, tok)
+		}
+		wantTime(t, "CreatedAt", got.CreatedAt, t0)
+		wantOptionalTime(t, "ExpiresAt", got.ExpiresAt, &expires)
+		wantOptionalTime(t, "LastUsedAt", got.LastUsedAt, nil)
+		wantOptionalTime(t, "RevokedAt", got.RevokedAt, nil)
+		if !got.Active(at(1)) || got.Active(at(60*24*31)) {
+			t.Errorf("token should be active until it expires")
+		}
+	})
+
+	t.Run("unknown hash is not found", func(t *testing.T) {
+		s := su.store(t)
+		createToken(t, s, createAccount(t, s, "alice"), "laptop", t0)
+		_, err := s.TokenByHash(ctx(), tokenHash("pact_guess"))
+		wantCode(t, "TokenByHash", err, registry.NotFound)
+	})
+
+	t.Run("a hash is stored once", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		createToken(t, s, alice, "laptop", t0)
+		err := s.CreateToken(ctx(), &registry.Token{AccountID: alice.ID, Name: "again", Hash: tokenHash("alice/laptop"), CreatedAt: t0})
+		wantCode(t, "CreateToken with a stored hash", err, registry.Conflict)
+	})
+
+	t.Run("token of a missing account is refused", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		err := s.CreateToken(ctx(), &registry.Token{AccountID: alice.ID + 1000, Name: "x", Hash: tokenHash("x"), CreatedAt: t0})
+		wantCode(t, "CreateToken", err, registry.NotFound)
+	})
+
+	t.Run("an account's tokens are listed newest first", func(t *testing.T) {
+		s := su.store(t)
+		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
+		createToken(t, s, alice, "first", at(0))
+		createToken(t, s, bob, "bobs", at(1))
+		createToken(t, s, alice, "third", at(10))
+		createToken(t, s, alice, "second", at(5))
+		cases := []struct {
+			name    string
+			account int64
+			want    []string
+		}{
+			{"alice", alice.ID, []string{"third", "second", "first"}},
+			{"bob", bob.ID, []string{"bobs"}},
+			{"an account without tokens", bob.ID + 1000, nil},
+		}
+		for _, c := range cases {
+			tokens, err := s.ListTokens(ctx(), c.account)
+			if err != nil {
+				t.Fatalf("%s: ListTokens: %v", c.name, err)
+			}
+			var names []string
+			for _, tok := range tokens {
+				names = append(names, tok.Name)
+				if tok.AccountID != c.account {
+					t.Errorf("%s: listed token %q of account %d", c.name, tok.Name, tok.AccountID)
+				}
+			}
+			if !slices.Equal(names, c.want) {
+				t.Errorf("%s: ListTokens = %q, want %q", c.name, names, c.want)
+			}
+		}
+	})
+
+	t.Run("revoking", func(t *testing.T) {
+		s := su.store(t)
+		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
+		tok := createToken(t, s, alice, "laptop", t0)
+
+		err := s.RevokeToken(ctx(), bob.ID, tok.ID, at(1))
+		wantCode(t, "bob revokes alice's token", err, registry.NotFound)
+		err = s.RevokeToken(ctx(), alice.ID, tok.ID+1000, at(1))
+		wantCode(t, "alice revokes a missing token", err, registry.NotFound)
+		got, err := s.TokenByHash(ctx(), tok.Hash)
+		if err != nil {
+			t.Fatalf("TokenByHash: %v", err)
+		}
+		wantOptionalTime(t, "RevokedAt after refused revocations", got.RevokedAt, nil)
+
+		if err := s.RevokeToken(ctx(), alice.ID, tok.ID, at(2).In(cet)); err != nil {
+			t.Fatalf("alice revokes her token: %v", err)
+		}
+		got, err = s.TokenByHash(ctx(), tok.Hash)
+		if err != nil {
+			t.Fatalf("TokenByHash of a revoked token: %v", err)
+		}
+		wantOptionalTime(t, "RevokedAt", got.RevokedAt, ptr(at(2)))
+		if got.Active(at(3)) {
+			t.Error("a revoked token is active")
+		}
+		if err := s.RevokeToken(ctx(), alice.ID, tok.ID, at(5)); err != nil {
+			t.Fatalf("revoking again: %v", err)
+		}
+		got, _ = s.TokenByHash(ctx(), tok.Hash)
+		wantOptionalTime(t, "RevokedAt after revoking again", got.RevokedAt, ptr(at(2)))
+	})
+
+	t.Run("touching records last use", func(t *testing.T) {
+		s := su.store(t)
+		tok := createToken(t, s, createAccount(t, s, "alice"), "laptop", t0)
+		for _, minute := range []int{5, 9} {
+			if err := s.TouchToken(ctx(), tok.ID, at(minute)); err != nil {
+				t.Fatalf("TouchToken: %v", err)
+			}
+			got, err := s.TokenByHash(ctx(), tok.Hash)
+			if err != nil {
+				t.Fatalf("TokenByHash: %v", err)
+			}
+			wantOptionalTime(t, "LastUsedAt", got.LastUsedAt, ptr(at(minute)))
+		}
+		wantCode(t, "TouchToken of a missing token", s.TouchToken(ctx(), tok.ID+1000, at(10)), registry.NotFound)
+	})
+}
