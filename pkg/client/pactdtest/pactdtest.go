@@ -1,0 +1,187 @@
+// Package pactdtest builds the real pactd daemon and runs it on a temporary
+// SQLite database for the tests of pkg/client and cmd/pact, which talk to
+// it over HTTP as users do. It depends on no testing package so testscript
+// set-up code can use it too.
+package pactdtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Build compiles cmd/pactd into dir and returns the binary's path. It must
+// run inside the pact module (a test's working directory is).
+func Build(dir string) (string, error) {
+	bin := filepath.Join(dir, "pactd")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/pact-registry/pact/cmd/pactd")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/pactd: %v\n%s", err, out.String())
+	}
+	return bin, nil
+}
+
+// Server is a running pactd.
+type Server struct {
+	URL string // base URL, no trailing slash
+	DB  string // the SQLite file
+	Bin string
+
+	cmd  *exec.Cmd
+	logs *syncBuffer
+	done chan struct{}
+}
+
+// Start runs "pactd serve" on a free loopback port with a new SQLite
+// database in dir, and waits until it listens.
+func Start(bin, dir string) (*Server, error) {
+	return StartAt(bin, dir, "127.0.0.1:0")
+}
+
+// StartAt is Start on a given address.
+func StartAt(bin, dir, addr string) (*Server, error) {
+	s := &Server{DB: filepath.Join(dir, "pact.db"), Bin: bin, logs: &syncBuffer{}, done: make(chan struct{})}
+	s.cmd = exec.Command(bin, "serve", "--addr", addr, "--db", s.DB)
+	s.cmd.Env = cleanEnv()
+	s.cmd.Stderr = s.logs
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		s.cmd.Wait()
+		close(s.done)
+	}()
+
+	// pactd announces "pactd VERSION listening on ADDR (BASE_URL)" on stdout.
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		announced := false
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(s.logs, line)
+			if !announced && strings.Contains(line, " listening on ") {
+				announced = true
+				open, close := strings.LastIndex(line, "("), strings.LastIndex(line, ")")
+				if open >= 0 && close > open {
+					found <- line[open+1 : close]
+				}
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case u := <-found:
+		s.URL = strings.TrimRight(u, "/")
+		return s, nil
+	case <-s.done:
+		return nil, fmt.Errorf("pactd serve exited before listening:\n%s", s.logs.String())
+	case <-time.After(30 * time.Second):
+		s.Stop()
+		return nil, fmt.Errorf("pactd serve did not listen within 30s:\n%s", s.logs.String())
+	}
+}
+
+// Stop asks pactd to drain and stop (SIGTERM), killing it after 10s.
+func (s *Server) Stop() error {
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+		return nil
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+		return errors.New("pactd did not stop within 10s of SIGTERM")
+	}
+}
+
+// Logs returns what pactd printed so far, for failure messages.
+func (s *Server) Logs() string { return s.logs.String() }
+
+// CreateUser makes an account with "pactd user create".
+func (s *Server) CreateUser(username, email, password string) error {
+	_, err := s.admin(password+"\n", "user", "create", "--db", s.DB, "--email", email, "--username", username, "--password-stdin")
+	return err
+}
+
+// CreateToken makes an API token for username with "pactd token create".
+func (s *Server) CreateToken(username string) (string, error) {
+	out, err := s.admin("", "token", "create", "--db", s.DB, "--user", username, "--name", "test")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// CreateUserWithToken makes an account named username (email
+// username@example.com) and returns a new token of it.
+func (s *Server) CreateUserWithToken(username string) (string, error) {
+	if err := s.CreateUser(username, username+"@example.com", "correct horse battery staple"); err != nil {
+		return "", err
+	}
+	return s.CreateToken(username)
+}
+
+func (s *Server) admin(stdin string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.Bin, args...)
+	cmd.Env = cleanEnv()
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("pactd %s: %v: %s", strings.Join(args[:2], " "), err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// cleanEnv keeps PACTD_* settings of the developer's shell from changing
+// the daemon under test.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PACTD_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
