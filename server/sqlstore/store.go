@@ -82,6 +82,12 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Connect under the statement timeout first: an unreachable server
+	// should fail Open quickly, not hang it.
+	if err := s.ping(ctx, s.write); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -107,11 +113,13 @@ func isPostgres(dsn string) bool {
 func (s *Store) Dialect() string { return s.dialect.name() }
 
 // Ping checks that the database answers, for readiness probes.
-func (s *Store) Ping(ctx context.Context) error {
+func (s *Store) Ping(ctx context.Context) error { return s.ping(ctx, s.read) }
+
+func (s *Store) ping(ctx context.Context, db *sql.DB) error {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	var one int
-	if err := s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+	if err := db.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		return s.fault("ping", err)
 	}
 	return nil

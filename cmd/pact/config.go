@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"gopkg.in/yaml.v3"
+)
+
+const defaultHost = "http://localhost:8080"
+
+// config is what pact knows about the server it talks to, resolved once
+// with the precedence flag > environment > config file > default.
+type config struct {
+	Host  string
+	Token string
+	// Path is the config file, whether it exists or not.
+	Path string
+}
+
+// configPath is $XDG_CONFIG_HOME/pact/config.yaml, or ~/.config/pact/config.yaml.
+func configPath() (string, error) {
+	if dir := os.Getenv("XDG_CONFIG_HOME"); dir != "" && filepath.IsAbs(dir) {
+		return filepath.Join(dir, "pact", "config.yaml"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the config directory: set XDG_CONFIG_HOME or HOME: %w", err)
+	}
+	return filepath.Join(home, ".config", "pact", "config.yaml"), nil
+}
+
+// loadConfig resolves host and token from the global flags, PACT_HOST and
+// PACT_TOKEN, and the config file.
+func loadConfig(flags *pflag.FlagSet) (*config, error) {
+	path, err := configPath()
+	if err != nil {
+		return nil, err
+	}
+	v := viper.New()
+	v.SetDefault("host", defaultHost)
+	for key, env := range map[string]string{"host": "PACT_HOST", "token": "PACT_TOKEN"} {
+		if err := v.BindEnv(key, env); err != nil {
+			return nil, err
+		}
+		if err := v.BindPFlag(key, flags.Lookup(key)); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		v.SetConfigFile(path)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+	}
+	return &config{Host: v.GetString("host"), Token: v.GetString("token"), Path: path}, nil
+}
+
+// updateConfigFile rewrites the config file through change. The directory
+// is made 0700 and the file 0600, since it holds the token; the file is
+// replaced atomically so a crash never leaves half a config.
+func updateConfigFile(path string, change func(settings map[string]any)) error {
+	settings := map[string]any{}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		if err := yaml.Unmarshal(data, &settings); err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		if settings == nil {
+			settings = map[string]any{}
+		}
+	}
+	change(settings)
+
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil { // tighten a directory made by hand
+		return err
+	}
+	out, err := yaml.Marshal(settings)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".config-*.yaml") // created 0600
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+func TestExitStatus(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      error
+		wantCode int
+		wantMsg  string
+	}{
+		{"success", nil, 0, ""},
+		{"usage", usageErrorf("bad flag"), 2, "bad flag"},
+		{"401", &client.APIError{StatusCode: 401, Message: "invalid token"}, 3, "authentication failed: invalid token"},
+		{"404 wrapped", fmt.Errorf("x: %w", &client.APIError{StatusCode: 404, Message: "package a/b not found"}), 4, "package a/b not found"},
+		{"409", &client.APIError{StatusCode: 409, Message: "exists"}, 5, "exists (HTTP 409)"},
+		{"400", &client.APIError{StatusCode: 400, Message: "bad signature"}, 5, "bad signature"},
+		{"413", &client.APIError{StatusCode: 413, Message: "too large"}, 5, "too large"},
+		{"429 after retries", &client.APIError{StatusCode: 429, Message: "slow down"}, 5, "slow down"},
+		{"500", &client.APIError{StatusCode: 500, Message: "internal error"}, 1, "internal error"},
+		{"503", &client.APIError{StatusCode: 503, Message: "unavailable"}, 1, "unavailable"},
+		{"unreachable", &url.Error{Op: "Get", URL: "http://localhost:8080/api/me", Err: errors.New("connection refused")}, 1, "cannot reach the registry (Get http://localhost:8080/api/me): connection refused"},
+		{"interrupted", context.Canceled, 1, "interrupted"},
+		{"already reported", &silentError{code: 1}, 1, ""},
+		{"local", errors.New("reading x: no such file"), 1, "reading x: no such file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, msg := exitStatus(tc.err)
+			if code != tc.wantCode || !strings.Contains(msg, tc.wantMsg) || (tc.wantMsg == "" && msg != "") {
+				t.Errorf("exitStatus = %d %q, want %d and a message holding %q", code, msg, tc.wantCode, tc.wantMsg)
+			}
+		})
+	}
+}
+
+func TestMainRunRedactsTheToken(t *testing.T) {
+	// A host whose path is the token would put it in an error message; the
+	// last guard in mainRun must hide it.
+	const token = "pact_SecretSecretSecretSecretSecretSecret0000"
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("PACT_HOST", "http://127.0.0.1:1/"+token)
+	t.Setenv("PACT_TOKEN", token)
+	ios, stdout, stderr := testIO("")
+	code := mainRun([]string{"whoami"}, ios)
+	if code != exitError || strings.Contains(stderr.String(), token) || stdout.Len() != 0 {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "[token]") {
+		t.Errorf("stderr %q does not show where the token was hidden", stderr.String())
+	}
+}
+
+func TestColorWanted(t *testing.T) {
+	tests := []struct {
+		name     string
+		terminal bool
+		env      map[string]string
+		want     bool
+	}{
+		{"terminal", true, nil, true},
+		{"not a terminal", false, nil, false},
+		{"NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, false},
+		{"dumb terminal", true, map[string]string{"TERM": "dumb"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := colorWanted(tc.terminal, func(k string) string { return tc.env[k] }); got != tc.want {
+				t.Errorf("colorWanted = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMessagesAreUncolouredOffTerminals(t *testing.T) {
+	ios, _, stderr := testIO("")
+	ios.success("done %d", 1)
+	if stderr.String() != "✓ done 1\n" || strings.Contains(ios.errorPrefix(), "\x1b") {
+		t.Errorf("stderr %q, error prefix %q", stderr.String(), ios.errorPrefix())
+	}
+	ios.color = true
+	if !strings.Contains(ios.errorPrefix(), "\x1b[31m") {
+		t.Error("no colour on a colour terminal")
+	}
+}

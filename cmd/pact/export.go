@@ -1,0 +1,39 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"text/tabwriter"
+	"time"
+)
+
+// exportJSON is the one way pact prints data for scripts (--json): indented
+// JSON with the field names of the REST interface.
+func exportJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// newTable aligns columns for people reading a terminal.
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+}
+
+// formatTime prints a timestamp compactly, in UTC.
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04")
+}
+
+// truncate shortens s to n runes for a table cell.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

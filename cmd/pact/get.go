@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+type getOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Owner   string
+	Pack    string
+	Version string // "" for the latest
+	Output  string // "" for PACK.pact.md, "-" for stdout
+	JSON    bool
+}
+
+func newGetCmd(f *factory, runF func(context.Context, *getOptions) error) *cobra.Command {
+	opts := &getOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "get OWNER/PACK[@VERSION]",
+		Short: "Download a pack document",
+		Long: `Download a pack document, the latest version or the one named after @, and
+check its SHA-256 against the digest the registry reports before writing
+it. Writes PACK.pact.md in the current directory unless -o says where;
+"-o -" writes to standard output.`,
+		Example: `  $ pact get alice/hello
+  $ pact get alice/hello@1.0.0 -o vendor/hello.pact.md
+  $ pact get alice/hello -o - | less`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			opts.Owner, opts.Pack, opts.Version, err = parsePackRef(args[0])
+			if err != nil {
+				return err
+			}
+			if opts.JSON && opts.Output == "-" {
+				return usageErrorf("--json prints the download's details on stdout: it cannot be combined with -o -")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runGet(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", `file to write ("-" for standard output; default PACK.pact.md)`)
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// parsePackRef splits OWNER/PACK[@VERSION].
+func parsePackRef(ref string) (owner, pack, version string, err error) {
+	name, version, hasVersion := strings.Cut(ref, "@")
+	owner, pack, ok := strings.Cut(name, "/")
+	if !ok || owner == "" || pack == "" || strings.Contains(pack, "/") || (hasVersion && version == "") {
+		return "", "", "", usageErrorf("%q is not OWNER/PACK or OWNER/PACK@VERSION", ref)
+	}
+	return owner, pack, version, nil
+}
+
+// download is what --json prints about a fetched document.
+type download struct {
+	Owner   string `json:"owner"`
+	Pack    string `json:"pack"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"`
+	Size    int    `json:"size"`
+	Path    string `json:"path"`
+}
+
+func runGet(ctx context.Context, opts *getOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	detail, err := c.GetPackage(ctx, opts.Owner, opts.Pack)
+	if err != nil {
+		return err
+	}
+	version := opts.Version
+	if version == "" {
+		version = detail.Package.Version
+	}
+	// Fetch the pinned version even for "latest", so a publish in between
+	// cannot pair one version's digest with another's content.
+	content, etag, err := c.Raw(ctx, opts.Owner, opts.Pack, version)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(content)
+	got := hex.EncodeToString(sum[:])
+	want := etag
+	if v := detail.FindVersion(version); v != nil {
+		if v.SHA256 != etag {
+			return fmt.Errorf("the registry reports two digests for %s/%s %s (%s and %s); nothing written", opts.Owner, opts.Pack, version, v.SHA256, etag)
+		}
+	}
+	if got != want {
+		return fmt.Errorf("checksum mismatch for %s/%s %s: downloaded sha256 %s, the registry reports %s; nothing written", opts.Owner, opts.Pack, version, got, want)
+	}
+
+	if opts.Output == "-" {
+		_, err := opts.IO.Out.Write(content)
+		return err
+	}
+	path := opts.Output
+	if path == "" {
+		path = detail.Package.PackSlug + ".pact.md"
+	}
+	if err := writeFileAtomic(path, content); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, download{
+			Owner: opts.Owner, Pack: opts.Pack, Version: version, SHA256: got, Size: len(content), Path: path,
+		})
+	}
+	opts.IO.success("Downloaded %s/%s %s to %s (sha256 %s verified)", opts.Owner, opts.Pack, version, path, got)
+	return nil
+}
+
+// writeFileAtomic writes content to path so readers never see half a file.
+func writeFileAtomic(path string, content []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+func newKeysCmd(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "keys <command>",
+		Short: "Manage the SSH keys that sign publishes",
+		Long: `Register, list and remove the SSH public keys of your account. A document
+signed with a registered key ('pact publish --sign') is published under
+your account without an API token. Keys of type ssh-ed25519, and ssh-rsa
+of at least 2048 bits, are accepted.`,
+		Example: `  $ pact keys add ~/.ssh/id_ed25519.pub
+  $ pact keys list
+  $ pact keys remove 3`,
+		Args: noSubcommandArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newKeysAddCmd(f, nil), newKeysListCmd(f, nil), newKeysRemoveCmd(f, nil))
+	return cmd
+}
+
+// printKeys prints keys as a table for people.
+func printKeys(w io.Writer, keys []client.Key) error {
+	t := newTable(w)
+	fmt.Fprintln(t, "ID\tNAME\tTYPE\tFINGERPRINT\tADDED\tLAST USED")
+	for _, k := range keys {
+		lastUsed := "never"
+		if k.LastUsedAt != nil {
+			lastUsed = formatTime(*k.LastUsedAt)
+		}
+		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\n", k.ID, orDash(k.Name), k.Type, k.Fingerprint, formatTime(k.CreatedAt), lastUsed)
+	}
+	return t.Flush()
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+type listOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Limit  int
+	Cursor string
+	Owner  string
+	Scheme string
+	Query  string
+	All    bool
+	JSON   bool
+}
+
+func newListCmd(f *factory, runF func(context.Context, *listOptions) error) *cobra.Command {
+	opts := &listOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List packages, newest publish first",
+		Long: `List the registry's packages, most recently published first, one page at a
+time. When more packages follow, pact says so on stderr and prints the
+cursor of the next page; --all fetches every page.`,
+		Example: `  $ pact list
+  $ pact list --owner alice --scheme chat
+  $ pact list --query "code review" --limit 5
+  $ pact list --all --json | jq -r '.packages[].raw_url'`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Limit < 1 || opts.Limit > 100 {
+				return usageErrorf("--limit must be between 1 and 100")
+			}
+			if opts.All && opts.Cursor != "" {
+				return usageErrorf("use either --all or --cursor, not both")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runList(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVarP(&opts.Limit, "limit", "L", 20, "packages per page (1-100)")
+	fl.StringVar(&opts.Cursor, "cursor", "", "start at this page (the next_cursor of the previous one)")
+	fl.StringVar(&opts.Owner, "owner", "", "only packages of this owner")
+	fl.StringVar(&opts.Scheme, "scheme", "", "only packages of this scheme")
+	fl.StringVarP(&opts.Query, "query", "q", "", "only packages whose name or description holds these words")
+	fl.BoolVar(&opts.All, "all", false, "follow next_cursor and list every matching package")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// listOutput is what --json prints: the page (or all pages) and the cursor
+// of what follows, null when nothing does.
+type listOutput struct {
+	Packages   []client.Package `json:"packages"`
+	NextCursor *string          `json:"next_cursor"`
+}
+
+func runList(ctx context.Context, opts *listOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	query := client.ListOptions{Limit: opts.Limit, Cursor: opts.Cursor, Query: opts.Query, Owner: opts.Owner, Scheme: opts.Scheme}
+	out := listOutput{Packages: []client.Package{}}
+	for {
+		page, err := c.ListPackages(ctx, query)
+		if err != nil {
+			return err
+		}
+		out.Packages = append(out.Packages, page.Packages...)
+		if page.NextCursor == "" {
+			break
+		}
+		if !opts.All {
+			cursor := page.NextCursor
+			out.NextCursor = &cursor
+			break
+		}
+		query.Cursor = page.NextCursor
+	}
+
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, out)
+	}
+	if len(out.Packages) == 0 {
+		opts.IO.info("No packages found")
+		return nil
+	}
+	t := newTable(opts.IO.Out)
+	fmt.Fprintln(t, "PACKAGE\tVERSION\tSCHEME\tUPDATED\tDESCRIPTION")
+	for _, p := range out.Packages {
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", p.FullName(), p.Version, orDash(p.Scheme), formatTime(p.UpdatedAt), truncate(p.Description, 60))
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	if out.NextCursor != nil {
+		opts.IO.info("More packages follow: pact list --cursor %s (or --all)", *out.NextCursor)
+	}
+	return nil
+}

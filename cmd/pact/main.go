@@ -1,0 +1,16 @@
+// Command pact publishes, finds and fetches pack documents on a pact
+// registry. Run "pact --help" for the commands.
+package main
+
+import "os"
+
+// Set at link time by -ldflags "-X main.version=... -X main.commit=... -X main.date=...".
+var (
+	version = "dev"
+	commit  = "none"
+	date    = "unknown"
+)
+
+func main() {
+	os.Exit(mainRun(os.Args[1:], systemIO()))
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+	"github.com/pact-registry/pact/pkg/packfmt"
+)
+
+type publishOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Files       []string
+	Name        string
+	Description string
+	Sign        bool
+	KeyPath     string
+	DryRun      bool
+	JSON        bool
+}
+
+func newPublishCmd(f *factory, runF func(context.Context, *publishOptions) error) *cobra.Command {
+	opts := &publishOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "publish FILE...",
+		Short: "Publish pack documents",
+		Long: `Publish pack documents (*.pact.md) to the registry, in the order given, one
+line each. "-" reads a document from standard input. Stops at the first
+document the registry refuses.
+
+Publishing the same version again with identical content changes nothing
+and succeeds, so CI jobs may retry. The same version with other content
+is refused (exit 5): versions are immutable.
+
+By default the API token authenticates (see 'pact login'). With --sign
+an SSH signature does instead: the key is the ssh-agent's only key, or
+the one --key names (a public key whose private half the agent holds, or
+a private key file). Register the public key first with 'pact keys add'.
+
+--dry-run checks the documents offline, as 'pact validate' does, and
+with --sign also finds the signing key, but publishes nothing.`,
+		Example: `  $ pact publish hello.pact.md
+  $ pact publish --description "Greets people" hello.pact.md
+  $ cat hello.pact.md | pact publish -
+  $ pact publish --sign packs/*.pact.md
+  $ pact publish --sign --key ~/.ssh/id_ed25519.pub hello.pact.md
+  $ pact publish --dry-run hello.pact.md`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPublish(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Name, "name", "", "name of the pack, instead of the document's (one file only)")
+	fl.StringVar(&opts.Description, "description", "", "description of the pack, instead of the document's")
+	fl.BoolVar(&opts.Sign, "sign", false, "authenticate with an SSH signature instead of the token")
+	fl.StringVar(&opts.KeyPath, "key", "", "SSH key to sign with: a public key held by the ssh-agent, or a private key file (implies --sign)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "check the documents offline and publish nothing")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// publishOutcome is one published document, as --json prints it.
+type publishOutcome struct {
+	File string `json:"file"`
+	client.PublishResult
+}
+
+func runPublish(ctx context.Context, opts *publishOptions) error {
+	if opts.Name != "" && len(opts.Files) > 1 {
+		return usageErrorf("--name names one pack: give one file with it")
+	}
+	if err := checkStdinOnce(opts.Files); err != nil {
+		return err
+	}
+	if opts.KeyPath != "" {
+		opts.Sign = true
+	}
+
+	var signer *publishSigner
+	if opts.Sign {
+		var err error
+		signer, err = resolveSigner(opts.IO, signerOptions{KeyPath: opts.KeyPath, AgentSocket: os.Getenv("SSH_AUTH_SOCK")})
+		if err != nil {
+			return err
+		}
+		defer signer.Close()
+		opts.IO.info("Signing with %s (%s)", signer.Fingerprint, signer.Source)
+	}
+
+	if opts.DryRun {
+		return dryRunPublish(opts)
+	}
+
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	outcomes := []publishOutcome{}
+	for _, file := range opts.Files {
+		content, err := readDocument(opts.IO, file)
+		if err != nil {
+			return err
+		}
+		var res *client.PublishResult
+		if signer != nil {
+			name := opts.Name
+			if name == "" {
+				name = nameFromFileName(content, file)
+			}
+			res, err = c.PublishSigned(ctx, client.SignedPublishRequest{
+				Content: content, Name: name, Description: opts.Description,
+				Fingerprint: signer.Fingerprint, Sign: signer.Sign,
+			})
+		} else {
+			req := client.PublishRequest{Content: content, Name: opts.Name, Description: opts.Description}
+			if file != "-" {
+				req.FileName = filepath.Base(file)
+			}
+			res, err = c.Publish(ctx, req)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		outcomes = append(outcomes, publishOutcome{File: file, PublishResult: *res})
+		if !opts.JSON {
+			verb := "published"
+			if !res.Created {
+				verb = "unchanged"
+			}
+			fmt.Fprintf(opts.IO.Out, "%s %s %s  %s\n", verb, res.Package.FullName(), res.Package.Version, res.Package.URL)
+		}
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, outcomes)
+	}
+	return nil
+}
+
+// dryRunPublish validates every document offline and reports what would
+// be published.
+func dryRunPublish(opts *publishOptions) error {
+	results := make([]*validation, 0, len(opts.Files))
+	for _, file := range opts.Files {
+		content, err := readDocument(opts.IO, file)
+		if err != nil {
+			return err
+		}
+		v := validateDocument(file, content, opts.Name, opts.Description)
+		if !v.Valid {
+			return fmt.Errorf("%s", v.problem())
+		}
+		results = append(results, v)
+		if !opts.JSON {
+			fmt.Fprintf(opts.IO.Out, "would publish %s %s (from %s)\n", v.Slug, v.Version, file)
+		}
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, results)
+	}
+	opts.IO.info("Dry run: nothing was published")
+	return nil
+}
+
+// nameFromFileName returns the pack name the registry would derive from the
+// file name of an upload, for a document that names itself nowhere; "" for
+// any other document. Signed publishes carry no file name, so they send
+// this name instead, giving the same package as a token publish.
+func nameFromFileName(content []byte, file string) string {
+	if file == "-" {
+		return ""
+	}
+	if _, err := packfmt.Parse(content, packfmt.Options{}); err == nil {
+		return ""
+	}
+	pack, err := packfmt.Parse(content, packfmt.Options{FileName: filepath.Base(file)})
+	if err != nil {
+		return ""
+	}
+	return pack.Name
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+// factory hands commands what they share: streams, configuration, a client.
+type factory struct {
+	IO    *iostreams
+	Build buildInfo
+	// global flags, bound by newRootCmd
+	rootCmd *cobra.Command
+	cfg     *config
+}
+
+type buildInfo struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Date    string `json:"date"`
+}
+
+// Config resolves the configuration once per run.
+func (f *factory) Config() (*config, error) {
+	if f.cfg == nil {
+		cfg, err := loadConfig(f.rootCmd.PersistentFlags())
+		if err != nil {
+			return nil, err
+		}
+		f.cfg = cfg
+	}
+	return f.cfg, nil
+}
+
+// Client returns a client of the configured host with the configured token.
+func (f *factory) Client() (*client.Client, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	return f.newClient(cfg.Host, cfg.Token)
+}
+
+func (f *factory) newClient(host, token string) (*client.Client, error) {
+	return client.New(host, client.WithToken(token), client.WithVersion(f.Build.Version))
+}
+
+// mainRun runs pact with args and returns the exit code.
+func mainRun(args []string, ios *iostreams) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	f := &factory{IO: ios, Build: buildInfo{Version: version, Commit: commit, Date: date}}
+	root := newRootCmd(f)
+	root.SetArgs(args)
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+
+	cmd, err := root.ExecuteContextC(ctx)
+	code, msg := exitStatus(err)
+	if msg != "" {
+		if f.cfg != nil && f.cfg.Token != "" {
+			msg = strings.ReplaceAll(msg, f.cfg.Token, "[token]")
+		}
+		fmt.Fprintln(ios.ErrOut, ios.errorPrefix()+msg)
+		if code == exitUsage && cmd != nil {
+			fmt.Fprintf(ios.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		}
+	}
+	return code
+}
+
+func newRootCmd(f *factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "pact <command>",
+		Short: "Publish and fetch pack documents on a pact registry",
+		Long: `pact publishes pack documents (*.pact.md) to a pact registry, lists and
+fetches them, and manages the SSH keys used for signed publishing.
+
+Configuration comes from flags, then the environment (PACT_HOST,
+PACT_TOKEN), then the config file written by 'pact login'
+($XDG_CONFIG_HOME/pact/config.yaml), then the default host
+` + defaultHost + `.
+
+Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed,
+4 not found, 5 rejected by the server.`,
+		Example: `  $ pact login --token-stdin < token.txt
+  $ pact publish hello.pact.md
+  $ pact list --owner alice
+  $ pact get alice/hello`,
+		Version:       f.Build.Version,
+		// cobra's default for its own unknown-command message; set here
+		// because noSubcommandArgs asks for suggestions itself.
+		SuggestionsMinimumDistance: 2,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          noSubcommandArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	f.rootCmd = root
+	root.SetVersionTemplate(fmt.Sprintf("pact %s (commit %s, built %s)\n", f.Build.Version, f.Build.Commit, f.Build.Date))
+	root.CompletionOptions.DisableDefaultCmd = true // our own completion command has help and examples
+
+	pf := root.PersistentFlags()
+	pf.String("host", defaultHost, "registry address (env PACT_HOST)")
+	pf.String("token", "", "API token (env PACT_TOKEN; prefer those or 'pact login' over this flag)")
+
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &usageError{msg: err.Error()}
+	})
+
+	root.AddCommand(
+		newLoginCmd(f, nil),
+		newLogoutCmd(f, nil),
+		newWhoamiCmd(f, nil),
+		newPublishCmd(f, nil),
+		newListCmd(f, nil),
+		newGetCmd(f, nil),
+		newKeysCmd(f),
+		newValidateCmd(f, nil),
+		newCompletionCmd(f),
+		newVersionCmd(f, nil),
+	)
+	return root
+}
+
+// noSubcommandArgs refuses an unknown command name given to a command
+// that only groups others.
+func noSubcommandArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if suggestions := cmd.SuggestionsFor(args[0]); len(suggestions) > 0 {
+		msg += "; did you mean " + strings.Join(suggestions, " or ") + "?"
+	}
+	return &usageError{msg: msg}
+}
+
+// usageArgs makes an argument validator's complaints usage errors (exit 2).
+func usageArgs(validate cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := validate(cmd, args); err != nil {
+			return &usageError{msg: err.Error()}
+		}
+		return nil
+	}
+}
+
+// addJSONFlag gives a command that prints data the --json switch.
+func addJSONFlag(cmd *cobra.Command, target *bool) {
+	cmd.Flags().BoolVar(target, "json", false, "print JSON for scripts instead of a table")
+}

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/pact-registry/pact/pkg/client/pactdtest"
+)
+
+// TestMain lets the test binary be the real pact command: testscript puts
+// it on the scripts' PATH as "pact", and running it as that name runs
+// pact's main.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"pact": func() { os.Exit(mainRun(os.Args[1:], systemIO())) },
+	})
+}
+
+var (
+	pactdOnce sync.Once
+	pactdBin  string
+	pactdErr  error
+)
+
+// buildPactd compiles the real daemon once for all scripts.
+func buildPactd(t *testing.T) string {
+	t.Helper()
+	pactdOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "pact-cli-test-")
+		if err != nil {
+			pactdErr = err
+			return
+		}
+		pactdBin, pactdErr = pactdtest.Build(dir)
+	})
+	if pactdErr != nil {
+		t.Fatal(pactdErr)
+	}
+	return pactdBin
+}
+
+// TestScripts runs testdata/script/*.txtar: each script gets its own pactd
+// on a free port with a fresh SQLite database, an account "alice" whose
+// token is $TOKEN (also in $WORK/token.txt), an empty ssh-agent at $SSH_AUTH_SOCK, and these
+// variables: $PACTD_URL (the server), $PACTD_DB (read by pactd's admin
+// commands, e.g. "exec pactd user create ..."), $HOME and $XDG_CONFIG_HOME
+// inside $WORK. pact has no PACT_HOST or PACT_TOKEN unless a script sets them.
+func TestScripts(t *testing.T) {
+	bin := buildPactd(t)
+	requirePrograms(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			return setupScript(env, bin)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"json":     cmdJSON,
+			"jsonenv":  cmdJSONEnv,
+			"exitcode": cmdExitCode,
+			"perm":     cmdPerm,
+		},
+	})
+}
+
+func requirePrograms(t *testing.T, programs ...string) {
+	t.Helper()
+	for _, p := range programs {
+		if _, err := exec.LookPath(p); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is required in CI: %v", p, err)
+			}
+			t.Skipf("%s is not installed: %v", p, err)
+		}
+	}
+}
+
+func setupScript(env *testscript.Env, pactd string) error {
+	srv, err := pactdtest.Start(pactd, env.WorkDir)
+	if err != nil {
+		return err
+	}
+	env.Defer(func() {
+		if err := srv.Stop(); err != nil {
+			env.T().Log(err)
+		}
+	})
+	token, err := srv.CreateUserWithToken("alice")
+	if err != nil {
+		return err
+	}
+	// For "stdin $WORK/token.txt": archive files cannot hold the token.
+	if err := os.WriteFile(filepath.Join(env.WorkDir, "token.txt"), []byte(token+"\n"), 0o600); err != nil {
+		return err
+	}
+	sock, err := startAgent(env)
+	if err != nil {
+		return err
+	}
+	home := filepath.Join(env.WorkDir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	env.Setenv("PATH", filepath.Dir(pactd)+string(os.PathListSeparator)+env.Getenv("PATH"))
+	env.Setenv("PACTD_URL", srv.URL)
+	env.Setenv("PACTD_DB", srv.DB)
+	env.Setenv("TOKEN", token)
+	env.Setenv("HOME", home)
+	env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, "xdg"))
+	env.Setenv("SSH_AUTH_SOCK", sock)
+	if env.Getenv("GORACE") == "" {
+		// A race-enabled pact would otherwise pause a second at every exit.
+		env.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
+	return nil
+}
+
+// startAgent runs a private ssh-agent for one script.
+func startAgent(env *testscript.Env) (string, error) {
+	// $WORK can be too long for a Unix socket path.
+	dir, err := os.MkdirTemp("", "pact-agent-")
+	if err != nil {
+		return "", err
+	}
+	sock := filepath.Join(dir, "agent.sock")
+	cmd := exec.Command("ssh-agent", "-D", "-a", sock)
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	env.Defer(func() {
+		cmd.Process.Kill()
+		<-exited
+		os.RemoveAll(dir)
+	})
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if conn, err := net.Dial("unix", sock); err == nil {
+			conn.Close()
+			return sock, nil
+		}
+		select {
+		case <-exited:
+			return "", errors.New("ssh-agent exited before listening")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return "", errors.New("ssh-agent did not listen within 10s")
+}
+
+// cmdExitCode runs a program and checks its exit status:
+//
+//	exitcode 4 pact get alice/missing
+//
+// Its stdout and stderr are kept for the stdout and stderr commands.
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode CODE program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not a number", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		got = exitErr.ExitCode()
+	case err != nil:
+		ts.Fatalf("exitcode: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdJSON checks a value in a JSON document:
+//
+//	json stdout package.version 1.0.0   # the value, compared as text
+//	json stdout user.id                 # present and not null
+//	! json stdout next_cursor           # absent or null
+//	json -len stdout packages 3         # the length of an array or object
+//	json -len stdout . 2                # "." is the whole document
+//
+// FILE is stdout, stderr or a file; PATH is dot-separated keys and indices.
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	length := len(args) > 0 && args[0] == "-len"
+	if length {
+		args = args[1:]
+	}
+	if len(args) != 3 && (length || len(args) != 2) {
+		ts.Fatalf("usage: json [-len] FILE PATH [VALUE]")
+	}
+	value, found := jsonLookup(ts, args[0], args[1])
+	if len(args) == 2 {
+		present := found && value != nil
+		if present == neg {
+			ts.Fatalf("json %s: present = %v, want %v", args[1], present, !neg)
+		}
+		return
+	}
+	got := jsonText(value)
+	switch {
+	case !found:
+		got = "<absent>"
+	case length:
+		switch v := value.(type) {
+		case []any:
+			got = strconv.Itoa(len(v))
+		case map[string]any:
+			got = strconv.Itoa(len(v))
+		default:
+			ts.Fatalf("json -len %s: not an array or object: %s", args[1], got)
+		}
+	}
+	if (got == args[2]) == neg {
+		if neg {
+			ts.Fatalf("json %s = %q, want anything else", args[1], got)
+		}
+		ts.Fatalf("json %s = %q, want %q", args[1], got, args[2])
+	}
+}
+
+// cmdJSONEnv sets an environment variable to a value of a JSON document:
+//
+//	jsonenv stdout 0.package.install_command INSTALL
+func cmdJSONEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: jsonenv FILE PATH VAR")
+	}
+	value, found := jsonLookup(ts, args[0], args[1])
+	if !found {
+		ts.Fatalf("jsonenv: %s is absent", args[1])
+	}
+	ts.Setenv(args[2], jsonText(value))
+}
+
+func jsonLookup(ts *testscript.TestScript, file, path string) (any, bool) {
+	var doc any
+	if err := json.Unmarshal([]byte(ts.ReadFile(file)), &doc); err != nil {
+		ts.Fatalf("%s is not JSON: %v", file, err)
+	}
+	if path == "." {
+		return doc, true
+	}
+	cur := doc
+	for _, key := range strings.Split(path, ".") {
+		switch node := cur.(type) {
+		case map[string]any:
+			v, ok := node[key]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(node) {
+				return nil, false
+			}
+			cur = node[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// jsonText prints strings bare and everything else as JSON.
+func jsonText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// cmdPerm checks a file's permission bits: perm FILE 0600.
+func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: perm FILE MODE")
+	}
+	want, err := strconv.ParseUint(args[1], 8, 32)
+	if err != nil {
+		ts.Fatalf("perm: %q is not an octal mode", args[1])
+	}
+	info, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	got := info.Mode().Perm()
+	if (got == fs.FileMode(want)) == neg {
+		ts.Fatalf("%s has mode %#o, want %s%#o", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}

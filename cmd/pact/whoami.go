@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+type whoamiOptions struct {
+	IO      *iostreams
+	Factory *factory
+	JSON    bool
+}
+
+func newWhoamiCmd(f *factory, runF func(context.Context, *whoamiOptions) error) *cobra.Command {
+	opts := &whoamiOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "whoami",
+		Short: "Show the account of the configured token",
+		Long:  "Ask the registry which account the configured API token belongs to.",
+		Example: `  $ pact whoami
+  $ PACT_TOKEN=pact_... pact whoami --json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runWhoami(cmd.Context(), opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func runWhoami(ctx context.Context, opts *whoamiOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	user, err := c.Me(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, user)
+	}
+	t := newTable(opts.IO.Out)
+	fmt.Fprintf(t, "username\t%s\n", user.Username)
+	fmt.Fprintf(t, "email\t%s\n", user.Email)
+	fmt.Fprintf(t, "host\t%s\n", c.BaseURL())
+	return t.Flush()
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/packfmt"
+	"github.com/pact-registry/pact/server"
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/sqlstore"
+)
+
+const defaultDB = "./pact.db"
+
+// serveConfig is everything serve reads, read once at the edge.
+type serveConfig struct {
+	Addr            string
+	DB              string
+	BaseURL         string
+	MaxBody         int64
+	Signup          string
+	ShutdownTimeout time.Duration
+}
+
+func newServeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the registry",
+		Long: `Run the registry on --addr until SIGTERM or SIGINT, then finish the requests in
+flight (up to --shutdown-timeout) and stop.`,
+		Example: `  # SQLite file in the current directory, on http://localhost:8080
+  pactd serve
+
+  # Behind a proxy, on PostgreSQL
+  PACTD_DB=postgres://pact@db/pact pactd serve --addr :8080 --base-url https://pact.example.com`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			cfg := serveConfig{
+				Addr: v.GetString("addr"), DB: v.GetString("db"), BaseURL: v.GetString("base-url"),
+				MaxBody: v.GetInt64("max-body"), Signup: v.GetString("signup"),
+				ShutdownTimeout: v.GetDuration("shutdown-timeout"),
+			}
+			return serve(cmd.Context(), cfg, slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil)), cmd)
+		},
+	}
+	f := cmd.Flags()
+	f.String("addr", "localhost:8080", "address to listen on")
+	f.String("db", defaultDB, "SQLite file path, or a postgres:// URL")
+	f.String("base-url", "", "public base URL used in every link (default http://<addr>)")
+	f.Int64("max-body", packfmt.DefaultMaxBytes, "largest pack document accepted, in bytes")
+	f.String("signup", "open", "dashboard sign-up: open or closed")
+	f.Duration("shutdown-timeout", 20*time.Second, "how long to wait for requests in flight at shutdown")
+	return cmd
+}
+
+func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Command) error {
+	if cfg.Signup != "open" && cfg.Signup != "closed" {
+		return usageError{fmt.Errorf("--signup must be open or closed, not %q", cfg.Signup)}
+	}
+	if cfg.MaxBody <= 0 {
+		return usageError{fmt.Errorf("--max-body must be a positive number of bytes")}
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	baseURL, err := resolveBaseURL(cfg.BaseURL, ln.Addr())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	store, err := sqlstore.Open(ctx, cfg.DB, sqlstore.Options{})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("opening database: %w", err)
+	}
+	defer store.Close()
+	svc := &registry.Service{Store: store, MaxDocumentBytes: cfg.MaxBody}
+	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log})
+
+	httpServer := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	go pruneNonces(ctx, svc, log)
+
+	log.Info("pactd listening", "addr", ln.Addr().String(), "base_url", baseURL, "version", version)
+	fmt.Fprintf(cmd.OutOrStdout(), "pactd %s listening on %s (%s)\n", version, ln.Addr(), baseURL)
+	errc := make(chan error, 1)
+	go func() { errc <- httpServer.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining requests in flight", "timeout", cfg.ShutdownTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// resolveBaseURL checks --base-url, or derives it from the listening address.
+func resolveBaseURL(raw string, addr net.Addr) (string, error) {
+	if raw == "" {
+		host, port, _ := net.SplitHostPort(addr.String())
+		if ip := net.ParseIP(host); host == "" || (ip != nil && (ip.IsUnspecified() || ip.IsLoopback())) {
+			host = "localhost"
+		}
+		return "http://" + net.JoinHostPort(host, port), nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", usageError{fmt.Errorf("--base-url must be an absolute http(s) URL such as https://pact.example.com, not %q", raw)}
+	}
+	return strings.TrimRight(raw, "/"), nil
+}
+
+func pruneNonces(ctx context.Context, svc *registry.Service, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := svc.PruneNonces(ctx); err != nil {
+				log.Warn("pruning nonces", "error", err.Error())
+			} else if n > 0 {
+				log.Debug("pruned nonces", "count", n)
+			}
+		}
+	}
+}

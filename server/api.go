@@ -1,0 +1,173 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/server/openapi"
+	"github.com/pact-registry/pact/server/registry"
+)
+
+func (s *Server) routeAPI(e *gin.Engine) {
+	e.NoRoute(func(c *gin.Context) {
+		s.fail(c, registry.Errorf(registry.NotFound, "no such route: %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	e.NoMethod(func(c *gin.Context) {
+		s.fail(c, registry.Errorf(registry.MethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
+	})
+
+	e.GET("/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
+	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"ok": true}) })
+	e.GET("/readyz", s.ready)
+
+	e.GET("/raw/:owner/:file", s.raw)
+	e.HEAD("/raw/:owner/:file", s.raw)
+
+	e.GET("/api/packages", s.listPackages)
+	e.GET("/api/packages/:owner/:pack", s.packageDetail)
+	e.POST("/api/publish-signed", s.publishSigned)
+
+	token := e.Group("/api", s.requireToken)
+	token.POST("/publish", s.publish)
+	token.GET("/me", s.me)
+	token.GET("/ssh-keys", s.listKeys)
+	token.POST("/ssh-keys", s.addKey)
+	token.DELETE("/ssh-keys/:id", s.deleteKey)
+}
+
+func (s *Server) ready(c *gin.Context) {
+	if err := s.svc.Store.Ping(c); err != nil {
+		s.fail(c, registry.Errorf(registry.Unavailable, "database is not answering"))
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"ok": true})
+}
+
+func (s *Server) listPackages(c *gin.Context) {
+	q := registry.ListQuery{
+		Cursor: c.Query("cursor"), Query: c.Query("q"), Owner: c.Query("owner"), Scheme: c.Query("scheme"),
+	}
+	if l, ok := c.GetQuery("limit"); ok {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > registry.MaxListLimit {
+			s.fail(c, registry.Errorf(registry.Invalid, "limit must be a whole number between 1 and %d", registry.MaxListLimit))
+			return
+		}
+		q.Limit = n
+	}
+	pkgs, next, err := s.svc.ListPackages(c, q)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]packageJSON, len(pkgs))
+	for i := range pkgs {
+		out[i] = s.presentPackage(&pkgs[i])
+	}
+	var nextCursor *string
+	if next != "" {
+		nextCursor = &next
+	}
+	c.JSON(http.StatusOK, gin.H{"ok": true, "packages": out, "next_cursor": nextCursor})
+}
+
+func (s *Server) packageDetail(c *gin.Context) {
+	p, versions, err := s.svc.PackageDetail(c, c.Param("owner"), c.Param("pack"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]versionJSON, len(versions))
+	for i := range versions {
+		out[i] = s.presentVersion(p, &versions[i])
+	}
+	c.JSON(http.StatusOK, gin.H{"ok": true, "package": s.presentPackage(p), "versions": out})
+}
+
+func (s *Server) publish(c *gin.Context) {
+	req, err := s.decodePublish(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	p, created, err := s.svc.Publish(c, account(c), req)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"ok": true, "package": s.presentPackage(p), "created": created})
+}
+
+func (s *Server) publishSigned(c *gin.Context) {
+	req, err := s.decodeSignedPublish(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	p, created, err := s.svc.PublishSigned(c, req)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"ok": true, "package": s.presentPackage(p), "auth": "ssh-signature", "created": created})
+}
+
+func (s *Server) me(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"ok": true, "user": presentUser(account(c))})
+}
+
+func (s *Server) listKeys(c *gin.Context) {
+	keys, err := s.svc.Store.ListSSHKeys(c, account(c).ID)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]keyJSON, len(keys))
+	for i := range keys {
+		out[i] = presentKey(&keys[i])
+	}
+	c.JSON(http.StatusOK, gin.H{"ok": true, "keys": out})
+}
+
+func (s *Server) addKey(c *gin.Context) {
+	var body struct {
+		PublicKey *string `json:"public_key"`
+		Name      *string `json:"name"`
+	}
+	if err := s.decodeJSONBody(c, &body); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if body.PublicKey == nil {
+		s.fail(c, registry.Errorf(registry.Invalid, "public_key is required"))
+		return
+	}
+	k, err := s.svc.AddSSHKey(c, account(c).ID, *body.PublicKey, deref(body.Name))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"ok": true, "key": presentKey(k)})
+}
+
+func (s *Server) deleteKey(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		s.fail(c, registry.Errorf(registry.NotFound, "no SSH key with id %q", c.Param("id")))
+		return
+	}
+	if err := s.svc.Store.DeleteSSHKey(c, account(c).ID, id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"ok": true})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,44 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+const accountKey = "pact.account"
+
+// requireToken is the one auth middleware of the token routes. It accepts
+// "Authorization: Bearer <token>" and "X-Pact-Token: <token>" alike.
+func (s *Server) requireToken(c *gin.Context) {
+	secret := tokenFromRequest(c)
+	if secret == "" {
+		s.fail(c, registry.Errorf(registry.Unauthorized,
+			"missing API token: send Authorization: Bearer <token> or X-Pact-Token: <token>"))
+		return
+	}
+	acct, _, err := s.svc.AuthenticateToken(c, secret)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Set(accountKey, acct)
+	c.Next()
+}
+
+func tokenFromRequest(c *gin.Context) string {
+	if h := c.GetHeader("Authorization"); h != "" {
+		scheme, value, ok := strings.Cut(strings.TrimSpace(h), " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(value)
+		}
+	}
+	return strings.TrimSpace(c.GetHeader("X-Pact-Token"))
+}
+
+// account is the account requireToken authenticated.
+func account(c *gin.Context) *registry.Account {
+	return c.MustGet(accountKey).(*registry.Account)
+}

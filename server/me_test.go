@@ -1,0 +1,73 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/server/servertest"
+)
+
+func TestMe(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		for _, header := range []string{"Authorization: Bearer " + alice.Token, "authorization: bearer " + alice.Token, "X-Pact-Token: " + alice.Token} {
+			resp := env.API.Get("/api/me", header)
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			user := resp.JSON(t)["user"].(map[string]any)
+			if user["username"] != "alice" || user["email"] != "alice@example.com" || jsonInt(user["id"]) == "0" || user["created_at"] == "" {
+				t.Errorf("%s: user = %v", header, user)
+			}
+		}
+		for name, header := range map[string]string{
+			"no header":        "",
+			"unknown token":    "Authorization: Bearer pact_0000000000000000000000000000000000000000000",
+			"basic auth":       "Authorization: Basic YWxpY2U6cHc=",
+			"token in X empty": "X-Pact-Token: ",
+		} {
+			var resp = env.API.Get("/api/me")
+			if header != "" {
+				resp = env.API.Get("/api/me", header)
+			}
+			wantError(t, resp.Status, resp.JSON(t), http.StatusUnauthorized, "token")
+			if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="pact"` {
+				t.Errorf("%s: WWW-Authenticate = %q", name, got)
+			}
+		}
+	})
+}
+
+func TestRevokedAndExpiredTokens(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		ctx := context.Background()
+		alice := env.CreateUser(t, "alice")
+		expiry := env.Clock.Now().Add(time.Hour)
+		short, tok, err := env.Service.CreateToken(ctx, alice.Account.ID, "short", &expiry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp := env.API.Get("/api/me", "X-Pact-Token: "+short); resp.Status != http.StatusOK {
+			t.Fatalf("fresh token: status %d", resp.Status)
+		}
+		env.Clock.Advance(time.Hour + time.Second)
+		if resp := env.API.Get("/api/me", "X-Pact-Token: "+short); resp.Status != http.StatusUnauthorized {
+			t.Errorf("expired token: status %d, want 401", resp.Status)
+		}
+		if err := env.Store.RevokeToken(ctx, alice.Account.ID, tok.ID+1000, env.Clock.Now()); err == nil {
+			t.Errorf("revoking a token that does not exist succeeded")
+		}
+		tokens, err := env.Store.ListTokens(ctx, alice.Account.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range tokens {
+			if err := env.Store.RevokeToken(ctx, alice.Account.ID, tk.ID, env.Clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if resp := env.API.Get("/api/me", alice.Bearer()); resp.Status != http.StatusUnauthorized {
+			t.Errorf("revoked token: status %d, want 401", resp.Status)
+		}
+	})
+}

@@ -1,0 +1,121 @@
+package server
+
+import (
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// The JSON shapes of the interface. Field names are the wire format: they
+// change only together with openapi.json.
+
+type packageJSON struct {
+	ID             int64  `json:"id"`
+	OwnerSlug      string `json:"owner_slug"`
+	PackSlug       string `json:"pack_slug"`
+	Name           string `json:"name"`
+	Description    string `json:"description"`
+	Scheme         string `json:"scheme"`
+	Version        string `json:"version"`
+	SHA256         string `json:"sha256"`
+	URL            string `json:"url"`
+	RawURL         string `json:"raw_url"`
+	InstallCommand string `json:"install_command"`
+	VersionsURL    string `json:"versions_url"`
+	CreatedAt      string `json:"created_at"`
+	UpdatedAt      string `json:"updated_at"`
+}
+
+type signatureJSON struct {
+	Fingerprint string `json:"fingerprint"`
+	Timestamp   int64  `json:"timestamp"`
+	Nonce       string `json:"nonce"`
+	Signature   string `json:"signature"`
+}
+
+type versionJSON struct {
+	Version     string         `json:"version"`
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Scheme      string         `json:"scheme"`
+	SHA256      string         `json:"sha256"`
+	Size        int64          `json:"size"`
+	CreatedAt   string         `json:"created_at"`
+	RawURL      string         `json:"raw_url"`
+	Signature   *signatureJSON `json:"signature"`
+}
+
+type keyJSON struct {
+	ID          int64   `json:"id"`
+	Name        string  `json:"name"`
+	Type        string  `json:"type"`
+	Fingerprint string  `json:"fingerprint"`
+	PublicKey   string  `json:"public_key"`
+	CreatedAt   string  `json:"created_at"`
+	LastUsedAt  *string `json:"last_used_at"`
+}
+
+type userJSON struct {
+	ID        int64  `json:"id"`
+	Email     string `json:"email"`
+	Username  string `json:"username"`
+	CreatedAt string `json:"created_at"`
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func optionalTimestamp(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := timestamp(*t)
+	return &s
+}
+
+// Links of a package, all built from the configured base URL.
+func (s *Server) packageURL(owner, pack string) string {
+	return s.cfg.BaseURL + "/" + owner + "/" + pack
+}
+func (s *Server) rawURL(owner, pack string) string {
+	return s.cfg.BaseURL + "/raw/" + owner + "/" + pack + ".pact.md"
+}
+func (s *Server) versionRawURL(owner, pack, version string) string {
+	return s.cfg.BaseURL + "/raw/" + owner + "/" + pack + "@" + version + ".pact.md"
+}
+func installCommand(rawURL, pack string) string {
+	return "curl -fsSL " + rawURL + " -o " + pack + ".pact.md"
+}
+
+func (s *Server) presentPackage(p *registry.Package) packageJSON {
+	raw := s.rawURL(p.OwnerSlug, p.PackSlug)
+	return packageJSON{
+		ID: p.ID, OwnerSlug: p.OwnerSlug, PackSlug: p.PackSlug, Name: p.Name, Description: p.Description,
+		Scheme: p.Scheme, Version: p.Version, SHA256: p.SHA256,
+		URL:            s.packageURL(p.OwnerSlug, p.PackSlug),
+		RawURL:         raw,
+		InstallCommand: installCommand(raw, p.PackSlug),
+		VersionsURL:    s.cfg.BaseURL + "/api/packages/" + p.OwnerSlug + "/" + p.PackSlug,
+		CreatedAt:      timestamp(p.CreatedAt),
+		UpdatedAt:      timestamp(p.UpdatedAt),
+	}
+}
+
+func (s *Server) presentVersion(p *registry.Package, v *registry.Version) versionJSON {
+	out := versionJSON{
+		Version: v.Version, Name: v.Name, Description: v.Description, Scheme: v.Scheme, SHA256: v.SHA256,
+		Size: v.Size, CreatedAt: timestamp(v.CreatedAt), RawURL: s.versionRawURL(p.OwnerSlug, p.PackSlug, v.Version),
+	}
+	if pv := v.Provenance; pv != nil {
+		out.Signature = &signatureJSON{Fingerprint: pv.Fingerprint, Timestamp: pv.Timestamp, Nonce: pv.Nonce, Signature: pv.Signature}
+	}
+	return out
+}
+
+func presentKey(k *registry.SSHKey) keyJSON {
+	return keyJSON{ID: k.ID, Name: k.Name, Type: k.Type, Fingerprint: k.Fingerprint, PublicKey: k.PublicKey,
+		CreatedAt: timestamp(k.CreatedAt), LastUsedAt: optionalTimestamp(k.LastUsedAt)}
+}
+
+func presentUser(a *registry.Account) userJSON {
+	return userJSON{ID: a.ID, Email: a.Email, Username: a.Username, CreatedAt: timestamp(a.CreatedAt)}
+}

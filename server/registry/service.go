@@ -1,0 +1,178 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/pact-registry/pact/pkg/packfmt"
+)
+
+// Service holds the rules of pact. The server calls it; it calls the Store.
+type Service struct {
+	Store Store
+	// Now is the clock; tests replace it. nil means time.Now.
+	Now func() time.Time
+	// MaxDocumentBytes limits a pack document; 0 means packfmt.DefaultMaxBytes.
+	MaxDocumentBytes int64
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// MaxBytes is the document size limit in force.
+func (s *Service) MaxBytes() int64 {
+	if s.MaxDocumentBytes > 0 {
+		return s.MaxDocumentBytes
+	}
+	return packfmt.DefaultMaxBytes
+}
+
+// PublishRequest is a document to publish and the optional overrides that
+// came with it.
+type PublishRequest struct {
+	Content     []byte
+	Name        string
+	Description string
+	FileName    string // of a multipart upload; the last-resort name
+}
+
+// Publish parses a document and stores it as a version of one of owner's
+// packages. created is false when an identical version existed already.
+func (s *Service) Publish(ctx context.Context, owner *Account, req PublishRequest) (*Package, bool, error) {
+	in, err := s.preparePublish(owner, req)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.Store.Publish(ctx, in)
+}
+
+func (s *Service) preparePublish(owner *Account, req PublishRequest) (PublishInput, error) {
+	if len(req.Content) == 0 {
+		return PublishInput{}, Errorf(Invalid, "content is required: send the pack document as `content` or as the multipart field `file`")
+	}
+	pack, err := packfmt.Parse(req.Content, packfmt.Options{
+		Name: req.Name, Description: req.Description, FileName: req.FileName, MaxBytes: s.MaxBytes(),
+	})
+	if errors.Is(err, packfmt.ErrTooLarge) {
+		return PublishInput{}, Errorf(TooLarge, "document is larger than the limit of %d bytes", s.MaxBytes())
+	}
+	if err != nil {
+		return PublishInput{}, Errorf(Invalid, "%s", err.Error())
+	}
+	sum := sha256.Sum256(req.Content)
+	return PublishInput{
+		OwnerID:     owner.ID,
+		OwnerSlug:   owner.Username,
+		PackSlug:    pack.Slug,
+		Name:        pack.Name,
+		Description: pack.Description,
+		Scheme:      pack.Scheme,
+		Version:     pack.Version,
+		Content:     req.Content,
+		SHA256:      hex.EncodeToString(sum[:]),
+		Now:         s.now(),
+	}, nil
+}
+
+// ListQuery is a request for one page of the package list.
+type ListQuery struct {
+	Limit  int    // 0 means DefaultListLimit
+	Cursor string // next_cursor of the previous page
+	Query  string
+	Owner  string
+	Scheme string
+}
+
+const (
+	DefaultListLimit = 20
+	MaxListLimit     = 100
+)
+
+// ListPackages returns one page, latest publish first, and the cursor of the
+// next page ("" on the last page).
+func (s *Service) ListPackages(ctx context.Context, q ListQuery) ([]Package, string, error) {
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultListLimit
+	}
+	if limit < 1 || limit > MaxListLimit {
+		return nil, "", Errorf(Invalid, "limit must be between 1 and %d", MaxListLimit)
+	}
+	before, err := decodeCursor(q.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(q.Query) > 200 {
+		return nil, "", Errorf(Invalid, "q must be at most 200 characters")
+	}
+	pkgs, err := s.Store.ListPackages(ctx, PackageFilter{
+		Limit: limit + 1, Before: before, Query: q.Query, Owner: q.Owner, Scheme: q.Scheme,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(pkgs) > limit {
+		pkgs = pkgs[:limit]
+		next = encodeCursor(pkgs[limit-1].LatestVersionID)
+	}
+	return pkgs, next, nil
+}
+
+// The cursor is opaque to clients; it wraps the keyset position so that a
+// deep page costs what the first one does.
+func encodeCursor(before int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("v1:" + strconv.FormatInt(before, 10)))
+}
+
+func decodeCursor(cursor string) (int64, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	bad := Errorf(Invalid, "cursor is not valid: pass next_cursor of the previous page unchanged")
+	if err != nil || len(raw) < 4 || string(raw[:3]) != "v1:" {
+		return 0, bad
+	}
+	n, err := strconv.ParseInt(string(raw[3:]), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, bad
+	}
+	return n, nil
+}
+
+// PackageDetail returns a package and its versions, newest first.
+func (s *Service) PackageDetail(ctx context.Context, owner, pack string) (*Package, []Version, error) {
+	p, err := s.Store.PackageBySlug(ctx, owner, pack)
+	if err != nil {
+		return nil, nil, err
+	}
+	versions, err := s.Store.ListVersions(ctx, p.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, versions, nil
+}
+
+// Document returns the raw document of a version ("" for the latest).
+func (s *Service) Document(ctx context.Context, owner, pack, version string) (*Version, error) {
+	return s.Store.VersionDocument(ctx, owner, pack, version)
+}
+
+// NonceWindow is how long spent nonces are remembered: twice the accepted
+// clock skew, so a nonce cannot be replayed while its timestamp is valid.
+const NonceWindow = 2 * 300 * time.Second
+
+// PruneNonces forgets nonces whose timestamps can no longer be accepted.
+func (s *Service) PruneNonces(ctx context.Context) (int64, error) {
+	return s.Store.PruneNonces(ctx, s.now().Add(-NonceWindow))
+}

@@ -1,0 +1,125 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/pact-registry/pact/pkg/sshsign"
+)
+
+// AddSSHKey registers a public key (one authorized_keys line) for signed
+// publishing. The name defaults to the key's comment.
+func (s *Service) AddSSHKey(ctx context.Context, accountID int64, publicKey, name string) (*SSHKey, error) {
+	if strings.TrimSpace(publicKey) == "" {
+		return nil, Errorf(Invalid, "public_key is required: one line of the form \"ssh-ed25519 AAAA... comment\"")
+	}
+	pub, comment, err := sshsign.ParseAuthorizedKey(publicKey)
+	if err != nil {
+		return nil, Errorf(Invalid, "public_key: %s", err.Error())
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = comment
+	}
+	if len(name) > 100 || strings.ContainsAny(name, "\r\n") {
+		return nil, Errorf(Invalid, "name must be one line of at most 100 characters")
+	}
+	k := &SSHKey{
+		AccountID:   accountID,
+		Name:        name,
+		Type:        pub.Type(),
+		Fingerprint: sshsign.Fingerprint(pub),
+		PublicKey:   sshsign.MarshalPublicKey(pub),
+		CreatedAt:   s.now(),
+	}
+	if err := s.Store.CreateSSHKey(ctx, k); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// SignedPublishRequest is a publish authenticated by an SSH signature over
+// the six-line message of sshsign.Message.
+type SignedPublishRequest struct {
+	PublishRequest
+	Timestamp   int64
+	Nonce       string
+	Fingerprint string
+	Signature   string
+}
+
+// PublishSigned checks a signed publish in the order the interface lists
+// the checks, each with its own message, then publishes in the transaction
+// that spends the nonce, so a replayed request cannot publish twice.
+func (s *Service) PublishSigned(ctx context.Context, req SignedPublishRequest) (*Package, bool, error) {
+	if len(req.Content) == 0 {
+		return nil, false, Errorf(Invalid, "content is required")
+	}
+	if !sshsign.ValidNonce(req.Nonce) {
+		return nil, false, Errorf(Invalid, "nonce must be 16-128 characters of A-Z, a-z, 0-9, '.', '_', '-'")
+	}
+	if !strings.HasPrefix(req.Fingerprint, "SHA256:") {
+		return nil, false, Errorf(Invalid, "fingerprint must look like SHA256:... as printed by ssh-keygen -lf")
+	}
+	if strings.TrimSpace(req.Signature) == "" {
+		return nil, false, Errorf(Invalid, "signature is required: the armored output of ssh-keygen -Y sign -n pact")
+	}
+	message, err := sshsign.Message(req.Timestamp, req.Nonce, req.Content, req.Name, req.Description)
+	if err != nil {
+		return nil, false, Errorf(Invalid, "%s", err.Error())
+	}
+	now := s.now()
+	skew := now.Sub(time.Unix(req.Timestamp, 0))
+	if skew > sshsign.MaxSkew || skew < -sshsign.MaxSkew {
+		return nil, false, Errorf(Invalid, "timestamp %d is outside the accepted window of ±%d seconds of the server's clock (now %d)",
+			req.Timestamp, int(sshsign.MaxSkew/time.Second), now.Unix())
+	}
+	key, err := s.Store.SSHKeyByFingerprint(ctx, req.Fingerprint)
+	if IsCode(err, NotFound) {
+		return nil, false, Errorf(Invalid, "no SSH key with fingerprint %s is registered", req.Fingerprint)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	registered, _, err := sshsign.ParseAuthorizedKey(key.PublicKey)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := sshsign.Verify(req.Signature, message, registered); err != nil {
+		return nil, false, signatureError(err)
+	}
+	owner, err := s.Store.AccountByID(ctx, key.AccountID)
+	if err != nil {
+		return nil, false, err
+	}
+	in, err := s.preparePublish(owner, req.PublishRequest)
+	if err != nil {
+		return nil, false, err
+	}
+	in.Provenance = &Provenance{
+		KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: req.Timestamp, Nonce: req.Nonce, Signature: req.Signature,
+	}
+	pkg, created, err := s.Store.Publish(ctx, in)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := s.Store.TouchSSHKey(ctx, key.ID, now); err != nil {
+		return nil, false, err
+	}
+	return pkg, created, nil
+}
+
+func signatureError(err error) error {
+	switch {
+	case errors.Is(err, sshsign.ErrSignatureMalformed):
+		return Errorf(Invalid, "signature is not an armored SSH signature (-----BEGIN SSH SIGNATURE-----)")
+	case errors.Is(err, sshsign.ErrSignatureKeyMismatch):
+		return Errorf(Invalid, "signature was made by another key than the one named by fingerprint")
+	case errors.Is(err, sshsign.ErrSignatureNamespace):
+		return Errorf(Invalid, "signature namespace must be %q (ssh-keygen -Y sign -n %s)", sshsign.Namespace, sshsign.Namespace)
+	default:
+		return Errorf(Invalid, "signature does not verify over the six-line pact-publish-v1 message")
+	}
+}
