@@ -127,9 +127,13 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	return nil
 }
 
-// writeFileAtomic writes content to path so readers never see half a file.
+// writeFileAtomic writes content to path, making its directory, so readers
+// never see half a file.
 func writeFileAtomic(path string, content []byte) error {
 	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
