@@ -97,13 +97,13 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed,
   $ pact publish hello.pact.md
   $ pact list --owner alice
   $ pact get alice/hello`,
-		Version:       f.Build.Version,
+		Version: f.Build.Version,
 		// cobra's default for its own unknown-command message; set here
 		// because noSubcommandArgs asks for suggestions itself.
 		SuggestionsMinimumDistance: 2,
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		Args:          noSubcommandArgs,
+		SilenceErrors:              true,
+		SilenceUsage:               true,
+		Args:                       noSubcommandArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
