@@ -39,7 +39,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(stderr, "pactd:", userMessage(err))
 		var usage usageError
-		if errors.As(err, &usage) {
+		var failed runError
+		if errors.As(err, &usage) || !errors.As(err, &failed) {
 			return 2
 		}
 		return 1
@@ -47,7 +48,28 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 0
 }
 
+// usageError is a mistake in how pactd was called (exit code 2).
 type usageError struct{ error }
+
+// runError marks errors returned by a command's RunE; every other error
+// comes from cobra's own checks of flags and arguments, so it is a usage error.
+type runError struct{ error }
+
+func (e runError) Unwrap() error { return e.error }
+
+func markRunErrors(cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			if err := run(c, args); err != nil {
+				return runError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		markRunErrors(sub)
+	}
+}
 
 func userMessage(err error) string {
 	if code := registry.ErrorCode(err); code != registry.Internal {
@@ -77,6 +99,7 @@ underscores, e.g. PACTD_BASE_URL) or in a config file given with --config.`,
 	})
 	root.PersistentFlags().String("config", "", "config file (YAML, TOML or JSON) with the same keys as the flags")
 	root.AddCommand(newServeCmd(), newUserCmd(), newTokenCmd(), newMigrateCmd(), newVersionCmd())
+	markRunErrors(root)
 	return root
 }
 
