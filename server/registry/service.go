@@ -8,8 +8,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pact-registry/pact/pkg/packfmt"
 )
