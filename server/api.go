@@ -70,7 +70,7 @@ func (s *Server) listPackages(c *gin.Context) {
 	if next != "" {
 		nextCursor = &next
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true, "packages": out, "next_cursor": nextCursor})
+	c.JSON(http.StatusOK, packageListJSON{OK: true, Packages: out, NextCursor: nextCursor})
 }
 
 func (s *Server) packageDetail(c *gin.Context) {
@@ -83,7 +83,7 @@ func (s *Server) packageDetail(c *gin.Context) {
 	for i := range versions {
 		out[i] = s.presentVersion(p, &versions[i])
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true, "package": s.presentPackage(p), "versions": out})
+	c.JSON(http.StatusOK, packageDetailJSON{OK: true, Package: s.presentPackage(p), Versions: out})
 }
 
 func (s *Server) publish(c *gin.Context) {
@@ -97,7 +97,7 @@ func (s *Server) publish(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true, "package": s.presentPackage(p), "created": created})
+	c.JSON(http.StatusOK, publishedJSON{OK: true, Package: s.presentPackage(p), Created: created})
 }
 
 func (s *Server) publishSigned(c *gin.Context) {
@@ -111,11 +111,11 @@ func (s *Server) publishSigned(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true, "package": s.presentPackage(p), "auth": "ssh-signature", "created": created})
+	c.JSON(http.StatusOK, publishedJSON{OK: true, Package: s.presentPackage(p), Auth: "ssh-signature", Created: created})
 }
 
 func (s *Server) me(c *gin.Context) {
-	c.JSON(http.StatusOK, gin.H{"ok": true, "user": presentUser(account(c))})
+	c.JSON(http.StatusOK, meJSON{OK: true, User: presentUser(account(c))})
 }
 
 func (s *Server) listKeys(c *gin.Context) {
@@ -128,7 +128,7 @@ func (s *Server) listKeys(c *gin.Context) {
 	for i := range keys {
 		out[i] = presentKey(&keys[i])
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true, "keys": out})
+	c.JSON(http.StatusOK, keyListJSON{OK: true, Keys: out})
 }
 
 func (s *Server) addKey(c *gin.Context) {
@@ -149,7 +149,7 @@ func (s *Server) addKey(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true, "key": presentKey(k)})
+	c.JSON(http.StatusOK, keyAddedJSON{OK: true, Key: presentKey(k)})
 }
 
 func (s *Server) deleteKey(c *gin.Context) {

@@ -26,6 +26,41 @@ type packageJSON struct {
 	UpdatedAt      string `json:"updated_at"`
 }
 
+// Response envelopes: "ok" first, so a person reading curl output sees it.
+type packageListJSON struct {
+	OK         bool          `json:"ok"`
+	Packages   []packageJSON `json:"packages"`
+	NextCursor *string       `json:"next_cursor"`
+}
+
+type packageDetailJSON struct {
+	OK       bool          `json:"ok"`
+	Package  packageJSON   `json:"package"`
+	Versions []versionJSON `json:"versions"`
+}
+
+type publishedJSON struct {
+	OK      bool        `json:"ok"`
+	Package packageJSON `json:"package"`
+	Auth    string      `json:"auth,omitempty"` // "ssh-signature" on /api/publish-signed
+	Created bool        `json:"created"`
+}
+
+type meJSON struct {
+	OK   bool     `json:"ok"`
+	User userJSON `json:"user"`
+}
+
+type keyListJSON struct {
+	OK   bool      `json:"ok"`
+	Keys []keyJSON `json:"keys"`
+}
+
+type keyAddedJSON struct {
+	OK  bool    `json:"ok"`
+	Key keyJSON `json:"key"`
+}
+
 type signatureJSON struct {
 	Fingerprint string `json:"fingerprint"`
 	Timestamp   int64  `json:"timestamp"`
