@@ -19,8 +19,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/mattn/go-sqlite3"
-
-	"github.com/pact-registry/pact/server/registry"
 )
 
 // dialect is everything that differs between the engines.
@@ -122,9 +120,13 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The reader states the journal mode too, or a _journal_mode in the
+	// caller's URI would try to switch the database out of WAL.
 	readDSN, err := sqliteDSN(dsn, map[string]string{
+		"_journal_mode": "WAL",
 		"_foreign_keys": "1",
 		"_busy_timeout": "5000",
+		"_txlock":       "deferred",
 		"_query_only":   "1",
 	})
 	if err != nil {
@@ -273,12 +275,4 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	db.SetConnMaxLifetime(30 * time.Minute)
 	return &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, timeout: opts.StatementTimeout}, nil
-}
-
-// errNoRows reports whether err means a query found nothing.
-func errNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
-
-// invalid builds an Invalid error; used for caller mistakes.
-func invalid(format string, args ...any) error {
-	return registry.Errorf(registry.Invalid, format, args...)
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -52,4 +53,12 @@ func notFound(format string, args ...any) error {
 
 func conflict(format string, args ...any) error {
 	return registry.Errorf(registry.Conflict, format, args...)
+}
+
+// errNoRows reports whether err means a query found nothing.
+func errNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// invalid builds an Invalid error; used for caller mistakes.
+func invalid(format string, args ...any) error {
+	return registry.Errorf(registry.Invalid, format, args...)
 }

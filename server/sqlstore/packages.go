@@ -185,6 +185,9 @@ func provenanceArgs(p *registry.Provenance) []any {
 	return []any{p.KeyID, p.Fingerprint, p.Timestamp, p.Nonce, p.Signature}
 }
 
+// maxQueryWords bounds the LIKE conditions one search adds to the query.
+const maxQueryWords = 16
+
 // ListPackages returns one page, newest publish first. f.Limit rows at most
 // are returned; a caller that wants to know whether a next page exists asks
 // for one more than it shows.
@@ -206,8 +209,12 @@ func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]r
 		where = append(where, `p.scheme = ?`)
 		args = append(args, f.Scheme)
 	}
+	words := strings.Fields(f.Query)
+	if len(words) > maxQueryWords {
+		return nil, invalid("a search may have at most %d words", maxQueryWords)
+	}
 	fold := s.dialect.fold()
-	for _, word := range strings.Fields(f.Query) {
+	for _, word := range words {
 		pattern := "%" + escapeLike(word) + "%"
 		where = append(where, `(`+fold+`(p.name) LIKE `+fold+`(?) ESCAPE '\' OR `+fold+`(p.description) LIKE `+fold+`(?) ESCAPE '\')`)
 		args = append(args, pattern, pattern)

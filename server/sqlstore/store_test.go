@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -238,4 +239,47 @@ func migrationFiles(t *testing.T, dialect string) int {
 		t.Fatalf("MigrationFiles(%s) = %d, %v", dialect, n, err)
 	}
 	return n
+}
+
+func TestListPackagesRefusesBadFilters(t *testing.T) {
+	cases := []struct {
+		name   string
+		filter registry.PackageFilter
+	}{
+		{"zero limit", registry.PackageFilter{}},
+		{"negative limit", registry.PackageFilter{Limit: -1}},
+		{"too many words", registry.PackageFilter{Limit: 10, Query: strings.Repeat("word ", 17)}},
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			for _, c := range cases {
+				_, err := s.ListPackages(context.Background(), c.filter)
+				if code := registry.ErrorCode(err); code != registry.Invalid {
+					t.Errorf("%s: code %q (error %v), want %q", c.name, code, err, registry.Invalid)
+				}
+			}
+			if _, err := s.ListPackages(context.Background(), registry.PackageFilter{Limit: 10, Query: strings.Repeat("word ", 16)}); err != nil {
+				t.Errorf("16 words: %v", err)
+			}
+		})
+	}
+}
+
+// A file: URI with parameters of its own works, and the store's settings
+// still apply.
+func TestSQLiteFileURI(t *testing.T) {
+	path := storetest.SQLiteDSN(t)
+	s := open(t, "file:"+path+"?cache=private&_journal_mode=DELETE", sqlstore.Options{})
+	alice := &registry.Account{Username: "alice", Email: "alice@example.com", CreatedAt: time.Now()}
+	if err := s.CreateAccount(context.Background(), alice); err != nil {
+		t.Fatalf("CreateAccount: %v", err)
+	}
+	if _, err := s.AccountByUsername(context.Background(), "alice"); err != nil {
+		t.Fatalf("the read pool does not see the writer's database: %v", err)
+	}
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		t.Errorf("the database is not in WAL mode: %v", err)
+	}
 }
