@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -21,15 +22,17 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	e.GET("/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
 	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"ok": true}) })
 	e.GET("/readyz", s.ready)
+	e.GET("/metrics", s.serveMetrics)
 
 	e.GET("/raw/:owner/:file", s.raw)
 	e.HEAD("/raw/:owner/:file", s.raw)
 
-	e.GET("/api/packages", s.listPackages)
-	e.GET("/api/packages/:owner/:pack", s.packageDetail)
-	e.POST("/api/publish-signed", s.publishSigned)
+	api := e.Group("/api", s.limitByIP)
+	api.GET("/packages", s.listPackages)
+	api.GET("/packages/:owner/:pack", s.packageDetail)
+	api.POST("/publish-signed", s.publishSigned)
 
-	token := e.Group("/api", s.requireToken)
+	token := api.Group("", s.requireToken)
 	token.POST("/publish", s.publish)
 	token.GET("/me", s.me)
 	token.GET("/ssh-keys", s.listKeys)
@@ -92,7 +95,14 @@ func (s *Server) publish(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	release, err := s.publishing.acquire(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	defer release()
 	p, created, err := s.svc.Publish(c, account(c), req)
+	s.recordPublish("token", created, err)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -103,15 +113,36 @@ func (s *Server) publish(c *gin.Context) {
 func (s *Server) publishSigned(c *gin.Context) {
 	req, err := s.decodeSignedPublish(c)
 	if err != nil {
+		s.recordPublish("ssh-signature", false, err)
 		s.fail(c, err)
 		return
 	}
-	p, created, err := s.svc.PublishSigned(c, req)
+	p, created, err := s.verifyAndPublish(c, req)
+	s.recordPublish("ssh-signature", created, err)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, publishedJSON{OK: true, Package: s.presentPackage(p), Auth: "ssh-signature", Created: created})
+}
+
+// verifyAndPublish checks the signature, then the key's rate limit (only
+// now, so nobody can exhaust another person's key with forged requests),
+// then publishes and spends the nonce.
+func (s *Server) verifyAndPublish(c *gin.Context, req registry.SignedPublishRequest) (*registry.Package, bool, error) {
+	release, err := s.publishing.acquire(c)
+	if err != nil {
+		return nil, false, err
+	}
+	defer release()
+	verified, err := s.svc.VerifySigned(c, req)
+	if err != nil {
+		return nil, false, err
+	}
+	if ok, after := s.limitKey.allow(verified.Key.Fingerprint, time.Now()); !ok {
+		return nil, false, tooManyRequests("for this SSH key", after)
+	}
+	return s.svc.PublishVerified(c, verified)
 }
 
 func (s *Server) me(c *gin.Context) {

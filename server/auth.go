@@ -1,7 +1,9 @@
 package server
 
 import (
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -19,9 +21,13 @@ func (s *Server) requireToken(c *gin.Context) {
 			"missing API token: send Authorization: Bearer <token> or X-Pact-Token: <token>"))
 		return
 	}
-	acct, _, err := s.svc.AuthenticateToken(c, secret)
+	acct, token, err := s.svc.AuthenticateToken(c, secret)
 	if err != nil {
 		s.fail(c, err)
+		return
+	}
+	if ok, after := s.limitToken.allow(strconv.FormatInt(token.ID, 10), time.Now()); !ok {
+		s.fail(c, tooManyRequests("with this token", after))
 		return
 	}
 	c.Set(accountKey, acct)

@@ -42,9 +42,10 @@ func HTTPStatus(err error) int {
 func (s *Server) fail(c *gin.Context, err error) {
 	status := HTTPStatus(err)
 	if status >= 500 {
-		s.log.Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path,
+		s.logger(c).Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path,
 			"status", status, "error", err.Error())
 	}
+	setRetryAfter(c, err)
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="pact"`)
 	}

@@ -20,7 +20,18 @@ type Config struct {
 	BaseURL string
 	// Signup is "open" (anyone can make an account in the dashboard) or "closed".
 	Signup string
-	Logger *slog.Logger
+	// LoginAttempts failed log-ins from one IP address for one username
+	// within LoginWindow lock that pair out until the window ends.
+	// 0 means 5 attempts in 15 minutes.
+	LoginAttempts int
+	LoginWindow   time.Duration
+	Logger        *slog.Logger
+	// Limits guard the API; the zero value turns every limit off.
+	Limits Limits
+	// TrustedProxies are the addresses (or CIDRs) of reverse proxies whose
+	// X-Forwarded-For is believed; none by default, so clients cannot
+	// choose the address their rate limit is counted under.
+	TrustedProxies []string
 }
 
 // Server serves the whole of pact over HTTP.
@@ -28,9 +39,13 @@ type Server struct {
 	svc     *registry.Service
 	cfg     Config
 	log     *slog.Logger
-	api     *gin.Engine // /api/..., /raw/..., /openapi.json, /healthz, /readyz
+	metrics *metrics
+	api     *gin.Engine // /api/..., /raw/..., /openapi.json, /healthz, /readyz, /metrics
 	web     *gin.Engine // every other path: HTML pages and /{owner}.keys
 	handler http.Handler
+
+	limitIP, limitToken, limitKey *keyedLimiter
+	publishing                    *publishSlots
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -45,7 +60,12 @@ func New(svc *registry.Service, cfg Config) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{svc: svc, cfg: cfg, log: log}
+	s := &Server{svc: svc, cfg: cfg, log: log, metrics: newMetrics(),
+		limitIP:    newKeyedLimiter(cfg.Limits.PerIP),
+		limitToken: newKeyedLimiter(cfg.Limits.PerToken),
+		limitKey:   newKeyedLimiter(cfg.Limits.PerKey),
+		publishing: newPublishSlots(cfg.Limits.MaxConcurrentPublishes, cfg.Limits.PublishQueueWait),
+	}
 	s.api = s.newEngine()
 	s.routeAPI(s.api)
 	s.web = s.newEngine()
@@ -60,7 +80,7 @@ func New(svc *registry.Service, cfg Config) *Server {
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	if strings.HasPrefix(p, "/api/") || p == "/api" || strings.HasPrefix(p, "/raw/") ||
-		p == "/openapi.json" || p == "/healthz" || p == "/readyz" {
+		p == "/openapi.json" || p == "/healthz" || p == "/readyz" || p == "/metrics" {
 		s.api.ServeHTTP(w, r)
 		return
 	}
@@ -76,7 +96,11 @@ func (s *Server) newEngine() *gin.Engine {
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.ContextWithFallback = true
-	e.Use(s.recoverPanics, s.logRequests)
+	if err := e.SetTrustedProxies(s.cfg.TrustedProxies); err != nil {
+		s.log.Error("ignoring invalid trusted proxies", "error", err.Error())
+		_ = e.SetTrustedProxies(nil)
+	}
+	e.Use(s.observe, s.recoverPanics)
 	return e
 }
 
@@ -86,16 +110,9 @@ func (s *Server) recoverPanics(c *gin.Context) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.log.Error("panic serving request", "method", c.Request.Method, "path", c.Request.URL.Path, "panic", v)
+			s.logger(c).Error("panic serving request", "method", c.Request.Method, "path", c.Request.URL.Path, "panic", v)
 			s.fail(c, registry.Errorf(registry.Internal, "internal error"))
 		}
 	}()
 	c.Next()
-}
-
-func (s *Server) logRequests(c *gin.Context) {
-	start := time.Now()
-	c.Next()
-	s.log.Info("request", "method", c.Request.Method, "path", c.Request.URL.Path,
-		"status", c.Writer.Status(), "duration_ms", float64(time.Since(start).Microseconds())/1000)
 }

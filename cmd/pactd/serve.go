@@ -29,6 +29,8 @@ type serveConfig struct {
 	MaxBody         int64
 	Signup          string
 	ShutdownTimeout time.Duration
+	Limits          server.Limits
+	TrustedProxies  []string
 }
 
 func newServeCmd() *cobra.Command {
@@ -52,6 +54,14 @@ flight (up to --shutdown-timeout) and stop.`,
 				Addr: v.GetString("addr"), DB: v.GetString("db"), BaseURL: v.GetString("base-url"),
 				MaxBody: v.GetInt64("max-body"), Signup: v.GetString("signup"),
 				ShutdownTimeout: v.GetDuration("shutdown-timeout"),
+				Limits: server.Limits{
+					PerIP:                  server.Limit{Rate: v.GetFloat64("rate-ip"), Burst: v.GetInt("rate-ip-burst")},
+					PerToken:               server.Limit{Rate: v.GetFloat64("rate-token"), Burst: v.GetInt("rate-token-burst")},
+					PerKey:                 server.Limit{Rate: v.GetFloat64("rate-key"), Burst: v.GetInt("rate-key-burst")},
+					MaxConcurrentPublishes: v.GetInt("max-concurrent-publishes"),
+					PublishQueueWait:       v.GetDuration("publish-queue-wait"),
+				},
+				TrustedProxies: v.GetStringSlice("trusted-proxies"),
 			}
 			return serve(cmd.Context(), cfg, slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil)), cmd)
 		},
@@ -63,6 +73,16 @@ flight (up to --shutdown-timeout) and stop.`,
 	f.Int64("max-body", packfmt.DefaultMaxBytes, "largest pack document accepted, in bytes")
 	f.String("signup", "open", "dashboard sign-up: open or closed")
 	f.Duration("shutdown-timeout", 20*time.Second, "how long to wait for requests in flight at shutdown")
+	d := server.DefaultLimits
+	f.Float64("rate-ip", d.PerIP.Rate, "API requests per second per client address (0 turns the limit off)")
+	f.Int("rate-ip-burst", d.PerIP.Burst, "burst of API requests per client address")
+	f.Float64("rate-token", d.PerToken.Rate, "requests per second per API token (0 turns the limit off)")
+	f.Int("rate-token-burst", d.PerToken.Burst, "burst of requests per API token")
+	f.Float64("rate-key", d.PerKey.Rate, "signed publishes per second per SSH key (0 turns the limit off)")
+	f.Int("rate-key-burst", d.PerKey.Burst, "burst of signed publishes per SSH key")
+	f.Int("max-concurrent-publishes", d.MaxConcurrentPublishes, "publishes processed at once; more wait, then get 503")
+	f.Duration("publish-queue-wait", d.PublishQueueWait, "how long a publish waits for a free slot")
+	f.StringSlice("trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
 	return cmd
 }
 
@@ -89,7 +109,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 	}
 	defer store.Close()
 	svc := &registry.Service{Store: store, MaxDocumentBytes: cfg.MaxBody}
-	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log})
+	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log,
+		Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies})
 
 	httpServer := &http.Server{
 		Handler:           srv.Handler(),

@@ -28,6 +28,9 @@ const (
 type Error struct {
 	Code    Code
 	Message string
+	// Reason is a short stable label for metrics, e.g. "nonce_reused";
+	// empty for most errors.
+	Reason string
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -59,12 +62,21 @@ func ErrorMessage(err error) string {
 	return "internal error"
 }
 
+// ErrorReason returns the Reason of err, "" when it has none.
+func ErrorReason(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return ""
+}
+
 // IsCode reports whether err carries code.
 func IsCode(err error, code Code) bool { return ErrorCode(err) == code }
 
 // Errors the stores return so the domain and tests can recognise them.
 var (
-	ErrNonceReused = &Error{Code: Invalid, Message: "nonce was already used with this key"}
+	ErrNonceReused = &Error{Code: Invalid, Message: "nonce was already used with this key", Reason: "nonce_reused"}
 )
 
 // VersionConflict is returned when a version exists with different content.

@@ -50,76 +50,109 @@ type SignedPublishRequest struct {
 	Signature   string
 }
 
-// PublishSigned checks a signed publish in the order the interface lists
-// the checks, each with its own message, then publishes in the transaction
-// that spends the nonce, so a replayed request cannot publish twice.
-func (s *Service) PublishSigned(ctx context.Context, req SignedPublishRequest) (*Package, bool, error) {
+// VerifiedPublish is a signed publish whose signature checked out; only the
+// nonce remains to be spent, by PublishVerified.
+type VerifiedPublish struct {
+	Key   *SSHKey
+	Owner *Account
+	input PublishInput
+}
+
+// signatureFailure is a 400 of the signed-publish checks, labelled for metrics.
+func signatureFailure(reason, format string, args ...any) *Error {
+	e := Errorf(Invalid, format, args...)
+	e.Reason = reason
+	return e
+}
+
+// VerifySigned checks a signed publish in the order the interface lists the
+// checks, each with its own message: field formats, single-line name and
+// description, timestamp window, known key, the key inside the signature,
+// namespace, the signature over the exact message. Then it parses the
+// document (only after the signature holds, so anonymous requests cannot
+// make the server parse large documents).
+func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*VerifiedPublish, error) {
 	if len(req.Content) == 0 {
-		return nil, false, Errorf(Invalid, "content is required")
+		return nil, signatureFailure("malformed", "content is required")
 	}
 	if !sshsign.ValidNonce(req.Nonce) {
-		return nil, false, Errorf(Invalid, "nonce must be 16-128 characters of A-Z, a-z, 0-9, '.', '_', '-'")
+		return nil, signatureFailure("malformed", "nonce must be 16-128 characters of A-Z, a-z, 0-9, '.', '_', '-'")
 	}
-	if !strings.HasPrefix(req.Fingerprint, "SHA256:") {
-		return nil, false, Errorf(Invalid, "fingerprint must look like SHA256:... as printed by ssh-keygen -lf")
+	if !strings.HasPrefix(req.Fingerprint, "SHA256:") || len(req.Fingerprint) > 100 {
+		return nil, signatureFailure("malformed", "fingerprint must look like SHA256:... as printed by ssh-keygen -lf")
 	}
 	if strings.TrimSpace(req.Signature) == "" {
-		return nil, false, Errorf(Invalid, "signature is required: the armored output of ssh-keygen -Y sign -n pact")
+		return nil, signatureFailure("malformed", "signature is required: the armored output of ssh-keygen -Y sign -n pact")
 	}
 	message, err := sshsign.Message(req.Timestamp, req.Nonce, req.Content, req.Name, req.Description)
 	if err != nil {
-		return nil, false, Errorf(Invalid, "%s", err.Error())
+		return nil, signatureFailure("malformed", "%s", err.Error())
 	}
 	now := s.now()
 	skew := now.Sub(time.Unix(req.Timestamp, 0))
 	if skew > sshsign.MaxSkew || skew < -sshsign.MaxSkew {
-		return nil, false, Errorf(Invalid, "timestamp %d is outside the accepted window of ±%d seconds of the server's clock (now %d)",
+		return nil, signatureFailure("timestamp", "timestamp %d is outside the accepted window of ±%d seconds of the server's clock (now %d)",
 			req.Timestamp, int(sshsign.MaxSkew/time.Second), now.Unix())
 	}
 	key, err := s.Store.SSHKeyByFingerprint(ctx, req.Fingerprint)
 	if IsCode(err, NotFound) {
-		return nil, false, Errorf(Invalid, "no SSH key with fingerprint %s is registered", req.Fingerprint)
+		return nil, signatureFailure("unknown_key", "no SSH key with fingerprint %s is registered", req.Fingerprint)
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	registered, _, err := sshsign.ParseAuthorizedKey(key.PublicKey)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if err := sshsign.Verify(req.Signature, message, registered); err != nil {
-		return nil, false, signatureError(err)
+		return nil, signatureError(err)
 	}
 	owner, err := s.Store.AccountByID(ctx, key.AccountID)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	in, err := s.preparePublish(owner, req.PublishRequest)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	in.Provenance = &Provenance{
 		KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: req.Timestamp, Nonce: req.Nonce, Signature: req.Signature,
 	}
-	pkg, created, err := s.Store.Publish(ctx, in)
+	return &VerifiedPublish{Key: key, Owner: owner, input: in}, nil
+}
+
+// PublishVerified publishes in the transaction that spends the nonce, so a
+// replayed request cannot publish twice, even on another replica.
+func (s *Service) PublishVerified(ctx context.Context, v *VerifiedPublish) (*Package, bool, error) {
+	pkg, created, err := s.Store.Publish(ctx, v.input)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := s.Store.TouchSSHKey(ctx, key.ID, now); err != nil {
+	if err := s.Store.TouchSSHKey(ctx, v.Key.ID, v.input.Now); err != nil {
 		return nil, false, err
 	}
 	return pkg, created, nil
 }
 
+// PublishSigned is VerifySigned followed by PublishVerified.
+func (s *Service) PublishSigned(ctx context.Context, req SignedPublishRequest) (*Package, bool, error) {
+	v, err := s.VerifySigned(ctx, req)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.PublishVerified(ctx, v)
+}
+
 func signatureError(err error) error {
 	switch {
 	case errors.Is(err, sshsign.ErrSignatureMalformed):
-		return Errorf(Invalid, "signature is not an armored SSH signature (-----BEGIN SSH SIGNATURE-----)")
+		return signatureFailure("malformed_signature", "signature is not an armored SSH signature (-----BEGIN SSH SIGNATURE-----)")
 	case errors.Is(err, sshsign.ErrSignatureKeyMismatch):
-		return Errorf(Invalid, "signature was made by another key than the one named by fingerprint")
+		return signatureFailure("key_mismatch", "signature was made by another key than the one named by fingerprint")
 	case errors.Is(err, sshsign.ErrSignatureNamespace):
-		return Errorf(Invalid, "signature namespace must be %q (ssh-keygen -Y sign -n %s)", sshsign.Namespace, sshsign.Namespace)
+		return signatureFailure("namespace", "signature namespace must be %q (ssh-keygen -Y sign -n %s)", sshsign.Namespace, sshsign.Namespace)
 	default:
-		return Errorf(Invalid, "signature does not verify over the six-line pact-publish-v1 message")
+		return signatureFailure("bad_signature", "signature does not verify over the six-line pact-publish-v1 message")
 	}
 }

@@ -5,6 +5,8 @@ package servertest
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -30,6 +32,9 @@ type Env struct {
 type Options struct {
 	MaxDocumentBytes int64
 	Signup           string
+	Limits           server.Limits // zero: no limits
+	// Logs receives pactd's JSON log lines; nil discards them.
+	Logs io.Writer
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -73,7 +78,12 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	ts := httptest.NewUnstartedServer(nil)
 	ts.Start()
 	t.Cleanup(ts.Close)
-	srv := server.New(svc, server.Config{BaseURL: ts.URL, Signup: opts.Signup, Logger: discardLogger()})
+	logs := opts.Logs
+	if logs == nil {
+		logs = io.Discard
+	}
+	srv := server.New(svc, server.Config{BaseURL: ts.URL, Signup: opts.Signup, Limits: opts.Limits,
+		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	ts.Config.Handler = srv.Handler()
 	return &Env{URL: ts.URL, Store: store, Service: svc, API: apitest.New(t, ts.URL), Clock: clock}
 }

@@ -1,0 +1,171 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/time/rate"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// Limit is a token-bucket rate: Rate requests per second on average, bursts
+// of up to Burst. A zero Rate turns the limit off.
+type Limit struct {
+	Rate  float64
+	Burst int
+}
+
+// Limits are the abuse guards of the API.
+type Limits struct {
+	PerIP    Limit // every /api request, by client address
+	PerToken Limit // token routes, by token
+	PerKey   Limit // signed publishes, by SSH key (after the signature holds)
+	// MaxConcurrentPublishes bounds publishes parsed and stored at once;
+	// further ones wait up to PublishQueueWait, then get 503.
+	MaxConcurrentPublishes int
+	PublishQueueWait       time.Duration
+}
+
+// DefaultLimits suit one registry host; pactd serve exposes each as a flag.
+var DefaultLimits = Limits{
+	PerIP:                  Limit{Rate: 50, Burst: 200},
+	PerToken:               Limit{Rate: 20, Burst: 100},
+	PerKey:                 Limit{Rate: 20, Burst: 100},
+	MaxConcurrentPublishes: 32,
+	PublishQueueWait:       10 * time.Second,
+}
+
+// keyedLimiter keeps one token bucket per key (address, token, SSH key) and
+// forgets buckets that have been idle long enough to be full again.
+type keyedLimiter struct {
+	limit     Limit
+	mu        sync.Mutex
+	buckets   map[string]*bucket
+	lastSweep time.Time
+}
+
+type bucket struct {
+	limiter *rate.Limiter
+	seen    time.Time
+}
+
+func newKeyedLimiter(l Limit) *keyedLimiter {
+	if l.Rate <= 0 {
+		return nil
+	}
+	if l.Burst < 1 {
+		l.Burst = 1
+	}
+	return &keyedLimiter{limit: l, buckets: map[string]*bucket{}}
+}
+
+// allow takes one token from key's bucket, or says how long to wait.
+func (k *keyedLimiter) allow(key string, now time.Time) (bool, time.Duration) {
+	if k == nil {
+		return true, 0
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.sweep(now)
+	b, ok := k.buckets[key]
+	if !ok {
+		b = &bucket{limiter: rate.NewLimiter(rate.Limit(k.limit.Rate), k.limit.Burst)}
+		k.buckets[key] = b
+	}
+	b.seen = now
+	r := b.limiter.ReserveN(now, 1)
+	if delay := r.DelayFrom(now); delay > 0 {
+		r.CancelAt(now)
+		return false, delay
+	}
+	return true, 0
+}
+
+// sweep drops buckets idle long enough to have refilled, so memory stays
+// bounded by the number of clients active in the last minutes.
+func (k *keyedLimiter) sweep(now time.Time) {
+	if now.Sub(k.lastSweep) < time.Minute {
+		return
+	}
+	k.lastSweep = now
+	refill := time.Duration(float64(k.limit.Burst)/k.limit.Rate*float64(time.Second)) + time.Minute
+	for key, b := range k.buckets {
+		if now.Sub(b.seen) > refill {
+			delete(k.buckets, key)
+		}
+	}
+}
+
+// retryError is an error answered with a Retry-After header.
+type retryError struct {
+	err   *registry.Error
+	after time.Duration
+}
+
+func (e *retryError) Error() string { return e.err.Error() }
+func (e *retryError) Unwrap() error { return e.err }
+
+func tooManyRequests(what string, after time.Duration) error {
+	return &retryError{err: registry.Errorf(registry.RateLimited, "too many requests %s: retry later", what), after: after}
+}
+
+// retryAfterSeconds is the Retry-After value for err, 0 when it has none.
+func retryAfterSeconds(err error) int {
+	var r *retryError
+	if !errors.As(err, &r) {
+		return 0
+	}
+	return max(1, int(math.Ceil(r.after.Seconds())))
+}
+
+func setRetryAfter(c *gin.Context, err error) {
+	if secs := retryAfterSeconds(err); secs > 0 {
+		c.Header("Retry-After", strconv.Itoa(secs))
+	}
+}
+
+// limitByIP is the first guard of every API request.
+func (s *Server) limitByIP(c *gin.Context) {
+	if ok, after := s.limitIP.allow(c.ClientIP(), time.Now()); !ok {
+		s.fail(c, tooManyRequests("from this address", after))
+		return
+	}
+	c.Next()
+}
+
+// publishSlots bounds concurrent publishes: parsing is CPU-bound and
+// every publish ends in the one durable write path.
+type publishSlots struct {
+	slots chan struct{}
+	wait  time.Duration
+}
+
+func newPublishSlots(n int, wait time.Duration) *publishSlots {
+	if n <= 0 {
+		return nil
+	}
+	return &publishSlots{slots: make(chan struct{}, n), wait: wait}
+}
+
+// acquire takes a slot, waiting up to the queue wait; release gives it back.
+func (p *publishSlots) acquire(ctx context.Context) (release func(), err error) {
+	if p == nil {
+		return func() {}, nil
+	}
+	timer := time.NewTimer(p.wait)
+	defer timer.Stop()
+	select {
+	case p.slots <- struct{}{}:
+		return func() { <-p.slots }, nil
+	case <-timer.C:
+		return nil, &retryError{err: registry.Errorf(registry.Unavailable, "too many publishes in progress: retry shortly"), after: time.Second}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
