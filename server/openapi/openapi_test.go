@@ -204,7 +204,7 @@ func TestEveryBodyHasASchemaOfTheRightMediaType(t *testing.T) {
 				switch {
 				case status == "200" && strings.HasPrefix(path, "/raw/"):
 					want = "text/markdown"
-				case status == "200" && path == "/{owner}.keys":
+				case status == "200" && (path == "/{owner}.keys" || path == "/metrics"):
 					want = "text/plain"
 				}
 				media := content.Get(want)
