@@ -67,6 +67,9 @@ func decodeJSON(raw []byte, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return registry.Errorf(registry.Invalid, "request body is required")
 	}
+	if err := rejectDuplicateKeys(raw); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(v); err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -79,6 +82,62 @@ func decodeJSON(raw []byte, v any) error {
 		return registry.Errorf(registry.Invalid, "request body holds data after the JSON object")
 	}
 	return nil
+}
+
+// rejectDuplicateKeys refuses objects that name a key twice: encoding/json
+// would silently keep the last, so a proxy or signer that read the first
+// could be shown one document while another is published.
+func rejectDuplicateKeys(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	type frame struct {
+		keys      map[string]bool
+		expectKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return nil // syntax errors are reported by the real decode
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{':
+				if top != nil && top.keys != nil {
+					top.expectKey = true
+				}
+				stack = append(stack, &frame{keys: map[string]bool{}, expectKey: true})
+			case '[':
+				if top != nil && top.keys != nil {
+					top.expectKey = true
+				}
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		if top == nil || top.keys == nil {
+			continue
+		}
+		if top.expectKey {
+			key := tok.(string)
+			if top.keys[key] {
+				return registry.Errorf(registry.Invalid, "request body names the field %q twice", key)
+			}
+			top.keys[key] = true
+			top.expectKey = false
+		} else {
+			top.expectKey = true
+		}
+	}
 }
 
 func jsonTypeName(kind string) string {

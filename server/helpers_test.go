@@ -52,3 +52,5 @@ func quoteJSON(s string) string {
 	}
 	return string(b)
 }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -76,6 +76,7 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	// The base URL is only known once the listener exists, so the handler
 	// is installed after the server starts.
 	ts := httptest.NewUnstartedServer(nil)
+	ts.Config.MaxHeaderBytes = 64 << 10 // as pactd serve
 	ts.Start()
 	t.Cleanup(ts.Close)
 	logs := opts.Logs
