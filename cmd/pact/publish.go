@@ -112,22 +112,18 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 		if err != nil {
 			return err
 		}
+		name := opts.Name
+		if name == "" {
+			name = nameFromFileName(content, file)
+		}
 		var res *client.PublishResult
 		if signer != nil {
-			name := opts.Name
-			if name == "" {
-				name = nameFromFileName(content, file)
-			}
 			res, err = c.PublishSigned(ctx, client.SignedPublishRequest{
 				Content: content, Name: name, Description: opts.Description,
 				Fingerprint: signer.Fingerprint, Sign: signer.Sign,
 			})
 		} else {
-			req := client.PublishRequest{Content: content, Name: opts.Name, Description: opts.Description}
-			if file != "-" {
-				req.FileName = filepath.Base(file)
-			}
-			res, err = c.Publish(ctx, req)
+			res, err = c.Publish(ctx, client.PublishRequest{Content: content, Name: name, Description: opts.Description})
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)
@@ -174,8 +170,8 @@ func dryRunPublish(opts *publishOptions) error {
 
 // nameFromFileName returns the pack name the registry would derive from the
 // file name of an upload, for a document that names itself nowhere; "" for
-// any other document. Signed publishes carry no file name, so they send
-// this name instead, giving the same package as a token publish.
+// any other document. Publishes are JSON, which carries no file name, so
+// they send this name instead: the package is the one an upload would make.
 func nameFromFileName(content []byte, file string) string {
 	if file == "-" {
 		return ""
