@@ -95,10 +95,10 @@ underscores, e.g. PACTD_BASE_URL) or in a config file given with --config.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())}
+		return usageError{fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
 	})
 	root.PersistentFlags().String("config", "", "config file (YAML, TOML or JSON) with the same keys as the flags")
-	root.AddCommand(newServeCmd(), newUserCmd(), newTokenCmd(), newMigrateCmd(), newVersionCmd())
+	root.AddCommand(newServeCmd(), newUserCmd(), newTokenCmd(), newMigrateCmd(), newDumpCmd(), newRestoreCmd(), newVersionCmd())
 	markRunErrors(root)
 	return root
 }
