@@ -126,6 +126,12 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 			res, err = c.Publish(ctx, client.PublishRequest{Content: content, Name: name, Description: opts.Description})
 		}
 		if err != nil {
+			if opts.JSON && len(outcomes) > 0 {
+				// Scripts still learn what was published before the failure.
+				if exportErr := exportJSON(opts.IO.Out, outcomes); exportErr != nil {
+					return exportErr
+				}
+			}
 			return fmt.Errorf("%s: %w", file, err)
 		}
 		outcomes = append(outcomes, publishOutcome{File: file, PublishResult: *res})
