@@ -1,0 +1,318 @@
+package sqlstore_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/sqlstore"
+	"github.com/pact-registry/pact/server/storetest"
+)
+
+// oddDocuments are documents whose bytes a careless backup would change: a
+// byte-order mark, CRLF line ends, NUL and other control bytes, trailing
+// spaces, bytes that are not UTF-8 (the store keeps whatever it is given).
+var oddDocuments = []string{
+	"\ufeff# BOM\r\n\r\n```yaml pact:pack\r\nname: odd\r\nversion: 1.0.0\r\n```\r\n",
+	"# nul \x00 and bell \a and tab \t and trailing spaces   \n\n\n",
+	"# not UTF-8: \xff\xfe\xc3\x28 end",
+	"# unicode: żółć 🐚 \u2028 \u200b\n",
+}
+
+func sha(content []byte) string {
+	sum := sha256.Sum256(content)
+	return hex.EncodeToString(sum[:])
+}
+
+// populate fills s with every kind of row, including NULL and non-NULL
+// optional columns, a signed version whose key was deleted since, and a
+// package whose versions were published out of order.
+func populate(t *testing.T, s *sqlstore.Store) {
+	t.Helper()
+	ctx := context.Background()
+	base := time.Date(2026, 2, 3, 4, 5, 6, 789123000, time.UTC)
+	at := func(minutes int) time.Time { return base.Add(time.Duration(minutes) * time.Minute) }
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	alice := &registry.Account{Email: "Alice@Example.com", Username: "alice", PasswordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", CreatedAt: at(0)}
+	bob := &registry.Account{Email: "bob@example.com", Username: "bob", CreatedAt: at(1)}
+	must(s.CreateAccount(ctx, alice))
+	must(s.CreateAccount(ctx, bob))
+
+	expires, revoked, used := at(60*24), at(30), at(20)
+	for i, tok := range []*registry.Token{
+		{AccountID: alice.ID, Name: "laptop", CreatedAt: at(2)},
+		{AccountID: alice.ID, Name: "ci", CreatedAt: at(3), ExpiresAt: &expires, LastUsedAt: &used},
+		{AccountID: bob.ID, Name: "old", CreatedAt: at(4), RevokedAt: &revoked},
+	} {
+		tok.Hash = bytes.Repeat([]byte{byte(i), 0x00, 0xff}, 11)[:32]
+		must(s.CreateToken(ctx, tok))
+	}
+
+	keep := &registry.SSHKey{AccountID: alice.ID, Name: "work", Type: "ssh-ed25519", Fingerprint: "SHA256:keep", PublicKey: "ssh-ed25519 AAAAkeep", CreatedAt: at(5), LastUsedAt: &used}
+	gone := &registry.SSHKey{AccountID: bob.ID, Name: "", Type: "ssh-rsa", Fingerprint: "SHA256:gone", PublicKey: "ssh-rsa AAAAgone", CreatedAt: at(6)}
+	must(s.CreateSSHKey(ctx, keep))
+	must(s.CreateSSHKey(ctx, gone))
+
+	publish := func(owner *registry.Account, pack, version, content string, minute int, key *registry.SSHKey, nonce string) {
+		t.Helper()
+		in := registry.PublishInput{
+			OwnerID: owner.ID, OwnerSlug: owner.Username, PackSlug: pack, Name: "The " + pack, Description: "About <" + pack + "> & more",
+			Scheme: "skill", Version: version, Content: []byte(content), SHA256: sha([]byte(content)), Now: at(minute),
+		}
+		if key != nil {
+			in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: at(minute).Unix(),
+				Nonce: nonce, Signature: "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n"}
+		}
+		if _, _, err := s.Publish(ctx, in); err != nil {
+			t.Fatalf("Publish %s@%s: %v", pack, version, err)
+		}
+	}
+	for i, doc := range oddDocuments {
+		publish(alice, "odd", fmt.Sprintf("1.%d.0", i), doc, 10+i, nil, "")
+	}
+	// Nonces that sort differently by bytes and by a locale's collation.
+	for i, nonce := range []string{"b-nonce-0123456789", "B-nonce-0123456789", "_nonce-0123456789", "a.nonce-0123456789"} {
+		publish(alice, "signed", fmt.Sprintf("2.%d.0", i), fmt.Sprintf("# signed %d\n", i), 20+i, keep, nonce)
+	}
+	publish(bob, "orphan", "0.1.0", "# signed by a key that was deleted since\n", 30, gone, "orphan-nonce-0123456789")
+	publish(bob, "orphan", "0.0.9", "# an older version published later\n", 31, nil, "")
+	must(s.DeleteSSHKey(ctx, bob.ID, gone.ID))
+	must(s.CreateSession(ctx, &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash-0123456789abcdef012"), CreatedAt: at(50), ExpiresAt: at(50 + 60*24*365*10)}))
+}
+
+func dump(t *testing.T, s *sqlstore.Store) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := s.Dump(context.Background(), &buf); err != nil {
+		t.Fatalf("Dump (%s): %v", s.Dialect(), err)
+	}
+	return buf.Bytes()
+}
+
+// records drops a dump's header line, which names the source and the time.
+func records(t *testing.T, dump []byte) string {
+	t.Helper()
+	header, rest, ok := bytes.Cut(dump, []byte("\n"))
+	if !ok || !bytes.Contains(header, []byte(`"format":"pact-dump"`)) {
+		t.Fatalf("dump does not start with a header: %.200q", dump)
+	}
+	return string(rest)
+}
+
+// TestDumpRestoreRoundTrip moves one database through every pair of
+// engines and back: the rows, the documents' bytes and what the store
+// answers stay the same.
+func TestDumpRestoreRoundTrip(t *testing.T) {
+	for _, from := range backends {
+		for _, to := range backends {
+			t.Run(from.name+" to "+to.name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				source := open(t, from.dsn(t), sqlstore.Options{})
+				populate(t, source)
+				first := dump(t, source)
+
+				target := open(t, to.dsn(t), sqlstore.Options{})
+				counts, err := target.Restore(ctx, bytes.NewReader(first))
+				if err != nil {
+					t.Fatalf("Restore: %v", err)
+				}
+				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 3, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 4, Sessions: 1}
+				if counts != want {
+					t.Errorf("Restore counts %s, want %s", counts, want)
+				}
+				if got, want := records(t, dump(t, target)), records(t, first); got != want {
+					t.Errorf("the restored database dumps differently:\n--- restored\n%s\n--- original\n%s", got, want)
+				}
+				sameAnswers(t, source, target)
+
+				// New rows get fresh ids after the restored ones.
+				carol := &registry.Account{Email: "carol@example.com", Username: "carol", CreatedAt: time.Now()}
+				if err := target.CreateAccount(ctx, carol); err != nil || carol.ID != 3 {
+					t.Errorf("CreateAccount after restore: id %d, %v; want id 3", carol.ID, err)
+				}
+				content := []byte("# new\n")
+				p, created, err := target.Publish(ctx, registry.PublishInput{OwnerID: carol.ID, OwnerSlug: "carol", PackSlug: "new", Name: "new",
+					Version: "1.0.0", Content: content, SHA256: sha(content), Now: time.Now()})
+				var lastPackage int64
+				for _, q := range mustList(t, source) {
+					lastPackage = max(lastPackage, q.ID)
+				}
+				if err != nil || !created || p.ID != lastPackage+1 || p.LatestVersionID != 11 {
+					t.Errorf("Publish after restore: %+v, created %v, %v; want package %d with version 11", p, created, err, lastPackage+1)
+				}
+			})
+		}
+	}
+}
+
+func mustList(t *testing.T, s *sqlstore.Store) []registry.Package {
+	t.Helper()
+	packages, err := s.ListPackages(context.Background(), registry.PackageFilter{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return packages
+}
+
+// sameAnswers compares what two stores answer to the reads the API makes.
+func sameAnswers(t *testing.T, a, b *sqlstore.Store) {
+	t.Helper()
+	ctx := context.Background()
+	type answers struct {
+		Packages  []registry.Package
+		Versions  map[string][]registry.Version
+		Documents map[string][]byte
+		Accounts  []*registry.Account
+		Tokens    [][]registry.Token
+		Keys      [][]registry.SSHKey
+	}
+	read := func(s *sqlstore.Store) answers {
+		var out answers
+		var err error
+		out.Packages, err = s.ListPackages(ctx, registry.PackageFilter{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Versions, out.Documents = map[string][]registry.Version{}, map[string][]byte{}
+		for _, p := range out.Packages {
+			versions, err := s.ListVersions(ctx, p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Versions[p.OwnerSlug+"/"+p.PackSlug] = versions
+			for _, v := range append(versions, registry.Version{}) { // "" is the latest
+				doc, err := s.VersionDocument(ctx, p.OwnerSlug, p.PackSlug, v.Version)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out.Documents[p.OwnerSlug+"/"+p.PackSlug+"@"+v.Version] = doc.Content
+			}
+		}
+		for _, name := range []string{"alice", "bob"} {
+			acct, err := s.AccountByUsername(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tokens, err := s.ListTokens(ctx, acct.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys, err := s.ListSSHKeys(ctx, acct.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Accounts, out.Tokens, out.Keys = append(out.Accounts, acct), append(out.Tokens, tokens), append(out.Keys, keys)
+		}
+		return out
+	}
+	want, got := read(a), read(b)
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.MarshalIndent(got, "", " ")
+		w, _ := json.MarshalIndent(want, "", " ")
+		t.Errorf("the restored store answers differently:\n--- restored\n%s\n--- original\n%s", g, w)
+	}
+	for i, doc := range oddDocuments {
+		if got := got.Documents[fmt.Sprintf("alice/odd@1.%d.0", i)]; string(got) != doc {
+			t.Errorf("document %d came back as %q, want %q", i, got, doc)
+		}
+	}
+	if _, err := b.SessionByHash(ctx, []byte("session-hash-0123456789abcdef012"), time.Now()); err != nil {
+		t.Errorf("the session did not survive: %v", err)
+	}
+}
+
+func TestRestoreRefusesADatabaseWithData(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			source := open(t, storetest.SQLiteDSN(t), sqlstore.Options{})
+			populate(t, source)
+			file := dump(t, source)
+
+			target := open(t, b.dsn(t), sqlstore.Options{})
+			dave := &registry.Account{Email: "dave@example.com", Username: "dave", CreatedAt: time.Now()}
+			if err := target.CreateAccount(context.Background(), dave); err != nil {
+				t.Fatal(err)
+			}
+			before := records(t, dump(t, target))
+			_, err := target.Restore(context.Background(), bytes.NewReader(file))
+			if code := registry.ErrorCode(err); code != registry.Conflict {
+				t.Fatalf("Restore into a database with an account: code %q (%v), want %q", code, err, registry.Conflict)
+			}
+			if msg := registry.ErrorMessage(err); !strings.Contains(msg, "not empty (it holds accounts)") {
+				t.Errorf("message %q does not say what the database holds", msg)
+			}
+			if after := records(t, dump(t, target)); after != before {
+				t.Errorf("a refused restore changed the database:\n%s", after)
+			}
+		})
+	}
+}
+
+// A damaged or truncated file restores nothing, and says where it broke.
+func TestRestoreRefusesDamagedDumps(t *testing.T) {
+	source := open(t, storetest.SQLiteDSN(t), sqlstore.Options{})
+	populate(t, source)
+	good := string(dump(t, source))
+	lines := strings.SplitAfter(strings.TrimSuffix(good, "\n"), "\n")
+	last := len(lines) - 1 // the end record
+	firstVersion := strings.Index(good, `{"type":"version"`)
+	firstToken := strings.Index(good, `{"type":"token"`)
+	tokenLine := good[firstToken : firstToken+strings.Index(good[firstToken:], "\n")+1]
+
+	cases := []struct {
+		name    string
+		file    string
+		message string
+	}{
+		{"empty file", "", "the dump is empty"},
+		{"not JSON", "hello\n", "not a pact dump"},
+		{"another format", `{"format":"tarball","version":1}` + "\n", "not a pact dump"},
+		{"newer format version", `{"format":"pact-dump","version":2}` + "\n", "format version 2"},
+		{"cut short", strings.Join(lines[:last], ""), "cut short"},
+		{"cut inside a line", good[:firstVersion+40], "cut short in line"},
+		{"counts do not match", strings.Join(lines[:last-1], "") + lines[last], "counts"},
+		{"record after the end", good + tokenLine, "after its end record"},
+		{"unknown record type", strings.Join(lines[:2], "") + `{"type":"widget","id":1}` + "\n" + strings.Join(lines[2:], ""), `unknown record type "widget"`},
+		{"unknown field", strings.Replace(good, `"password_hash"`, `"pass_hash"`, 1), "unknown field"},
+		{"document bytes changed", good[:firstVersion] + strings.Replace(good[firstVersion:], `"content":"`, `"content":"AAAA`, 1), "does not match its sha256"},
+		{"child before its parent", lines[0] + tokenLine + strings.Join(lines[1:], ""), "restoring token"},
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			target := open(t, b.dsn(t), sqlstore.Options{})
+			for _, c := range cases {
+				_, err := target.Restore(context.Background(), strings.NewReader(c.file))
+				if err == nil {
+					t.Errorf("%s: Restore succeeded", c.name)
+					continue
+				}
+				if !strings.Contains(err.Error(), c.message) {
+					t.Errorf("%s: error %q, want it to mention %q", c.name, err, c.message)
+				}
+				if n := strings.Count(records(t, dump(t, target)), "\n"); n != 1 {
+					t.Fatalf("%s: a failed restore left rows behind:\n%s", c.name, dump(t, target))
+				}
+			}
+			// After all those failures the database is still empty and
+			// takes the good file.
+			if _, err := target.Restore(context.Background(), strings.NewReader(good)); err != nil {
+				t.Errorf("Restore of the good dump after failed ones: %v", err)
+			}
+		})
+	}
+}

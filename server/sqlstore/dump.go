@@ -1,0 +1,379 @@
+package sqlstore
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// A dump is JSON lines: a header, then one record per row, then an end
+// record with the counts. It is the same whatever engine wrote it, so a dump
+// of SQLite restores into PostgreSQL and back. Binary columns (document
+// content, token and session hashes) are base64, so every byte survives.
+//
+//	{"format":"pact-dump","version":1,"created_at":"...","source":"sqlite"}
+//	{"type":"account","id":1,"email":"alice@example.com",...}
+//	...
+//	{"type":"end","counts":{"accounts":1,...}}
+const (
+	DumpFormat  = "pact-dump"
+	DumpVersion = 1
+)
+
+type dumpHeader struct {
+	Format    string    `json:"format"`
+	Version   int       `json:"version"`
+	CreatedAt time.Time `json:"created_at"`
+	Source    string    `json:"source"` // the engine dumped: sqlite or postgres
+}
+
+// endRecord closes a dump; a file without it was cut short.
+type endRecord struct {
+	Type   string       `json:"type"`
+	Counts BackupCounts `json:"counts"`
+}
+
+const endType = "end"
+
+// BackupCounts says how many rows of each kind a dump or restore moved.
+type BackupCounts struct {
+	Accounts int64 `json:"accounts"`
+	Tokens   int64 `json:"tokens"`
+	SSHKeys  int64 `json:"ssh_keys"`
+	Packages int64 `json:"packages"`
+	Versions int64 `json:"versions"`
+	Nonces   int64 `json:"nonces"`
+	Sessions int64 `json:"sessions"`
+}
+
+func (c BackupCounts) String() string {
+	parts := make([]string, len(tables))
+	for i, t := range tables {
+		parts[i] = fmt.Sprintf("%s: %d", t.plural, *t.count(&c))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// record is one row of a table as it travels in a dump.
+type record interface {
+	// dest points at the fields in column order, for Scan.
+	dest() []any
+	// args are the fields in column order, for INSERT.
+	args() []any
+	// normalize puts times in UTC, as the store hands them out.
+	normalize()
+	setType(string)
+	getID() int64
+}
+
+// table describes one table of the dump. tables lists them parents first,
+// so a restore meets every row after the rows it refers to.
+type table struct {
+	name    string // SQL table
+	typ     string // the record's "type"
+	plural  string // for messages
+	columns string
+	order   string // deterministic on both engines (see byteOrder)
+	hasID   bool   // an identity/autoincrement id whose sequence restore sets
+	new     func() record
+	count   func(*BackupCounts) *int64
+}
+
+var tables = []table{
+	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at`, `id`, true,
+		func() record { return new(accountRecord) }, func(c *BackupCounts) *int64 { return &c.Accounts }},
+	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at`, `id`, true,
+		func() record { return new(tokenRecord) }, func(c *BackupCounts) *int64 { return &c.Tokens }},
+	{"ssh_keys", "ssh_key", "SSH keys", `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`, `id`, true,
+		func() record { return new(sshKeyRecord) }, func(c *BackupCounts) *int64 { return &c.SSHKeys }},
+	{"packages", "package", "packages", `id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at`, `id`, true,
+		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
+	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
+key_id, key_fingerprint, signed_timestamp, nonce, signature`, `id`, true,
+		func() record { return new(versionRecord) }, func(c *BackupCounts) *int64 { return &c.Versions }},
+	{"nonces", "nonce", "nonces", `key_id, nonce, spent_at`, `key_id, nonce`, false,
+		func() record { return new(nonceRecord) }, func(c *BackupCounts) *int64 { return &c.Nonces }},
+	{"sessions", "session", "sessions", `id, account_id, hash, created_at, expires_at`, `id`, true,
+		func() record { return new(sessionRecord) }, func(c *BackupCounts) *int64 { return &c.Sessions }},
+}
+
+func tableOf(typ string) (table, bool) {
+	for _, t := range tables {
+		if t.typ == typ {
+			return t, true
+		}
+	}
+	return table{}, false
+}
+
+type typed struct {
+	Type string `json:"type"`
+}
+
+func (r *typed) setType(t string) { r.Type = t }
+
+type accountRecord struct {
+	typed
+	ID           int64     `json:"id"`
+	Email        string    `json:"email"`
+	Username     string    `json:"username"`
+	PasswordHash string    `json:"password_hash"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+func (r *accountRecord) dest() []any {
+	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt}
+}
+func (r *accountRecord) args() []any {
+	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC()}
+}
+func (r *accountRecord) normalize()   { r.CreatedAt = r.CreatedAt.UTC() }
+func (r *accountRecord) getID() int64 { return r.ID }
+
+type tokenRecord struct {
+	typed
+	ID         int64      `json:"id"`
+	AccountID  int64      `json:"account_id"`
+	Name       string     `json:"name"`
+	Hash       []byte     `json:"hash"` // SHA-256 of the token; the token itself is never stored
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+}
+
+func (r *tokenRecord) dest() []any {
+	return []any{&r.ID, &r.AccountID, &r.Name, &r.Hash, &r.CreatedAt, &r.LastUsedAt, &r.ExpiresAt, &r.RevokedAt}
+}
+func (r *tokenRecord) args() []any {
+	return []any{r.ID, r.AccountID, r.Name, r.Hash, r.CreatedAt.UTC(), nullable(r.LastUsedAt), nullable(r.ExpiresAt), nullable(r.RevokedAt)}
+}
+func (r *tokenRecord) normalize() {
+	r.CreatedAt = r.CreatedAt.UTC()
+	utcPtr(r.LastUsedAt)
+	utcPtr(r.ExpiresAt)
+	utcPtr(r.RevokedAt)
+}
+func (r *tokenRecord) getID() int64 { return r.ID }
+
+type sshKeyRecord struct {
+	typed
+	ID          int64      `json:"id"`
+	AccountID   int64      `json:"account_id"`
+	Name        string     `json:"name"`
+	KeyType     string     `json:"key_type"`
+	Fingerprint string     `json:"fingerprint"`
+	PublicKey   string     `json:"public_key"`
+	CreatedAt   time.Time  `json:"created_at"`
+	LastUsedAt  *time.Time `json:"last_used_at"`
+}
+
+func (r *sshKeyRecord) dest() []any {
+	return []any{&r.ID, &r.AccountID, &r.Name, &r.KeyType, &r.Fingerprint, &r.PublicKey, &r.CreatedAt, &r.LastUsedAt}
+}
+func (r *sshKeyRecord) args() []any {
+	return []any{r.ID, r.AccountID, r.Name, r.KeyType, r.Fingerprint, r.PublicKey, r.CreatedAt.UTC(), nullable(r.LastUsedAt)}
+}
+func (r *sshKeyRecord) normalize() {
+	r.CreatedAt = r.CreatedAt.UTC()
+	utcPtr(r.LastUsedAt)
+}
+func (r *sshKeyRecord) getID() int64 { return r.ID }
+
+type packageRecord struct {
+	typed
+	ID              int64     `json:"id"`
+	OwnerID         int64     `json:"owner_id"`
+	PackSlug        string    `json:"pack_slug"`
+	Name            string    `json:"name"`
+	Description     string    `json:"description"`
+	Scheme          string    `json:"scheme"`
+	Version         string    `json:"version"`
+	SHA256          string    `json:"sha256"`
+	LatestVersionID int64     `json:"latest_version_id"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+}
+
+func (r *packageRecord) dest() []any {
+	return []any{&r.ID, &r.OwnerID, &r.PackSlug, &r.Name, &r.Description, &r.Scheme, &r.Version, &r.SHA256,
+		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt}
+}
+func (r *packageRecord) args() []any {
+	return []any{r.ID, r.OwnerID, r.PackSlug, r.Name, r.Description, r.Scheme, r.Version, r.SHA256,
+		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC()}
+}
+func (r *packageRecord) normalize() {
+	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
+}
+func (r *packageRecord) getID() int64 { return r.ID }
+
+// versionRecord carries the document as base64 (Content), so bytes that are
+// not printable, CRLF line ends or a byte-order mark come back unchanged.
+type versionRecord struct {
+	typed
+	ID          int64     `json:"id"`
+	PackageID   int64     `json:"package_id"`
+	Version     string    `json:"version"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	Scheme      string    `json:"scheme"`
+	SHA256      string    `json:"sha256"`
+	Size        int64     `json:"size"`
+	Content     []byte    `json:"content"`
+	CreatedAt   time.Time `json:"created_at"`
+	// Provenance of a signed publish; all null for token publishes. KeyID
+	// is null too once the key was deleted.
+	KeyID           *int64  `json:"key_id"`
+	KeyFingerprint  *string `json:"key_fingerprint"`
+	SignedTimestamp *int64  `json:"signed_timestamp"`
+	Nonce           *string `json:"nonce"`
+	Signature       *string `json:"signature"`
+}
+
+func (r *versionRecord) dest() []any {
+	return []any{&r.ID, &r.PackageID, &r.Version, &r.Name, &r.Description, &r.Scheme, &r.SHA256, &r.Size, &r.Content,
+		&r.CreatedAt, &r.KeyID, &r.KeyFingerprint, &r.SignedTimestamp, &r.Nonce, &r.Signature}
+}
+func (r *versionRecord) args() []any {
+	return []any{r.ID, r.PackageID, r.Version, r.Name, r.Description, r.Scheme, r.SHA256, r.Size, r.Content,
+		r.CreatedAt.UTC(), nullable(r.KeyID), nullable(r.KeyFingerprint), nullable(r.SignedTimestamp), nullable(r.Nonce), nullable(r.Signature)}
+}
+func (r *versionRecord) normalize()   { r.CreatedAt = r.CreatedAt.UTC() }
+func (r *versionRecord) getID() int64 { return r.ID }
+
+type nonceRecord struct {
+	typed
+	KeyID   int64     `json:"key_id"`
+	Nonce   string    `json:"nonce"`
+	SpentAt time.Time `json:"spent_at"`
+}
+
+func (r *nonceRecord) dest() []any  { return []any{&r.KeyID, &r.Nonce, &r.SpentAt} }
+func (r *nonceRecord) args() []any  { return []any{r.KeyID, r.Nonce, r.SpentAt.UTC()} }
+func (r *nonceRecord) normalize()   { r.SpentAt = r.SpentAt.UTC() }
+func (r *nonceRecord) getID() int64 { return 0 }
+
+type sessionRecord struct {
+	typed
+	ID        int64     `json:"id"`
+	AccountID int64     `json:"account_id"`
+	Hash      []byte    `json:"hash"` // SHA-256 of the cookie value
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+func (r *sessionRecord) dest() []any {
+	return []any{&r.ID, &r.AccountID, &r.Hash, &r.CreatedAt, &r.ExpiresAt}
+}
+func (r *sessionRecord) args() []any {
+	return []any{r.ID, r.AccountID, r.Hash, r.CreatedAt.UTC(), r.ExpiresAt.UTC()}
+}
+func (r *sessionRecord) normalize() {
+	r.CreatedAt, r.ExpiresAt = r.CreatedAt.UTC(), r.ExpiresAt.UTC()
+}
+func (r *sessionRecord) getID() int64 { return r.ID }
+
+// nullable passes a nil pointer to the driver as NULL, others by value.
+func nullable[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func utcPtr(t *time.Time) {
+	if t != nil {
+		*t = t.UTC()
+	}
+}
+
+// byteOrder makes ORDER BY on text compare bytes on both engines (SQLite's
+// BINARY collation does; PostgreSQL's default collation follows the locale),
+// so two dumps of the same data are the same file.
+func (s *Store) byteOrder(order string) string {
+	if s.dialect.name() != "postgres" {
+		return order
+	}
+	return strings.ReplaceAll(order, "nonce", `nonce COLLATE "C"`)
+}
+
+// Dump writes every row of the database to w in the dump format, from one
+// consistent snapshot, reading row by row: memory use does not grow with
+// the database. Replicas may keep serving (and writing) meanwhile.
+func (s *Store) Dump(ctx context.Context, w io.Writer) (BackupCounts, error) {
+	var counts BackupCounts
+	tx, err := s.snapshot(ctx)
+	if err != nil {
+		return counts, s.fault("dump", err)
+	}
+	defer tx.Rollback()
+
+	out := bufio.NewWriterSize(w, 256<<10)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	header := dumpHeader{Format: DumpFormat, Version: DumpVersion, CreatedAt: time.Now().UTC(), Source: s.dialect.name()}
+	if err := enc.Encode(header); err != nil {
+		return counts, err
+	}
+	for _, t := range tables {
+		n, err := s.dumpTable(ctx, tx, t, enc)
+		if err != nil {
+			return counts, err
+		}
+		*t.count(&counts) = n
+	}
+	if err := enc.Encode(endRecord{Type: endType, Counts: counts}); err != nil {
+		return counts, err
+	}
+	if err := out.Flush(); err != nil {
+		return counts, err
+	}
+	return counts, s.fault("dump", tx.Commit())
+}
+
+// snapshot begins the read-only transaction a dump reads through. It has
+// no statement timeout: a large dump takes as long as it takes.
+func (s *Store) snapshot(ctx context.Context) (*sql.Tx, error) {
+	if s.dialect.name() != "postgres" {
+		// A SQLite read transaction sees one snapshot from its first SELECT
+		// on (WAL), whatever the writer does meanwhile.
+		return s.read.BeginTx(ctx, nil)
+	}
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
+}
+
+func (s *Store) dumpTable(ctx context.Context, tx *sql.Tx, t table, enc *json.Encoder) (int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+t.columns+` FROM `+t.name+` ORDER BY `+s.byteOrder(t.order))
+	if err != nil {
+		return 0, s.fault("dump "+t.name, err)
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		r := t.new()
+		if err := rows.Scan(r.dest()...); err != nil {
+			return n, s.fault("dump "+t.name, err)
+		}
+		r.normalize()
+		r.setType(t.typ)
+		if err := enc.Encode(r); err != nil {
+			return n, fmt.Errorf("writing the dump: %w", err)
+		}
+		n++
+	}
+	return n, s.fault("dump "+t.name, rows.Err())
+}

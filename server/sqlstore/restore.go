@@ -1,0 +1,222 @@
+package sqlstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// Restore loads a dump written by Dump (by either engine) into this
+// database, which must be empty: it refuses otherwise and changes nothing.
+// Everything is loaded in one transaction with the ids of the dump, so the
+// API answers as the dumped database did; a file that is damaged or cut
+// short loads nothing. It reads line by line: memory use does not grow with
+// the dump.
+func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) {
+	var counts BackupCounts
+	in := &dumpReader{r: bufio.NewReaderSize(r, 256<<10)}
+	line, err := in.next()
+	if errors.Is(err, io.EOF) {
+		return counts, invalid("the dump is empty")
+	}
+	if err != nil {
+		return counts, err
+	}
+	var header dumpHeader
+	if json.Unmarshal(line, &header) != nil || header.Format != DumpFormat {
+		return counts, invalid("this is not a pact dump: line 1 is not a %q header", DumpFormat)
+	}
+	if header.Version != DumpVersion {
+		return counts, invalid("the dump has format version %d; this pactd reads version %d", header.Version, DumpVersion)
+	}
+
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return counts, s.fault("restore", err)
+	}
+	defer tx.Rollback()
+	if err := s.prepareRestore(ctx, tx); err != nil {
+		return counts, err
+	}
+	inserts := map[string]*sql.Stmt{}
+	for _, t := range tables {
+		placeholders := strings.TrimSuffix(strings.Repeat("?, ", strings.Count(t.columns, ",")+1), ", ")
+		stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO `+t.name+` (`+t.columns+`) VALUES (`+placeholders+`)`))
+		if err != nil {
+			return counts, s.fault("restore", err)
+		}
+		defer stmt.Close()
+		inserts[t.typ] = stmt
+	}
+
+	var end *endRecord
+	for {
+		line, err := in.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return counts, err
+		}
+		if end != nil {
+			return counts, invalid("line %d: the dump goes on after its end record", in.line)
+		}
+		var probe typed
+		if err := json.Unmarshal(line, &probe); err != nil {
+			if in.unterminated {
+				return counts, invalid("the dump is cut short in line %d; nothing was restored", in.line)
+			}
+			return counts, invalid("line %d: not a JSON record: %v", in.line, err)
+		}
+		if probe.Type == endType {
+			end = new(endRecord)
+			if err := strictUnmarshal(line, end); err != nil {
+				return counts, invalid("line %d: bad end record: %v", in.line, err)
+			}
+			continue
+		}
+		t, ok := tableOf(probe.Type)
+		if !ok {
+			return counts, invalid("line %d: unknown record type %q", in.line, probe.Type)
+		}
+		rec := t.new()
+		if err := strictUnmarshal(line, rec); err != nil {
+			return counts, invalid("line %d: bad %s record: %v", in.line, t.typ, err)
+		}
+		if v, ok := rec.(*versionRecord); ok {
+			if err := v.check(); err != nil {
+				return counts, invalid("line %d: %v; the dump is damaged", in.line, err)
+			}
+		}
+		if _, err := inserts[t.typ].ExecContext(ctx, rec.args()...); err != nil {
+			return counts, fmt.Errorf("line %d: restoring %s %d: %w", in.line, t.typ, rec.getID(), s.fault("restore", err))
+		}
+		*t.count(&counts)++
+	}
+	if end == nil {
+		return counts, invalid("the dump is cut short: it has no end record after line %d; nothing was restored", in.line)
+	}
+	if end.Counts != counts {
+		return counts, invalid("the dump's end record counts %s but the file holds %s; nothing was restored", end.Counts, counts)
+	}
+	if err := s.resetSequences(ctx, tx); err != nil {
+		return counts, err
+	}
+	return counts, s.fault("restore", tx.Commit())
+}
+
+// prepareRestore lifts the statement timeout, keeps writers out until the
+// restore commits, and checks that the database is empty.
+func (s *Store) prepareRestore(ctx context.Context, tx *sql.Tx) error {
+	// On SQLite the transaction is BEGIN IMMEDIATE: it holds the write lock
+	// already, and has no server-side timeout.
+	if s.dialect.name() == "postgres" {
+		names := make([]string, len(tables))
+		for i, t := range tables {
+			names[i] = t.name
+		}
+		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return s.fault("restore", err)
+		}
+		// EXCLUSIVE lets replicas read but not write while the restore runs.
+		if _, err := tx.ExecContext(ctx, "LOCK TABLE "+strings.Join(names, ", ")+" IN EXCLUSIVE MODE"); err != nil {
+			return s.fault("restore", err)
+		}
+	}
+	var holding []string
+	for _, t := range tables {
+		var hasRows bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+t.name+`)`).Scan(&hasRows); err != nil {
+			return s.fault("restore", err)
+		}
+		if hasRows {
+			holding = append(holding, t.plural)
+		}
+	}
+	if len(holding) > 0 {
+		return registry.Errorf(registry.Conflict,
+			"the database is not empty (it holds %s): restore loads only into an empty database, so nothing was restored; point --db at a new database",
+			strings.Join(holding, ", "))
+	}
+	return nil
+}
+
+// resetSequences moves each PostgreSQL identity past the restored ids, so
+// the next account, token, key, package or version gets a new one. SQLite's
+// AUTOINCREMENT keeps track of explicit ids by itself.
+func (s *Store) resetSequences(ctx context.Context, tx *sql.Tx) error {
+	if s.dialect.name() != "postgres" {
+		return nil
+	}
+	for _, t := range tables {
+		if !t.hasID {
+			continue
+		}
+		_, err := tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('`+t.name+`', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM `+t.name)
+		if err != nil {
+			return s.fault("restore: set the id sequence of "+t.name, err)
+		}
+	}
+	return nil
+}
+
+// check catches a document whose bytes changed on the way.
+func (v *versionRecord) check() error {
+	sum := sha256.Sum256(v.Content)
+	if hex.EncodeToString(sum[:]) != v.SHA256 || int64(len(v.Content)) != v.Size {
+		return fmt.Errorf("the content of version %d does not match its sha256 and size", v.ID)
+	}
+	return nil
+}
+
+func strictUnmarshal(line []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value on the line")
+	}
+	return nil
+}
+
+// dumpReader hands out a dump's lines one at a time, counting them.
+type dumpReader struct {
+	r    *bufio.Reader
+	line int
+	// unterminated: the last line read had no newline, as when the
+	// file was cut short mid-line.
+	unterminated bool
+}
+
+// next returns the next non-empty line, or io.EOF.
+func (d *dumpReader) next() ([]byte, error) {
+	for {
+		line, err := d.r.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("reading the dump: %w", err)
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("reading the dump: %w", err)
+		}
+		d.line++
+		d.unterminated = err != nil
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			return line, nil
+		}
+	}
+}
