@@ -10,17 +10,18 @@ import (
 
 // statusOf is the one mapping from registry error codes to HTTP statuses.
 var statusOf = map[registry.Code]int{
-	registry.Invalid:          http.StatusBadRequest,
-	registry.Unauthorized:     http.StatusUnauthorized,
-	registry.Forbidden:        http.StatusForbidden,
-	registry.NotFound:         http.StatusNotFound,
-	registry.MethodNotAllowed: http.StatusMethodNotAllowed,
-	registry.Conflict:         http.StatusConflict,
-	registry.TooLarge:         http.StatusRequestEntityTooLarge,
-	registry.UnsupportedMedia: http.StatusUnsupportedMediaType,
-	registry.RateLimited:      http.StatusTooManyRequests,
-	registry.Internal:         http.StatusInternalServerError,
-	registry.Unavailable:      http.StatusServiceUnavailable,
+	registry.Invalid:             http.StatusBadRequest,
+	registry.Unauthorized:        http.StatusUnauthorized,
+	registry.Forbidden:           http.StatusForbidden,
+	registry.NotFound:            http.StatusNotFound,
+	registry.MethodNotAllowed:    http.StatusMethodNotAllowed,
+	registry.Conflict:            http.StatusConflict,
+	registry.TooLarge:            http.StatusRequestEntityTooLarge,
+	registry.UnsupportedMedia:    http.StatusUnsupportedMediaType,
+	registry.RateLimited:         http.StatusTooManyRequests,
+	registry.Internal:            http.StatusInternalServerError,
+	registry.Unavailable:         http.StatusServiceUnavailable,
+	registry.InsufficientStorage: http.StatusInsufficientStorage,
 }
 
 // errorBody is the error object of the interface: {ok:false, error}.

@@ -29,8 +29,16 @@ type serveConfig struct {
 	MaxBody         int64
 	Signup          string
 	ShutdownTimeout time.Duration
+	Timeouts        serverTimeouts
 	Limits          server.Limits
 	TrustedProxies  []string
+	PprofAddr       string
+}
+
+// serverTimeouts bound how long one connection may hold the server: a client
+// that sends its headers or body slowly (slowloris) is cut off.
+type serverTimeouts struct {
+	ReadHeader, Read, Write, Idle time.Duration
 }
 
 func newServeCmd() *cobra.Command {
@@ -54,6 +62,10 @@ flight (up to --shutdown-timeout) and stop.`,
 				Addr: v.GetString("addr"), DB: v.GetString("db"), BaseURL: v.GetString("base-url"),
 				MaxBody: v.GetInt64("max-body"), Signup: v.GetString("signup"),
 				ShutdownTimeout: v.GetDuration("shutdown-timeout"),
+				Timeouts: serverTimeouts{
+					ReadHeader: v.GetDuration("read-header-timeout"), Read: v.GetDuration("read-timeout"),
+					Write: v.GetDuration("write-timeout"), Idle: v.GetDuration("idle-timeout"),
+				},
 				Limits: server.Limits{
 					PerIP:                  server.Limit{Rate: v.GetFloat64("rate-ip"), Burst: v.GetInt("rate-ip-burst")},
 					PerToken:               server.Limit{Rate: v.GetFloat64("rate-token"), Burst: v.GetInt("rate-token-burst")},
@@ -62,6 +74,7 @@ flight (up to --shutdown-timeout) and stop.`,
 					PublishQueueWait:       v.GetDuration("publish-queue-wait"),
 				},
 				TrustedProxies: v.GetStringSlice("trusted-proxies"),
+				PprofAddr:      v.GetString("pprof-addr"),
 			}
 			return serve(cmd.Context(), cfg, slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil)), cmd)
 		},
@@ -73,6 +86,10 @@ flight (up to --shutdown-timeout) and stop.`,
 	f.Int64("max-body", packfmt.DefaultMaxBytes, "largest pack document accepted, in bytes")
 	f.String("signup", "open", "dashboard sign-up: open or closed")
 	f.Duration("shutdown-timeout", 20*time.Second, "how long to wait for requests in flight at shutdown")
+	f.Duration("read-header-timeout", 10*time.Second, "how long a client may take to send a request's headers")
+	f.Duration("read-timeout", 60*time.Second, "how long a client may take to send a whole request, body included")
+	f.Duration("write-timeout", 60*time.Second, "how long writing a response may take, counted from the end of the request's headers")
+	f.Duration("idle-timeout", 120*time.Second, "how long an idle keep-alive connection stays open")
 	d := server.DefaultLimits
 	f.Float64("rate-ip", d.PerIP.Rate, "API requests per second per client address (0 turns the limit off)")
 	f.Int("rate-ip-burst", d.PerIP.Burst, "burst of API requests per client address")
@@ -83,6 +100,7 @@ flight (up to --shutdown-timeout) and stop.`,
 	f.Int("max-concurrent-publishes", d.MaxConcurrentPublishes, "publishes processed at once; more wait, then get 503")
 	f.Duration("publish-queue-wait", d.PublishQueueWait, "how long a publish waits for a free slot")
 	f.StringSlice("trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
+	addPprofFlag(f)
 	return cmd
 }
 
@@ -92,6 +110,16 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 	}
 	if cfg.MaxBody <= 0 {
 		return usageError{fmt.Errorf("--max-body must be a positive number of bytes")}
+	}
+	for _, t := range []struct {
+		flag  string
+		value time.Duration
+	}{{"read-header-timeout", cfg.Timeouts.ReadHeader}, {"read-timeout", cfg.Timeouts.Read},
+		{"write-timeout", cfg.Timeouts.Write}, {"idle-timeout", cfg.Timeouts.Idle}} {
+		// 0 would mean "no limit" to net/http, which lets a slow client hold a connection forever.
+		if t.value <= 0 {
+			return usageError{fmt.Errorf("--%s must be a positive duration such as 30s, not %s", t.flag, t.value)}
+		}
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -114,13 +142,19 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 
 	httpServer := &http.Server{
 		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: cfg.Timeouts.ReadHeader,
+		ReadTimeout:       cfg.Timeouts.Read,
+		WriteTimeout:      cfg.Timeouts.Write,
+		IdleTimeout:       cfg.Timeouts.Idle,
 		MaxHeaderBytes:    64 << 10,
 	}
 	go pruneNonces(ctx, svc, log)
+	if cfg.PprofAddr != "" {
+		if err := servePprof(ctx, cfg.PprofAddr, log); err != nil {
+			ln.Close()
+			return fmt.Errorf("--pprof-addr: %w", err)
+		}
+	}
 
 	log.Info("pactd listening", "addr", ln.Addr().String(), "base_url", baseURL, "version", version)
 	fmt.Fprintf(cmd.OutOrStdout(), "pactd %s listening on %s (%s)\n", version, ln.Addr(), baseURL)

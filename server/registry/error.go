@@ -21,6 +21,9 @@ const (
 	RateLimited      Code = "rate_limited"       // 429
 	Internal         Code = "internal"           // 500
 	Unavailable      Code = "unavailable"        // 503
+	// InsufficientStorage: the database is out of disk space; nothing was
+	// written, and the same request succeeds once space is freed.
+	InsufficientStorage Code = "insufficient_storage" // 507
 )
 
 // Error is the one error type of pact. Message is safe to show to users: it

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,19 +40,36 @@ type dialect interface {
 	isRetryable(err error) bool
 	isUnavailable(err error) bool
 	isTimeout(err error) bool
+	// isOutOfStorage: the disk (or the configured size cap) is full.
+	isOutOfStorage(err error) bool
 }
 
 // ---- SQLite ----
 
-const sqliteDriverName = "sqlstore-sqlite3"
+// sqliteConnector opens connections to one SQLite DSN. Each connection gets
+// pact's SQL functions and, when maxPageCount > 0, the size cap.
+type sqliteConnector struct {
+	dsn    string
+	driver *sqlite3.SQLiteDriver
+}
 
-func init() {
-	sql.Register(sqliteDriverName, &sqlite3.SQLiteDriver{
-		// SQLite's lower() folds ASCII only; search should fold "Ü" too.
+func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) { return c.driver.Open(c.dsn) }
+func (c sqliteConnector) Driver() driver.Driver                        { return c.driver }
+
+func newSQLiteConnector(dsn string, maxPageCount int64) sqliteConnector {
+	return sqliteConnector{dsn: dsn, driver: &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
-			return c.RegisterFunc("pact_fold", strings.ToLower, true)
+			// SQLite's lower() folds ASCII only; search should fold "Ü" too.
+			if err := c.RegisterFunc("pact_fold", strings.ToLower, true); err != nil {
+				return err
+			}
+			if maxPageCount > 0 {
+				_, err := c.Exec("PRAGMA max_page_count = "+strconv.FormatInt(maxPageCount, 10), nil)
+				return err
+			}
+			return nil
 		},
-	})
+	}}
 }
 
 type sqliteDialect struct{}
@@ -97,6 +115,14 @@ func (sqliteDialect) isUnavailable(err error) bool {
 	return false
 }
 
+// SQLite answers SQLITE_FULL when the database or its WAL cannot grow (no
+// space left, or max_page_count reached); a failed write or fsync that the
+// OS blamed on a full disk comes back as an I/O error carrying ENOSPC.
+func (sqliteDialect) isOutOfStorage(err error) bool {
+	e, ok := sqliteCode(err)
+	return ok && (e.Code == sqlite3.ErrFull || e.SystemErrno == syscall.ENOSPC || e.SystemErrno == syscall.EDQUOT)
+}
+
 func (sqliteDialect) isTimeout(err error) bool {
 	e, ok := sqliteCode(err)
 	return ok && e.Code == sqlite3.ErrInterrupt
@@ -109,6 +135,10 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	if strings.Contains(dsn, ":memory:") || strings.Contains(dsn, "mode=memory") {
 		// The read pool would see a different, empty database.
 		return nil, fmt.Errorf("sqlstore: in-memory SQLite is not supported, give a file path")
+	}
+	dsn, maxPageCount, err := takeMaxPageCount(dsn)
+	if err != nil {
+		return nil, err
 	}
 	writeDSN, err := sqliteDSN(dsn, map[string]string{
 		"_journal_mode": "WAL",
@@ -132,20 +162,13 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	write, err := sql.Open(sqliteDriverName, writeDSN)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: open %s: %w", dsn, err)
-	}
+	write := sql.OpenDB(newSQLiteConnector(writeDSN, maxPageCount))
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
 
-	read, err := sql.Open(sqliteDriverName, readDSN)
-	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("sqlstore: open %s: %w", dsn, err)
-	}
+	read := sql.OpenDB(newSQLiteConnector(readDSN, 0))
 	readers := opts.MaxOpenConns
 	if readers == 0 {
 		readers = max(4, runtime.NumCPU())
@@ -155,6 +178,31 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	read.SetConnMaxLifetime(0)
 	read.SetConnMaxIdleTime(0)
 	return &Store{dialect: sqliteDialect{}, write: write, read: read, timeout: opts.StatementTimeout}, nil
+}
+
+// takeMaxPageCount removes pact's own DSN parameter _max_page_count (a cap
+// on the database's size in pages, past which writes fail as on a full disk)
+// and returns its value, 0 when absent. It lets tests and operators bound
+// the file without a dedicated filesystem.
+func takeMaxPageCount(dsn string) (string, int64, error) {
+	base, query, ok := strings.Cut(dsn, "?")
+	if !ok {
+		return dsn, 0, nil
+	}
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return "", 0, fmt.Errorf("sqlstore: SQLite database %q: bad parameters: %w", dsn, err)
+	}
+	raw, ok := values["_max_page_count"]
+	if !ok {
+		return dsn, 0, nil
+	}
+	n, err := strconv.ParseInt(raw[len(raw)-1], 10, 64)
+	if err != nil || n <= 0 {
+		return "", 0, fmt.Errorf("sqlstore: SQLite database %q: _max_page_count must be a positive number of pages", dsn)
+	}
+	values.Del("_max_page_count")
+	return base + "?" + values.Encode(), n, nil
 }
 
 // sqliteDSN adds go-sqlite3 parameters to a path or file: URI. Ours win over
@@ -250,6 +298,10 @@ func (postgresDialect) isUnavailable(err error) bool {
 		errors.Is(err, io.EOF) ||
 		errors.Is(err, sql.ErrConnDone)
 }
+
+// 53100 disk_full; 53200 out_of_memory and 53300 too_many_connections stay
+// Unavailable.
+func (postgresDialect) isOutOfStorage(err error) bool { return pgCode(err) == "53100" }
 
 func (postgresDialect) isTimeout(err error) bool {
 	return pgCode(err) == "57014" || pgconn.Timeout(err) // query_canceled: statement_timeout

@@ -9,21 +9,21 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// unavailableError is a database fault the caller can do nothing about but
-// retry later: it reads as a *registry.Error with Code Unavailable (so the
-// server answers 503 with a safe message) and still carries the driver's
-// error for the logs.
-type unavailableError struct {
+// publicFault is a database fault the caller can do nothing about but
+// retry later: it reads as a *registry.Error (Unavailable or
+// InsufficientStorage, so the server answers 503 or 507 with a safe message)
+// and still carries the driver's error for the logs.
+type publicFault struct {
 	public *registry.Error
 	cause  error
 }
 
-func (e *unavailableError) Error() string   { return e.public.Message + ": " + e.cause.Error() }
-func (e *unavailableError) Unwrap() []error { return []error{e.public, e.cause} }
+func (e *publicFault) Error() string   { return e.public.Message + ": " + e.cause.Error() }
+func (e *publicFault) Unwrap() []error { return []error{e.public, e.cause} }
 
 // fault turns a driver error into what the Store returns: *registry.Error
-// values pass through, connection failures and timeouts become Unavailable,
-// anything else is an internal error whose text names the operation.
+// values pass through, a full disk becomes InsufficientStorage, connection
+// failures and timeouts become Unavailable, anything else is an internal error whose text names the operation.
 func (s *Store) fault(op string, err error) error {
 	if err == nil {
 		return nil
@@ -33,13 +33,18 @@ func (s *Store) fault(op string, err error) error {
 		return err
 	}
 	switch {
+	case s.dialect.isOutOfStorage(err):
+		return &publicFault{
+			public: registry.Errorf(registry.InsufficientStorage, "the server is out of storage space: nothing was saved; try again later"),
+			cause:  fmt.Errorf("sqlstore: %s: %w", op, err),
+		}
 	case errors.Is(err, context.DeadlineExceeded), s.dialect.isTimeout(err):
-		return &unavailableError{
+		return &publicFault{
 			public: registry.Errorf(registry.Unavailable, "the database did not answer in time"),
 			cause:  fmt.Errorf("sqlstore: %s: %w", op, err),
 		}
 	case s.dialect.isUnavailable(err):
-		return &unavailableError{
+		return &publicFault{
 			public: registry.Errorf(registry.Unavailable, "the database is unavailable"),
 			cause:  fmt.Errorf("sqlstore: %s: %w", op, err),
 		}
