@@ -165,6 +165,50 @@ func TestRetriesUntilTheServerComesUp(t *testing.T) {
 	}
 }
 
+func TestHonoursRetryAfterOfARateLimitedServer(t *testing.T) {
+	// One request per token, then one every two seconds.
+	srv, err := pactdtest.Start(pactdBin, t.TempDir(), "--rate-token", "0.5", "--rate-token-burst", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	token, err := srv.CreateUserWithToken("limited")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	newLimitedClient := func(policy RetryPolicy) (*Client, *[]time.Duration) {
+		c, err := New(srv.URL, WithToken(token), WithRetryPolicy(policy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var waits []time.Duration
+		c.sleep = func(ctx context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			return sleepContext(ctx, d) // really wait: the server's bucket must refill
+		}
+		return c, &waits
+	}
+
+	c, waits := newLimitedClient(RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: 10 * time.Second})
+	for i := range 2 {
+		if _, err := c.Me(context.Background()); err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+	}
+	if len(*waits) != 1 || (*waits)[0] < time.Second {
+		t.Errorf("waits before retrying = %v, want one of at least the server's Retry-After (whole seconds, so >= 1s)", *waits)
+	}
+
+	// A caller unwilling to wait that long gets the 429 at once.
+	impatient, waits := newLimitedClient(RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})
+	_, err = impatient.Me(context.Background())
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests || len(*waits) != 0 {
+		t.Errorf("err = %v after waits %v, want a 429 without waiting", err, *waits)
+	}
+}
+
 func TestRetryLimits(t *testing.T) {
 	closed := "http://" + freeAddr(t)
 	tests := []struct {

@@ -45,15 +45,17 @@ type Server struct {
 }
 
 // Start runs "pactd serve" on a free loopback port with a new SQLite
-// database in dir, and waits until it listens.
-func Start(bin, dir string) (*Server, error) {
-	return StartAt(bin, dir, "127.0.0.1:0")
+// database in dir, and waits until it listens. extraArgs go to serve, e.g.
+// "--rate-token", "1".
+func Start(bin, dir string, extraArgs ...string) (*Server, error) {
+	return StartAt(bin, dir, "127.0.0.1:0", extraArgs...)
 }
 
 // StartAt is Start on a given address.
-func StartAt(bin, dir, addr string) (*Server, error) {
+func StartAt(bin, dir, addr string, extraArgs ...string) (*Server, error) {
 	s := &Server{DB: filepath.Join(dir, "pact.db"), Bin: bin, logs: &syncBuffer{}, done: make(chan struct{})}
-	s.cmd = exec.Command(bin, "serve", "--addr", addr, "--db", s.DB)
+	args := append([]string{"serve", "--addr", addr, "--db", s.DB}, extraArgs...)
+	s.cmd = exec.Command(bin, args...)
 	s.cmd.Env = cleanEnv()
 	s.cmd.Stderr = s.logs
 	stdout, err := s.cmd.StdoutPipe()
