@@ -1,93 +1,278 @@
 package server
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"html/template"
+	"io/fs"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/render"
 )
 
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var pages = template.Must(template.New("").Funcs(template.FuncMap{}).ParseFS(templateFS, "templates/*.html"))
+//go:embed static
+var staticFS embed.FS
+
+// contentSecurityPolicy allows nothing inline and nothing from elsewhere:
+// every script and stylesheet is a file under /static/.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// webApp is the HTML side of pact: browsing, accounts, the dashboard and the
+// API reference. It holds what those pages share; the Server holds the rest.
+type webApp struct {
+	s             *Server
+	pages         map[string]*template.Template
+	static        map[string]staticFile
+	documents     *render.Cache
+	sessions      sessionConfig
+	logins        *throttle // per IP address and username
+	loginsPerIP   *throttle // per IP address, against spraying many usernames
+	signups       *throttle // per IP address
+	crossOrigin   *http.CrossOriginProtection
+	pageSize      int
+	dashboardSize int
+}
+
+type staticFile struct {
+	body        []byte
+	contentType string
+	version     string // short hash, for cache-busting links
+}
 
 func (s *Server) routeWeb(e *gin.Engine) {
-	e.NoRoute(func(c *gin.Context) { s.notFoundPage(c) })
+	w := newWebApp(s)
+	e.Use(w.securityHeaders, w.refuseCrossOrigin)
+	e.NoRoute(w.notFound)
 	e.NoMethod(func(c *gin.Context) {
-		c.String(http.StatusMethodNotAllowed, "method not allowed\n")
+		w.errorPage(c, registry.Errorf(registry.MethodNotAllowed, "%s is not allowed here", c.Request.Method))
 	})
-	e.GET("/:owner", s.ownerKeysOrPage)
-	e.GET("/:owner/:pack", s.packagePage)
+
+	e.GET("/", w.home)
+	e.GET("/docs", w.apiReference)
+	e.GET("/static/*file", w.serveStatic)
+	e.HEAD("/static/*file", w.serveStatic)
+
+	e.GET("/signup", w.signupForm)
+	e.POST("/signup", w.signup)
+	e.GET("/login", w.loginForm)
+	e.POST("/login", w.login)
+	e.GET("/logout", w.logoutForm)
+	e.POST("/logout", w.logout)
+
+	dash := e.Group("/dashboard", w.requireLogin)
+	dash.GET("", w.dashboard)
+	dash.POST("/tokens", w.createToken)
+	dash.POST("/tokens/:id/revoke", w.revokeToken)
+	dash.POST("/keys", w.addKey)
+	dash.POST("/keys/:id/delete", w.deleteKey)
+
+	e.GET("/:owner", w.ownerKeysOrPage)
+	e.GET("/:owner/:pack", w.packagePage)
 }
 
-func (s *Server) render(c *gin.Context, status int, name string, data any) {
-	c.Header("Content-Type", "text/html; charset=utf-8")
-	c.Status(status)
-	if err := pages.ExecuteTemplate(c.Writer, name, data); err != nil {
-		s.log.Error("rendering page", "template", name, "error", err.Error())
+func newWebApp(s *Server) *webApp {
+	w := &webApp{
+		s:             s,
+		static:        loadStatic(),
+		documents:     render.NewCache(512),
+		sessions:      newSessionConfig(s.cfg.BaseURL),
+		crossOrigin:   http.NewCrossOriginProtection(),
+		pageSize:      20,
+		dashboardSize: registry.MaxListLimit,
 	}
-}
-
-func (s *Server) notFoundPage(c *gin.Context) {
-	s.render(c, http.StatusNotFound, "notfound.html", gin.H{"Path": c.Request.URL.Path})
-}
-
-// ownerKeysOrPage serves /{owner}.keys (the account's public keys as
-// authorized_keys lines, as GitHub does) and the owner's page.
-func (s *Server) ownerKeysOrPage(c *gin.Context) {
-	owner, isKeys := strings.CutSuffix(c.Param("owner"), ".keys")
-	if !isKeys {
-		s.notFoundPage(c)
-		return
+	attempts, window := s.cfg.LoginAttempts, s.cfg.LoginWindow
+	if attempts <= 0 {
+		attempts = 5
 	}
-	acct, err := s.svc.Store.AccountByUsername(c, strings.ToLower(owner))
-	if err != nil {
-		s.fail(c, err)
-		return
+	if window <= 0 {
+		window = 15 * time.Minute
 	}
-	keys, err := s.svc.Store.ListSSHKeys(c, acct.ID)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(k.PublicKey)
-		if k.Name != "" {
-			b.WriteString(" " + k.Name)
+	w.logins = newThrottle(attempts, window)
+	w.loginsPerIP = newThrottle(attempts*20, window)
+	w.signups = newThrottle(20, time.Hour)
+	// Behind a proxy the Host header may differ from the public address;
+	// a form posted from the public address is same-origin all the same.
+	if u, err := url.Parse(s.cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
+		if err := w.crossOrigin.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
+			s.log.Warn("base URL is not a usable origin", "base_url", s.cfg.BaseURL, "error", err.Error())
 		}
-		b.WriteString("\n")
 	}
-	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
+	w.pages = parsePages(w.templateFuncs())
+	return w
 }
 
-func (s *Server) packagePage(c *gin.Context) {
-	p, versions, err := s.svc.PackageDetail(c, c.Param("owner"), c.Param("pack"))
-	if registry.IsCode(err, registry.NotFound) {
-		s.notFoundPage(c)
-		return
-	}
+// parsePages parses every page together with the layout it fills in.
+func parsePages(funcs template.FuncMap) map[string]*template.Template {
+	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
-		s.fail(c, err)
-		return
+		panic(err)
 	}
-	doc, err := s.svc.Document(c, p.OwnerSlug, p.PackSlug, "")
-	if err != nil {
-		s.fail(c, err)
-		return
+	pages := make(map[string]*template.Template)
+	for _, name := range names {
+		base := path.Base(name)
+		if base == "layout.html" {
+			continue
+		}
+		pages[base] = template.Must(template.New(base).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", name))
 	}
-	vs := make([]versionJSON, len(versions))
-	for i := range versions {
-		vs[i] = s.presentVersion(p, &versions[i])
-	}
-	s.render(c, http.StatusOK, "package.html", gin.H{
-		"Package":  s.presentPackage(p),
-		"Versions": vs,
-		"Document": string(doc.Content),
-	})
+	return pages
 }
+
+func loadStatic() map[string]staticFile {
+	files := map[string]staticFile{}
+	add := func(name string, body []byte) {
+		sum := sha256.Sum256(body)
+		ct := "application/octet-stream"
+		switch path.Ext(name) {
+		case ".css":
+			ct = "text/css; charset=utf-8"
+		case ".js":
+			ct = "text/javascript; charset=utf-8"
+		case ".svg":
+			ct = "image/svg+xml"
+		}
+		files[name] = staticFile{body: body, contentType: ct, version: hex.EncodeToString(sum[:6])}
+	}
+	entries, err := fs.ReadDir(staticFS, "static")
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range entries {
+		body, err := fs.ReadFile(staticFS, "static/"+e.Name())
+		if err != nil {
+			panic(err)
+		}
+		add(e.Name(), body)
+	}
+	add("highlight.css", render.HighlightCSS())
+	return files
+}
+
+func (w *webApp) templateFuncs() template.FuncMap {
+	return template.FuncMap{
+		// static links a file under /static/ with its content hash, so
+		// browsers may cache it and still see a new release at once.
+		"static": func(name string) string {
+			f, ok := w.static[name]
+			if !ok {
+				panic("no static file " + name)
+			}
+			return "/static/" + name + "?v=" + f.version
+		},
+		"datetime": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"day":      func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+		"lower":    strings.ToLower,
+	}
+}
+
+func (w *webApp) serveStatic(c *gin.Context) {
+	f, ok := w.static[strings.TrimPrefix(c.Param("file"), "/")]
+	if !ok {
+		w.notFound(c)
+		return
+	}
+	h := c.Writer.Header()
+	h.Set("Content-Type", f.contentType)
+	if c.Query("v") == f.version {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "public, max-age=300")
+	}
+	http.ServeContent(c.Writer, c.Request, "", time.Time{}, bytes.NewReader(f.body))
+}
+
+// securityHeaders is set on every answer of the web side.
+func (w *webApp) securityHeaders(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	c.Next()
+}
+
+// refuseCrossOrigin answers 403 to every state-changing request that a
+// browser sends from another origin (Sec-Fetch-Site or Origin tells).
+func (w *webApp) refuseCrossOrigin(c *gin.Context) {
+	if err := w.crossOrigin.Check(c.Request); err != nil {
+		w.errorPage(c, registry.Errorf(registry.Forbidden,
+			"This form was sent from another site. pact accepts forms only from its own pages."))
+		return
+	}
+	c.Next()
+}
+
+// pageData is what every page template gets; Data holds the page's own.
+type pageData struct {
+	Account *registry.Account // the logged-in account, or nil
+	Signup  bool              // sign-up is open
+	Query   string            // the search box's text
+	Data    any
+}
+
+func (w *webApp) render(c *gin.Context, status int, name string, query string, data any) {
+	tmpl, ok := w.pages[name]
+	if !ok {
+		panic("no page template " + name)
+	}
+	var buf bytes.Buffer
+	pd := pageData{Account: w.currentAccount(c), Signup: w.s.cfg.Signup != "closed", Query: query, Data: data}
+	if err := tmpl.ExecuteTemplate(&buf, "layout", pd); err != nil {
+		w.s.log.Error("rendering page", "template", name, "error", err.Error())
+		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("internal error\n"))
+		c.Abort()
+		return
+	}
+	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+}
+
+func (w *webApp) notFound(c *gin.Context) {
+	w.render(c, http.StatusNotFound, "notfound.html", "", gin.H{"Path": c.Request.URL.Path})
+}
+
+// errorPage answers with an HTML page that states err's user-facing message
+// and the status its code maps to. Internal errors are logged, not shown.
+func (w *webApp) errorPage(c *gin.Context, err error) {
+	status := HTTPStatus(err)
+	if status >= 500 {
+		w.s.log.Error("page failed", "method", c.Request.Method, "path", c.Request.URL.Path,
+			"status", status, "error", err.Error())
+	}
+	if registry.IsCode(err, registry.NotFound) {
+		w.notFound(c)
+		c.Abort()
+		return
+	}
+	w.render(c, status, "error.html", "", gin.H{
+		"Status":  status,
+		"Title":   http.StatusText(status),
+		"Message": registry.ErrorMessage(err),
+	})
+	c.Abort()
+}
+
+// now is the service's clock, so tests that move it move sessions and
+// throttles too.
+func (w *webApp) now() time.Time {
+	if w.s.svc.Now != nil {
+		return w.s.svc.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store") }

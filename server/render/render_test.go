@@ -1,0 +1,161 @@
+package render_test
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/pact-registry/pact/server/render"
+)
+
+func TestMarkdownFeatures(t *testing.T) {
+	cases := []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{"heading and prose", "# Title\n\nSome *prose*.", []string{"<h1>Title</h1>", "<em>prose</em>"}},
+		{"GFM table", "| a | b |\n|---|---|\n| 1 | 2 |\n", []string{"<table>", "<th>a</th>", "<td>2</td>"}},
+		{"task list", "- [x] done\n- [ ] todo\n", []string{`<input checked="" disabled="" type="checkbox"> done`, `<input disabled="" type="checkbox"> todo`}},
+		{"autolink", "see https://example.com/x now", []string{`<a href="https://example.com/x" rel="nofollow noreferrer">https://example.com/x</a>`}},
+		{"strikethrough", "~~gone~~", []string{"<del>gone</del>"}},
+		{"highlighted yaml with classes, no inline style", "```yaml pact:pack\nname: demo\n```\n",
+			[]string{`<pre class="chroma" tabindex="0"><code class="language-yaml">`, `<span class="nt">name</span>`}},
+		{"unknown language stays plain and escaped", "```nosuchlang\n<b>bold?</b>\n```\n",
+			[]string{`<pre><code class="language-nosuchlang">&lt;b&gt;bold?&lt;/b&gt;`}},
+		{"harmless raw HTML survives", "<details><summary>More</summary>text</details>", []string{"<details><summary>More</summary>text</details>"}},
+		{"relative link kept", "[docs](/docs)", []string{`<a href="/docs" rel="nofollow">docs</a>`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := string(render.Markdown([]byte(tc.src)))
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			assertInert(t, out)
+		})
+	}
+}
+
+func TestMarkdownMakesHostileInputInert(t *testing.T) {
+	cases := []struct {
+		name    string
+		src     string
+		gone    []string // must not appear in the output, case-insensitively
+		keepTxt string   // visible text that must survive, if any
+	}{
+		{"script tag", "hello\n\n<script>window.pwned = true</script>\n", []string{"<script", "window.pwned = true</script"}, "hello"},
+		{"script inside inline HTML", "x <script>alert(1)</script> y", []string{"<script"}, "y"},
+		{"img onerror", `<img src="x" onerror="alert(1)">`, []string{"onerror"}, ""},
+		{"svg onload", `<svg onload="alert(1)"><circle r="1"/></svg>`, []string{"<svg", "onload"}, ""},
+		{"event handler on allowed element", `<p onclick="alert(1)" onmouseover="alert(2)">click</p>`, []string{"onclick", "onmouseover"}, "click"},
+		{"markdown javascript link", "[click](javascript:alert(1))", []string{"javascript:"}, "click"},
+		{"mixed-case javascript href", `<a href="JaVaScRiPt:alert(1)">x</a>`, []string{"javascript:"}, "x"},
+		{"entity-encoded javascript href", `<a href="&#106;avascript:alert(1)">x</a>`, []string{"javascript:", "&#106;avascript"}, "x"},
+		{"javascript with leading space", `<a href=" javascript:alert(1)">x</a>`, []string{"javascript:"}, "x"},
+		{"vbscript href", `<a href="vbscript:msgbox(1)">x</a>`, []string{"vbscript:"}, "x"},
+		{"data URL link", `[d](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)`, []string{"data:text/html"}, "d"},
+		{"data URL image", `<img src="data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=">`, []string{"data:image"}, ""},
+		{"markdown data image", `![x](data:image/png;base64,AAAA)`, []string{"data:image"}, ""},
+		{"iframe", `<iframe src="https://evil.example/"></iframe>`, []string{"<iframe"}, ""},
+		{"object and embed", `<object data="x.swf"></object><embed src="x.swf">`, []string{"<object", "<embed"}, ""},
+		{"style attribute", `<p style="position:fixed;top:0">over</p>`, []string{"style="}, "over"},
+		{"style element", "<style>body{display:none}</style>\n\ntext", []string{"<style", "display:none"}, "text"},
+		{"form and button", `<form action="/logout" method="post"><button>go</button></form>`, []string{"<form", "<button"}, "go"},
+		{"text input", `<input type="text" name="q" value="x">`, []string{`type="text"`, "name="}, ""},
+		{"meta refresh", `<meta http-equiv="refresh" content="0;url=https://evil.example">`, []string{"<meta", "refresh"}, ""},
+		{"base tag", `<base href="https://evil.example/">`, []string{"<base"}, ""},
+		{"link stylesheet", `<link rel="stylesheet" href="https://evil.example/x.css">`, []string{"<link"}, ""},
+		{"id that would shadow the page", `<p id="install">x</p>`, []string{"id="}, "x"},
+		{"class that would borrow page styles", `<p class="site-header">x</p>`, []string{"site-header"}, "x"},
+		{"spoofed chroma class on a div", `<div class="chroma">x</div>`, []string{"class="}, "x"},
+		{"code language injection", "```yaml\" onmouseover=\"alert(1)\nx: 1\n```\n", []string{"onmouseover"}, ""},
+		{"unclosed script", `<script>alert(1)`, []string{"<script"}, ""},
+		{"noscript smuggling", `<noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>`, []string{"onerror"}, ""},
+		{"template element", `<template><script>alert(1)</script></template>`, []string{"<template", "<script"}, ""},
+		{"math and mglyph mutation", `<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>`, []string{"onerror", "<style"}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := string(render.Markdown([]byte(tc.src)))
+			lower := strings.ToLower(out)
+			for _, g := range tc.gone {
+				if strings.Contains(lower, strings.ToLower(g)) {
+					t.Errorf("output still holds %q:\n%s", g, out)
+				}
+			}
+			if tc.keepTxt != "" && !strings.Contains(out, tc.keepTxt) {
+				t.Errorf("visible text %q was lost:\n%s", tc.keepTxt, out)
+			}
+			assertInert(t, out)
+		})
+	}
+}
+
+// assertInert parses HTML as a browser would and fails on anything that
+// could run code, load a frame or restyle the page.
+func assertInert(t *testing.T, out string) {
+	t.Helper()
+	nodes, err := html.ParseFragment(strings.NewReader(out), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+	if err != nil {
+		t.Fatalf("output does not parse: %v", err)
+	}
+	forbiddenElements := map[string]bool{
+		"script": true, "iframe": true, "frame": true, "object": true, "embed": true, "style": true,
+		"link": true, "meta": true, "base": true, "form": true, "svg": true, "math": true, "template": true,
+		"button": true, "textarea": true, "select": true,
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			if forbiddenElements[n.Data] {
+				t.Errorf("element <%s> survived:\n%s", n.Data, out)
+			}
+			for _, a := range n.Attr {
+				key := strings.ToLower(a.Key)
+				val := strings.ToLower(strings.TrimSpace(a.Val))
+				switch {
+				case strings.HasPrefix(key, "on"):
+					t.Errorf("event handler %s=%q survived on <%s>", a.Key, a.Val, n.Data)
+				case key == "style" || key == "id" || key == "srcdoc" || key == "formaction":
+					t.Errorf("attribute %s survived on <%s>", a.Key, n.Data)
+				case key == "href" || key == "src" || key == "cite" || key == "action":
+					for _, scheme := range []string{"javascript:", "data:", "vbscript:"} {
+						if strings.HasPrefix(val, scheme) {
+							t.Errorf("%s URL survived in %s on <%s>", scheme, a.Key, n.Data)
+						}
+					}
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+}
+
+func TestCacheReturnsTheSameRendering(t *testing.T) {
+	cache := render.NewCache(2)
+	docs := []string{"# one", "# two", "# three", "# one"}
+	for _, d := range docs {
+		if got, want := cache.Markdown([]byte(d)), render.Markdown([]byte(d)); got != want {
+			t.Errorf("cache.Markdown(%q) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestHighlightCSSUsesClasses(t *testing.T) {
+	css := string(render.HighlightCSS())
+	for _, w := range []string{".chroma", ".chroma .nt"} {
+		if !strings.Contains(css, w) {
+			t.Errorf("stylesheet lacks %q", w)
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package server
+
+import (
+	"crypto/sha256"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// Dashboard sessions live on the server: the cookie holds a random id and
+// the database only its SHA-256, so a leaked database opens no sessions.
+const (
+	sessionLifetime     = 14 * 24 * time.Hour
+	sessionRandomLength = 43 // base62 characters ≈ 256 bits
+	webAccountKey       = "pact.web.account"
+)
+
+type sessionConfig struct {
+	cookieName string
+	secure     bool
+}
+
+// newSessionConfig marks cookies Secure when pact is served over https. The
+// __Host- prefix then also pins the cookie to this host and path /.
+func newSessionConfig(baseURL string) sessionConfig {
+	if strings.HasPrefix(strings.ToLower(baseURL), "https://") {
+		return sessionConfig{cookieName: "__Host-pact_session", secure: true}
+	}
+	return sessionConfig{cookieName: "pact_session"}
+}
+
+func sessionHash(id string) []byte {
+	sum := sha256.Sum256([]byte(id))
+	return sum[:]
+}
+
+func (w *webApp) setSessionCookie(c *gin.Context, value string, maxAge int) {
+	http.SetCookie(c.Writer, &http.Cookie{
+		Name:     w.sessions.cookieName,
+		Value:    value,
+		Path:     "/",
+		MaxAge:   maxAge,
+		HttpOnly: true,
+		Secure:   w.sessions.secure,
+		SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// startSession logs acct in: it ends the session the browser had (so a
+// session id planted before login is worthless after it) and sets a new one.
+func (w *webApp) startSession(c *gin.Context, acct *registry.Account) error {
+	if err := w.forgetSession(c); err != nil {
+		return err
+	}
+	id := registry.NewSecret("", sessionRandomLength)
+	now := w.now()
+	sess := &registry.Session{AccountID: acct.ID, Hash: sessionHash(id), CreatedAt: now, ExpiresAt: now.Add(sessionLifetime)}
+	if err := w.s.svc.Store.CreateSession(c, sess); err != nil {
+		return err
+	}
+	w.setSessionCookie(c, id, int(sessionLifetime/time.Second))
+	c.Set(webAccountKey, acct)
+	return nil
+}
+
+// endSession logs out: it forgets the browser's session and clears its cookie.
+func (w *webApp) endSession(c *gin.Context) error {
+	if err := w.forgetSession(c); err != nil {
+		return err
+	}
+	w.setSessionCookie(c, "", -1)
+	return nil
+}
+
+// forgetSession deletes the session the request's cookie names, if any.
+func (w *webApp) forgetSession(c *gin.Context) error {
+	c.Set(webAccountKey, (*registry.Account)(nil))
+	cookie, err := c.Request.Cookie(w.sessions.cookieName)
+	if err != nil || cookie.Value == "" {
+		return nil
+	}
+	return w.s.svc.Store.DeleteSession(c, sessionHash(cookie.Value))
+}
+
+// currentAccount is the account of the request's session, or nil. It is
+// looked up once per request, and only by pages that show it.
+func (w *webApp) currentAccount(c *gin.Context) *registry.Account {
+	if v, ok := c.Get(webAccountKey); ok {
+		return v.(*registry.Account)
+	}
+	acct := w.lookupSession(c)
+	c.Set(webAccountKey, acct)
+	return acct
+}
+
+func (w *webApp) lookupSession(c *gin.Context) *registry.Account {
+	cookie, err := c.Request.Cookie(w.sessions.cookieName)
+	if err != nil || cookie.Value == "" || len(cookie.Value) > 200 {
+		return nil
+	}
+	sess, err := w.s.svc.Store.SessionByHash(c, sessionHash(cookie.Value), w.now())
+	if err != nil {
+		if !registry.IsCode(err, registry.NotFound) {
+			w.s.log.Error("reading session", "error", err.Error())
+		}
+		return nil
+	}
+	acct, err := w.s.svc.Store.AccountByID(c, sess.AccountID)
+	if err != nil {
+		if !registry.IsCode(err, registry.NotFound) {
+			w.s.log.Error("reading session account", "error", err.Error())
+		}
+		return nil
+	}
+	return acct
+}
+
+// requireLogin sends visitors without a session to the log-in page.
+func (w *webApp) requireLogin(c *gin.Context) {
+	noStore(c)
+	if w.currentAccount(c) == nil {
+		c.Redirect(http.StatusSeeOther, "/login")
+		c.Abort()
+		return
+	}
+	c.Next()
+}
+
+// throttle counts attempts per key in fixed windows: a key may make max
+// attempts in its window, then it is refused until the window ends. An
+// attempt is counted when it is let through, so a burst of parallel guesses
+// cannot slip past the count. It lives in memory, so each replica counts on
+// its own; that still bounds guessing, which is what it is for.
+type throttle struct {
+	mu      sync.Mutex
+	max     int
+	window  time.Duration
+	entries map[string]*throttleEntry
+}
+
+type throttleEntry struct {
+	count int
+	start time.Time
+}
+
+// maxThrottleKeys bounds the memory a flood of distinct keys can take.
+const maxThrottleKeys = 100_000
+
+func newThrottle(max int, window time.Duration) *throttle {
+	return &throttle{max: max, window: window, entries: make(map[string]*throttleEntry)}
+}
+
+// Take counts one attempt for key at now, or refuses it and says how long
+// until the key may try again.
+func (t *throttle) Take(key string, now time.Time) (ok bool, wait time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, found := t.entries[key]
+	if !found || now.Sub(e.start) >= t.window {
+		if !found && len(t.entries) >= maxThrottleKeys {
+			t.prune(now)
+		}
+		t.entries[key] = &throttleEntry{count: 1, start: now}
+		return true, 0
+	}
+	if e.count >= t.max {
+		return false, e.start.Add(t.window).Sub(now)
+	}
+	e.count++
+	return true, 0
+}
+
+// Release gives back one attempt of key, for attempts that turned out fine.
+func (t *throttle) Release(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.entries[key]; ok && e.count > 0 {
+		e.count--
+	}
+}
+
+// Reset forgets key, after a successful log-in.
+func (t *throttle) Reset(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.entries, key)
+}
+
+func (t *throttle) prune(now time.Time) {
+	for k, e := range t.entries {
+		if now.Sub(e.start) >= t.window {
+			delete(t.entries, k)
+		}
+	}
+	if len(t.entries) >= maxThrottleKeys {
+		// Still full of live keys: start over rather than grow without
+		// bound. The per-address throttles still slow the flood.
+		clear(t.entries)
+	}
+}

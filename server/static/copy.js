@@ -1,0 +1,69 @@
+// Copy buttons. Without JavaScript they stay hidden and the text they copy
+// stays selectable, so every page works without this file.
+(function () {
+  "use strict";
+
+  function textOf(el) {
+    return el.tagName === "INPUT" || el.tagName === "TEXTAREA" ? el.value : el.textContent;
+  }
+
+  function select(el) {
+    if (el.select) {
+      el.select();
+      return;
+    }
+    var range = document.createRange();
+    range.selectNodeContents(el);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+
+  // For pages served over plain http from another host, where the
+  // Clipboard API is not available.
+  function copyBySelection(el) {
+    select(el);
+    try {
+      return document.execCommand("copy");
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function announce(button, text) {
+    var original = button.getAttribute("data-label") || button.textContent;
+    button.setAttribute("data-label", original);
+    button.textContent = text;
+    window.setTimeout(function () { button.textContent = original; }, 2000);
+  }
+
+  function wire(button) {
+    var target = document.getElementById(button.getAttribute("data-copy"));
+    if (!target) {
+      return;
+    }
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var text = textOf(target);
+      var copied = function () { announce(button, "Copied"); };
+      var failed = function () {
+        if (copyBySelection(target)) {
+          copied();
+        } else {
+          select(target);
+          announce(button, "Press Ctrl+C");
+        }
+      };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(copied, failed);
+      } else {
+        failed();
+      }
+    });
+  }
+
+  var buttons = document.querySelectorAll("button[data-copy]");
+  for (var i = 0; i < buttons.length; i++) {
+    wire(buttons[i]);
+  }
+})();

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// accountForm is what the sign-up and log-in pages show: the values typed
+// so far (never the password) and what went wrong.
+type accountForm struct {
+	Email    string
+	Username string
+	Login    string
+	Error    string
+	Closed   bool
+}
+
+func (w *webApp) signupOpen() bool { return w.s.cfg.Signup != "closed" }
+
+func (w *webApp) signupForm(c *gin.Context) {
+	if !w.signupOpen() {
+		w.render(c, http.StatusForbidden, "signup.html", "", accountForm{Closed: true})
+		return
+	}
+	if w.currentAccount(c) != nil {
+		c.Redirect(http.StatusSeeOther, "/dashboard")
+		return
+	}
+	w.render(c, http.StatusOK, "signup.html", "", accountForm{})
+}
+
+func (w *webApp) signup(c *gin.Context) {
+	noStore(c)
+	if !w.signupOpen() {
+		w.render(c, http.StatusForbidden, "signup.html", "", accountForm{Closed: true})
+		return
+	}
+	form := accountForm{Email: strings.TrimSpace(c.PostForm("email")), Username: strings.TrimSpace(c.PostForm("username"))}
+	ip := c.ClientIP()
+	now := w.now()
+	if ok, wait := w.signups.Take(ip, now); !ok {
+		form.Error = "Too many sign-ups from your address. " + tryAgainIn(wait)
+		retryAfter(c, wait)
+		w.render(c, http.StatusTooManyRequests, "signup.html", "", form)
+		return
+	}
+	acct, err := w.s.svc.CreateAccount(c, form.Email, form.Username, c.PostForm("password"))
+	if err != nil {
+		if registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict) {
+			form.Error = signupError(err)
+			w.render(c, HTTPStatus(err), "signup.html", "", form)
+			return
+		}
+		w.errorPage(c, err)
+		return
+	}
+	if err := w.startSession(c, acct); err != nil {
+		w.errorPage(c, err)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, "/dashboard")
+}
+
+// signupError words a refused sign-up for a person; a conflict does not
+// say which of username and email is taken, so the form is no oracle for
+// who has an account.
+func signupError(err error) string {
+	if registry.IsCode(err, registry.Conflict) {
+		return "That username or email address is taken."
+	}
+	msg := registry.ErrorMessage(err)
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+}
+
+func (w *webApp) loginForm(c *gin.Context) {
+	if w.currentAccount(c) != nil {
+		c.Redirect(http.StatusSeeOther, "/dashboard")
+		return
+	}
+	w.render(c, http.StatusOK, "login.html", "", accountForm{})
+}
+
+func (w *webApp) login(c *gin.Context) {
+	noStore(c)
+	login := strings.TrimSpace(c.PostForm("login"))
+	password := c.PostForm("password")
+	form := accountForm{Login: login}
+	if login == "" || password == "" {
+		form.Error = "Enter your username (or email address) and your password."
+		w.render(c, http.StatusBadRequest, "login.html", "", form)
+		return
+	}
+	ip := c.ClientIP()
+	pair := ip + "\x00" + strings.ToLower(login)
+	now := w.now()
+	// Both counts are taken before the password is checked, so a locked-out
+	// guesser learns nothing, not even from timing.
+	ok, wait := w.logins.Take(pair, now)
+	if ok {
+		var ipOK bool
+		if ipOK, wait = w.loginsPerIP.Take(ip, now); !ipOK {
+			ok = false
+			w.logins.Release(pair)
+		}
+	}
+	if !ok {
+		form.Error = "Too many failed log-ins. " + tryAgainIn(wait)
+		retryAfter(c, wait)
+		w.render(c, http.StatusTooManyRequests, "login.html", "", form)
+		return
+	}
+	acct, err := w.s.svc.Login(c, login, password)
+	if registry.IsCode(err, registry.Unauthorized) {
+		form.Error = "Wrong username or password."
+		w.render(c, http.StatusUnauthorized, "login.html", "", form)
+		return
+	}
+	if err != nil { // a fault, not a guess: it costs no attempt
+		w.logins.Release(pair)
+		w.loginsPerIP.Release(ip)
+		w.errorPage(c, err)
+		return
+	}
+	w.loginsPerIP.Release(ip)
+	w.logins.Reset(pair)
+	if err := w.startSession(c, acct); err != nil {
+		w.errorPage(c, err)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, "/dashboard")
+}
+
+// logoutForm exists so that /logout typed into the address bar offers the
+// button rather than a bare 405; logging out itself is a POST.
+func (w *webApp) logoutForm(c *gin.Context) {
+	noStore(c)
+	w.render(c, http.StatusOK, "logout.html", "", nil)
+}
+
+func (w *webApp) logout(c *gin.Context) {
+	noStore(c)
+	if err := w.endSession(c); err != nil {
+		w.errorPage(c, err)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, "/")
+}
+
+func tryAgainIn(wait time.Duration) string {
+	minutes := int((wait + time.Minute - 1) / time.Minute)
+	if minutes <= 1 {
+		return "Try again in a minute."
+	}
+	return fmt.Sprintf("Try again in %d minutes.", minutes)
+}
+
+func retryAfter(c *gin.Context, wait time.Duration) {
+	c.Header("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+}

@@ -1,0 +1,339 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/server"
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/server/sqlstore"
+)
+
+const sessionCookie = "pact_session"
+
+func TestSignupLoginLogout(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		web := newWebClient(t, env.URL)
+		wantPage(t, web.get("/signup"), http.StatusOK, `<label for="email">`, `<label for="username">`, `<label for="password">`)
+
+		r := web.post("/signup", url.Values{"email": {"carol@example.com"}, "username": {"Carol"}, "password": {"a long passphrase"}})
+		wantRedirect(t, r, "/dashboard")
+		ck := setCookie(r, sessionCookie)
+		if ck == nil {
+			t.Fatalf("sign-up set no %s cookie; headers %v", sessionCookie, r.Header)
+		}
+		if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Secure || ck.Path != "/" {
+			t.Errorf("cookie HttpOnly=%v SameSite=%v Secure=%v Path=%q, want HttpOnly, Lax, not Secure on http, /",
+				ck.HttpOnly, ck.SameSite, ck.Secure, ck.Path)
+		}
+		if len(ck.Value) < 40 {
+			t.Errorf("session id %q is too short to be unguessable", ck.Value)
+		}
+		sess, err := sessionOf(t, env, ck.Value)
+		if err != nil {
+			t.Fatalf("the session is not stored under the SHA-256 of the cookie: %v", err)
+		}
+		acct, err := env.Store.AccountByUsername(context.Background(), "carol")
+		if err != nil {
+			t.Fatalf("sign-up made no account: %v", err)
+		}
+		if sess.AccountID != acct.ID {
+			t.Errorf("session is for account %d, want %d", sess.AccountID, acct.ID)
+		}
+		wantPage(t, web.get("/dashboard"), http.StatusOK, "Logged in as <strong>carol</strong>")
+
+		// Logging out deletes the session: the old cookie opens nothing.
+		first := ck.Value
+		r = web.post("/logout", nil)
+		wantRedirect(t, r, "/")
+		if ck := setCookie(r, sessionCookie); ck == nil || ck.MaxAge >= 0 {
+			t.Errorf("log-out did not clear the cookie: %v", ck)
+		}
+		if _, err := sessionOf(t, env, first); !registry.IsCode(err, registry.NotFound) {
+			t.Errorf("session still stored after log-out (err %v)", err)
+		}
+		wantRedirect(t, web.get("/dashboard"), "/login")
+		replay := newWebClient(t, env.URL)
+		replay.http.Jar.SetCookies(mustURL(t, env.URL), []*http.Cookie{{Name: sessionCookie, Value: first}})
+		wantRedirect(t, replay.get("/dashboard"), "/login")
+
+		// Log in again, by email this time: a new session id.
+		wantPage(t, web.get("/login"), http.StatusOK, `<label for="login">`, `<label for="password">`)
+		r = web.post("/login", url.Values{"login": {"carol@example.com"}, "password": {"a long passphrase"}})
+		wantRedirect(t, r, "/dashboard")
+		second := web.cookie(sessionCookie)
+		if second == "" || second == first {
+			t.Fatalf("log-in set session %q, want a new one", second)
+		}
+
+		// Logging in while logged in rotates the id and ends the old session.
+		web.post("/login", url.Values{"login": {"carol"}, "password": {"a long passphrase"}})
+		if third := web.cookie(sessionCookie); third == second {
+			t.Errorf("log-in kept session id %q", third)
+		}
+		if _, err := sessionOf(t, env, second); !registry.IsCode(err, registry.NotFound) {
+			t.Errorf("the session before log-in survived it (err %v)", err)
+		}
+		wantPage(t, web.get("/dashboard"), http.StatusOK, "carol")
+	})
+}
+
+func TestSessionsExpire(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	web := newWebClient(t, env.URL)
+	web.login(alice)
+	wantPage(t, web.get("/dashboard"), http.StatusOK, "alice")
+	env.Clock.Advance(15 * 24 * time.Hour)
+	wantRedirect(t, web.get("/dashboard"), "/login")
+}
+
+func TestSignupRefusals(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	env.CreateUser(t, "taken")
+	cases := []struct {
+		name                      string
+		email, username, password string
+		status                    int
+		message                   string
+	}{
+		{"reserved: dashboard", "a@example.com", "dashboard", "long enough", 400, "reserved"},
+		{"reserved: static", "a@example.com", "static", "long enough", 400, "reserved"},
+		{"reserved: docs", "a@example.com", "docs", "long enough", 400, "reserved"},
+		{"reserved: login", "a@example.com", "login", "long enough", 400, "reserved"},
+		{"reserved: signup", "a@example.com", "signup", "long enough", 400, "reserved"},
+		{"reserved: logout", "a@example.com", "logout", "long enough", 400, "reserved"},
+		{"leading dash", "a@example.com", "-dash", "long enough", 400, "not valid"},
+		{"short password", "a@example.com", "newbie", "short", 400, "at least 8 characters"},
+		{"bad email", "not-an-email", "newbie", "long enough", 400, "not a valid address"},
+		{"username taken", "b@example.com", "Taken", "long enough", 409, "taken"},
+		{"email taken", "taken@example.com", "other", "long enough", 409, "taken"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			web := newWebClient(t, env.URL)
+			r := web.post("/signup", url.Values{"email": {tc.email}, "username": {tc.username}, "password": {tc.password}})
+			wantPage(t, r, tc.status, tc.message, `role="alert"`)
+			if setCookie(r, sessionCookie) != nil {
+				t.Errorf("a refused sign-up set a session cookie")
+			}
+			// What was typed is kept, except the password.
+			if !strings.Contains(r.Body, `value="`+tc.email+`"`) {
+				t.Errorf("the form lost the email %q", tc.email)
+			}
+			if strings.Contains(r.Body, tc.password) {
+				t.Errorf("the page echoes the password")
+			}
+		})
+	}
+}
+
+func TestClosedSignup(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{Signup: "closed"})
+	web := newWebClient(t, env.URL)
+	wantPage(t, web.get("/signup"), http.StatusForbidden, "Sign-up is closed")
+	r := web.post("/signup", url.Values{"email": {"eve@example.com"}, "username": {"eve"}, "password": {"long enough"}})
+	wantPage(t, r, http.StatusForbidden, "Sign-up is closed")
+	if _, err := env.Store.AccountByUsername(context.Background(), "eve"); !registry.IsCode(err, registry.NotFound) {
+		t.Errorf("closed sign-up made an account (err %v)", err)
+	}
+	if home := web.get("/"); strings.Contains(home.Body, `href="/signup"`) {
+		t.Errorf("the site links to sign-up although it is closed")
+	}
+	// Accounts made by the administrator still log in.
+	web.login(env.CreateUser(t, "admin-made"))
+}
+
+func TestLoginThrottle(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	bob := env.CreateUser(t, "bob")
+	web := newWebClient(t, env.URL)
+	wrong := url.Values{"login": {"alice"}, "password": {"not the password"}}
+	right := url.Values{"login": {"alice"}, "password": {alice.Password}}
+
+	for i := 0; i < 5; i++ {
+		wantPage(t, web.post("/login", wrong), http.StatusUnauthorized, "Wrong username or password")
+	}
+	// Locked: even the right password is refused, without a session.
+	r := web.post("/login", right)
+	wantPage(t, r, http.StatusTooManyRequests, "Too many failed log-ins")
+	if r.Header.Get("Retry-After") == "" {
+		t.Errorf("429 without Retry-After")
+	}
+	if setCookie(r, sessionCookie) != nil {
+		t.Errorf("a throttled log-in set a session cookie")
+	}
+	// The lock is per username: bob, from the same address, logs in.
+	web.login(bob)
+
+	env.Clock.Advance(15 * time.Minute)
+	web.login(alice)
+
+	// A success clears the count: four more failures do not lock.
+	for i := 0; i < 4; i++ {
+		wantPage(t, web.post("/login", wrong), http.StatusUnauthorized)
+	}
+	web.login(alice)
+}
+
+func TestCrossSiteFormsAreRefused(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		web := newWebClient(t, env.URL)
+		web.login(alice)
+		tokensBefore := countTokens(t, env, alice)
+
+		crossSite := [][]string{
+			{"Sec-Fetch-Site", "cross-site"},
+			{"Sec-Fetch-Site", "same-site"},
+			{"Sec-Fetch-Site", "", "Origin", "http://evil.example"},
+		}
+		forms := []struct {
+			path string
+			form url.Values
+		}{
+			{"/dashboard/tokens", url.Values{"name": {"stolen"}}},
+			{"/dashboard/keys", url.Values{"public_key": {"ssh-ed25519 AAAA"}}},
+			{"/dashboard/tokens/1/revoke", nil},
+			{"/logout", nil},
+			{"/login", url.Values{"login": {"alice"}, "password": {alice.Password}}},
+			{"/signup", url.Values{"email": {"m@example.com"}, "username": {"mallory"}, "password": {"long enough"}}},
+		}
+		for _, headers := range crossSite {
+			for _, f := range forms {
+				r := web.post(f.path, f.form, headers...)
+				if r.Status != http.StatusForbidden {
+					t.Errorf("POST %s with %v: status %d, want 403", f.path, headers, r.Status)
+				}
+				if setCookie(r, sessionCookie) != nil {
+					t.Errorf("POST %s with %v changed the session cookie", f.path, headers)
+				}
+			}
+		}
+		if got := countTokens(t, env, alice); got != tokensBefore {
+			t.Errorf("cross-site posts changed the tokens: %d, want %d", got, tokensBefore)
+		}
+		if _, err := env.Store.AccountByUsername(context.Background(), "mallory"); !registry.IsCode(err, registry.NotFound) {
+			t.Errorf("a cross-site sign-up made an account")
+		}
+		wantPage(t, web.get("/dashboard"), http.StatusOK, "alice") // still logged in
+		// The same form from the site itself works.
+		wantPage(t, web.post("/dashboard/tokens", url.Values{"name": {"mine"}}), http.StatusOK, "Your new token")
+		// So does one whose Origin is the configured base URL.
+		wantPage(t, web.post("/dashboard/tokens", url.Values{"name": {"mine too"}}, "Sec-Fetch-Site", "", "Origin", env.URL),
+			http.StatusOK, "Your new token")
+	})
+}
+
+func countTokens(t *testing.T, env *servertest.Env, u *servertest.User) int {
+	t.Helper()
+	tokens, err := env.Store.ListTokens(context.Background(), u.Account.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(tokens)
+}
+
+func mustURL(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// startWithConfig serves pact with a configuration servertest does not
+// offer, on a fresh SQLite file, with one account "dana".
+func startWithConfig(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, t.TempDir()+"/pact.db", sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	svc := &registry.Service{Store: store}
+	if _, err := svc.CreateAccount(ctx, "dana@example.com", "dana", "long enough"); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	ts := httptest.NewServer(server.New(svc, cfg).Handler())
+	t.Cleanup(ts.Close)
+	if cfg.BaseURL == "" {
+		t.Fatal("startWithConfig needs a BaseURL")
+	}
+	return ts.URL
+}
+
+// Guesses sent in parallel are counted as they are let through, so a
+// burst cannot get more tries than the limit.
+func TestLoginThrottleHoldsUnderParallelGuesses(t *testing.T) {
+	base := startWithConfig(t, server.Config{BaseURL: "http://pact.test", LoginAttempts: 3, LoginWindow: time.Hour})
+	const guesses = 12
+	statuses := make(chan int, guesses)
+	var wg sync.WaitGroup
+	for i := 0; i < guesses; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.PostForm(base+"/login", url.Values{"login": {"dana"}, "password": {"guess"}})
+			if err != nil {
+				t.Errorf("posting a guess: %v", err)
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	counts := map[int]int{}
+	for st := range statuses {
+		counts[st]++
+	}
+	if counts[http.StatusUnauthorized] != 3 || counts[http.StatusTooManyRequests] != guesses-3 {
+		t.Errorf("statuses %v, want 3 checked guesses (401) and the rest refused (429)", counts)
+	}
+}
+
+// One address may not spray guesses over many usernames either.
+func TestLoginThrottlePerAddress(t *testing.T) {
+	base := startWithConfig(t, server.Config{BaseURL: "http://pact.test", LoginAttempts: 1, LoginWindow: time.Hour})
+	web := newWebClient(t, base)
+	for i := 0; i < 20; i++ { // 20 × LoginAttempts per address
+		r := web.post("/login", url.Values{"login": {fmt.Sprintf("user%d", i)}, "password": {"guess"}})
+		wantPage(t, r, http.StatusUnauthorized)
+	}
+	wantPage(t, web.post("/login", url.Values{"login": {"dana"}, "password": {"long enough"}}),
+		http.StatusTooManyRequests, "Too many failed log-ins")
+}
+
+// On an https base URL the cookie is Secure and __Host- prefixed. The test
+// server speaks plain http; only the cookie's attributes matter here.
+func TestSecureCookieWhenBaseURLIsHTTPS(t *testing.T) {
+	web := newWebClient(t, startWithConfig(t, server.Config{BaseURL: "https://pact.example.com"}))
+	r := web.post("/login", url.Values{"login": {"dana"}, "password": {"long enough"}}, "Sec-Fetch-Site", "")
+	wantRedirect(t, r, "/dashboard")
+	ck := setCookie(r, "__Host-pact_session")
+	if ck == nil {
+		t.Fatalf("no __Host-pact_session cookie; headers %v", r.Header)
+	}
+	if !ck.Secure || !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Path != "/" || ck.Domain != "" {
+		t.Errorf("cookie %+v, want Secure, HttpOnly, SameSite=Lax, Path=/, no Domain", ck)
+	}
+	// A form posted from the public address passes, whatever Host says.
+	r = web.post("/logout", nil, "Sec-Fetch-Site", "", "Origin", "https://pact.example.com")
+	wantRedirect(t, r, "/")
+}

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// packageView is a package as the pages show it.
+type packageView struct {
+	registry.Package
+	Path           string // the page, relative to the site
+	RawURL         string
+	InstallCommand string
+}
+
+func (w *webApp) viewPackage(p *registry.Package) packageView {
+	raw := w.s.rawURL(p.OwnerSlug, p.PackSlug)
+	return packageView{
+		Package:        *p,
+		Path:           "/" + p.OwnerSlug + "/" + p.PackSlug,
+		RawURL:         raw,
+		InstallCommand: installCommand(raw, p.PackSlug),
+	}
+}
+
+// packageList is one page of packages and the links to its neighbours.
+type packageList struct {
+	Heading  string
+	Packages []packageView
+	Query    string
+	NextURL  string // "" on the last page
+	FirstURL string // "" on the first page
+	Empty    string // what to say when there are none
+}
+
+func (w *webApp) listPage(c *gin.Context, base string, q registry.ListQuery) (*packageList, error) {
+	q.Limit = w.pageSize
+	pkgs, next, err := w.s.svc.ListPackages(c, q)
+	if err != nil {
+		return nil, err
+	}
+	list := &packageList{Query: q.Query}
+	for i := range pkgs {
+		list.Packages = append(list.Packages, w.viewPackage(&pkgs[i]))
+	}
+	link := func(cursor string) string {
+		v := url.Values{}
+		if q.Query != "" {
+			v.Set("q", q.Query)
+		}
+		if cursor != "" {
+			v.Set("cursor", cursor)
+		}
+		if len(v) == 0 {
+			return base
+		}
+		return base + "?" + v.Encode()
+	}
+	if next != "" {
+		list.NextURL = link(next)
+	}
+	if q.Cursor != "" {
+		list.FirstURL = link("")
+	}
+	return list, nil
+}
+
+// home lists the latest packages, or those matching the search box.
+func (w *webApp) home(c *gin.Context) {
+	query := strings.TrimSpace(c.Query("q"))
+	list, err := w.listPage(c, "/", registry.ListQuery{Query: query, Cursor: c.Query("cursor")})
+	if err != nil {
+		w.errorPage(c, err)
+		return
+	}
+	list.Heading = "Latest packages"
+	list.Empty = "Nothing has been published yet."
+	if query != "" {
+		list.Heading = "Packages matching “" + query + "”"
+		list.Empty = "No package matches your search."
+	}
+	w.render(c, http.StatusOK, "home.html", query, list)
+}
+
+// ownerKeysOrPage serves /{owner}.keys (the account's public keys as
+// authorized_keys lines, as GitHub does) and the owner's page.
+func (w *webApp) ownerKeysOrPage(c *gin.Context) {
+	owner, isKeys := strings.CutSuffix(c.Param("owner"), ".keys")
+	if isKeys {
+		w.authorizedKeys(c, owner)
+		return
+	}
+	acct, err := w.s.svc.Store.AccountByUsername(c, strings.ToLower(owner))
+	if err != nil {
+		w.errorPage(c, err)
+		return
+	}
+	list, err := w.listPage(c, "/"+acct.Username, registry.ListQuery{Owner: acct.Username, Cursor: c.Query("cursor")})
+	if err != nil {
+		w.errorPage(c, err)
+		return
+	}
+	list.Heading = "Packages"
+	list.Empty = acct.Username + " has not published anything yet."
+	w.render(c, http.StatusOK, "owner.html", "", gin.H{"Owner": acct, "List": list})
+}
+
+// authorizedKeys is part of the interface (openapi.json), so an unknown
+// owner gets the JSON error object, not a page.
+func (w *webApp) authorizedKeys(c *gin.Context, owner string) {
+	acct, err := w.s.svc.Store.AccountByUsername(c, strings.ToLower(owner))
+	if err != nil {
+		w.s.fail(c, err)
+		return
+	}
+	keys, err := w.s.svc.Store.ListSSHKeys(c, acct.ID)
+	if err != nil {
+		w.s.fail(c, err)
+		return
+	}
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k.PublicKey)
+		if k.Name != "" {
+			b.WriteString(" " + k.Name)
+		}
+		b.WriteString("\n")
+	}
+	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
+}
+
+// versionView is one row of a package's versions.
+type versionView struct {
+	Number      string
+	Name        string
+	Description string
+	Scheme      string
+	SHA256      string
+	Size        int64
+	CreatedAt   time.Time
+	Provenance  *registry.Provenance // nil unless published by SSH signature
+	Path        string               // the page of this version
+	RawURL      string
+	Current     bool // the version the page shows
+}
+
+func (w *webApp) viewVersion(p *registry.Package, v *registry.Version) versionView {
+	return versionView{
+		Number: v.Version, Name: v.Name, Description: v.Description, Scheme: v.Scheme, SHA256: v.SHA256,
+		Size: v.Size, CreatedAt: v.CreatedAt, Provenance: v.Provenance,
+		Path:   "/" + p.OwnerSlug + "/" + p.PackSlug + "@" + v.Version,
+		RawURL: w.s.versionRawURL(p.OwnerSlug, p.PackSlug, v.Version),
+	}
+}
+
+// packagePage shows /{owner}/{pack} (the latest version) or
+// /{owner}/{pack}@{version} (one version), with its rendered document.
+func (w *webApp) packagePage(c *gin.Context) {
+	pack, version, pinned := strings.Cut(c.Param("pack"), "@")
+	if pinned && version == "" {
+		w.notFound(c)
+		return
+	}
+	p, versions, err := w.s.svc.PackageDetail(c, strings.ToLower(c.Param("owner")), strings.ToLower(pack))
+	if err != nil {
+		w.errorPage(c, err)
+		return
+	}
+	doc, err := w.s.svc.Document(c, p.OwnerSlug, p.PackSlug, version)
+	if err != nil {
+		w.errorPage(c, err)
+		return
+	}
+	view := w.viewPackage(p)
+	var shown *versionView
+	rows := make([]versionView, len(versions))
+	for i := range versions {
+		rows[i] = w.viewVersion(p, &versions[i])
+		if versions[i].Version == doc.Version {
+			rows[i].Current = true
+			shown = &rows[i]
+		}
+	}
+	if shown == nil { // published between the two reads; show what we have
+		v := w.viewVersion(p, doc)
+		v.Current = true
+		shown = &v
+	}
+	if pinned {
+		view.RawURL = shown.RawURL
+		view.InstallCommand = installCommand(shown.RawURL, p.PackSlug)
+	}
+	w.render(c, http.StatusOK, "package.html", "", gin.H{
+		"Package":  view,
+		"Shown":    shown,
+		"Latest":   shown.Number == p.Version,
+		"Pinned":   pinned,
+		"Versions": rows,
+		"Document": w.documents.Markdown(doc.Content),
+	})
+}

@@ -1,0 +1,320 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/pkg/sshsign"
+	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
+	"github.com/pact-registry/pact/server/openapi"
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/servertest"
+)
+
+var cardPattern = regexp.MustCompile(`<li class="card">`)
+
+func TestHomeListsSearchesAndPages(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	web := newWebClient(t, env.URL)
+
+	wantPage(t, web.get("/"), http.StatusOK, "Nothing has been published yet.")
+
+	for i := 1; i <= 23; i++ {
+		publishDoc(t, env, alice, packDoc(fmt.Sprintf("pack-%02d", i), "1.0.0", fmt.Sprintf("description: number %02d\n", i)))
+		env.Clock.Advance(time.Second)
+	}
+	publishDoc(t, env, alice, packDoc("Code Review", "2.0.0", "description: reviews <b>code</b>\nscheme: review-v1\n"))
+
+	first := web.get("/")
+	wantPage(t, first, http.StatusOK, "Latest packages", `href="/alice/code-review"`, "reviews &lt;b&gt;code&lt;/b&gt;",
+		"review-v1", "version 2.0.0")
+	if n := len(cardPattern.FindAllString(first.Body, -1)); n != 20 {
+		t.Errorf("first page shows %d packages, want 20", n)
+	}
+	if strings.Index(first.Body, "code-review") > strings.Index(first.Body, "pack-23") {
+		t.Errorf("the latest publish is not listed first")
+	}
+	next := regexp.MustCompile(`<a rel="next" href="([^"]+)">`).FindStringSubmatch(first.Body)
+	if next == nil {
+		t.Fatalf("first page has no link to the next one")
+	}
+	second := web.get(html.UnescapeString(next[1]))
+	wantPage(t, second, http.StatusOK, "pack-01", `href="/">← Newest`)
+	if n := len(cardPattern.FindAllString(second.Body, -1)); n != 4 {
+		t.Errorf("second page shows %d packages, want 4", n)
+	}
+	if strings.Contains(second.Body, `rel="next"`) {
+		t.Errorf("last page links to a next page")
+	}
+
+	search := web.get("/?q=" + url.QueryEscape("review"))
+	wantPage(t, search, http.StatusOK, "Packages matching “review”", `href="/alice/code-review"`, `value="review"`)
+	if n := len(cardPattern.FindAllString(search.Body, -1)); n != 1 {
+		t.Errorf("search shows %d packages, want 1", n)
+	}
+	wantPage(t, web.get("/?q=nothing-like-this"), http.StatusOK, "No package matches your search.")
+	wantPage(t, web.get("/?cursor=garbage"), http.StatusBadRequest, "cursor is not valid")
+}
+
+func TestOwnerPageAndAuthorizedKeys(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	bob := env.CreateUser(t, "bob")
+	publishDoc(t, env, alice, packDoc("alpha", "1.0.0"))
+	publishDoc(t, env, bob, packDoc("bravo", "1.0.0"))
+	web := newWebClient(t, env.URL)
+
+	page := web.get("/alice")
+	wantPage(t, page, http.StatusOK, "<h1>alice</h1>", `href="/alice/alpha"`, `href="/alice.keys"`)
+	if strings.Contains(page.Body, "bravo") {
+		t.Errorf("alice's page lists bob's package")
+	}
+	wantPage(t, web.get("/ALICE"), http.StatusOK, "<h1>alice</h1>")
+	wantPage(t, web.get("/nobody"), http.StatusNotFound, "Not found")
+
+	dir := t.TempDir()
+	_, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
+	line := sshtest.PublicKeyLine(t, pub)
+	if _, err := env.Service.AddSSHKey(context.Background(), alice.Account.ID, line, "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	keys := web.get("/alice.keys")
+	fields := strings.Fields(line)
+	if keys.Status != http.StatusOK || keys.Body != fields[0]+" "+fields[1]+" laptop\n" ||
+		!strings.HasPrefix(keys.Header.Get("Content-Type"), "text/plain") {
+		t.Errorf("/alice.keys = %d %q (%s), want the key line", keys.Status, keys.Body, keys.Header.Get("Content-Type"))
+	}
+	missing := web.get("/nobody.keys")
+	var body map[string]any
+	if err := json.Unmarshal([]byte(missing.Body), &body); err != nil || missing.Status != http.StatusNotFound || body["ok"] != false {
+		t.Errorf("/nobody.keys = %d %q, want the JSON 404 error", missing.Status, missing.Body)
+	}
+}
+
+func TestPackagePage(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		web := newWebClient(t, env.URL)
+		doc1 := "# Code review\n\n| step | who |\n|---|---|\n| read | you |\n\n- [x] tests\n\n```yaml pact:pack\nname: Code Review\nversion: 1.0.0\nscheme: review-v1\ndescription: How we review\n```\n"
+		publishDoc(t, env, alice, doc1)
+		env.Clock.Advance(time.Minute)
+
+		// Version 1.1.0 is published by SSH signature.
+		dir := t.TempDir()
+		priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
+		key, err := env.Service.AddSSHKey(context.Background(), alice.Account.ID, sshtest.PublicKeyLine(t, pub), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc2 := strings.Replace(doc1, "version: 1.0.0", "version: 1.1.0", 1)
+		ts, nonce := env.Clock.Now().Unix(), sshsign.NewNonce()
+		msg, err := sshsign.Message(ts, nonce, []byte(doc2), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig := sshtest.SignWithKeygen(t, priv, msg, sshsign.Namespace)
+		_, _, err = env.Service.PublishSigned(context.Background(), registry.SignedPublishRequest{
+			PublishRequest: registry.PublishRequest{Content: []byte(doc2)},
+			Timestamp:      ts, Nonce: nonce, Fingerprint: key.Fingerprint, Signature: sig,
+		})
+		if err != nil {
+			t.Fatalf("signed publish: %v", err)
+		}
+
+		latest := web.get("/alice/code-review")
+		raw := env.URL + "/raw/alice/code-review.pact.md"
+		wantPage(t, latest, http.StatusOK,
+			"<h1>Code Review</h1>", "How we review", `<span class="version">1.1.0</span> (latest)`, "review-v1",
+			`<time datetime="`+env.Clock.Now().UTC().Format(time.RFC3339)+`"`,
+			`href="`+raw+`"`, `value="curl -fsSL `+raw+` -o code-review.pact.md"`, `data-copy="install"`,
+			"Signed by", key.Fingerprint,
+			// the rendered document
+			"<h1>Code review</h1>", "<td>read</td>", `<input checked="" disabled="" type="checkbox"`, `<span class="nt">name</span>`,
+			// the versions
+			`href="/alice/code-review@1.1.0"`, `href="/alice/code-review@1.0.0"`, env.URL+"/raw/alice/code-review@1.0.0.pact.md",
+		)
+		assertNoInlineCode(t, latest.Body)
+
+		old := web.get("/alice/code-review@1.0.0")
+		wantPage(t, old, http.StatusOK, `<span class="version">1.0.0</span> (latest: <a href="/alice/code-review">1.1.0</a>)`,
+			`value="curl -fsSL `+env.URL+`/raw/alice/code-review@1.0.0.pact.md -o code-review.pact.md"`)
+		if strings.Contains(old.Body, "<dt>Signed by</dt>") {
+			t.Errorf("version 1.0.0, published with a token, shows a signer")
+		}
+		wantPage(t, web.get("/alice/code-review@9.9.9"), http.StatusNotFound)
+		wantPage(t, web.get("/alice/nothing"), http.StatusNotFound)
+		wantPage(t, web.get("/nobody/nothing"), http.StatusNotFound)
+	})
+}
+
+func TestHostileDocumentPageHasNoActiveContent(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	publishDoc(t, env, alice, hostileDoc)
+	page := newWebClient(t, env.URL).get("/alice/hostile")
+	wantPage(t, page, http.StatusOK, "Hostile", "a link that must not run")
+	assertNoInlineCode(t, page.Body)
+	for _, s := range []string{"window.pwned", "alert(", "<iframe", "onerror", "javascript:"} {
+		if strings.Contains(page.Body, s) {
+			t.Errorf("page still holds %q", s)
+		}
+	}
+}
+
+// hostileDoc tries every way in that a document has: scripts, handlers,
+// javascript: and data: links, frames, forms, styles, meta refreshes.
+const hostileDoc = "# Hostile\n\n" +
+	"<script>window.pwned = 'script'; alert('script')</script>\n\n" +
+	"<img src=\"/nope.png\" onerror=\"window.pwned = 'onerror'; alert('onerror')\">\n\n" +
+	"<svg onload=\"window.pwned = 'svg'\"><circle r=\"4\"/></svg>\n\n" +
+	"[a link that must not run](javascript:window.pwned='link';alert('link'))\n\n" +
+	"<a id=\"hostile-link\" href=\"JaVaScRiPt:window.pwned='raw-link'\">raw link</a>\n\n" +
+	"[data link](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)\n\n" +
+	"<iframe src=\"javascript:alert('frame')\"></iframe>\n\n" +
+	"<iframe srcdoc=\"<script>parent.pwned='srcdoc'</script>\"></iframe>\n\n" +
+	"<form action=\"/logout\" method=\"post\"><button id=\"hostile-button\">log out</button></form>\n\n" +
+	"<p style=\"position:fixed;inset:0;background:red\" onmouseover=\"window.pwned='hover'\">styled</p>\n\n" +
+	"<meta http-equiv=\"refresh\" content=\"0;url=javascript:alert('meta')\">\n\n" +
+	"<details open ontoggle=\"window.pwned='toggle'\"><summary>more</summary>text</details>\n\n" +
+	"```yaml pact:pack\nname: hostile\nversion: 1.0.0\n```\n"
+
+func TestSecurityHeadersOnEveryPage(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	publishDoc(t, env, alice, packDoc("alpha", "1.0.0"))
+	web := newWebClient(t, env.URL)
+	pages := []string{"/", "/?q=alpha", "/alice", "/alice/alpha", "/alice/alpha@1.0.0", "/docs", "/login", "/signup",
+		"/logout", "/nobody", "/nobody/nothing", "/dashboard", "/static/site.css"}
+	check := func(path string) {
+		r := web.get(path)
+		want := map[string]string{
+			"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+				"frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+			"X-Content-Type-Options": "nosniff",
+			"Referrer-Policy":        "strict-origin-when-cross-origin",
+			"X-Frame-Options":        "DENY",
+		}
+		for h, v := range want {
+			if got := r.Header.Get(h); got != v {
+				t.Errorf("GET %s: %s = %q, want %q", path, h, got, v)
+			}
+		}
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+			assertNoInlineCode(t, r.Body)
+		}
+	}
+	for _, p := range pages {
+		check(p)
+	}
+	web.login(alice)
+	check("/dashboard")
+	check("/alice/alpha")
+}
+
+func TestStaticFiles(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	web := newWebClient(t, env.URL)
+	home := web.get("/")
+	for _, file := range []string{"site.css", "highlight.css", "copy.js"} {
+		link := regexp.MustCompile(`"(/static/` + regexp.QuoteMeta(file) + `\?v=[0-9a-f]+)"`).FindStringSubmatch(home.Body)
+		if link == nil {
+			t.Errorf("the home page does not link %s", file)
+			continue
+		}
+		r := web.get(html.UnescapeString(link[1]))
+		if r.Status != http.StatusOK || len(r.Body) == 0 {
+			t.Errorf("GET %s = %d with %d bytes", link[1], r.Status, len(r.Body))
+		}
+		if !strings.Contains(r.Header.Get("Cache-Control"), "immutable") {
+			t.Errorf("GET %s: Cache-Control %q, want immutable for a hashed link", link[1], r.Header.Get("Cache-Control"))
+		}
+	}
+	if ct := web.get("/static/copy.js").Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
+		t.Errorf("copy.js served as %q", ct)
+	}
+	wantPage(t, web.get("/static/nope.js"), http.StatusNotFound)
+	wantPage(t, web.get("/static/../web.go"), http.StatusNotFound)
+}
+
+func TestAPIReferenceCoversTheWholeInterface(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	page := newWebClient(t, env.URL).get("/docs")
+	wantPage(t, page, http.StatusOK, "REST API", `href="/openapi.json"`)
+	assertNoInlineCode(t, page.Body)
+
+	var doc struct {
+		Info       struct{ Version string }
+		Paths      map[string]map[string]json.RawMessage
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]json.RawMessage
+			}
+		}
+	}
+	if err := json.Unmarshal(openapi.JSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.Body, doc.Info.Version) {
+		t.Errorf("the reference does not name interface version %s", doc.Info.Version)
+	}
+	for path, item := range doc.Paths {
+		for method, raw := range item {
+			if method == "parameters" {
+				continue
+			}
+			var op struct {
+				OperationID string `json:"operationId"`
+				Curl        string `json:"x-curl"`
+				Parameters  []struct {
+					Ref string `json:"$ref"`
+				} `json:"parameters"`
+				Responses map[string]json.RawMessage `json:"responses"`
+			}
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatal(err)
+			}
+			anchor := `id="op-` + op.OperationID + `"`
+			i := strings.Index(page.Body, anchor)
+			if i < 0 {
+				t.Errorf("%s %s (%s) is missing", method, path, op.OperationID)
+				continue
+			}
+			section := page.Body[i:]
+			if end := strings.Index(section, "</article>"); end >= 0 {
+				section = section[:end]
+			}
+			section = html.UnescapeString(section)
+			wantIn := []string{strings.ToUpper(method), path}
+			if op.Curl != "" {
+				wantIn = append(wantIn, op.Curl)
+			}
+			for status := range op.Responses {
+				wantIn = append(wantIn, `<code class="status-code">`+status+`</code>`)
+			}
+			for _, w := range wantIn {
+				if !strings.Contains(section, w) {
+					t.Errorf("%s: the reference lacks %q", op.OperationID, w)
+				}
+			}
+		}
+	}
+	for name, schema := range doc.Components.Schemas {
+		if !strings.Contains(page.Body, `id="schema-`+name+`"`) {
+			t.Errorf("schema %s is missing", name)
+		}
+		for prop := range schema.Properties {
+			if !strings.Contains(page.Body, "<code>"+prop+"</code>") {
+				t.Errorf("schema %s: field %s is missing", name, prop)
+			}
+		}
+	}
+}
