@@ -15,8 +15,8 @@ import (
 )
 
 // publishAttempt is one publish a load client sent: answered 200
-// (acknowledged), or cut off by the crash (unknown: it may or may not have
-// been stored, but if it was, it must be whole).
+// (acknowledged), or cut off by the crash or answered 5xx (unknown: it may
+// or may not have been stored, but if it was, it must be whole).
 type publishAttempt struct {
 	pack, version, content string
 	acknowledged           bool
@@ -66,11 +66,13 @@ func TestKill9UnderPublishLoadLosesNothingAcknowledged(t *testing.T) {
 				if err != nil { // pactd is gone
 					return
 				}
-				if status != http.StatusOK {
+				if status >= 400 && status < 500 {
 					t.Errorf("%s@%s before the crash: %d %s", pack, version, status, body)
 					return
 				}
-				if acknowledged.Add(1) >= killAfterAcked {
+				// A 5xx (the database too slow on a loaded machine) is
+				// not acknowledged; the checks below treat it as unknown.
+				if a.acknowledged && acknowledged.Add(1) >= killAfterAcked {
 					closeEnough.Do(func() { close(enough) })
 				}
 			}
