@@ -98,8 +98,8 @@ API answers are the same as before.
 
 The database must be empty (a new SQLite file, or a new PostgreSQL database):
 restore refuses a database that holds anything. It loads everything in one
-transaction: a damaged or cut-short file loads nothing. Stop the replicas
-writing to --db while it runs; on PostgreSQL they can still read.`,
+transaction: a damaged or cut-short file loads nothing. Restore first, then
+start pactd on the database.`,
 		Example: `  # Restore a backup into a new SQLite file
   pactd restore --db ./restored.db -i pact-backup.jsonl
 

@@ -296,7 +296,12 @@ func (postgresDialect) isUnavailable(err error) bool {
 		errors.Is(err, driver.ErrBadConn) ||
 		errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, io.EOF) ||
-		errors.Is(err, sql.ErrConnDone)
+		errors.Is(err, sql.ErrConnDone) ||
+		// pgx closes a connection whose server went away; the next use
+		// of it (often a Rollback or the next statement of the same
+		// transaction) reports only that.
+		errors.Is(err, pgconn.ErrConnClosed) ||
+		pgconn.SafeToRetry(err)
 }
 
 // 53100 disk_full; 53200 out_of_memory and 53300 too_many_connections stay
@@ -307,6 +312,10 @@ func (postgresDialect) isTimeout(err error) bool {
 	return pgCode(err) == "57014" || pgconn.Timeout(err) // query_canceled: statement_timeout
 }
 
+// defaultConnectTimeout bounds connecting to PostgreSQL when the URL has no
+// connect_timeout.
+const defaultConnectTimeout = 2 * time.Second
+
 func openPostgres(dsn string, opts Options) (*Store, error) {
 	config, err := pgx.ParseConfig(dsn)
 	if err != nil {
@@ -316,6 +325,12 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	config.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	if config.RuntimeParams["application_name"] == "" {
 		config.RuntimeParams["application_name"] = "pactd"
+	}
+	// A server that accepts connections but does not answer (overloaded,
+	// half-dead host) must not hold a request for the whole statement
+	// timeout: give up connecting sooner, unless the URL says otherwise.
+	if config.ConnectTimeout == 0 {
+		config.ConnectTimeout = min(defaultConnectTimeout, opts.StatementTimeout)
 	}
 	db := stdlib.OpenDB(*config)
 	conns := opts.MaxOpenConns

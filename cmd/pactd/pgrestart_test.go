@@ -1,0 +1,307 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/server/storetest"
+)
+
+// failFast is how long any request may take while PostgreSQL is down or
+// coming back: pactd must answer 503 by then, not hang.
+const failFast = 3 * time.Second
+
+// TestPostgresRestartUnderLoad stops PostgreSQL under a stream of
+// publishes, twice (a fast and an immediate shutdown), and starts it again:
+// meanwhile every request is answered 503 quickly, /readyz says 503, pactd
+// recovers without a restart, and every publish answered 200 is there, byte
+// for byte.
+func TestPostgresRestartUnderLoad(t *testing.T) {
+	t.Parallel()
+	pg := startPrivatePostgres(t)
+	srv := startPactd(t, pg.url())
+	token, err := srv.CreateUserWithToken("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := startPublishLoad(srv.URL, token, 4)
+	defer load.stop()
+	quick := &http.Client{Timeout: failFast}
+
+	load.waitFor(t, "publishes while PostgreSQL is up", 20, func(r loadResult) bool { return r.status == http.StatusOK })
+	for _, mode := range []string{"fast", "immediate"} {
+		pg.stop(t, mode)
+		down := time.Now()
+		if r := call(t, quick, http.MethodGet, srv.URL+"/readyz", "", nil); r.status != http.StatusServiceUnavailable {
+			t.Errorf("/readyz with PostgreSQL stopped (%s): %s, want 503", mode, r)
+		}
+		load.waitFor(t, "publishes while PostgreSQL is down", 20, func(r loadResult) bool { return r.start.After(down) })
+
+		restarting := time.Now()
+		pg.start(t)
+		if !eventually(30*time.Second, func() bool {
+			r, err := quick.Get(srv.URL + "/readyz")
+			if err != nil {
+				return false
+			}
+			r.Body.Close()
+			return r.StatusCode == http.StatusOK
+		}) {
+			t.Fatalf("pactd is not ready 30s after PostgreSQL started again (%s shutdown)", mode)
+		}
+		up := time.Now()
+		load.waitFor(t, "publishes after PostgreSQL came back", 20, func(r loadResult) bool {
+			return r.start.After(up) && r.status == http.StatusOK
+		})
+
+		for _, r := range load.results() {
+			if r.start.After(down) && r.end.Before(restarting) && r.status != http.StatusServiceUnavailable {
+				t.Errorf("publish of %s while PostgreSQL was down (%s shutdown): %s, want 503", r.version, mode, r)
+			}
+		}
+	}
+	load.stop()
+
+	acknowledged := 0
+	for _, r := range load.results() {
+		switch {
+		case r.err != nil:
+			t.Errorf("publish of %s got no answer within %s: %v", r.version, failFast, r.err)
+		case r.status == http.StatusServiceUnavailable:
+			if !bytes.Contains(r.body, []byte(`"ok":false`)) {
+				t.Errorf("a 503 answer is not the error object: %s", r.body)
+			}
+		case r.status != http.StatusOK:
+			t.Errorf("publish of %s: %s, want 200 or 503", r.version, r)
+		default:
+			acknowledged++
+			if got := get(t, srv.URL+"/raw/alice/load@"+r.version+".pact.md", ""); got.status != http.StatusOK || string(got.body) != r.content {
+				t.Errorf("publish of %s was answered 200 but is now served as %s", r.version, got)
+			}
+		}
+	}
+	t.Logf("%d requests, %d publishes acknowledged, all present", len(load.results()), acknowledged)
+}
+
+func eventually(limit time.Duration, ok func() bool) bool {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if ok() {
+			return true
+		}
+	}
+	return false
+}
+
+type loadResult struct {
+	version, content string
+	start, end       time.Time
+	status           int
+	body             []byte
+	err              error
+}
+
+func (r loadResult) String() string {
+	if r.err != nil {
+		return r.err.Error()
+	}
+	return fmt.Sprintf("%d %s after %s", r.status, bytes.TrimSpace(r.body), r.end.Sub(r.start).Round(time.Millisecond))
+}
+
+// publishLoad publishes new versions of alice/load from several workers
+// until stopped, recording every answer.
+type publishLoad struct {
+	mu      sync.Mutex
+	done    []loadResult
+	quit    chan struct{}
+	wg      sync.WaitGroup
+	stopped sync.Once
+}
+
+func startPublishLoad(base, token string, workers int) *publishLoad {
+	l := &publishLoad{quit: make(chan struct{})}
+	client := &http.Client{Timeout: failFast}
+	for w := range workers {
+		l.wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-l.quit:
+					return
+				default:
+				}
+				version := fmt.Sprintf("1.%d.%d", w, i)
+				r := loadResult{version: version, content: packDocument("load", version, fmt.Sprintf("Worker %d, publish %d.", w, i))}
+				body, _ := json.Marshal(map[string]string{"content": r.content})
+				req, _ := http.NewRequest(http.MethodPost, base+"/api/publish", bytes.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+token)
+				req.Header.Set("Content-Type", "application/json")
+				r.start = time.Now()
+				resp, err := client.Do(req)
+				if err == nil {
+					r.status = resp.StatusCode
+					r.body, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+				r.end, r.err = time.Now(), err
+				l.mu.Lock()
+				l.done = append(l.done, r)
+				l.mu.Unlock()
+				time.Sleep(5 * time.Millisecond) // a steady stream, not a flood of instant 503s
+			}
+		})
+	}
+	return l
+}
+
+func (l *publishLoad) results() []loadResult {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]loadResult(nil), l.done...)
+}
+
+// waitFor waits until n finished requests match, failing after 30s.
+func (l *publishLoad) waitFor(t *testing.T, what string, n int, match func(loadResult) bool) {
+	t.Helper()
+	count := func() int {
+		c := 0
+		for _, r := range l.results() {
+			if match(r) {
+				c++
+			}
+		}
+		return c
+	}
+	if !eventually(30*time.Second, func() bool { return count() >= n }) {
+		t.Fatalf("%s: %d in 30s, want %d", what, count(), n)
+	}
+}
+
+func (l *publishLoad) stop() {
+	l.stopped.Do(func() { close(l.quit) })
+	l.wg.Wait()
+}
+
+// privatePostgres is a PostgreSQL server of the test's own (initdb and
+// pg_ctl on a free port in a temporary directory), which the test may stop
+// and start without disturbing the shared server.
+type privatePostgres struct {
+	bin, dir string
+	port     int
+	asUser   string // run the server as this OS user: initdb refuses root
+}
+
+func (p *privatePostgres) data() string { return filepath.Join(p.dir, "data") }
+
+func (p *privatePostgres) url() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", p.port)
+}
+
+// startPrivatePostgres runs where the PostgreSQL tests run (always in CI,
+// see storetest.RequirePostgres) and needs the server binaries there.
+func startPrivatePostgres(t *testing.T) *privatePostgres {
+	t.Helper()
+	storetest.RequirePostgres(t)
+	bin := postgresBinDir()
+	if bin == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("PostgreSQL's initdb and pg_ctl are not installed (pg_config --bindir); the restart test must run in CI")
+		}
+		t.Skip("PostgreSQL's initdb and pg_ctl are not installed (pg_config --bindir)")
+	}
+	// Not t.TempDir: its parents are private to root when tests run as
+	// root, and the server runs as postgres.
+	dir, err := os.MkdirTemp("", "pact-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &privatePostgres{bin: bin, dir: dir, port: freePort(t)}
+	t.Cleanup(func() {
+		p.pgctl("stop", "-m", "immediate") // no-op when stopped already
+		os.RemoveAll(dir)
+	})
+	if os.Geteuid() == 0 {
+		p.asUser = "postgres"
+		u, err := user.Lookup(p.asUser)
+		if err != nil {
+			t.Fatalf("running as root, the private PostgreSQL needs the postgres user: %v", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := p.command("initdb", "-D", p.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
+		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	p.start(t)
+	return p
+}
+
+func (p *privatePostgres) command(program string, args ...string) *exec.Cmd {
+	path := filepath.Join(p.bin, program)
+	if p.asUser != "" {
+		return exec.Command("runuser", append([]string{"-u", p.asUser, "--", path}, args...)...)
+	}
+	return exec.Command(path, args...)
+}
+
+func (p *privatePostgres) pgctl(args ...string) ([]byte, error) {
+	return p.command("pg_ctl", append([]string{"-D", p.data(), "-w", "-t", "60"}, args...)...).CombinedOutput()
+}
+
+func (p *privatePostgres) start(t *testing.T) {
+	t.Helper()
+	options := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s", p.port, p.dir)
+	if out, err := p.pgctl("start", "-l", filepath.Join(p.dir, "postgres.log"), "-o", options); err != nil {
+		log, _ := os.ReadFile(filepath.Join(p.dir, "postgres.log"))
+		t.Fatalf("pg_ctl start: %v\n%s\n%s", err, out, log)
+	}
+}
+
+// stop shuts the server down: "fast" ends every session, "immediate" is as
+// abrupt as a crash.
+func (p *privatePostgres) stop(t *testing.T, mode string) {
+	t.Helper()
+	if out, err := p.pgctl("stop", "-m", mode); err != nil {
+		t.Fatalf("pg_ctl stop -m %s: %v\n%s", mode, err, out)
+	}
+}
+
+// postgresBinDir finds initdb and pg_ctl, which Debian keeps out of PATH.
+func postgresBinDir() string {
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		dir := strings.TrimSpace(string(out))
+		if _, err := os.Stat(filepath.Join(dir, "initdb")); err == nil {
+			return dir
+		}
+	}
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(matches) == 0 {
+		return ""
+	}
+	return filepath.Dir(matches[len(matches)-1])
+}
+
+// freePort returns a loopback port nothing listens on right now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
