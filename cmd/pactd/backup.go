@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -50,6 +51,13 @@ The file holds password and token hashes: keep it as private as the database.`,
 }
 
 func runDump(cmd *cobra.Command, db, output string) error {
+	// Opening a SQLite path creates the file: a mistyped --db would be
+	// dumped as an empty registry instead of failing.
+	if path, ok := sqlitePath(db); ok {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("no database at %s: --db names a SQLite file that does not exist", path)
+		}
+	}
 	store, err := sqlstore.Open(cmd.Context(), db, sqlstore.Options{})
 	if err != nil {
 		return fmt.Errorf("opening database: %w", err)
@@ -145,4 +153,14 @@ func runRestore(cmd *cobra.Command, db, input string) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "restored %s into %s\n", counts, store.Dialect())
 	return nil
+}
+
+// sqlitePath is the file of a SQLite --db (a path or a file: URI); ok is
+// false for PostgreSQL URLs.
+func sqlitePath(db string) (path string, ok bool) {
+	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
+		return "", false
+	}
+	path, _, _ = strings.Cut(db, "?")
+	return strings.TrimPrefix(path, "file:"), true
 }
