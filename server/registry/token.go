@@ -80,9 +80,9 @@ func (s *Service) AuthenticateToken(ctx context.Context, secret string) (*Accoun
 		return nil, nil, err
 	}
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= touchInterval {
-		if err := s.Store.TouchToken(ctx, t.ID, now); err != nil {
-			return nil, nil, err
-		}
+		// last_used_at is informational: a failed write (a full disk, say)
+		// must not turn every authenticated read into an error.
+		_ = s.Store.TouchToken(ctx, t.ID, now)
 	}
 	return acct, t, nil
 }
