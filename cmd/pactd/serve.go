@@ -32,6 +32,8 @@ type serveConfig struct {
 	Timeouts        serverTimeouts
 	Limits          server.Limits
 	TrustedProxies  []string
+	LoginAttempts   int
+	LoginWindow     time.Duration
 	PprofAddr       string
 }
 
@@ -74,6 +76,8 @@ flight (up to --shutdown-timeout) and stop.`,
 					PublishQueueWait:       v.GetDuration("publish-queue-wait"),
 				},
 				TrustedProxies: v.GetStringSlice("trusted-proxies"),
+				LoginAttempts:  v.GetInt("login-attempts"),
+				LoginWindow:    v.GetDuration("login-window"),
 				PprofAddr:      v.GetString("pprof-addr"),
 			}
 			return serve(cmd.Context(), cfg, slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil)), cmd)
@@ -100,6 +104,8 @@ flight (up to --shutdown-timeout) and stop.`,
 	f.Int("max-concurrent-publishes", d.MaxConcurrentPublishes, "publishes processed at once; more wait, then get 503")
 	f.Duration("publish-queue-wait", d.PublishQueueWait, "how long a publish waits for a free slot")
 	f.StringSlice("trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
+	f.Int("login-attempts", 5, "failed dashboard log-ins per address and username before a lock-out")
+	f.Duration("login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
 	addPprofFlag(f)
 	return cmd
 }
@@ -138,7 +144,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 	defer store.Close()
 	svc := &registry.Service{Store: store, MaxDocumentBytes: cfg.MaxBody}
 	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log,
-		Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies})
+		Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies,
+		LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow})
 
 	httpServer := &http.Server{
 		Handler:           srv.Handler(),
