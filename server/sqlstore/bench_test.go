@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,6 +125,32 @@ func BenchmarkVersionDocument(b *testing.B) {
 					}
 				})
 			}
+		})
+	}
+}
+
+// BenchmarkPublishConcurrent measures token publishes of new versions from
+// 32 goroutines at once, as a CI fleet sends them: on SQLite they share
+// transactions (one fsync per batch, synchronous=FULL).
+func BenchmarkPublishConcurrent(b *testing.B) {
+	for _, backend := range backends {
+		b.Run(backend.name, func(b *testing.B) {
+			s, alice := benchStore(b, backend.dsn(b), 0)
+			ctx := context.Background()
+			var next atomic.Int64
+			b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := next.Add(1)
+					in := benchDocument(fmt.Sprintf("pack-%d", i%64), fmt.Sprintf("1.0.%d", i))
+					in.OwnerID, in.OwnerSlug = alice.ID, alice.Username
+					if _, created, err := s.Publish(ctx, in); err != nil || !created {
+						b.Errorf("Publish: created %v, %v", created, err)
+						return
+					}
+				}
+			})
 		})
 	}
 }

@@ -128,6 +128,11 @@ func (sqliteDialect) isTimeout(err error) bool {
 	return ok && e.Code == sqlite3.ErrInterrupt
 }
 
+// sqliteStatementCache is how many prepared statements each SQLite
+// connection keeps: every query the store runs, with room for the list's
+// filter combinations.
+const sqliteStatementCache = "64"
+
 func openSQLite(dsn string, opts Options) (*Store, error) {
 	if dsn == "" {
 		return nil, fmt.Errorf("sqlstore: empty SQLite database path")
@@ -146,6 +151,9 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 		"_busy_timeout": "5000",
 		"_synchronous":  opts.SQLiteSynchronous,
 		"_txlock":       "immediate",
+		// Each connection keeps its recent statements prepared: parsing
+		// and planning cost as much as running a point query.
+		"_stmt_cache_size": sqliteStatementCache,
 	})
 	if err != nil {
 		return nil, err
@@ -153,11 +161,12 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	// The reader states the journal mode too, or a _journal_mode in the
 	// caller's URI would try to switch the database out of WAL.
 	readDSN, err := sqliteDSN(dsn, map[string]string{
-		"_journal_mode": "WAL",
-		"_foreign_keys": "1",
-		"_busy_timeout": "5000",
-		"_txlock":       "deferred",
-		"_query_only":   "1",
+		"_journal_mode":    "WAL",
+		"_foreign_keys":    "1",
+		"_busy_timeout":    "5000",
+		"_txlock":          "deferred",
+		"_query_only":      "1",
+		"_stmt_cache_size": sqliteStatementCache,
 	})
 	if err != nil {
 		return nil, err
@@ -177,7 +186,12 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	read.SetMaxIdleConns(readers)
 	read.SetConnMaxLifetime(0)
 	read.SetConnMaxIdleTime(0)
-	return &Store{dialect: sqliteDialect{}, write: write, read: read, timeout: opts.StatementTimeout}, nil
+	s := &Store{dialect: sqliteDialect{}, write: write, read: read, timeout: opts.StatementTimeout}
+	s.group = newGroupCommitter(write, opts.StatementTimeout)
+	if opts.CacheBytes > 0 {
+		s.cache = newReadCache(opts.CacheBytes)
+	}
+	return s, nil
 }
 
 // takeMaxPageCount removes pact's own DSN parameter _max_page_count (a cap

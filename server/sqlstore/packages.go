@@ -57,7 +57,26 @@ const maxPublishAttempts = 5
 // Publish stores a version; see registry.PackageStore. A signed publish that
 // is accepted spends its nonce, also when the version existed with the same
 // content; a refused one (nonce reused, version conflict) changes nothing.
+//
+// On SQLite, concurrent publishes share transactions (groupCommitter): one
+// fsync makes a batch durable. On PostgreSQL each publish is its own
+// transaction, retried when it loses a race with another replica.
 func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registry.Package, bool, error) {
+	if s.group != nil {
+		var pkg *registry.Package
+		var created bool
+		err := s.group.do(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+			pkg, created, err = s.publishTx(ctx, tx, in)
+			return err
+		})
+		if err != nil {
+			return nil, false, s.fault("publish", err)
+		}
+		if created && s.cache != nil {
+			s.cache.published(in.OwnerSlug, in.PackSlug)
+		}
+		return pkg, created, nil
+	}
 	for attempt := 1; ; attempt++ {
 		pkg, created, err := s.publishOnce(ctx, in)
 		if err != nil && attempt < maxPublishAttempts && s.dialect.isRetryable(err) && ctx.Err() == nil {
@@ -70,15 +89,27 @@ func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registr
 	}
 }
 
-func (s *Store) publishOnce(ctx context.Context, in registry.PublishInput) (pkg *registry.Package, created bool, err error) {
+func (s *Store) publishOnce(ctx context.Context, in registry.PublishInput) (*registry.Package, bool, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	now := dbTime(in.Now)
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, false, err
 	}
 	defer tx.Rollback()
+	pkg, created, err := s.publishTx(ctx, tx, in)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, false, err
+	}
+	return pkg, created, nil
+}
+
+// publishTx does the work of one publish inside tx.
+func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishInput) (pkg *registry.Package, created bool, err error) {
+	now := dbTime(in.Now)
 
 	if p := in.Provenance; p != nil {
 		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO nonces (key_id, nonce, spent_at) VALUES (?, ?, ?)
@@ -156,9 +187,6 @@ WHERE id = ? AND latest_version_id < ?`),
 	if err != nil {
 		return nil, false, err
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, false, err
-	}
 	return pkg, created, nil
 }
 
@@ -195,6 +223,23 @@ func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]r
 	if f.Limit <= 0 {
 		return nil, invalid("limit must be positive")
 	}
+	// First pages are what most readers ask for; deeper pages cost the
+	// same through the index (keyset) and are not worth the memory.
+	if s.cache == nil || f.Before != 0 {
+		return s.listPackages(ctx, f)
+	}
+	if page, ok := s.cache.firstPage(f); ok {
+		return page, nil
+	}
+	gen := s.cache.gen()
+	page, err := s.listPackages(ctx, f)
+	if err == nil {
+		s.cache.putFirstPage(f, page, gen)
+	}
+	return page, err
+}
+
+func (s *Store) listPackages(ctx context.Context, f registry.PackageFilter) ([]registry.Package, error) {
 	var where []string
 	var args []any
 	if f.Before > 0 {
@@ -292,8 +337,26 @@ func (s *Store) ListVersions(ctx context.Context, packageID int64) ([]registry.V
 }
 
 // VersionDocument returns one version with its content; version "" is the
-// latest.
+// latest. On SQLite hot documents come from memory (readCache): the
+// returned Content may be shared with other callers and must not be
+// modified.
 func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
+	if s.cache == nil {
+		return s.versionDocument(ctx, owner, pack, version)
+	}
+	key := docKey(owner, pack, version)
+	if v, ok := s.cache.doc(key); ok {
+		return v, nil
+	}
+	gen := s.cache.gen()
+	v, err := s.versionDocument(ctx, owner, pack, version)
+	if err == nil {
+		s.cache.putDoc(key, v, gen)
+	}
+	return v, err
+}
+
+func (s *Store) versionDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	query := `SELECT ` + versionColumns + `, v.content FROM packages p

@@ -81,12 +81,16 @@ func (s *Store) DeleteSSHKey(ctx context.Context, accountID, keyID int64) error 
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	res, err := s.write.ExecContext(ctx, s.q(`DELETE FROM ssh_keys WHERE id = ? AND account_id = ?`), keyID, accountID)
+	if s.cache != nil {
+		// Versions it signed no longer link to it (key_id is set to NULL).
+		s.cache.reset()
+	}
 	return s.oneRow(res, err, "delete SSH key", func() error { return notFound("no such SSH key %d", keyID) })
 }
 
+// TouchSSHKey records when a key last signed a publish. It follows every
+// signed publish, so on SQLite it shares their transactions.
 func (s *Store) TouchSSHKey(ctx context.Context, keyID int64, at time.Time) error {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	res, err := s.write.ExecContext(ctx, s.q(`UPDATE ssh_keys SET last_used_at = ? WHERE id = ?`), dbTime(at), keyID)
-	return s.oneRow(res, err, "touch SSH key", func() error { return notFound("no such SSH key %d", keyID) })
+	return s.touch(ctx, `UPDATE ssh_keys SET last_used_at = ? WHERE id = ?`, dbTime(at), keyID, "touch SSH key",
+		func() error { return notFound("no such SSH key %d", keyID) })
 }

@@ -25,16 +25,24 @@ type Options struct {
 	// SQLiteSynchronous is SQLite's synchronous pragma: OFF, NORMAL, FULL
 	// or EXTRA. Default FULL, so a committed publish survives a power cut.
 	SQLiteSynchronous string
+	// CacheBytes bounds the in-memory cache of raw documents and first list
+	// pages, on SQLite only (see readCache). 0 picks a default; negative
+	// turns the cache off.
+	CacheBytes int64
 }
 
 const (
 	defaultStatementTimeout = 5 * time.Second
 	defaultPostgresConns    = 10
+	defaultCacheBytes       = 32 << 20
 )
 
 func (o Options) withDefaults() (Options, error) {
 	if o.StatementTimeout <= 0 {
 		o.StatementTimeout = defaultStatementTimeout
+	}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = defaultCacheBytes
 	}
 	if o.MaxOpenConns < 0 {
 		return o, fmt.Errorf("sqlstore: MaxOpenConns must not be negative, got %d", o.MaxOpenConns)
@@ -61,6 +69,11 @@ type Store struct {
 	write   *sql.DB
 	read    *sql.DB
 	timeout time.Duration
+	// SQLite only, nil on PostgreSQL: group runs concurrent publishes in
+	// shared transactions (groupcommit.go), cache serves hot reads
+	// (readcache.go; nil too when Options.CacheBytes < 0).
+	group *groupCommitter
+	cache *readCache
 }
 
 var _ registry.Store = (*Store)(nil)
@@ -127,6 +140,9 @@ func (s *Store) ping(ctx context.Context, db *sql.DB) error {
 
 // Close closes every connection.
 func (s *Store) Close() error {
+	if s.group != nil {
+		s.group.close()
+	}
 	err := s.write.Close()
 	if s.read != s.write {
 		if rerr := s.read.Close(); err == nil {

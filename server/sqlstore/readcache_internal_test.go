@@ -1,0 +1,95 @@
+package sqlstore
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+func cachedVersion(version string, size int) *registry.Version {
+	return &registry.Version{Version: version, Content: []byte(strings.Repeat("x", size))}
+}
+
+// A read that began before a publish must not store what it read after the
+// publish dropped the entry: that would serve the old latest document until
+// the next publish.
+func TestReadCacheDropsReadsThatRacedAWrite(t *testing.T) {
+	cases := []struct {
+		name       string
+		invalidate func(c *readCache)
+	}{
+		{"a publish of the package", func(c *readCache) { c.published("alice", "foo") }},
+		{"a publish of another package", func(c *readCache) { c.published("bob", "bar") }},
+		{"a reset", func(c *readCache) { c.reset() }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newReadCache(1 << 20)
+			key := docKey("alice", "foo", "")
+			filter := registry.PackageFilter{Limit: 21}
+			gen := c.gen() // the reader starts
+			tc.invalidate(c)
+			c.putDoc(key, cachedVersion("1.0.0", 10), gen) // and stores what it read before
+			c.putFirstPage(filter, []registry.Package{{Version: "1.0.0"}}, gen)
+			if v, ok := c.doc(key); ok {
+				t.Errorf("the cache kept %s, read before the write", v.Version)
+			}
+			if _, ok := c.firstPage(filter); ok {
+				t.Error("the cache kept a first page read before the write")
+			}
+		})
+	}
+}
+
+func TestReadCacheInvalidation(t *testing.T) {
+	c := newReadCache(1 << 20)
+	latest, pinned, other := docKey("Alice", "Foo", ""), docKey("alice", "foo", "1.0.0"), docKey("bob", "foo", "")
+	for _, key := range []string{latest, pinned, other} {
+		c.putDoc(key, cachedVersion("1.0.0", 10), c.gen())
+	}
+	c.putFirstPage(registry.PackageFilter{Limit: 21}, []registry.Package{{Version: "1.0.0"}}, c.gen())
+
+	c.published("alice", "foo")
+	if _, ok := c.doc(latest); ok {
+		t.Error("a publish kept its package's latest document")
+	}
+	if _, ok := c.doc(pinned); !ok {
+		t.Error("a publish dropped a pinned (immutable) version")
+	}
+	if _, ok := c.doc(other); !ok {
+		t.Error("a publish dropped another package's latest document")
+	}
+	if _, ok := c.firstPage(registry.PackageFilter{Limit: 21}); ok {
+		t.Error("a publish kept a first page")
+	}
+}
+
+// The cache holds at most its byte budget, keeping the most recently used.
+func TestReadCacheStaysWithinItsBudget(t *testing.T) {
+	const budget = 64 << 10
+	c := newReadCache(budget)
+	keys := make([]string, 40)
+	for i := range keys {
+		keys[i] = docKey("alice", "pack", string(rune('a'+i)))
+		c.putDoc(keys[i], cachedVersion("1.0.0", 3000), c.gen())
+		c.doc(keys[0]) // keeps the first one in use
+	}
+	if c.bytes > budget {
+		t.Errorf("the cache holds %d bytes, over its budget of %d", c.bytes, budget)
+	}
+	if _, ok := c.doc(keys[0]); !ok {
+		t.Error("the most used document was evicted")
+	}
+	if _, ok := c.doc(keys[1]); ok {
+		t.Error("the least recently used document was kept")
+	}
+	if _, ok := c.doc(keys[len(keys)-1]); !ok {
+		t.Error("the newest document was evicted")
+	}
+
+	c.putDoc(docKey("alice", "huge", ""), cachedVersion("1.0.0", budget/4), c.gen())
+	if _, ok := c.doc(docKey("alice", "huge", "")); ok {
+		t.Error("a document of a quarter of the budget was cached")
+	}
+}
