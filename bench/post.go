@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pact-registry/pact/pkg/sshsign"
+)
+
+// postRequest makes the n-th request of one worker: a JSON body and the
+// headers that go with it.
+type postRequest func(worker, n int) (body []byte, header http.Header, err error)
+
+// runPosts sends POSTs to url from conns workers, each with its own
+// keep-alive connection, until d has passed or maxRequests were sent. Only
+// a 200 counts as a success.
+func runPosts(ctx context.Context, url string, conns int, d time.Duration, maxRequests int, next postRequest) result {
+	transport := &http.Transport{
+		MaxIdleConns: conns, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns,
+		DisableCompression: true, IdleConnTimeout: time.Minute,
+	}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport, Timeout: 30 * time.Second}
+
+	var (
+		sent      atomic.Int64
+		mu        sync.Mutex
+		latencies = make([]time.Duration, 0, min(maxRequests, 1<<20))
+		errCount  int64
+		firstErrs []string
+	)
+	fail := func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		errCount++
+		if len(firstErrs) < 3 {
+			firstErrs = append(firstErrs, msg)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range conns {
+		wg.Go(func() {
+			local := make([]time.Duration, 0, 1024)
+			defer func() {
+				mu.Lock()
+				latencies = append(latencies, local...)
+				mu.Unlock()
+			}()
+			for n := 0; ctx.Err() == nil && sent.Add(1) <= int64(maxRequests); n++ {
+				body, header, err := next(w, n)
+				if err != nil {
+					fail(err.Error())
+					return
+				}
+				req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+				if err != nil {
+					fail(err.Error())
+					return
+				}
+				req.Header = header
+				// Requests run to completion after the deadline: cutting
+				// them off would count the server's work as errors.
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					fail(err.Error())
+					continue
+				}
+				answer, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				local = append(local, time.Since(t0))
+				if resp.StatusCode != http.StatusOK {
+					fail(fmt.Sprintf("%s: %.200s", resp.Status, answer))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	slices.Sort(latencies)
+	return result{
+		Requests:    int64(len(latencies)),
+		Elapsed:     elapsed,
+		P50:         percentile(latencies, 50),
+		P99:         percentile(latencies, 99),
+		Errors:      errCount,
+		FirstErrors: firstErrs,
+	}
+}
+
+// percentile of sorted durations, nearest rank.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(float64(len(sorted))*p/100+0.5) - 1
+	return sorted[min(max(rank, 0), len(sorted)-1)]
+}
+
+// tokenPublish publishes a new version of the worker's own package with the
+// API token: worker w publishes tag-wNN at 1.0.n.
+func tokenPublish(token, tag string, docBytes int) postRequest {
+	return func(worker, n int) ([]byte, http.Header, error) {
+		doc := document(fmt.Sprintf("%s-w%02d", tag, worker), fmt.Sprintf("1.0.%d", n), docBytes)
+		body, err := json.Marshal(map[string]string{"content": string(doc)})
+		h := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + token}}
+		return body, h, err
+	}
+}
+
+// signedPublish is tokenPublish signed with the bench key instead: the
+// load generator signs each request as `pact publish --sign` would.
+func signedPublish(s *seeded, tag string, docBytes int) postRequest {
+	return func(worker, n int) ([]byte, http.Header, error) {
+		doc := document(fmt.Sprintf("%s-w%02d", tag, worker), fmt.Sprintf("1.0.%d", n), docBytes)
+		ts := time.Now().Unix()
+		nonce := fmt.Sprintf("%s-w%02d-n%010d-%s", tag, worker, n, sshsign.NewNonce()[:8])
+		message, err := sshsign.Message(ts, nonce, doc, "", "")
+		if err != nil {
+			return nil, nil, err
+		}
+		sig, err := sshsign.Sign(s.Signer, message)
+		if err != nil {
+			return nil, nil, err
+		}
+		body, err := json.Marshal(map[string]any{
+			"content": string(doc), "timestamp": ts, "nonce": nonce, "fingerprint": s.Fingerprint, "signature": sig,
+		})
+		return body, http.Header{"Content-Type": {"application/json"}}, err
+	}
+}

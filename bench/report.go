@@ -1,0 +1,276 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+// row is one line of the table.
+type row struct {
+	ID        string   `json:"id"`
+	Path      string   `json:"path"`
+	Server    string   `json:"server"`
+	Packages  int      `json:"packages"`
+	Requests  int64    `json:"requests,omitempty"`
+	RPS       float64  `json:"requests_per_second,omitempty"`
+	P50ms     float64  `json:"p50_ms,omitempty"`
+	P99ms     float64  `json:"p99_ms,omitempty"`
+	Errors    int64    `json:"errors"`
+	PeakRSSMB float64  `json:"peak_rss_mb,omitempty"`
+	Ratio     float64  `json:"ratio,omitempty"`
+	RatioOf   string   `json:"ratio_of,omitempty"` // what the ratio compares to
+	Checks    []check  `json:"targets,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
+}
+
+// check is one target of a row.
+type check struct {
+	Target string  `json:"target"`
+	Value  float64 `json:"value"`
+	Met    bool    `json:"met"`
+}
+
+func (r *row) met() bool {
+	for _, c := range r.Checks {
+		if !c.Met {
+			return false
+		}
+	}
+	return true
+}
+
+type machine struct {
+	CPU      string `json:"cpu"`
+	Cores    int    `json:"cores"`
+	MemoryMB int64  `json:"memory_mb"`
+	Kernel   string `json:"kernel"`
+	Go       string `json:"go"`
+	SQLite   string `json:"sqlite"`
+	Wrk      string `json:"wrk"`
+	Nginx    string `json:"nginx,omitempty"`
+}
+
+type report struct {
+	Config   config        `json:"config"`
+	Command  string        `json:"command"`
+	Machine  machine       `json:"machine"`
+	Seeded   []seedSummary `json:"seeded"`
+	Rows     []*row        `json:"rows"`
+	Finished time.Time     `json:"finished"`
+}
+
+type seedSummary struct {
+	Packages int     `json:"packages"`
+	Seconds  float64 `json:"seconds"`
+	DBMB     float64 `json:"database_mb"`
+}
+
+func (rep *report) row(id string) *row {
+	for _, r := range rep.Rows {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+func (rep *report) add(r *row) *row {
+	rep.Rows = append(rep.Rows, r)
+	return r
+}
+
+// Failed reports whether any request of any path failed.
+func (rep *report) Failed() bool {
+	for _, r := range rep.Rows {
+		if r.Errors > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Missed counts the targets not met.
+func (rep *report) Missed() int {
+	n := 0
+	for _, r := range rep.Rows {
+		for _, c := range r.Checks {
+			if !c.Met {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// The targets of issue 7, for this 2-core machine.
+const (
+	rawVsNginx        = 0.9
+	listVsRaw         = 0.5
+	maxGetP99ms       = 10
+	minPublishRate    = 2000
+	minSignedRate     = 1500
+	maxLargeVsRef     = 1.25
+	maxPeakRSSMB      = 150
+	maxStartupSeconds = 0.5
+)
+
+// evaluate computes the ratios and checks every target the measured rows allow.
+func (rep *report) evaluate() {
+	atLeast := func(r *row, target string, value, limit float64) {
+		r.Checks = append(r.Checks, check{Target: target, Value: value, Met: value >= limit})
+	}
+	atMost := func(r *row, target string, value, limit float64) {
+		r.Checks = append(r.Checks, check{Target: target, Value: value, Met: value <= limit})
+	}
+	raw, nginx := rep.row("raw"), rep.row("raw-nginx")
+	if raw != nil && nginx != nil && nginx.RPS > 0 {
+		raw.Ratio, raw.RatioOf = raw.RPS/nginx.RPS, "nginx"
+		atLeast(raw, fmt.Sprintf("≥ %.1f× nginx", rawVsNginx), raw.Ratio, rawVsNginx)
+	}
+	for _, id := range []string{"list", "list-deep"} {
+		if r := rep.row(id); r != nil && raw != nil && raw.RPS > 0 {
+			r.Ratio, r.RatioOf = r.RPS/raw.RPS, "pactd raw"
+			atLeast(r, fmt.Sprintf("≥ %.1f× pactd raw", listVsRaw), r.Ratio, listVsRaw)
+		}
+	}
+	for _, id := range []string{"raw", "list", "list-deep"} {
+		r, ref := rep.row(id), rep.row(id+"@ref")
+		if r == nil {
+			continue
+		}
+		if ref != nil && r.RPS > 0 {
+			slower := ref.RPS / r.RPS
+			atMost(r, fmt.Sprintf("within %.2f× of %d packages (%.2f×)", maxLargeVsRef, ref.Packages, slower), slower, maxLargeVsRef)
+		}
+		atMost(r, fmt.Sprintf("p99 ≤ %d ms", maxGetP99ms), r.P99ms, maxGetP99ms)
+	}
+	if r := rep.row("publish"); r != nil {
+		atLeast(r, fmt.Sprintf("≥ %d/s", minPublishRate), r.RPS, minPublishRate)
+	}
+	if r := rep.row("publish-signed"); r != nil {
+		atLeast(r, fmt.Sprintf("≥ %d/s", minSignedRate), r.RPS, minSignedRate)
+	}
+	if r := rep.row("rss"); r != nil {
+		atMost(r, fmt.Sprintf("≤ %d MB", maxPeakRSSMB), r.PeakRSSMB, maxPeakRSSMB)
+	}
+	if r := rep.row("startup"); r != nil {
+		atMost(r, fmt.Sprintf("≤ %.1f s", maxStartupSeconds), r.P50ms/1000, maxStartupSeconds)
+	}
+	rep.Finished = time.Now().UTC()
+}
+
+func (rep *report) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+func (rep *report) writeTable(w io.Writer) {
+	m := rep.Machine
+	fmt.Fprintf(w, "pact bench: %s\n", rep.Command)
+	fmt.Fprintf(w, "machine: %s, %d cores, %d MB, Linux %s, %s, SQLite %s, %s", m.CPU, m.Cores, m.MemoryMB, m.Kernel, m.Go, m.SQLite, m.Wrk)
+	if m.Nginx != "" {
+		fmt.Fprintf(w, ", %s", m.Nginx)
+	}
+	fmt.Fprintf(w, "\nload: wrk -t%d -c%d (GET), %d Go clients (POST), %s per path, %d-byte documents\n",
+		rep.Config.WrkThreads, rep.Config.Conns, rep.Config.Conns, rep.Config.Duration, rep.Config.DocBytes)
+	for _, s := range rep.Seeded {
+		fmt.Fprintf(w, "seeded %d packages through sqlstore in %.1f s (database %.0f MB)\n", s.Packages, s.Seconds, s.DBMB)
+	}
+	if rep.Config.Short {
+		fmt.Fprintln(w, "-short: targets shown, not asserted")
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "path\tpackages\treq/s\tp50\tp99\terrors\tpeak RSS\tratio\ttarget\tmet?")
+	for _, r := range rep.Rows {
+		rate, p50, p99, rss, ratio := "", "", "", "", ""
+		if r.RPS > 0 {
+			rate = fmt.Sprintf("%.0f", r.RPS)
+		}
+		if r.P50ms > 0 {
+			p50 = fmtMS(r.P50ms)
+		}
+		if r.P99ms > 0 {
+			p99 = fmtMS(r.P99ms)
+		}
+		if r.PeakRSSMB > 0 {
+			rss = fmt.Sprintf("%.0f MB", r.PeakRSSMB)
+		}
+		if r.RatioOf != "" {
+			ratio = fmt.Sprintf("%.2f× %s", r.Ratio, r.RatioOf)
+		}
+		var targets []string
+		for _, c := range r.Checks {
+			targets = append(targets, c.Target)
+		}
+		met := ""
+		if len(r.Checks) > 0 {
+			met = "yes"
+			if !r.met() {
+				met = "NO"
+			}
+		}
+		errs := fmt.Sprint(r.Errors)
+		if r.Requests == 0 && r.RPS == 0 {
+			errs = ""
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Path, r.Packages, rate, p50, p99, errs, rss, ratio,
+			strings.Join(targets, "; "), met)
+	}
+	tw.Flush()
+	for _, r := range rep.Rows {
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "note: %s: %s\n", r.Path, n)
+		}
+	}
+}
+
+func fmtMS(ms float64) string {
+	if ms < 10 {
+		return fmt.Sprintf("%.2f ms", ms)
+	}
+	return fmt.Sprintf("%.0f ms", ms)
+}
+
+func describeMachine(nginxBin string) machine {
+	m := machine{Cores: runtime.NumCPU(), Go: runtime.Version()}
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.SplitSeq(string(raw), "\n") {
+			if name, value, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "model name" {
+				m.CPU = strings.TrimSpace(value)
+				break
+			}
+		}
+	}
+	if raw, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		for line := range strings.SplitSeq(string(raw), "\n") {
+			if _, err := fmt.Sscanf(line, "MemTotal: %d kB", &kb); err == nil {
+				m.MemoryMB = kb / 1024
+				break
+			}
+		}
+	}
+	if raw, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(raw))
+	}
+	m.SQLite, _, _ = sqlite3.Version()
+	// Both print their version and exit non-zero; only the text matters.
+	out, _ := exec.Command("wrk", "-v").CombinedOutput()
+	m.Wrk = strings.TrimSpace(strings.SplitN(string(out), "[", 2)[0])
+	if nginxBin != "" {
+		out, _ := exec.Command(nginxBin, "-v").CombinedOutput()
+		m.Nginx = strings.TrimPrefix(strings.TrimSpace(string(out)), "nginx version: ")
+	}
+	return m
+}

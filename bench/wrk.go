@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// result is one measured path.
+type result struct {
+	Requests int64
+	Elapsed  time.Duration
+	P50, P99 time.Duration
+	Errors   int64
+	// FirstErrors holds a few error messages, to say what went wrong.
+	FirstErrors []string
+}
+
+func (r result) rate() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Requests) / r.Elapsed.Seconds()
+}
+
+// wrkScript cycles through paths (one pre-formatted request each, so the
+// Lua side costs the same for nginx and pactd) and prints the summary as one
+// JSON line after the run.
+const wrkScript = `
+local paths = {%s}
+local requests = {}
+local next_index = 1
+
+init = function(args)
+  for i, p in ipairs(paths) do
+    requests[i] = wrk.format("GET", p)
+  end
+end
+
+request = function()
+  local r = requests[next_index]
+  next_index = next_index + 1
+  if next_index > #requests then next_index = 1 end
+  return r
+end
+
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'WRKJSON {"requests":%%d,"duration_us":%%d,"connect":%%d,"read":%%d,"write":%%d,"status":%%d,"timeout":%%d,"p50_us":%%d,"p99_us":%%d}\n',
+    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(99)))
+end
+`
+
+type wrkSummary struct {
+	Requests   int64 `json:"requests"`
+	DurationUS int64 `json:"duration_us"`
+	Connect    int64 `json:"connect"`
+	Read       int64 `json:"read"`
+	Write      int64 `json:"write"`
+	Status     int64 `json:"status"`
+	Timeout    int64 `json:"timeout"`
+	P50US      int64 `json:"p50_us"`
+	P99US      int64 `json:"p99_us"`
+}
+
+// runWrk loads base+paths with wrk for d over conns connections.
+func runWrk(ctx context.Context, work, base string, paths []string, conns, threads int, d time.Duration) (result, error) {
+	quoted := make([]string, len(paths))
+	for i, p := range paths {
+		quoted[i] = strconv.Quote(p)
+	}
+	script := filepath.Join(work, "wrk.lua")
+	if err := os.WriteFile(script, fmt.Appendf(nil, wrkScript, strings.Join(quoted, ", ")), 0o644); err != nil {
+		return result{}, err
+	}
+	seconds := max(1, int(d.Round(time.Second)/time.Second))
+	cmd := exec.CommandContext(ctx, "wrk", "-t", strconv.Itoa(threads), "-c", strconv.Itoa(conns),
+		"-d", strconv.Itoa(seconds)+"s", "--timeout", "5s", "-s", script, base+paths[0])
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return result{}, fmt.Errorf("wrk: %v: %s%s", err, out, stderr.Bytes())
+	}
+	var s wrkSummary
+	found := false
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if line, ok := strings.CutPrefix(sc.Text(), "WRKJSON "); ok {
+			if err := json.Unmarshal([]byte(line), &s); err != nil {
+				return result{}, fmt.Errorf("wrk summary %q: %w", line, err)
+			}
+			found = true
+		}
+	}
+	if !found {
+		return result{}, fmt.Errorf("wrk printed no summary: %s%s", out, stderr.Bytes())
+	}
+	r := result{
+		Requests: s.Requests,
+		Elapsed:  time.Duration(s.DurationUS) * time.Microsecond,
+		P50:      time.Duration(s.P50US) * time.Microsecond,
+		P99:      time.Duration(s.P99US) * time.Microsecond,
+		Errors:   s.Connect + s.Read + s.Write + s.Status + s.Timeout,
+	}
+	if r.Errors > 0 {
+		r.FirstErrors = []string{fmt.Sprintf("wrk: connect %d, read %d, write %d, timeout %d, non-2xx/3xx %d",
+			s.Connect, s.Read, s.Write, s.Timeout, s.Status)}
+	}
+	return r, nil
+}
