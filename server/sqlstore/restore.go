@@ -112,7 +112,14 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if err := s.resetSequences(ctx, tx); err != nil {
 		return counts, err
 	}
-	return counts, s.fault("restore", tx.Commit())
+	if err := tx.Commit(); err != nil {
+		return counts, s.fault("restore", err)
+	}
+	if s.cache != nil {
+		// Whatever it learnt of the empty database is wrong now.
+		s.cache.reset()
+	}
+	return counts, nil
 }
 
 // prepareRestore lifts the statement timeout, keeps writers out until the
