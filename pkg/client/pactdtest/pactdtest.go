@@ -53,8 +53,20 @@ func Start(bin, dir string, extraArgs ...string) (*Server, error) {
 
 // StartAt is Start on a given address.
 func StartAt(bin, dir, addr string, extraArgs ...string) (*Server, error) {
-	s := &Server{DB: filepath.Join(dir, "pact.db"), Bin: bin, logs: &syncBuffer{}, done: make(chan struct{})}
-	args := append([]string{"serve", "--addr", addr, "--db", s.DB}, extraArgs...)
+	return start(bin, filepath.Join(dir, "pact.db"), addr, extraArgs)
+}
+
+// StartDB runs "pactd serve" on a free loopback port with the database db
+// (a SQLite path, a file: URI with parameters, or a postgres:// URL) and
+// extra flags such as "--read-timeout", "2s", and waits until it listens.
+// Starting it again on the same db is a restart of the same registry.
+func StartDB(bin, db string, flags ...string) (*Server, error) {
+	return start(bin, db, "127.0.0.1:0", flags)
+}
+
+func start(bin, db, addr string, flags []string) (*Server, error) {
+	s := &Server{DB: db, Bin: bin, logs: &syncBuffer{}, done: make(chan struct{})}
+	args := append([]string{"serve", "--addr", addr, "--db", db}, flags...)
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Env = cleanEnv()
 	s.cmd.Stderr = s.logs
@@ -69,25 +81,8 @@ func StartAt(bin, dir, addr string, extraArgs ...string) (*Server, error) {
 		s.cmd.Wait()
 		close(s.done)
 	}()
-
-	// pactd announces "pactd VERSION listening on ADDR (BASE_URL)" on stdout.
 	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		announced := false
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(s.logs, line)
-			if !announced && strings.Contains(line, " listening on ") {
-				announced = true
-				open, close := strings.LastIndex(line, "("), strings.LastIndex(line, ")")
-				if open >= 0 && close > open {
-					found <- line[open+1 : close]
-				}
-			}
-		}
-		io.Copy(io.Discard, stdout)
-	}()
+	go announcedURL(stdout, s.logs, found)
 	select {
 	case u := <-found:
 		s.URL = strings.TrimRight(u, "/")
@@ -98,6 +93,25 @@ func StartAt(bin, dir, addr string, extraArgs ...string) (*Server, error) {
 		s.Stop()
 		return nil, fmt.Errorf("pactd serve did not listen within 30s:\n%s", s.logs.String())
 	}
+}
+
+// announcedURL copies pactd's stdout into logs and sends the base URL of
+// its "pactd VERSION listening on ADDR (BASE_URL)" line to found.
+func announcedURL(stdout io.Reader, logs io.Writer, found chan<- string) {
+	sc := bufio.NewScanner(stdout)
+	announced := false
+	for sc.Scan() {
+		line := sc.Text()
+		fmt.Fprintln(logs, line)
+		if !announced && strings.Contains(line, " listening on ") {
+			announced = true
+			open, close := strings.LastIndex(line, "("), strings.LastIndex(line, ")")
+			if open >= 0 && close > open {
+				found <- line[open+1 : close]
+			}
+		}
+	}
+	io.Copy(io.Discard, stdout)
 }
 
 // Stop asks pactd to drain and stop (SIGTERM), killing it after 10s.
