@@ -28,7 +28,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	e.HEAD("/raw/:owner/:file", s.raw)
 
 	api := e.Group("/api", s.limitByIP)
-	api.GET("/packages", s.listPackages)
+	api.GET("/packages", newFirstPageCache(s).serve, s.listPackages)
 	api.GET("/packages/:owner/:pack", s.packageDetail)
 	api.POST("/publish-signed", s.publishSigned)
 

@@ -65,10 +65,7 @@ func (s *Server) recordPublish(auth string, created bool, err error) {
 	s.metrics.publishes.WithLabelValues(auth, result).Inc()
 }
 
-const (
-	requestIDHeader = "X-Request-ID"
-	loggerKey       = "pact.logger"
-)
+const requestIDHeader = "X-Request-ID"
 
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
@@ -78,11 +75,11 @@ func (s *Server) observe(c *gin.Context) {
 	start := time.Now()
 	id := c.GetHeader(requestIDHeader)
 	if !validRequestID.MatchString(id) {
-		id = registry.NewSecret("", 20)
+		id = newRequestID()
 	}
+	// The id lives in the response header; logger(c) reads it from there,
+	// so the common request builds no logger of its own.
 	c.Header(requestIDHeader, id)
-	log := s.log.With("request_id", id)
-	c.Set(loggerKey, log)
 
 	c.Next()
 
@@ -96,15 +93,16 @@ func (s *Server) observe(c *gin.Context) {
 	s.metrics.latency.WithLabelValues(route, c.Request.Method).Observe(elapsed.Seconds())
 	// The query string is left out: it is not secret today, but logs are
 	// where leaked secrets live longest.
-	log.Info("request", "method", c.Request.Method, "route", route, "path", c.Request.URL.Path,
-		"status", status, "duration_ms", float64(elapsed.Microseconds())/1000, "bytes", c.Writer.Size(),
-		"remote", c.ClientIP())
+	s.log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
+		slog.String("method", c.Request.Method), slog.String("route", route), slog.String("path", c.Request.URL.Path),
+		slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+		slog.Int("bytes", c.Writer.Size()), slog.String("remote", c.ClientIP()))
 }
 
 // logger is the request's logger, with its request id.
 func (s *Server) logger(c *gin.Context) *slog.Logger {
-	if l, ok := c.Get(loggerKey); ok {
-		return l.(*slog.Logger)
+	if id := c.Writer.Header().Get(requestIDHeader); id != "" {
+		return s.log.With("request_id", id)
 	}
 	return s.log
 }

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -25,8 +26,10 @@ import (
 // write: every invalidation bumps a generation, and a read stores its
 // result only when the generation it saw before querying is still current.
 type readCache struct {
-	mu         sync.Mutex
-	generation uint64
+	mu sync.Mutex
+	// generation is bumped, under mu, by every invalidation; read
+	// without the lock by Generation.
+	generation atomic.Uint64
 	maxBytes   int64
 	bytes      int64
 	docs       map[string]*list.Element // docKey → element of lru
@@ -63,11 +66,7 @@ func docKey(owner, pack, version string) string {
 }
 
 // gen is the generation to pass to a put after reading the database.
-func (c *readCache) gen() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.generation
-}
+func (c *readCache) gen() uint64 { return c.generation.Load() }
 
 // doc returns a copy of a cached version; its Content is shared and must
 // not be modified.
@@ -100,7 +99,7 @@ func (c *readCache) putDoc(key string, v *registry.Version, gen uint64) {
 	stored := copyVersion(v)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.generation {
+	if gen != c.generation.Load() {
 		return
 	}
 	if e, ok := c.docs[key]; ok {
@@ -137,7 +136,7 @@ func (c *readCache) putFirstPage(f registry.PackageFilter, page []registry.Packa
 	stored := append([]registry.Package(nil), page...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.generation {
+	if gen != c.generation.Load() {
 		return
 	}
 	if len(c.lists) >= maxCachedLists {
@@ -151,7 +150,7 @@ func (c *readCache) putFirstPage(f registry.PackageFilter, page []registry.Packa
 func (c *readCache) published(owner, pack string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.generation++
+	c.generation.Add(1)
 	if e, ok := c.docs[docKey(owner, pack, "")]; ok {
 		c.remove(e)
 	}
@@ -162,9 +161,21 @@ func (c *readCache) published(owner, pack string) {
 func (c *readCache) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.generation++
+	c.generation.Add(1)
 	clear(c.docs)
 	c.lru.Init()
 	c.bytes = 0
 	clear(c.lists)
+}
+
+// Generation changes whenever something the read cache holds may have
+// changed: a publish, a deleted SSH key, a seed. ok is false when the store
+// keeps no cache (PostgreSQL, where other replicas write unseen, or
+// CacheBytes < 0): then nothing read from it may be kept either. The
+// server keys the encoded first pages of the package list by it.
+func (s *Store) Generation() (generation uint64, ok bool) {
+	if s.cache == nil {
+		return 0, false
+	}
+	return s.cache.gen(), true
 }

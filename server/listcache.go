@@ -1,0 +1,117 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/gin-gonic/gin"
+)
+
+// generationStore is a store that can tell when what it serves changed:
+// sqlstore on SQLite, where this process makes every change. A store that
+// cannot tell (PostgreSQL, where other replicas publish) gets no cache.
+type generationStore interface {
+	Generation() (generation uint64, ok bool)
+}
+
+// firstPageCache keeps the encoded answers of GET /api/packages without a
+// cursor (the first pages: the home of every client) for as long as the
+// store's generation stays the same, so the hottest list costs a map
+// lookup instead of a query and a JSON encoding. An answer is kept under
+// the generation read before it was made: if a publish ran meanwhile, the
+// entry is never served. Deeper pages go to the store every time; keyset
+// paging makes them as cheap as the first.
+type firstPageCache struct {
+	store generationStore // nil: no caching
+
+	mu    sync.RWMutex
+	pages map[string]cachedPage // by raw query string
+}
+
+type cachedPage struct {
+	generation  uint64
+	contentType string
+	body        []byte
+}
+
+const (
+	maxCachedPages     = 256
+	maxCachedPageBytes = 256 << 10
+)
+
+// emptyPage marks an answer not worth keeping: an empty list may be filled
+// behind the store's back (a restore into the empty database).
+var emptyPage = []byte(`"packages":[]`)
+
+func newFirstPageCache(s *Server) *firstPageCache {
+	store, _ := s.svc.Store.(generationStore)
+	return &firstPageCache{store: store, pages: map[string]cachedPage{}}
+}
+
+// serve is the middleware in front of the list handler.
+func (fc *firstPageCache) serve(c *gin.Context) {
+	if fc.store == nil || c.Request.Method != http.MethodGet {
+		return
+	}
+	generation, ok := fc.store.Generation()
+	if !ok {
+		return
+	}
+	if _, deep := c.GetQuery("cursor"); deep {
+		return
+	}
+	key := c.Request.URL.RawQuery
+	fc.mu.RLock()
+	page, hit := fc.pages[key]
+	fc.mu.RUnlock()
+	if hit && page.generation == generation {
+		h := c.Writer.Header()
+		h.Set("Content-Type", page.contentType)
+		h.Set("Content-Length", strconv.Itoa(len(page.body)))
+		c.Status(http.StatusOK)
+		_, _ = c.Writer.Write(page.body)
+		c.Abort()
+		return
+	}
+
+	rec := &recordingWriter{ResponseWriter: c.Writer}
+	c.Writer = rec
+	c.Next()
+	c.Writer = rec.ResponseWriter
+	if rec.Status() != http.StatusOK || rec.tooLarge || bytes.Contains(rec.body.Bytes(), emptyPage) {
+		return
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if len(fc.pages) >= maxCachedPages {
+		clear(fc.pages) // only many distinct queries fill it
+	}
+	fc.pages[key] = cachedPage{generation: generation, contentType: rec.Header().Get("Content-Type"), body: rec.body.Bytes()}
+}
+
+// recordingWriter passes a response through and keeps a copy of its body.
+type recordingWriter struct {
+	gin.ResponseWriter
+	body     bytes.Buffer
+	tooLarge bool
+}
+
+func (w *recordingWriter) Write(p []byte) (int, error) {
+	w.record(p)
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *recordingWriter) WriteString(s string) (int, error) {
+	w.record([]byte(s))
+	return w.ResponseWriter.WriteString(s)
+}
+
+func (w *recordingWriter) record(p []byte) {
+	if w.tooLarge || w.body.Len()+len(p) > maxCachedPageBytes {
+		w.tooLarge = true
+		return
+	}
+	w.body.Write(p)
+}
