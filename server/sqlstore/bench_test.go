@@ -154,3 +154,115 @@ func BenchmarkPublishConcurrent(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStoreOperations measures every other Store call once, on a
+// registry of 100 packages. Reads of documents and first pages on SQLite
+// come from memory; "sqlite-nocache" shows what the database costs.
+func BenchmarkStoreOperations(b *testing.B) {
+	variants := []struct {
+		name string
+		dsn  func(testing.TB) string
+		opts sqlstore.Options
+	}{
+		{"sqlite", backends[0].dsn, sqlstore.Options{}},
+		{"sqlite-nocache", backends[0].dsn, sqlstore.Options{CacheBytes: -1}},
+		{"postgres", backends[1].dsn, sqlstore.Options{}},
+	}
+	for _, variant := range variants {
+		b.Run(variant.name, func(b *testing.B) {
+			s := open(b, variant.dsn(b), variant.opts)
+			ctx := context.Background()
+			now := time.Now()
+			alice := &registry.Account{Username: "alice", Email: "alice@example.com", CreatedAt: now}
+			if err := s.CreateAccount(ctx, alice); err != nil {
+				b.Fatal(err)
+			}
+			var pkg *registry.Package
+			for i := range 100 {
+				in := benchDocument(fmt.Sprintf("pack-%04d", i), "1.0.0")
+				in.OwnerID, in.OwnerSlug = alice.ID, alice.Username
+				p, _, err := s.Publish(ctx, in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pkg = p
+			}
+			token := &registry.Token{AccountID: alice.ID, Name: "ci", Hash: []byte("token-hash-0000000000000000000000"), CreatedAt: now}
+			if err := s.CreateToken(ctx, token); err != nil {
+				b.Fatal(err)
+			}
+			key := &registry.SSHKey{AccountID: alice.ID, Name: "laptop", Type: "ssh-ed25519", Fingerprint: "SHA256:laptop",
+				PublicKey: "ssh-ed25519 AAAA", CreatedAt: now}
+			if err := s.CreateSSHKey(ctx, key); err != nil {
+				b.Fatal(err)
+			}
+			session := &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash"), CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+			if err := s.CreateSession(ctx, session); err != nil {
+				b.Fatal(err)
+			}
+			seeded := 0
+			ops := []struct {
+				name string
+				run  func(i int) error
+			}{
+				{"Ping", func(int) error { return s.Ping(ctx) }},
+				{"AccountByID", func(int) error { _, err := s.AccountByID(ctx, alice.ID); return err }},
+				{"AccountByUsername", func(int) error { _, err := s.AccountByUsername(ctx, "Alice"); return err }},
+				{"AccountByEmail", func(int) error { _, err := s.AccountByEmail(ctx, "alice@example.com"); return err }},
+				{"CreateAccount", func(i int) error {
+					name := fmt.Sprintf("user-%d", i)
+					return s.CreateAccount(ctx, &registry.Account{Username: name, Email: name + "@example.com", CreatedAt: now})
+				}},
+				{"CreateToken", func(i int) error {
+					return s.CreateToken(ctx, &registry.Token{AccountID: alice.ID, Name: "t", Hash: fmt.Appendf(nil, "hash-%d", i), CreatedAt: now})
+				}},
+				{"TokenByHash", func(int) error { _, err := s.TokenByHash(ctx, token.Hash); return err }},
+				{"ListTokens", func(int) error { _, err := s.ListTokens(ctx, alice.ID); return err }},
+				{"TouchToken", func(int) error { return s.TouchToken(ctx, token.ID, time.Now()) }},
+				{"RevokeToken", func(int) error { return s.RevokeToken(ctx, alice.ID, token.ID, now) }},
+				{"SSHKeyByFingerprint", func(int) error { _, err := s.SSHKeyByFingerprint(ctx, key.Fingerprint); return err }},
+				{"ListSSHKeys", func(int) error { _, err := s.ListSSHKeys(ctx, alice.ID); return err }},
+				{"TouchSSHKey", func(int) error { return s.TouchSSHKey(ctx, key.ID, time.Now()) }},
+				{"CreateSSHKey+DeleteSSHKey", func(i int) error {
+					k := &registry.SSHKey{AccountID: alice.ID, Name: "k", Type: "ssh-ed25519", Fingerprint: fmt.Sprintf("SHA256:k%d", i),
+						PublicKey: "ssh-ed25519 AAAA", CreatedAt: now}
+					if err := s.CreateSSHKey(ctx, k); err != nil {
+						return err
+					}
+					return s.DeleteSSHKey(ctx, alice.ID, k.ID)
+				}},
+				{"PackageBySlug", func(int) error { _, err := s.PackageBySlug(ctx, "alice", pkg.PackSlug); return err }},
+				{"ListVersions", func(int) error { _, err := s.ListVersions(ctx, pkg.ID); return err }},
+				{"PruneNonces", func(int) error { _, err := s.PruneNonces(ctx, now.Add(-time.Hour)); return err }},
+				{"CreateSession+DeleteSession", func(i int) error {
+					h := fmt.Appendf(nil, "session-%d", i)
+					if err := s.CreateSession(ctx, &registry.Session{AccountID: alice.ID, Hash: h, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
+						return err
+					}
+					return s.DeleteSession(ctx, h)
+				}},
+				{"SessionByHash", func(int) error { _, err := s.SessionByHash(ctx, session.Hash, now); return err }},
+				{"Seed (100 packages)", func(int) error {
+					batch := make([]registry.PublishInput, 100)
+					for j := range batch {
+						batch[j] = benchDocument(fmt.Sprintf("seeded-%d", seeded), "1.0.0")
+						batch[j].OwnerID, batch[j].OwnerSlug = alice.ID, alice.Username
+						seeded++
+					}
+					return s.Seed(ctx, batch)
+				}},
+			}
+			for _, op := range ops {
+				b.Run(op.name, func(b *testing.B) {
+					i := 0
+					for b.Loop() {
+						if err := op.run(i); err != nil {
+							b.Fatal(err)
+						}
+						i++
+					}
+				})
+			}
+		})
+	}
+}
