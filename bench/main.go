@@ -43,6 +43,7 @@ type config struct {
 	Keep        bool
 	PprofDir    string
 	MaxPostRate int
+	Pactd       string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -61,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.Keep, "keep", false, "keep the work directory (database, logs, nginx files) and print its path")
 	fs.StringVar(&c.PprofDir, "pprof", "", "directory to write a CPU profile of pactd for every pactd path into (needs pactd --pprof-addr)")
 	fs.IntVar(&c.MaxPostRate, "max-post-rate", 20000, "bound on publishes per second of measuring time (the load generator stops at duration × this)")
+	fs.StringVar(&c.Pactd, "pactd", "", "measure this pactd binary instead of building ./cmd/pactd (for before/after comparisons)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -150,9 +152,13 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (int, error)
 		}
 	}
 
-	progress("building pactd")
-	bin, err := buildPactd(ctx, root, work)
-	if err != nil {
+	bin := cfg.Pactd
+	if bin == "" {
+		progress("building pactd")
+		if bin, err = buildPactd(ctx, root, work); err != nil {
+			return 1, err
+		}
+	} else if bin, err = filepath.Abs(bin); err != nil {
 		return 1, err
 	}
 

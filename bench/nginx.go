@@ -15,15 +15,16 @@ import (
 )
 
 // nginxConfig serves dir/www as plain static files, as one would put pack
-// documents behind nginx: sendfile, no access log, keep-alive without a
-// request limit (Go's server has none either).
+// documents behind nginx: sendfile, an access log line per request (pactd
+// logs one too), keep-alive without a request limit (Go's server has none
+// either).
 const nginxConfig = `worker_processes auto;
 daemon off;
 pid %[1]s/nginx.pid;
 error_log %[1]s/nginx-error.log warn;
 events { worker_connections 1024; }
 http {
-    access_log off;
+    access_log %[1]s/access.log;
     sendfile on;
     tcp_nopush on;
     keepalive_timeout 65;

