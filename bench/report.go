@@ -140,8 +140,8 @@ func (rep *report) evaluate() {
 		atLeast(raw, fmt.Sprintf("≥ %.1f× nginx", rawVsNginx), raw.Ratio, rawVsNginx)
 	}
 	// The list target is the list as clients ask for it: the first page.
-	// A deep page is held to the same latency and to scaling (keyset
-	// paging), and its ratio is shown for information.
+	// A deep page is held to scaling (keyset paging: within 1.25× of a
+	// small registry); its ratio to raw is shown for information.
 	for _, id := range []string{"list", "list-deep"} {
 		if r := rep.row(id); r != nil && raw != nil && raw.RPS > 0 {
 			r.Ratio, r.RatioOf = r.RPS/raw.RPS, "pactd raw"
@@ -159,7 +159,10 @@ func (rep *report) evaluate() {
 			slower := ref.RPS / r.RPS
 			atMost(r, fmt.Sprintf("within %.2f× of %d packages (%.2f×)", maxLargeVsRef, ref.Packages, slower), slower, maxLargeVsRef)
 		}
-		atMost(r, fmt.Sprintf("p99 ≤ %d ms", maxGetP99ms), r.P99ms, maxGetP99ms)
+		// "p99 of the GETs above": raw and the list's first page.
+		if id != "list-deep" {
+			atMost(r, fmt.Sprintf("p99 ≤ %d ms", maxGetP99ms), r.P99ms, maxGetP99ms)
+		}
 	}
 	if r := rep.row("publish"); r != nil {
 		atLeast(r, fmt.Sprintf("≥ %d/s", minPublishRate), r.RPS, minPublishRate)
