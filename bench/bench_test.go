@@ -1,0 +1,102 @@
+package main
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/pkg/packfmt"
+)
+
+// Every document the bench seeds or publishes is a valid pack document of
+// exactly the size asked for.
+func TestDocumentsAreValidAndExactlySized(t *testing.T) {
+	for _, size := range []int{400, 1000, 3000, 10000} {
+		doc := document("pack-0000042", "1.0.17", size)
+		if len(doc) != size {
+			t.Errorf("document of size %d is %d bytes", size, len(doc))
+		}
+		pack, err := packfmt.Parse(doc, packfmt.Options{})
+		if err != nil {
+			t.Fatalf("document of size %d: %v", size, err)
+		}
+		if pack.Slug != "pack-0000042" || pack.Version != "1.0.17" {
+			t.Errorf("document of size %d parses to %s@%s", size, pack.Slug, pack.Version)
+		}
+	}
+}
+
+func TestPercentileIsTheNearestRank(t *testing.T) {
+	ms := func(n ...int) []time.Duration {
+		out := make([]time.Duration, len(n))
+		for i, v := range n {
+			out[i] = time.Duration(v) * time.Millisecond
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		sorted []time.Duration
+		p      float64
+		want   time.Duration
+	}{
+		{"none", nil, 50, 0},
+		{"one", ms(7), 99, 7 * time.Millisecond},
+		{"median of four", ms(1, 2, 3, 4), 50, 2 * time.Millisecond},
+		{"p99 of a hundred", ms(seq(100)...), 99, 99 * time.Millisecond},
+		{"p99 of ten", ms(seq(10)...), 99, 10 * time.Millisecond},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := percentile(c.sorted, c.p); got != c.want {
+				t.Errorf("percentile(%v) = %v, want %v", c.p, got, c.want)
+			}
+		})
+	}
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
+
+func TestShortModeDefaults(t *testing.T) {
+	cases := []struct {
+		name         string
+		args         []string
+		wantPackages int
+		wantDuration time.Duration
+		wantRef      int
+	}{
+		{"full", nil, 1000, 10 * time.Second, 1000},
+		{"short", []string{"-short"}, 200, 2 * time.Second, 0},
+		{"short keeps what is given", []string{"-short", "-packages", "50", "-duration", "3s"}, 50, 3 * time.Second, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := parseFlags(c.args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Packages != c.wantPackages || cfg.Duration != c.wantDuration || cfg.Reference != c.wantRef {
+				t.Errorf("packages %d, duration %s, reference %d; want %d, %s, %d",
+					cfg.Packages, cfg.Duration, cfg.Reference, c.wantPackages, c.wantDuration, c.wantRef)
+			}
+		})
+	}
+	if _, err := parseFlags([]string{"-duration", "500ms"}, io.Discard); err == nil {
+		t.Error("a duration under wrk's one second was accepted")
+	}
+}
+
+// The deep page is page 10,000, or the last page of a smaller registry.
+func TestDeepPage(t *testing.T) {
+	for packages, want := range map[int]int{1: 1, 20: 1, 21: 2, 1000: 50, 1_000_000: 10000, 5_000_000: 10000} {
+		if got := deepPage(packages); got != want {
+			t.Errorf("deepPage(%d) = %d, want %d", packages, got, want)
+		}
+	}
+}
