@@ -247,7 +247,11 @@ func (s *Store) listPackages(ctx context.Context, f registry.PackageFilter) ([]r
 		args = append(args, f.Before)
 	}
 	if f.Owner != "" {
-		where = append(where, `lower(a.username) = lower(?)`)
+		// The owner's id first, as a scalar: then both engines walk
+		// packages_owner_latest in order and stop at the limit, instead of
+		// sorting all of the owner's packages (PostgreSQL's plan for the
+		// join).
+		where = append(where, `p.owner_id = (SELECT id FROM accounts WHERE lower(username) = lower(?))`)
 		args = append(args, f.Owner)
 	}
 	if f.Scheme != "" {
