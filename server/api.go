@@ -167,7 +167,7 @@ func (s *Server) addKey(c *gin.Context) {
 		PublicKey *string `json:"public_key"`
 		Name      *string `json:"name"`
 	}
-	if err := s.decodeJSONBody(c, &body); err != nil {
+	if err := s.decodeJSONBodyLimited(c, &body, maxKeyBodyBytes); err != nil {
 		s.fail(c, err)
 		return
 	}

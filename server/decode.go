@@ -51,11 +51,18 @@ func readError(err error) error {
 // decodeJSONBody reads a JSON object into v. Wrong types, trailing data and
 // an empty body are 400; a non-JSON Content-Type is 415.
 func (s *Server) decodeJSONBody(c *gin.Context, v any) error {
+	return s.decodeJSONBodyLimited(c, v, s.bodyLimit())
+}
+
+// maxKeyBodyBytes bounds POST /api/ssh-keys: an RSA-16384 key line is ~3 KB.
+const maxKeyBodyBytes = 64 << 10
+
+func (s *Server) decodeJSONBodyLimited(c *gin.Context, v any, limit int64) error {
 	mt, _ := mediaType(c)
 	if mt != "application/json" {
 		return registry.Errorf(registry.UnsupportedMedia, "Content-Type must be application/json")
 	}
-	s.limitBody(c)
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limit)
 	raw, err := io.ReadAll(c.Request.Body)
 	if err != nil {
 		return readError(err)

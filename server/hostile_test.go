@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,6 +132,7 @@ func TestHostileInput(t *testing.T) {
 			{"signed: timestamp overflowing int64", request{"POST", "/api/publish-signed", "application/json", []byte(`{"content":"x","timestamp":99999999999999999999999,"nonce":"aaaaaaaaaaaaaaaa","fingerprint":"SHA256:x","signature":"x"}`), nil}, 400, "timestamp"},
 			{"signed: overlong nonce", asJSON("/api/publish-signed", signed(func(b map[string]any) { b["nonce"] = strings.Repeat("n", 10000) })), 400, "nonce"},
 			{"signed: fingerprint twice", request{"POST", "/api/publish-signed", "application/json", []byte(`{"fingerprint":"a","fingerprint":"b"}`), nil}, 400, "twice"},
+			{"SSH key body over 64 KiB", asJSON("/api/ssh-keys", map[string]any{"public_key": "ssh-ed25519 " + strings.Repeat("A", 70<<10)}), 413, "limit"},
 			{"huge header", request{"GET", "/api/packages", "", nil, []string{"X-Junk: " + strings.Repeat("j", 100<<10)}}, 431, ""},
 		}
 		for name, line := range keyLines {
@@ -201,4 +203,21 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestWebFormBodyIsBounded(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	form := "login=alice&password=" + url.QueryEscape(alice.Password) + "&pad=" + strings.Repeat("x", 100<<10)
+	resp, err := http.Post(env.URL+"/login", "application/x-www-form-urlencoded", strings.NewReader(form))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 400 || len(resp.Cookies()) != 0 {
+		t.Errorf("a 100 KiB login form: status %d, cookies %v; want it refused with no session", resp.StatusCode, resp.Cookies())
+	}
+	if h := env.API.Get("/healthz"); h.Status != http.StatusOK {
+		t.Errorf("server stopped serving")
+	}
 }

@@ -106,14 +106,14 @@ func (w *webApp) lookupSession(c *gin.Context) *registry.Account {
 	sess, err := w.s.svc.Store.SessionByHash(c, sessionHash(cookie.Value), w.now())
 	if err != nil {
 		if !registry.IsCode(err, registry.NotFound) {
-			w.s.log.Error("reading session", "error", err.Error())
+			w.s.logger(c).Error("reading session", "error", err.Error())
 		}
 		return nil
 	}
 	acct, err := w.s.svc.Store.AccountByID(c, sess.AccountID)
 	if err != nil {
 		if !registry.IsCode(err, registry.NotFound) {
-			w.s.log.Error("reading session account", "error", err.Error())
+			w.s.logger(c).Error("reading session account", "error", err.Error())
 		}
 		return nil
 	}

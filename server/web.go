@@ -54,7 +54,7 @@ type staticFile struct {
 
 func (s *Server) routeWeb(e *gin.Engine) {
 	w := newWebApp(s)
-	e.Use(w.securityHeaders, w.refuseCrossOrigin)
+	e.Use(w.securityHeaders, w.refuseCrossOrigin, limitFormBody)
 	e.NoRoute(w.notFound)
 	e.NoMethod(func(c *gin.Context) {
 		w.errorPage(c, registry.Errorf(registry.MethodNotAllowed, "%s is not allowed here", c.Request.Method))
@@ -217,6 +217,19 @@ func (w *webApp) refuseCrossOrigin(c *gin.Context) {
 	c.Next()
 }
 
+// maxFormBytes bounds a dashboard form: the largest field is one SSH
+// public key line.
+const maxFormBytes = 64 << 10
+
+// limitFormBody caps web form bodies; a larger one fails to parse and the
+// form is answered as empty.
+func limitFormBody(c *gin.Context) {
+	if c.Request.Body != nil {
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxFormBytes)
+	}
+	c.Next()
+}
+
 // pageData is what every page template gets; Data holds the page's own.
 type pageData struct {
 	Account *registry.Account // the logged-in account, or nil
@@ -233,7 +246,7 @@ func (w *webApp) render(c *gin.Context, status int, name string, query string, d
 	var buf bytes.Buffer
 	pd := pageData{Account: w.currentAccount(c), Signup: w.s.cfg.Signup != "closed", Query: query, Data: data}
 	if err := tmpl.ExecuteTemplate(&buf, "layout", pd); err != nil {
-		w.s.log.Error("rendering page", "template", name, "error", err.Error())
+		w.s.logger(c).Error("rendering page", "template", name, "error", err.Error())
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("internal error\n"))
 		c.Abort()
 		return
@@ -250,7 +263,7 @@ func (w *webApp) notFound(c *gin.Context) {
 func (w *webApp) errorPage(c *gin.Context, err error) {
 	status := HTTPStatus(err)
 	if status >= 500 {
-		w.s.log.Error("page failed", "method", c.Request.Method, "path", c.Request.URL.Path,
+		w.s.logger(c).Error("page failed", "method", c.Request.Method, "path", c.Request.URL.Path,
 			"status", status, "error", err.Error())
 	}
 	if registry.IsCode(err, registry.NotFound) {
