@@ -17,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/pact-registry/pact/pkg/client/pactdtest"
+	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
 )
 
 // TestMain lets the test binary be the real pact command: testscript puts
@@ -59,7 +60,7 @@ func buildPactd(t *testing.T) string {
 // inside $WORK. pact has no PACT_HOST or PACT_TOKEN unless a script sets them.
 func TestScripts(t *testing.T) {
 	bin := buildPactd(t)
-	requirePrograms(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")
+	sshtest.Require(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -73,18 +74,6 @@ func TestScripts(t *testing.T) {
 			"perm":     cmdPerm,
 		},
 	})
-}
-
-func requirePrograms(t *testing.T, programs ...string) {
-	t.Helper()
-	for _, p := range programs {
-		if _, err := exec.LookPath(p); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required in CI: %v", p, err)
-			}
-			t.Skipf("%s is not installed: %v", p, err)
-		}
-	}
 }
 
 func setupScript(env *testscript.Env, pactd string) error {
