@@ -80,7 +80,9 @@ flight (up to --shutdown-timeout) and stop.`,
 				LoginWindow:    v.GetDuration("login-window"),
 				PprofAddr:      v.GetString("pprof-addr"),
 			}
-			return serve(cmd.Context(), cfg, slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil)), cmd)
+			logs := newLogBuffer(cmd.ErrOrStderr(), 100*time.Millisecond)
+			defer logs.Close()
+			return serve(cmd.Context(), cfg, slog.New(slog.NewJSONHandler(logs, nil)), cmd)
 		},
 	}
 	f := cmd.Flags()
