@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/pact-registry/pact/pkg/client/pactdtest"
 )
 
 // freePort asks the kernel for a free loopback port. Another program may
@@ -70,7 +72,7 @@ func startPactd(ctx context.Context, bin, db, logPath string, pprof bool) (*pact
 		p.PprofURL = "http://" + pprofAddr
 	}
 	p.cmd = exec.Command(bin, args...)
-	p.cmd.Env = cleanEnv()
+	p.cmd.Env = pactdtest.CleanEnv()
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	p.cmd.Dir = filepath.Dir(db)
 	start := time.Now()
@@ -108,16 +110,6 @@ func startPactd(ctx context.Context, bin, db, logPath string, pprof bool) (*pact
 	}
 }
 
-// cleanEnv keeps PACTD_* settings of the caller's shell out of the daemon.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PACTD_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
 
 // stop sends SIGTERM and waits for pactd to drain and exit.
 func (p *pactd) stop() error {

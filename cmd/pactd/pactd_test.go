@@ -45,12 +45,7 @@ type result struct {
 func pactd(t *testing.T, env []string, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(pactdBin, args...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PACTD_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(pactdtest.CleanEnv(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -68,7 +68,7 @@ func start(bin, db, addr string, flags []string) (*Server, error) {
 	s := &Server{DB: db, Bin: bin, logs: &syncBuffer{}, done: make(chan struct{})}
 	args := append([]string{"serve", "--addr", addr, "--db", db}, flags...)
 	s.cmd = exec.Command(bin, args...)
-	s.cmd.Env = cleanEnv()
+	s.cmd.Env = CleanEnv()
 	s.cmd.Stderr = s.logs
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
@@ -163,7 +163,7 @@ func (s *Server) admin(stdin string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, s.Bin, args...)
-	cmd.Env = cleanEnv()
+	cmd.Env = CleanEnv()
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -173,9 +173,9 @@ func (s *Server) admin(stdin string, args ...string) (string, error) {
 	return stdout.String(), nil
 }
 
-// cleanEnv keeps PACTD_* settings of the developer's shell from changing
-// the daemon under test.
-func cleanEnv() []string {
+// CleanEnv is the environment without PACTD_* variables, so settings in
+// the caller's shell cannot change the daemon under test or measurement.
+func CleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PACTD_") {
