@@ -110,7 +110,6 @@ func startPactd(ctx context.Context, bin, db, logPath string, pprof bool) (*pact
 	}
 }
 
-
 // stop sends SIGTERM and waits for pactd to drain and exit.
 func (p *pactd) stop() error {
 	defer p.log.Close()
