@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -126,32 +122,11 @@ func (p *pactd) stop() error {
 	}
 }
 
-// resetPeakRSS starts a new peak-RSS window (Linux ≥ 4.0: writing 5 to
-// clear_refs resets VmHWM). It reports whether the reset worked.
-func (p *pactd) resetPeakRSS() bool {
-	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", p.cmd.Process.Pid), []byte("5"), 0) == nil
-}
+// resetPeakRSS starts a new peak-RSS window.
+func (p *pactd) resetPeakRSS() bool { return pactdtest.ResetPeakRSS(p.cmd.Process.Pid) }
 
 // peakRSS is VmHWM, the resident set's high-water mark, in KiB.
-func (p *pactd) peakRSS() int64 {
-	return procStatusKB(p.cmd.Process.Pid, "VmHWM")
-}
-
-func procStatusKB(pid int, field string) int64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), ":")
-		if ok && name == field {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
+func (p *pactd) peakRSS() int64 { return pactdtest.PeakRSSKiB(p.cmd.Process.Pid) }
 
 // profile records a CPU profile of pactd for d into path, in the
 // background; wait for the returned channel.
