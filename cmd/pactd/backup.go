@@ -20,7 +20,7 @@ func newDumpCmd() *cobra.Command {
 		Long: `Write every account (with its password hash), API token hash, SSH key, package,
 version (the raw documents byte for byte), signature provenance, spent nonce and
 dashboard session of --db to a backup file: JSON lines, one record per row,
-after a {"format":"pact-dump","version":1,...} header and before an end record
+after a {"format":"pact-dump","version":2,...} header and before an end record
 with the counts.
 
 The dump reads one consistent snapshot row by row, so it runs beside serving
@@ -107,7 +107,7 @@ API answers are the same as before.
 The database must be empty (a new SQLite file, or a new PostgreSQL database):
 restore refuses a database that holds anything. It loads everything in one
 transaction: a damaged or cut-short file loads nothing. Restore first, then
-start pactd on the database.`,
+start pactd on the database. Dumps of format version 1 (older pactd) load too.`,
 		Example: `  # Restore a backup into a new SQLite file
   pactd restore --db ./restored.db -i pact-backup.jsonl
 

@@ -80,13 +80,28 @@ type Version struct {
 }
 
 // Provenance records how a signed version was authenticated, so anyone can
-// verify it again later with ssh-keygen -Y verify.
+// verify it again later with ssh-keygen -Y verify, from the version alone:
+// the six signed lines are the header, Timestamp, Nonce, the version's
+// SHA256, SignedName and SignedDescription.
 type Provenance struct {
-	KeyID       int64 // the registered key; nonces are spent per key
+	KeyID       int64 // the registered key that signed; 0 once it is deleted
 	Fingerprint string
 	Timestamp   int64 // Unix seconds, as signed
 	Nonce       string
 	Signature   string // armored SSHSIG
+	// SignedLinesKnown is false for versions stored before the signed
+	// lines were kept; their SignedName and SignedDescription are then
+	// empty and mean nothing.
+	SignedLinesKnown bool
+	// SignedName and SignedDescription are the name and description lines
+	// exactly as signed, possibly empty while the version's Name and
+	// Description (derived from the document) are not.
+	SignedName        string
+	SignedDescription string
+	// PublicKey is the signer's key as an authorized_keys line ("type
+	// base64"), kept so the version stays verifiable after the key is
+	// deleted or registered again; "" when unknown.
+	PublicKey string
 }
 
 // Session is a logged-in dashboard session. Only the SHA-256 of the cookie

@@ -80,7 +80,10 @@ type PackageFilter struct {
 
 type PackageStore interface {
 	// Publish stores a version in one transaction: it spends the nonce of
-	// in.Provenance (ErrNonceReused when spent already), creates the package
+	// in.Provenance under the key's fingerprint (ErrNonceReused when spent
+	// already with that fingerprint, whichever key row or account held it,
+	// even one deleted since), checks that the key in.Provenance.KeyID
+	// still exists with that fingerprint (NotFound otherwise), creates the package
 	// when new, and adds the version. A version that exists with the same
 	// SHA256 changes nothing and returns the package; with another SHA256
 	// it returns VersionConflict and changes nothing. created reports
@@ -93,7 +96,8 @@ type PackageStore interface {
 	// VersionDocument returns one version with Content; version "" means the
 	// latest. NotFound when the package or version does not exist.
 	VersionDocument(ctx context.Context, owner, pack, version string) (*Version, error)
-	// PruneNonces forgets nonces spent before the given time.
+	// PruneNonces forgets nonces spent before the given time; nothing
+	// else forgets them (deleting a key does not).
 	PruneNonces(ctx context.Context, before time.Time) (int64, error)
 }
 

@@ -66,6 +66,8 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	must(s.CreateSSHKey(ctx, keep))
 	must(s.CreateSSHKey(ctx, gone))
 
+	const unknownLines = "\x00unknown"
+	signedName := ""
 	publish := func(owner *registry.Account, pack, version, content string, minute int, key *registry.SSHKey, nonce string) {
 		t.Helper()
 		in := registry.PublishInput{
@@ -74,7 +76,12 @@ func populate(t *testing.T, s *sqlstore.Store) {
 		}
 		if key != nil {
 			in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: at(minute).Unix(),
-				Nonce: nonce, Signature: "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n"}
+				Nonce: nonce, Signature: "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n",
+				SignedLinesKnown: true, SignedName: signedName, PublicKey: key.PublicKey}
+			if signedName == unknownLines {
+				// As stored before the signed lines and keys were kept.
+				in.Provenance.SignedLinesKnown, in.Provenance.SignedName, in.Provenance.PublicKey = false, "", ""
+			}
 		}
 		if _, _, err := s.Publish(ctx, in); err != nil {
 			t.Fatalf("Publish %s@%s: %v", pack, version, err)
@@ -84,9 +91,12 @@ func populate(t *testing.T, s *sqlstore.Store) {
 		publish(alice, "odd", fmt.Sprintf("1.%d.0", i), doc, 10+i, nil, "")
 	}
 	// Nonces that sort differently by bytes and by a locale's collation.
+	// Signed lines empty, set, and unknown (stored before they were kept).
 	for i, nonce := range []string{"b-nonce-0123456789", "B-nonce-0123456789", "_nonce-0123456789", "a.nonce-0123456789"} {
+		signedName = []string{"", "Signed <name> & more", unknownLines, ""}[i]
 		publish(alice, "signed", fmt.Sprintf("2.%d.0", i), fmt.Sprintf("# signed %d\n", i), 20+i, keep, nonce)
 	}
+	signedName = ""
 	publish(bob, "orphan", "0.1.0", "# signed by a key that was deleted since\n", 30, gone, "orphan-nonce-0123456789")
 	publish(bob, "orphan", "0.0.9", "# an older version published later\n", 31, nil, "")
 	must(s.DeleteSSHKey(ctx, bob.ID, gone.ID))
@@ -130,7 +140,8 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Restore: %v", err)
 				}
-				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 3, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 4, Sessions: 1}
+				// The nonce of the deleted key is remembered too.
+				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 3, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1}
 				if counts != want {
 					t.Errorf("Restore counts %s, want %s", counts, want)
 				}
@@ -282,7 +293,7 @@ func TestRestoreRefusesDamagedDumps(t *testing.T) {
 		{"empty file", "", "the dump is empty"},
 		{"not JSON", "hello\n", "not a pact dump"},
 		{"another format", `{"format":"tarball","version":1}` + "\n", "not a pact dump"},
-		{"newer format version", `{"format":"pact-dump","version":2}` + "\n", "format version 2"},
+		{"newer format version", `{"format":"pact-dump","version":3}` + "\n", "format version 3"},
 		{"cut short", strings.Join(lines[:last], ""), "cut short"},
 		{"cut inside a line", good[:firstVersion+40], "cut short in line"},
 		{"counts do not match", strings.Join(lines[:last-1], "") + lines[last], "counts"},

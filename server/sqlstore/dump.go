@@ -16,13 +16,19 @@ import (
 // of SQLite restores into PostgreSQL and back. Binary columns (document
 // content, token and session hashes) are base64, so every byte survives.
 //
-//	{"format":"pact-dump","version":1,"created_at":"...","source":"sqlite"}
+//	{"format":"pact-dump","version":2,"created_at":"...","source":"sqlite"}
 //	{"type":"account","id":1,"email":"alice@example.com",...}
 //	...
 //	{"type":"end","counts":{"accounts":1,...}}
+//
+// Version 2 added the signed lines and public key of signed versions, and
+// keeps spent nonces by key fingerprint instead of key id. Restore still
+// reads version 1 (see restore.go).
 const (
 	DumpFormat  = "pact-dump"
-	DumpVersion = 1
+	DumpVersion = 2
+	// dumpVersion1 is the oldest format Restore reads.
+	dumpVersion1 = 1
 )
 
 type dumpHeader struct {
@@ -94,9 +100,9 @@ var tables = []table{
 	{"packages", "package", "packages", `id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at`, `id`, true,
 		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
 	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
-key_id, key_fingerprint, signed_timestamp, nonce, signature`, `id`, true,
+key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key`, `id`, true,
 		func() record { return new(versionRecord) }, func(c *BackupCounts) *int64 { return &c.Versions }},
-	{"nonces", "nonce", "nonces", `key_id, nonce, spent_at`, `key_id, nonce`, false,
+	{"nonces", "nonce", "nonces", `fingerprint, nonce, spent_at`, `fingerprint, nonce`, false,
 		func() record { return new(nonceRecord) }, func(c *BackupCounts) *int64 { return &c.Nonces }},
 	{"sessions", "session", "sessions", `id, account_id, hash, created_at, expires_at`, `id`, true,
 		func() record { return new(sessionRecord) }, func(c *BackupCounts) *int64 { return &c.Sessions }},
@@ -234,28 +240,38 @@ type versionRecord struct {
 	SignedTimestamp *int64  `json:"signed_timestamp"`
 	Nonce           *string `json:"nonce"`
 	Signature       *string `json:"signature"`
+	// The name and description lines exactly as signed and the signer's
+	// public key (version 2). Null for versions signed before they were
+	// kept; absent from version 1 dumps.
+	SignedName        *string `json:"signed_name"`
+	SignedDescription *string `json:"signed_description"`
+	PublicKey         *string `json:"public_key"`
 }
 
 func (r *versionRecord) dest() []any {
 	return []any{&r.ID, &r.PackageID, &r.Version, &r.Name, &r.Description, &r.Scheme, &r.SHA256, &r.Size, &r.Content,
-		&r.CreatedAt, &r.KeyID, &r.KeyFingerprint, &r.SignedTimestamp, &r.Nonce, &r.Signature}
+		&r.CreatedAt, &r.KeyID, &r.KeyFingerprint, &r.SignedTimestamp, &r.Nonce, &r.Signature,
+		&r.SignedName, &r.SignedDescription, &r.PublicKey}
 }
 func (r *versionRecord) args() []any {
 	return []any{r.ID, r.PackageID, r.Version, r.Name, r.Description, r.Scheme, r.SHA256, r.Size, r.Content,
-		r.CreatedAt.UTC(), nullable(r.KeyID), nullable(r.KeyFingerprint), nullable(r.SignedTimestamp), nullable(r.Nonce), nullable(r.Signature)}
+		r.CreatedAt.UTC(), nullable(r.KeyID), nullable(r.KeyFingerprint), nullable(r.SignedTimestamp), nullable(r.Nonce), nullable(r.Signature),
+		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey)}
 }
 func (r *versionRecord) normalize()   { r.CreatedAt = r.CreatedAt.UTC() }
 func (r *versionRecord) getID() int64 { return r.ID }
 
+// nonceRecord is a spent nonce, remembered by the fingerprint of the key
+// that spent it.
 type nonceRecord struct {
 	typed
-	KeyID   int64     `json:"key_id"`
-	Nonce   string    `json:"nonce"`
-	SpentAt time.Time `json:"spent_at"`
+	Fingerprint string    `json:"fingerprint"`
+	Nonce       string    `json:"nonce"`
+	SpentAt     time.Time `json:"spent_at"`
 }
 
-func (r *nonceRecord) dest() []any  { return []any{&r.KeyID, &r.Nonce, &r.SpentAt} }
-func (r *nonceRecord) args() []any  { return []any{r.KeyID, r.Nonce, r.SpentAt.UTC()} }
+func (r *nonceRecord) dest() []any  { return []any{&r.Fingerprint, &r.Nonce, &r.SpentAt} }
+func (r *nonceRecord) args() []any  { return []any{r.Fingerprint, r.Nonce, r.SpentAt.UTC()} }
 func (r *nonceRecord) normalize()   { r.SpentAt = r.SpentAt.UTC() }
 func (r *nonceRecord) getID() int64 { return 0 }
 
@@ -300,7 +316,13 @@ func (s *Store) byteOrder(order string) string {
 	if s.dialect.name() != "postgres" {
 		return order
 	}
-	return strings.ReplaceAll(order, "nonce", `nonce COLLATE "C"`)
+	columns := strings.Split(order, ", ")
+	for i, c := range columns {
+		if c == "fingerprint" || c == "nonce" {
+			columns[i] = c + ` COLLATE "C"`
+		}
+	}
+	return strings.Join(columns, ", ")
 }
 
 // Dump writes every row of the database to w in the dump format, from one

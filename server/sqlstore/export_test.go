@@ -14,3 +14,40 @@ func MigrationFiles(dialect string) (int, error) {
 	m, err := loadMigrations(dialect)
 	return len(m), err
 }
+
+// MigrateTo applies the migrations of dsn up to and including version
+// only, and runs statements on that schema: for tests of what later
+// migrations do to data stored before them.
+func MigrateTo(ctx context.Context, dsn string, version int64, statements ...string) error {
+	opts, err := Options{CacheBytes: -1}.withDefaults()
+	if err != nil {
+		return err
+	}
+	var s *Store
+	if isPostgres(dsn) {
+		s, err = openPostgres(dsn, opts)
+	} else {
+		s, err = openSQLite(dsn, opts)
+	}
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	migrations, err := loadMigrations(s.dialect.name())
+	if err != nil {
+		return err
+	}
+	for _, m := range migrations {
+		if m.version <= version {
+			if err := s.applyMigration(ctx, m); err != nil {
+				return err
+			}
+		}
+	}
+	for _, statement := range statements {
+		if _, err := s.write.ExecContext(ctx, statement); err != nil {
+			return err
+		}
+	}
+	return nil
+}

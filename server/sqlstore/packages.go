@@ -26,14 +26,15 @@ func scanPackage(row scanner) (*registry.Package, error) {
 
 // versionColumns leaves out content, which only VersionDocument reads.
 const versionColumns = `v.id, v.package_id, v.version, v.name, v.description, v.scheme, v.sha256, v.size,
-v.created_at, v.key_id, v.key_fingerprint, v.signed_timestamp, v.nonce, v.signature`
+v.created_at, v.key_id, v.key_fingerprint, v.signed_timestamp, v.nonce, v.signature, v.signed_name,
+v.signed_description, v.public_key`
 
 func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	var v registry.Version
 	var keyID, timestamp sql.NullInt64
-	var fingerprint, nonce, signature sql.NullString
+	var fingerprint, nonce, signature, signedName, signedDescription, publicKey sql.NullString
 	dest := append([]any{&v.ID, &v.PackageID, &v.Version, &v.Name, &v.Description, &v.Scheme, &v.SHA256, &v.Size,
-		&v.CreatedAt, &keyID, &fingerprint, &timestamp, &nonce, &signature}, extra...)
+		&v.CreatedAt, &keyID, &fingerprint, &timestamp, &nonce, &signature, &signedName, &signedDescription, &publicKey}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -45,6 +46,12 @@ func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 			Timestamp:   timestamp.Int64,
 			Nonce:       nonce.String,
 			Signature:   signature.String,
+			// Both lines are written together; NULL means the version
+			// was signed before they were kept.
+			SignedLinesKnown:  signedName.Valid && signedDescription.Valid,
+			SignedName:        signedName.String,
+			SignedDescription: signedDescription.String,
+			PublicKey:         publicKey.String,
 		}
 	}
 	return &v, nil
@@ -112,18 +119,29 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 	now := dbTime(in.Now)
 
 	if p := in.Provenance; p != nil {
-		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO nonces (key_id, nonce, spent_at) VALUES (?, ?, ?)
-ON CONFLICT (key_id, nonce) DO NOTHING`), p.KeyID, p.Nonce, now)
+		// By fingerprint, not by key row: the nonces of a key outlive the
+		// row, so a key deleted and registered again (in any account)
+		// cannot spend them again.
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO nonces (fingerprint, nonce, spent_at) VALUES (?, ?, ?)
+ON CONFLICT (fingerprint, nonce) DO NOTHING`), p.Fingerprint, p.Nonce, now)
 		if err != nil {
-			if s.dialect.isForeignKeyViolation(err) {
-				return nil, false, notFound("no such SSH key %d", p.KeyID)
-			}
 			return nil, false, err
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return nil, false, err
 		} else if n == 0 {
 			return nil, false, registry.ErrNonceReused
+		}
+		// The signature was checked against this key row; if the row is
+		// gone (or its fingerprint now names another row) the publish
+		// would be credited to a key that no longer vouches for it.
+		var keys int
+		err = tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM ssh_keys WHERE id = ? AND fingerprint = ?`), p.KeyID, p.Fingerprint).Scan(&keys)
+		if err != nil {
+			return nil, false, err
+		}
+		if keys == 0 {
+			return nil, false, noSuchKey(p)
 		}
 	}
 
@@ -157,8 +175,8 @@ ON CONFLICT (owner_id, pack_slug) DO NOTHING`),
 		var versionID int64
 		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO versions
 (package_id, version, name, description, scheme, sha256, size, content, created_at,
- key_id, key_fingerprint, signed_timestamp, nonce, signature)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (package_id, version) DO NOTHING
 RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.Scheme, in.SHA256,
 			int64(len(in.Content)), in.Content, now}, provenanceArgs(in.Provenance)...)...).Scan(&versionID)
@@ -167,6 +185,10 @@ RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.
 			if _, err := s.sameVersion(ctx, tx, packageID, in); err != nil {
 				return nil, false, err
 			}
+		case err != nil && in.Provenance != nil && s.dialect.isForeignKeyViolation(err):
+			// The key was deleted by a transaction that committed after
+			// the check above (PostgreSQL, another replica).
+			return nil, false, noSuchKey(in.Provenance)
 		case err != nil:
 			return nil, false, err
 		default:
@@ -206,11 +228,24 @@ func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, packageID int64, in
 	return true, nil
 }
 
+func noSuchKey(p *registry.Provenance) error {
+	return notFound("SSH key %s was deleted while the publish signed with it was under way", p.Fingerprint)
+}
+
+// provenanceArgs are the values of versions' provenance columns, from
+// key_id to public_key.
 func provenanceArgs(p *registry.Provenance) []any {
 	if p == nil {
-		return []any{nil, nil, nil, nil, nil}
+		return []any{nil, nil, nil, nil, nil, nil, nil, nil}
 	}
-	return []any{p.KeyID, p.Fingerprint, p.Timestamp, p.Nonce, p.Signature}
+	var signedName, signedDescription, publicKey any
+	if p.SignedLinesKnown {
+		signedName, signedDescription = p.SignedName, p.SignedDescription
+	}
+	if p.PublicKey != "" {
+		publicKey = p.PublicKey
+	}
+	return []any{p.KeyID, p.Fingerprint, p.Timestamp, p.Nonce, p.Signature, signedName, signedDescription, publicKey}
 }
 
 // maxQueryWords bounds the LIKE conditions one search adds to the query.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -36,8 +37,8 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if json.Unmarshal(line, &header) != nil || header.Format != DumpFormat {
 		return counts, invalid("this is not a pact dump: line 1 is not a %q header", DumpFormat)
 	}
-	if header.Version != DumpVersion {
-		return counts, invalid("the dump has format version %d; this pactd reads version %d", header.Version, DumpVersion)
+	if header.Version != DumpVersion && header.Version != dumpVersion1 {
+		return counts, invalid("the dump has format version %d; this pactd reads versions %d to %d", header.Version, dumpVersion1, DumpVersion)
 	}
 
 	tx, err := s.write.BeginTx(ctx, nil)
@@ -89,9 +90,9 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 		if !ok {
 			return counts, invalid("line %d: unknown record type %q", in.line, probe.Type)
 		}
-		rec := t.new()
-		if err := strictUnmarshal(line, rec); err != nil {
-			return counts, invalid("line %d: bad %s record: %v", in.line, t.typ, err)
+		rec, err := s.decodeRecord(ctx, tx, header.Version, t, line, in.line)
+		if err != nil {
+			return counts, err
 		}
 		if v, ok := rec.(*versionRecord); ok {
 			if err := v.check(); err != nil {
@@ -109,6 +110,11 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if end.Counts != counts {
 		return counts, invalid("the dump's end record counts %s but the file holds %s; nothing was restored", end.Counts, counts)
 	}
+	if header.Version == dumpVersion1 {
+		if err := s.upgradeVersion1(ctx, tx); err != nil {
+			return counts, err
+		}
+	}
 	if err := s.resetSequences(ctx, tx); err != nil {
 		return counts, err
 	}
@@ -120,6 +126,51 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 		s.cache.reset()
 	}
 	return counts, nil
+}
+
+// decodeRecord reads one record of table t from a dump of the given format
+// version, found at line lineNo, as a record of the current version.
+func (s *Store) decodeRecord(ctx context.Context, tx *sql.Tx, version int, t table, line []byte, lineNo int) (record, error) {
+	if version == dumpVersion1 && t.typ == "nonce" {
+		// Version 1 named the key of a nonce by its id; its row came
+		// earlier in the dump, so its fingerprint is in the database now.
+		var old struct {
+			typed
+			KeyID   int64     `json:"key_id"`
+			Nonce   string    `json:"nonce"`
+			SpentAt time.Time `json:"spent_at"`
+		}
+		if err := strictUnmarshal(line, &old); err != nil {
+			return nil, invalid("line %d: bad %s record: %v", lineNo, t.typ, err)
+		}
+		var fingerprint string
+		err := tx.QueryRowContext(ctx, s.q(`SELECT fingerprint FROM ssh_keys WHERE id = ?`), old.KeyID).Scan(&fingerprint)
+		if errNoRows(err) {
+			return nil, invalid("line %d: a nonce of SSH key %d, which the dump does not hold before it", lineNo, old.KeyID)
+		}
+		if err != nil {
+			return nil, s.fault("restore", err)
+		}
+		return &nonceRecord{typed: old.typed, Fingerprint: fingerprint, Nonce: old.Nonce, SpentAt: old.SpentAt}, nil
+	}
+	rec := t.new()
+	if err := strictUnmarshal(line, rec); err != nil {
+		return nil, invalid("line %d: bad %s record: %v", lineNo, t.typ, err)
+	}
+	if v, ok := rec.(*versionRecord); ok && version == dumpVersion1 && (v.SignedName != nil || v.SignedDescription != nil || v.PublicKey != nil) {
+		return nil, invalid("line %d: bad %s record: signed_name, signed_description and public_key are not part of format version %d", lineNo, t.typ, version)
+	}
+	return rec, nil
+}
+
+// upgradeVersion1 leaves a database restored from a version 1 dump as the
+// migration to signed lines leaves one upgraded in place: signed lines
+// unknown, the public key filled in where its fingerprint is registered.
+func (s *Store) upgradeVersion1(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `UPDATE versions
+SET public_key = (SELECT k.public_key FROM ssh_keys k WHERE k.fingerprint = versions.key_fingerprint)
+WHERE key_fingerprint IS NOT NULL`)
+	return s.fault("restore: fill in the public keys of signed versions", err)
 }
 
 // prepareRestore lifts the statement timeout, keeps writers out until the

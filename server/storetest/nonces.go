@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -103,6 +104,108 @@ func (su suite) testNonces(t *testing.T) {
 		if pruned, err := s.PruneNonces(ctx(), t0); err != nil || pruned != 0 {
 			t.Errorf("PruneNonces with nothing to prune = %d, %v", pruned, err)
 		}
+	})
+}
+
+// testNoncesByFingerprint: a spent nonce belongs to the key's fingerprint,
+// not to its row or account. Deleting the key and registering the same
+// public key again, in another account, must not make the nonce new.
+func (su suite) testNoncesByFingerprint(t *testing.T) {
+	// replayKey deletes alice's key and registers the same public key to
+	// mallory at registered.
+	replayKey := func(t *testing.T, s registry.Store, alice, mallory *registry.Account, key *registry.SSHKey, registered time.Time) *registry.SSHKey {
+		t.Helper()
+		if err := s.DeleteSSHKey(ctx(), alice.ID, key.ID); err != nil {
+			t.Fatalf("DeleteSSHKey: %v", err)
+		}
+		again := &registry.SSHKey{AccountID: mallory.ID, Name: "alice's", Type: key.Type, Fingerprint: key.Fingerprint,
+			PublicKey: key.PublicKey, CreatedAt: registered}
+		if err := s.CreateSSHKey(ctx(), again); err != nil {
+			t.Fatalf("CreateSSHKey with the fingerprint of a deleted key: %v", err)
+		}
+		if again.ID == key.ID {
+			t.Fatalf("the key registered again has the deleted key's id %d", key.ID)
+		}
+		return again
+	}
+	// replay is alice's signed publish of foo, replayed into mallory's
+	// account with mallory's key row at now.
+	replay := func(alice registry.PublishInput, mallory *registry.Account, key *registry.SSHKey, now time.Time) registry.PublishInput {
+		in := alice
+		in.OwnerID, in.OwnerSlug, in.Now = mallory.ID, mallory.Username, now
+		p := *alice.Provenance
+		p.KeyID = key.ID
+		in.Provenance = &p
+		return in
+	}
+	wantNothingFor := func(t *testing.T, s registry.Store, owner string) {
+		t.Helper()
+		if _, err := s.PackageBySlug(ctx(), owner, "foo"); !registry.IsCode(err, registry.NotFound) {
+			t.Errorf("%s/foo exists after a refused replay (PackageBySlug error %v)", owner, err)
+		}
+	}
+
+	t.Run("a nonce outlives its key and is refused to the key registered again elsewhere", func(t *testing.T) {
+		s := su.store(t)
+		alice, mallory := createAccount(t, s, "alice"), createAccount(t, s, "mallory")
+		key := createKey(t, s, alice, "laptop", t0)
+		original := signed(input(alice, "foo", "1.0.0", "alice's", t0), key, "nonce-replayed-0001")
+		publish(t, s, original)
+		again := replayKey(t, s, alice, mallory, key, at(1))
+
+		_, _, err := s.Publish(ctx(), replay(original, mallory, again, at(2)))
+		if err != registry.ErrNonceReused {
+			t.Fatalf("alice's signed publish replayed into mallory's account: %v, want ErrNonceReused", err)
+		}
+		wantNothingFor(t, s, "mallory")
+		// The same key may still sign new publishes with new nonces.
+		fresh := signed(input(mallory, "bar", "1.0.0", "mallory's own", at(3)), again, "nonce-fresh-000001")
+		publish(t, s, fresh)
+	})
+
+	t.Run("a nonce of a deleted key is pruned only after the window", func(t *testing.T) {
+		s := su.store(t)
+		alice, mallory := createAccount(t, s, "alice"), createAccount(t, s, "mallory")
+		key := createKey(t, s, alice, "laptop", t0)
+		original := signed(input(alice, "foo", "1.0.0", "alice's", t0), key, "nonce-replayed-0002")
+		publish(t, s, original)
+		again := replayKey(t, s, alice, mallory, key, at(1))
+
+		// The service prunes what was spent before now - NonceWindow.
+		for _, now := range []time.Time{t0, at(5), t0.Add(registry.NonceWindow)} {
+			if n, err := s.PruneNonces(ctx(), now.Add(-registry.NonceWindow)); err != nil || n != 0 {
+				t.Fatalf("PruneNonces at %v (spent at %v) = %d, %v; want 0 pruned", now, t0, n, err)
+			}
+			if _, _, err := s.Publish(ctx(), replay(original, mallory, again, now)); err != registry.ErrNonceReused {
+				t.Fatalf("replay at %v, within the window: %v, want ErrNonceReused", now, err)
+			}
+		}
+		wantNothingFor(t, s, "mallory")
+		after := t0.Add(registry.NonceWindow + time.Second)
+		if n, err := s.PruneNonces(ctx(), after.Add(-registry.NonceWindow)); err != nil || n != 1 {
+			t.Fatalf("PruneNonces once the window has passed = %d, %v; want 1", n, err)
+		}
+		// Only now is the nonce forgotten (by then the service refuses its
+		// timestamp instead).
+		if _, created, err := s.Publish(ctx(), replay(original, mallory, again, after)); err != nil || !created {
+			t.Fatalf("publish with the pruned nonce = created %v, %v", created, err)
+		}
+	})
+
+	t.Run("a signed publish whose key row is gone is refused and spends nothing", func(t *testing.T) {
+		s := su.store(t)
+		alice, mallory := createAccount(t, s, "alice"), createAccount(t, s, "mallory")
+		key := createKey(t, s, alice, "laptop", t0)
+		in := signed(input(alice, "foo", "1.0.0", "alice's", t0), key, "nonce-keygone-0001")
+		again := replayKey(t, s, alice, mallory, key, at(1))
+		// Verified against alice's row, which was deleted before the
+		// publish got to the store; the fingerprint now names mallory's.
+		_, _, err := s.Publish(ctx(), in)
+		wantCode(t, "publish signed by a deleted key row", err, registry.NotFound)
+		wantMessage(t, "publish signed by a deleted key row", err, key.Fingerprint)
+		wantNothingFor(t, s, "alice")
+		// The refused publish did not spend the nonce.
+		publish(t, s, signed(input(mallory, "bar", "1.0.0", "mallory's", at(2)), again, "nonce-keygone-0001"))
 	})
 }
 

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/pact-registry/pact/server/registry"
@@ -239,6 +240,53 @@ func (su suite) testPublish(t *testing.T) {
 		if p := doc.Provenance; p == nil || p.Fingerprint != key.Fingerprint || p.Signature != in.Provenance.Signature ||
 			p.Nonce != in.Provenance.Nonce || p.Timestamp != in.Provenance.Timestamp {
 			t.Errorf("provenance after deleting the key = %+v, want %+v", p, in.Provenance)
+		}
+	})
+
+	t.Run("signed lines and public key come back exactly", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		key := createKey(t, s, alice, "laptop", t0)
+		cases := []struct {
+			name                   string
+			known                  bool
+			signedName, signedDesc string
+			publicKey              string
+		}{
+			// Empty lines signed, while name and description come from the
+			// document: "" must not turn into unknown, nor into the
+			// derived values.
+			{"empty lines", true, "", "", key.PublicKey},
+			{"lines as given", true, "  Foo <b>&  ", "Ünïcode \t and spaces ", key.PublicKey},
+			{"stored before lines and keys were kept", false, "", "", ""},
+		}
+		var ins []registry.PublishInput
+		for i, c := range cases {
+			in := signed(input(alice, "foo", fmt.Sprintf("1.%d.0", i), c.name, at(i)), key, fmt.Sprintf("nonce-lines-%06d", i))
+			in.Provenance.SignedLinesKnown, in.Provenance.SignedName, in.Provenance.SignedDescription = c.known, c.signedName, c.signedDesc
+			in.Provenance.PublicKey = c.publicKey
+			publish(t, s, in)
+			ins = append(ins, in)
+		}
+		pkg, err := s.PackageBySlug(ctx(), "alice", "foo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions := listVersions(t, s, pkg.ID)
+		for i, c := range cases {
+			doc, err := s.VersionDocument(ctx(), "alice", "foo", ins[i].Version)
+			if err != nil {
+				t.Fatalf("%s: VersionDocument: %v", c.name, err)
+			}
+			listed := versions[len(versions)-1-i]
+			for _, got := range []*registry.Version{doc, &listed} {
+				if got.Provenance == nil || *got.Provenance != *ins[i].Provenance {
+					t.Errorf("%s: provenance %+v, want %+v", c.name, got.Provenance, *ins[i].Provenance)
+				}
+				if got.Name != ins[i].Name || got.Description != ins[i].Description {
+					t.Errorf("%s: name %q, description %q: the derived values changed", c.name, got.Name, got.Description)
+				}
+			}
 		}
 	})
 

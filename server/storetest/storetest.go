@@ -27,6 +27,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("SSHKeys", s.testSSHKeys)
 	t.Run("Publish", s.testPublish)
 	t.Run("Nonces", s.testNonces)
+	t.Run("NoncesByFingerprint", s.testNoncesByFingerprint)
 	t.Run("ConcurrentPublish", s.testConcurrentPublish)
 	t.Run("ListPackages", s.testListPackages)
 	t.Run("Sessions", s.testSessions)
@@ -137,6 +138,11 @@ func signed(in registry.PublishInput, key *registry.SSHKey, nonce string) regist
 		Timestamp:   in.Now.Unix(),
 		Nonce:       nonce,
 		Signature:   "-----BEGIN SSH SIGNATURE-----\n" + nonce + "\n-----END SSH SIGNATURE-----\n",
+		// As a client that sends no name and no description signs: empty
+		// lines, while the stored name and description come from the
+		// document.
+		SignedLinesKnown: true,
+		PublicKey:        key.PublicKey,
 	}
 	return in
 }
