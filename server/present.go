@@ -66,6 +66,12 @@ type signatureJSON struct {
 	Timestamp   int64  `json:"timestamp"`
 	Nonce       string `json:"nonce"`
 	Signature   string `json:"signature"`
+	// The name and description lines exactly as signed; null, with
+	// signed_lines_known false, for versions signed before they were kept.
+	SignedLinesKnown  bool    `json:"signed_lines_known"`
+	SignedName        *string `json:"signed_name"`
+	SignedDescription *string `json:"signed_description"`
+	PublicKey         *string `json:"public_key"` // null when unknown
 }
 
 type versionJSON struct {
@@ -141,7 +147,15 @@ func (s *Server) presentVersion(p *registry.Package, v *registry.Version) versio
 		Size: v.Size, CreatedAt: timestamp(v.CreatedAt), RawURL: s.versionRawURL(p.OwnerSlug, p.PackSlug, v.Version),
 	}
 	if pv := v.Provenance; pv != nil {
-		out.Signature = &signatureJSON{Fingerprint: pv.Fingerprint, Timestamp: pv.Timestamp, Nonce: pv.Nonce, Signature: pv.Signature}
+		sig := &signatureJSON{Fingerprint: pv.Fingerprint, Timestamp: pv.Timestamp, Nonce: pv.Nonce, Signature: pv.Signature,
+			SignedLinesKnown: pv.SignedLinesKnown}
+		if pv.SignedLinesKnown {
+			sig.SignedName, sig.SignedDescription = &pv.SignedName, &pv.SignedDescription
+		}
+		if pv.PublicKey != "" {
+			sig.PublicKey = &pv.PublicKey
+		}
+		out.Signature = sig
 	}
 	return out
 }

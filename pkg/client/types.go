@@ -44,6 +44,14 @@ type Signature struct {
 	Timestamp   int64  `json:"timestamp"`
 	Nonce       string `json:"nonce"`
 	Signature   string `json:"signature"` // armored SSHSIG
+	// SignedName and SignedDescription are the name and description lines
+	// exactly as signed; nil (and SignedLinesKnown false) for versions
+	// signed before the server kept them.
+	SignedLinesKnown  bool    `json:"signed_lines_known"`
+	SignedName        *string `json:"signed_name"`
+	SignedDescription *string `json:"signed_description"`
+	// PublicKey is the signer's authorized_keys line; nil when unknown.
+	PublicKey *string `json:"public_key"`
 }
 
 // PackageList is one page of the package list, newest publish first.

@@ -151,8 +151,19 @@ func TestHarnessReportsWhatTheDocumentDoesNotAllow(t *testing.T) {
 		},
 		{
 			name:    "package detail with a signed and an unsigned version passes",
-			handler: answerJSON(200, map[string]any{"ok": true, "package": validPackage(), "versions": []any{validVersion(map[string]any{"fingerprint": "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", "timestamp": 1772366400, "nonce": "0123456789abcdef", "signature": "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n"}), validVersion(nil)}}),
+			handler: answerJSON(200, map[string]any{"ok": true, "package": validPackage(), "versions": []any{validVersion(map[string]any{"fingerprint": "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", "timestamp": 1772366400, "nonce": "0123456789abcdef", "signature": "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n", "signed_lines_known": true, "signed_name": "", "signed_description": "", "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"}), validVersion(nil)}}),
 			send:    func(c *apitest.Client) { c.Get("/api/packages/alice/code-review") },
+		},
+		{
+			name:    "a version signed before the signed lines were kept passes",
+			handler: answerJSON(200, map[string]any{"ok": true, "package": validPackage(), "versions": []any{validVersion(map[string]any{"fingerprint": "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", "timestamp": 1772366400, "nonce": "0123456789abcdef", "signature": "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n", "signed_lines_known": false, "signed_name": nil, "signed_description": nil, "public_key": nil})}}),
+			send:    func(c *apitest.Client) { c.Get("/api/packages/alice/code-review") },
+		},
+		{
+			name:       "a signature without its signed lines is reported",
+			handler:    answerJSON(200, map[string]any{"ok": true, "package": validPackage(), "versions": []any{validVersion(map[string]any{"fingerprint": "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", "timestamp": 1772366400, "nonce": "0123456789abcdef", "signature": "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n"})}}),
+			send:       func(c *apitest.Client) { c.Get("/api/packages/alice/code-review") },
+			wantReport: []string{"signed_name"},
 		},
 		{
 			name:       "a version without its signature field is reported",

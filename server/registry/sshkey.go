@@ -108,6 +108,15 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 	if err := sshsign.Verify(req.Signature, message, registered); err != nil {
 		return nil, signatureError(err)
 	}
+	// A key deleted and registered again, possibly by someone else, must
+	// not make what was signed with it before valid in its new account.
+	// Checked only once the signature holds, so it tells nothing to
+	// someone without the key.
+	if registeredAt := key.CreatedAt.Unix(); req.Timestamp < registeredAt {
+		return nil, signatureFailure("before_key_registration",
+			"timestamp %d is older than the registration of SSH key %s (at %d): a signature made before its key was registered is refused; sign again with the current time",
+			req.Timestamp, key.Fingerprint, registeredAt)
+	}
 	owner, err := s.Store.AccountByID(ctx, key.AccountID)
 	if err != nil {
 		return nil, err
@@ -118,6 +127,7 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 	}
 	in.Provenance = &Provenance{
 		KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: req.Timestamp, Nonce: req.Nonce, Signature: req.Signature,
+		SignedLinesKnown: true, SignedName: req.Name, SignedDescription: req.Description, PublicKey: key.PublicKey,
 	}
 	return &VerifiedPublish{Key: key, Owner: owner, input: in}, nil
 }
