@@ -68,9 +68,10 @@ func signatureFailure(reason, format string, args ...any) *Error {
 // VerifySigned checks a signed publish in the order the interface lists the
 // checks, each with its own message: field formats, single-line name and
 // description, timestamp window, known key, the key inside the signature,
-// namespace, the signature over the exact message. Then it parses the
-// document (only after the signature holds, so anonymous requests cannot
-// make the server parse large documents).
+// namespace, the signature over the exact message, a timestamp not older
+// than the key's registration. Then it parses the document (only after the
+// signature holds, so anonymous requests cannot make the server parse large
+// documents).
 func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*VerifiedPublish, error) {
 	if len(req.Content) == 0 {
 		return nil, signatureFailure("malformed", "content is required")
