@@ -16,7 +16,8 @@ func newKeysCmd(f *factory) *cobra.Command {
 		Long: `Register, list and remove the SSH public keys of your account. A document
 signed with a registered key ('pact publish --sign') is published under
 your account without an API token. Keys of type ssh-ed25519, and ssh-rsa
-of at least 2048 bits, are accepted.`,
+of 2048 to 8192 bits with the exponent 65537 or a smaller odd one, are
+accepted.`,
 		Example: `  $ pact keys add ~/.ssh/id_ed25519.pub
   $ pact keys list
   $ pact keys remove 3`,

@@ -101,9 +101,12 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 	if err != nil {
 		return nil, err
 	}
+	// The key is parsed with today's rules, so a key registered before a
+	// bound was tightened (an RSA key too long to verify cheaply) is refused
+	// before any signature work is done with it.
 	registered, _, err := sshsign.ParseAuthorizedKey(key.PublicKey)
 	if err != nil {
-		return nil, err
+		return nil, signatureFailure("key_refused", "the SSH key %s is no longer accepted for signing: %s; register another key", key.Fingerprint, err.Error())
 	}
 	if err := sshsign.Verify(req.Signature, message, registered); err != nil {
 		return nil, signatureError(err)
