@@ -20,11 +20,15 @@ func (s *Service) AddSSHKey(ctx context.Context, accountID int64, publicKey, nam
 		return nil, Errorf(Invalid, "public_key: %s", err.Error())
 	}
 	name = strings.TrimSpace(name)
+	field := "name"
 	if name == "" {
-		name = comment
+		name, field = comment, "name (the key's comment)"
 	}
-	if len(name) > 100 || strings.ContainsAny(name, "\r\n") {
-		return nil, Errorf(Invalid, "name must be one line of at most 100 characters")
+	if err := checkLabel(field, name, 100, false); err != nil {
+		return nil, err
+	}
+	if len(name) > 100 {
+		return nil, Errorf(Invalid, "%s must be one line of at most 100 characters", field)
 	}
 	k := &SSHKey{
 		AccountID:   accountID,
