@@ -5,9 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/packfmt"
 )
 
 type getOptions struct {
@@ -107,11 +110,22 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	}
 
 	if opts.Output == "-" {
+		if opts.IO.stdoutTTY {
+			// A document is anyone's text: on a terminal it is shown, and
+			// its escape sequences with it, rather than obeyed.
+			_, err := io.WriteString(opts.IO.Out, safeLines(string(content)))
+			return err
+		}
 		_, err := opts.IO.Out.Write(content)
 		return err
 	}
 	path := opts.Output
 	if path == "" {
+		// The file name comes from the registry's answer: a registry that
+		// is not well-behaved must not name a file elsewhere ("../x").
+		if slug := detail.Package.PackSlug; slug == "" || packfmt.Slug(slug) != slug {
+			return fmt.Errorf("the registry names the pack %q, which is not a slug; nothing written (give a file with -o)", slug)
+		}
 		path = detail.Package.PackSlug + ".pact.md"
 	}
 	if err := saveFile(path, content, 0o644, 0o755); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -39,7 +40,7 @@ func printKeys(w io.Writer, keys []client.Key) error {
 		if k.LastUsedAt != nil {
 			lastUsed = formatTime(*k.LastUsedAt)
 		}
-		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\n", k.ID, orDash(k.Name), k.Type, k.Fingerprint, formatTime(k.CreatedAt), lastUsed)
+		writeRow(t, strconv.FormatInt(k.ID, 10), orDash(k.Name), k.Type, k.Fingerprint, formatTime(k.CreatedAt), lastUsed)
 	}
 	return t.Flush()
 }
