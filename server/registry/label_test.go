@@ -153,6 +153,18 @@ func TestLabelsRefuseControlAndBidiCharacters(t *testing.T) {
 		}
 	})
 
+	// A version is refused by the document rules, which allow ASCII
+	// letters, digits and . _ + - only; the message quotes it escaped.
+	t.Run("version", func(t *testing.T) {
+		for _, r := range hostileRunes {
+			_, _, err := svc.Publish(ctx, owner, registry.PublishRequest{Content: labelDoc("name: plain", "version: "+yamlQuote("1"+string(r)+"0"))})
+			msg := registry.ErrorMessage(err)
+			if registry.ErrorCode(err) != registry.Invalid || !strings.Contains(msg, "version") || strings.ContainsRune(msg, r) {
+				t.Errorf("version with %U: %v", r, err)
+			}
+		}
+	})
+
 	t.Run("invalid UTF-8", func(t *testing.T) {
 		_, _, err := svc.CreateToken(ctx, owner.ID, "x\xffy", nil)
 		if registry.ErrorCode(err) != registry.Invalid || !strings.Contains(registry.ErrorMessage(err), "token name must be valid UTF-8") {
