@@ -64,7 +64,8 @@ func loadConfig(flags *pflag.FlagSet) (*config, error) {
 
 // updateConfigFile rewrites the config file through change. The directory
 // is made 0700 and the file 0600, since it holds the token; the file is
-// replaced atomically so a crash never leaves half a config.
+// replaced atomically so a crash never leaves half a config, and a config
+// that is a symbolic link (into a dotfiles repository, say) stays one.
 func updateConfigFile(path string, change func(settings map[string]any)) error {
 	settings := map[string]any{}
 	data, err := os.ReadFile(path)
@@ -93,21 +94,5 @@ func updateConfigFile(path string, change func(settings map[string]any)) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".config-*.yaml") // created 0600
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return saveFile(path, out, 0o600, 0o700)
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -10,10 +13,24 @@ import (
 // exportJSON is the one way pact prints data for scripts (--json): indented
 // JSON with the field names of the REST interface.
 func exportJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeJSONText(buf.Bytes()))
+	return err
+}
+
+// writeRow writes one row of a table. Every cell goes through safeText, so
+// no value can add a column, a line or an escape sequence.
+func writeRow(w io.Writer, cells ...string) {
+	for i, cell := range cells {
+		cells[i] = safeText(cell)
+	}
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }
 
 // newTable aligns columns for people reading a terminal.

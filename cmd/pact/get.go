@@ -5,11 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/packfmt"
 )
 
 type getOptions struct {
@@ -31,7 +32,8 @@ func newGetCmd(f *factory, runF func(context.Context, *getOptions) error) *cobra
 		Long: `Download a pack document, the latest version or the one named after @, and
 check its SHA-256 against the digest the registry reports before writing
 it. Writes PACK.pact.md in the current directory unless -o says where;
-"-o -" writes to standard output.`,
+"-o -" writes to standard output. A regular file is replaced whole; a
+device or FIFO (-o /dev/null) is written to; a symbolic link is followed.`,
 		Example: `  $ pact get alice/hello
   $ pact get alice/hello@1.0.0 -o vendor/hello.pact.md
   $ pact get alice/hello -o - | less`,
@@ -108,14 +110,25 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	}
 
 	if opts.Output == "-" {
+		if opts.IO.stdoutTTY {
+			// A document is anyone's text: on a terminal it is shown, and
+			// its escape sequences with it, rather than obeyed.
+			_, err := io.WriteString(opts.IO.Out, safeLines(string(content)))
+			return err
+		}
 		_, err := opts.IO.Out.Write(content)
 		return err
 	}
 	path := opts.Output
 	if path == "" {
+		// The file name comes from the registry's answer: a registry that
+		// is not well-behaved must not name a file elsewhere ("../x").
+		if slug := detail.Package.PackSlug; slug == "" || packfmt.Slug(slug) != slug {
+			return fmt.Errorf("the registry names the pack %q, which is not a slug; nothing written (give a file with -o)", slug)
+		}
 		path = detail.Package.PackSlug + ".pact.md"
 	}
-	if err := writeFileAtomic(path, content); err != nil {
+	if err := saveFile(path, content, 0o644, 0o755); err != nil {
 		return err
 	}
 	if opts.JSON {
@@ -125,30 +138,4 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	}
 	opts.IO.success("Downloaded %s/%s %s to %s (sha256 %s verified)", opts.Owner, opts.Pack, version, path, got)
 	return nil
-}
-
-// writeFileAtomic writes content to path, making its directory, so readers
-// never see half a file.
-func writeFileAtomic(path string, content []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

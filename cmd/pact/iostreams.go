@@ -77,18 +77,20 @@ func (s *iostreams) promptSecret(prompt string, noTerminal error) (string, error
 	return string(secret), nil
 }
 
-// success prints a message on stderr, with a green check on colour terminals.
+// success prints a message on stderr, with a green check on colour
+// terminals. The format is pact's own; the values in args are shown through
+// safeText, as with info.
 func (s *iostreams) success(format string, args ...any) {
 	mark := "✓"
 	if s.color {
 		mark = "\x1b[32m✓\x1b[0m"
 	}
-	fmt.Fprintf(s.ErrOut, mark+" "+format+"\n", args...)
+	fmt.Fprintf(s.ErrOut, mark+" "+format+"\n", safeArgs(args)...)
 }
 
 // info prints a message on stderr.
 func (s *iostreams) info(format string, args ...any) {
-	fmt.Fprintf(s.ErrOut, format+"\n", args...)
+	fmt.Fprintf(s.ErrOut, format+"\n", safeArgs(args)...)
 }
 
 // errorPrefix is how the final error line starts.

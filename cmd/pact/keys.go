@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,8 @@ func newKeysCmd(f *factory) *cobra.Command {
 		Long: `Register, list and remove the SSH public keys of your account. A document
 signed with a registered key ('pact publish --sign') is published under
 your account without an API token. Keys of type ssh-ed25519, and ssh-rsa
-of at least 2048 bits, are accepted.`,
+of 2048 to 8192 bits with the exponent 65537 or a smaller odd one, are
+accepted.`,
 		Example: `  $ pact keys add ~/.ssh/id_ed25519.pub
   $ pact keys list
   $ pact keys remove 3`,
@@ -38,7 +40,7 @@ func printKeys(w io.Writer, keys []client.Key) error {
 		if k.LastUsedAt != nil {
 			lastUsed = formatTime(*k.LastUsedAt)
 		}
-		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\n", k.ID, orDash(k.Name), k.Type, k.Fingerprint, formatTime(k.CreatedAt), lastUsed)
+		writeRow(t, strconv.FormatInt(k.ID, 10), orDash(k.Name), k.Type, k.Fingerprint, formatTime(k.CreatedAt), lastUsed)
 	}
 	return t.Flush()
 }

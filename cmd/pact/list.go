@@ -101,7 +101,7 @@ func runList(ctx context.Context, opts *listOptions) error {
 	t := newTable(opts.IO.Out)
 	fmt.Fprintln(t, "PACKAGE\tVERSION\tSCHEME\tUPDATED\tDESCRIPTION")
 	for _, p := range out.Packages {
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", p.FullName(), p.Version, orDash(p.Scheme), formatTime(p.UpdatedAt), truncate(p.Description, 60))
+		writeRow(t, p.FullName(), p.Version, orDash(p.Scheme), formatTime(p.UpdatedAt), truncate(p.Description, 60))
 	}
 	if err := t.Flush(); err != nil {
 		return err

@@ -140,7 +140,7 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 			if !res.Created {
 				verb = "unchanged"
 			}
-			fmt.Fprintf(opts.IO.Out, "%s %s %s  %s\n", verb, res.Package.FullName(), res.Package.Version, res.Package.URL)
+			fmt.Fprintf(opts.IO.Out, "%s %s %s  %s\n", verb, safeText(res.Package.FullName()), safeText(res.Package.Version), safeText(res.Package.URL))
 		}
 	}
 	if opts.JSON {
@@ -164,7 +164,7 @@ func dryRunPublish(opts *publishOptions) error {
 		}
 		results = append(results, v)
 		if !opts.JSON {
-			fmt.Fprintf(opts.IO.Out, "would publish %s %s (from %s)\n", v.Slug, v.Version, file)
+			fmt.Fprintf(opts.IO.Out, "would publish %s %s (from %s)\n", safeText(v.Slug), safeText(v.Version), safeText(file))
 		}
 	}
 	if opts.JSON {

@@ -71,7 +71,8 @@ func mainRun(args []string, ios *iostreams) int {
 		if f.cfg != nil && f.cfg.Token != "" {
 			msg = strings.ReplaceAll(msg, f.cfg.Token, "[token]")
 		}
-		fmt.Fprintln(ios.ErrOut, ios.errorPrefix()+msg)
+		// Error messages quote the registry's answers: shown, never obeyed.
+		fmt.Fprintln(ios.ErrOut, ios.errorPrefix()+safeLines(msg))
 		if code == exitUsage && cmd != nil {
 			fmt.Fprintf(ios.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}

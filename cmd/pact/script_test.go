@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -72,6 +73,13 @@ func TestScripts(t *testing.T) {
 			"jsonenv":  cmdJSONEnv,
 			"exitcode": cmdExitCode,
 			"perm":     cmdPerm,
+			"filetype": cmdFileType,
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }
@@ -277,6 +285,41 @@ func jsonText(v any) string {
 }
 
 // cmdPerm checks a file's permission bits: perm FILE 0600.
+// cmdFileType checks what kind of file a path names, without following a
+// symbolic link:
+//
+//	filetype /dev/null chardev
+//
+// Kinds: regular, dir, symlink, fifo, chardev, device, socket.
+func cmdFileType(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: filetype FILE KIND")
+	}
+	info, err := os.Lstat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	mode := info.Mode()
+	got := "regular"
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		got = "symlink"
+	case mode.IsDir():
+		got = "dir"
+	case mode&fs.ModeNamedPipe != 0:
+		got = "fifo"
+	case mode&fs.ModeCharDevice != 0:
+		got = "chardev"
+	case mode&fs.ModeDevice != 0:
+		got = "device"
+	case mode&fs.ModeSocket != 0:
+		got = "socket"
+	case !mode.IsRegular():
+		got = mode.Type().String()
+	}
+	if (got == args[1]) == neg {
+		ts.Fatalf("%s is a %s file, want %s%s", args[0], got, map[bool]string{true: "anything but ", false: ""}[neg], args[1])
+	}
+}
+
 func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: perm FILE MODE")

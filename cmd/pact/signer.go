@@ -102,7 +102,7 @@ func agentOnlyKey(socket string) (*publishSigner, error) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "the ssh-agent holds %d keys; choose one with --key PATH (its .pub file):", len(usable))
 		for _, k := range usable {
-			fmt.Fprintf(&b, "\n  %s %s %s", sshsign.Fingerprint(k), k.Type(), k.Comment)
+			fmt.Fprintf(&b, "\n  %s %s %s", sshsign.Fingerprint(k), k.Type(), safeText(k.Comment))
 		}
 		return nil, errors.New(b.String())
 	}

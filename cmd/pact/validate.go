@@ -138,7 +138,7 @@ func printValidations(w io.Writer, results []*validation) error {
 			fmt.Fprintln(t, "FILE\tNAME\tSLUG\tVERSION\tSCHEME")
 			header = true
 		}
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", v.File, v.Name, v.Slug, v.Version, orDash(v.Scheme))
+		writeRow(t, v.File, v.Name, v.Slug, v.Version, orDash(v.Scheme))
 	}
 	return t.Flush()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 )
@@ -46,8 +45,8 @@ func runWhoami(ctx context.Context, opts *whoamiOptions) error {
 		return exportJSON(opts.IO.Out, user)
 	}
 	t := newTable(opts.IO.Out)
-	fmt.Fprintf(t, "username\t%s\n", user.Username)
-	fmt.Fprintf(t, "email\t%s\n", user.Email)
-	fmt.Fprintf(t, "host\t%s\n", c.BaseURL())
+	writeRow(t, "username", user.Username)
+	writeRow(t, "email", user.Email)
+	writeRow(t, "host", c.BaseURL())
 	return t.Flush()
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"errors"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -42,6 +43,7 @@ func TestFingerprintMatchesSSHKeygen(t *testing.T) {
 func TestParseAuthorizedKeyAccepts(t *testing.T) {
 	ed := sharedKey(t, "ed25519", 0)
 	rsa := sharedKey(t, "rsa", 2048)
+	rsa8192 := keyFromFiles(t, func(dir string) (string, string) { return sshtest.RSA8192(t, dir) })
 	bare := func(k *testKey) string { return sshsign.MarshalPublicKey(k.pub) }
 	tests := []struct {
 		name        string
@@ -55,6 +57,7 @@ func TestParseAuthorizedKeyAccepts(t *testing.T) {
 		{"rsa without comment", bare(rsa), rsa, ""},
 		{"surrounding white space and trailing newline", "  " + ed.line + "\n", ed, "pact-test-ed25519"},
 		{"comment with spaces", bare(ed) + " my laptop key", ed, "my laptop key"},
+		{"rsa 8192, the largest accepted", rsa8192.line, rsa8192, "pact-test-rsa"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,8 +104,20 @@ func TestParseAuthorizedKeyRefuses(t *testing.T) {
 		{"empty", "", sshsign.ErrKeyUnparsable, "empty"},
 		{"only white space", " \t\n", sshsign.ErrKeyUnparsable, "empty"},
 		{"private key pasted", "-----BEGIN OPENSSH PRIVATE KEY-----", sshsign.ErrKeyUnparsable, ""},
+
+		// RSA bounds: every verification costs the server CPU, for anyone.
+		{"rsa 2047 bits", rsaLine(t, 65537, 2047), sshsign.ErrKeyTooShort, "2047 bits"},
+		{"rsa 8193 bits", rsaLine(t, 65537, 8193), sshsign.ErrKeyTooLong, "8193 bits is too long: RSA keys must have 2048 to 8192 bits"},
+		{"rsa 16384 bits, the most ssh-keygen makes", rsaLine(t, 65537, 16384), sshsign.ErrKeyTooLong, "16384 bits"},
+		{"rsa 16385 bits, refused by x/crypto too", rsaLine(t, 65537, 16385), sshsign.ErrKeyTooLong, "16385 bits"},
+		{"rsa exponent 2^24-1, the largest x/crypto parses", rsaLine(t, 1<<24-1, 4096), sshsign.ErrKeyExponent, "16777215"},
+		{"rsa exponent 65539", rsaLine(t, 65539, 2048), sshsign.ErrKeyExponent, "65539"},
+		{"rsa exponent 1", rsaLine(t, 1, 2048), sshsign.ErrKeyExponent, "must be odd and between 3 and 65537"},
+		{"rsa even exponent", rsaLine(t, 65536, 2048), sshsign.ErrKeyExponent, "65536"},
+		{"rsa exponent 2^100+1", sshtest.RSAPublicKeyLine(t, new(big.Int).SetBit(big.NewInt(1), 100, 1), 2048, ""), sshsign.ErrKeyExponent, "12676506002282294014…"},
+		{"rsa blob with trailing bytes", rsaTrailing(t), sshsign.ErrKeyUnparsable, "malformed"},
 	}
-	sentinels := []error{sshsign.ErrKeyUnparsable, sshsign.ErrKeyTypeUnsupported, sshsign.ErrKeyTooShort}
+	sentinels := []error{sshsign.ErrKeyUnparsable, sshsign.ErrKeyTypeUnsupported, sshsign.ErrKeyTooShort, sshsign.ErrKeyTooLong, sshsign.ErrKeyExponent}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pub, _, err := sshsign.ParseAuthorizedKey(tt.line)
@@ -122,6 +137,63 @@ func TestParseAuthorizedKeyRefuses(t *testing.T) {
 				t.Errorf("error %T is not a *KeyError", err)
 			}
 		})
+	}
+}
+
+// rsaLine is an ssh-rsa key line with exponent e and a bits-bit modulus.
+func rsaLine(t *testing.T, e int64, bits int) string {
+	return sshtest.RSAPublicKeyLine(t, big.NewInt(e), bits, "built-by-hand")
+}
+
+// rsaTrailing is an ssh-rsa key of 16384 bits and exponent 2^24+1, both
+// beyond x/crypto's bounds, followed by bytes that do not belong to the key.
+func rsaTrailing(t *testing.T) string {
+	fields := strings.Fields(sshtest.RSAPublicKeyLine(t, big.NewInt(1<<24+1), 16385, ""))
+	blob, err := base64.StdEncoding.DecodeString(fields[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fields[0] + " " + base64.StdEncoding.EncodeToString(append(blob, 0, 0, 0, 0))
+}
+
+func TestRSABoundsAccept(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    int64
+		bits int
+	}{
+		{"2048 bits, e 65537", 65537, 2048},
+		{"8192 bits, e 65537", 65537, 8192},
+		{"e 3", 3, 4096},
+		{"e 35, as old keys have", 35, 3072},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pub, _, err := sshsign.ParseAuthorizedKey(rsaLine(t, tc.e, tc.bits))
+			if err != nil {
+				t.Fatalf("ParseAuthorizedKey: %v", err)
+			}
+			if pub.Type() != ssh.KeyAlgoRSA {
+				t.Errorf("type %s", pub.Type())
+			}
+		})
+	}
+}
+
+// A registered 8192-bit key made by ssh-keygen signs and verifies, with
+// ssh-keygen on both sides.
+func TestRSA8192SignsAndVerifies(t *testing.T) {
+	key := keyFromFiles(t, func(dir string) (string, string) { return sshtest.RSA8192(t, dir) })
+	msg := testMessage(t, "eight thousand bits")
+	sig := sshtest.SignWithKeygen(t, key.privPath, msg, sshsign.Namespace)
+	if err := sshsign.Verify(sig, msg, key.pub); err != nil {
+		t.Fatalf("Verify of ssh-keygen's signature: %v", err)
+	}
+	ours, err := sshsign.Sign(key.signer, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sshtest.VerifyWithKeygen(t, key.line, msg, ours, sshsign.Namespace); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -149,7 +221,8 @@ func FuzzParseAuthorizedKey(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		pub, _, err := sshsign.ParseAuthorizedKey(line)
 		if err != nil {
-			if !errors.Is(err, sshsign.ErrKeyUnparsable) && !errors.Is(err, sshsign.ErrKeyTypeUnsupported) && !errors.Is(err, sshsign.ErrKeyTooShort) {
+			if !errors.Is(err, sshsign.ErrKeyUnparsable) && !errors.Is(err, sshsign.ErrKeyTypeUnsupported) && !errors.Is(err, sshsign.ErrKeyTooShort) &&
+				!errors.Is(err, sshsign.ErrKeyTooLong) && !errors.Is(err, sshsign.ErrKeyExponent) {
 				t.Fatalf("error %q wraps none of the ErrKey* sentinels", err)
 			}
 			return

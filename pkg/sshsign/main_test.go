@@ -60,7 +60,13 @@ func sharedKey(tb testing.TB, typ string, bits int) *testKey {
 // newKey makes a fresh key pair in dir.
 func newKey(tb testing.TB, dir, typ string, bits int) *testKey {
 	tb.Helper()
-	privPath, pubPath := sshtest.GenerateKey(tb, dir, typ, bits)
+	return keyFromFiles(tb, func(string) (string, string) { return sshtest.GenerateKey(tb, dir, typ, bits) })
+}
+
+// keyFromFiles reads the key pair that write puts into a fresh directory.
+func keyFromFiles(tb testing.TB, write func(dir string) (privPath, pubPath string)) *testKey {
+	tb.Helper()
+	privPath, pubPath := write(tb.TempDir())
 	line := sshtest.PublicKeyLine(tb, pubPath)
 	pub, _, err := sshsign.ParseAuthorizedKey(line)
 	if err != nil {

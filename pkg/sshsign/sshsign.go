@@ -32,6 +32,8 @@ var (
 	ErrKeyUnparsable      = errors.New("public key is not one authorized_keys line")
 	ErrKeyTypeUnsupported = errors.New("public key type is not supported")
 	ErrKeyTooShort        = errors.New("RSA public key is too short")
+	ErrKeyTooLong         = errors.New("RSA public key is too long")
+	ErrKeyExponent        = errors.New("RSA public exponent is not accepted")
 )
 
 // Errors of Verify, one per check, so a caller can say which check failed.

@@ -48,6 +48,9 @@ func (s *Service) CreateAccount(ctx context.Context, email, username, password s
 		return nil, err
 	}
 	email = strings.TrimSpace(email)
+	if err := checkLabel("email", email, 320, false); err != nil {
+		return nil, err
+	}
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email || addr.Name != "" {
 		return nil, Errorf(Invalid, "email %q is not a valid address", email)

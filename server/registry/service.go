@@ -7,9 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pact-registry/pact/pkg/packfmt"
 )
@@ -70,13 +68,15 @@ func (s *Service) preparePublish(owner *Account, req PublishRequest) (PublishInp
 	if err != nil {
 		return PublishInput{}, Errorf(Invalid, "%s", err.Error())
 	}
-	if err := checkLabel("name", pack.Name, 200); err != nil {
+	// The labels are checked as derived, whether the request or the
+	// document's yaml block gave them.
+	if err := checkLabel("name", pack.Name, 200, false); err != nil {
 		return PublishInput{}, err
 	}
-	if err := checkLabel("description", pack.Description, 2000); err != nil {
+	if err := checkLabel("description", pack.Description, 2000, true); err != nil {
 		return PublishInput{}, err
 	}
-	if err := checkLabel("scheme", pack.Scheme, 200); err != nil {
+	if err := checkLabel("scheme", pack.Scheme, 200, false); err != nil {
 		return PublishInput{}, err
 	}
 	sum := sha256.Sum256(req.Content)
@@ -92,18 +92,6 @@ func (s *Service) preparePublish(owner *Account, req PublishRequest) (PublishInp
 		SHA256:      hex.EncodeToString(sum[:]),
 		Now:         s.now(),
 	}, nil
-}
-
-// checkLabel keeps the fields shown in lists and pages to one line of a
-// sensible length.
-func checkLabel(field, value string, max int) error {
-	if strings.ContainsAny(value, "\r\n") && field != "description" {
-		return Errorf(Invalid, "%s must be a single line", field)
-	}
-	if utf8.RuneCountInString(value) > max {
-		return Errorf(Invalid, "%s must be at most %d characters", field, max)
-	}
-	return nil
 }
 
 // ListQuery is a request for one page of the package list.

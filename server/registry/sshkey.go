@@ -20,11 +20,15 @@ func (s *Service) AddSSHKey(ctx context.Context, accountID int64, publicKey, nam
 		return nil, Errorf(Invalid, "public_key: %s", err.Error())
 	}
 	name = strings.TrimSpace(name)
+	field := "name"
 	if name == "" {
-		name = comment
+		name, field = comment, "name (the key's comment)"
 	}
-	if len(name) > 100 || strings.ContainsAny(name, "\r\n") {
-		return nil, Errorf(Invalid, "name must be one line of at most 100 characters")
+	if err := checkLabel(field, name, 100, false); err != nil {
+		return nil, err
+	}
+	if len(name) > 100 {
+		return nil, Errorf(Invalid, "%s must be one line of at most 100 characters", field)
 	}
 	k := &SSHKey{
 		AccountID:   accountID,
@@ -102,9 +106,12 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 	if err != nil {
 		return nil, err
 	}
+	// The key is parsed with today's rules, so a key registered before a
+	// bound was tightened (an RSA key too long to verify cheaply) is refused
+	// before any signature work is done with it.
 	registered, _, err := sshsign.ParseAuthorizedKey(key.PublicKey)
 	if err != nil {
-		return nil, err
+		return nil, signatureFailure("key_refused", "the SSH key %s is no longer accepted for signing: %s; register another key", key.Fingerprint, err.Error())
 	}
 	if err := sshsign.Verify(req.Signature, message, registered); err != nil {
 		return nil, signatureError(err)

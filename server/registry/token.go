@@ -43,6 +43,9 @@ func (s *Service) CreateToken(ctx context.Context, accountID int64, name string,
 	if name == "" {
 		name = "token"
 	}
+	if err := checkLabel("token name", name, 100, false); err != nil {
+		return "", nil, err
+	}
 	if len(name) > 100 {
 		return "", nil, Errorf(Invalid, "token name must be at most 100 characters")
 	}
