@@ -39,6 +39,7 @@ type serveConfig struct {
 	TrustedProxies  []string
 	LoginAttempts   int
 	LoginWindow     time.Duration
+	MetricsAddr     string
 	PprofAddr       string
 }
 
@@ -74,6 +75,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.StringSliceVar(&c.TrustedProxies, "trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
 	f.IntVar(&c.LoginAttempts, "login-attempts", 5, "failed dashboard log-ins per address and username before a lock-out")
 	f.DurationVar(&c.LoginWindow, "login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
+	f.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics only on this address, e.g. 127.0.0.1:9090, not on --addr (default: on --addr)")
 	f.StringVar(&c.PprofAddr, "pprof-addr", "", "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)")
 	// Hidden: it is for measuring (go run ./bench -pprof), not for production.
 	_ = f.MarkHidden("pprof-addr")
@@ -140,6 +142,9 @@ func (c *serveConfig) validate() error {
 	if c.LoginAttempts < 1 {
 		return invalid("login-attempts", "is less than 1")
 	}
+	if c.MetricsAddr != "" && !isHostPort(c.MetricsAddr) {
+		return invalid("metrics-addr", "is not an address to listen on, such as 127.0.0.1:9090")
+	}
 	if c.PprofAddr != "" && !isHostPort(c.PprofAddr) {
 		return invalid("pprof-addr", "is not an address to listen on, such as 127.0.0.1:6060")
 	}
@@ -172,8 +177,9 @@ that is not valid, stops serve with exit code 2 before it listens.`,
 		Example: `  # SQLite file in the current directory, on http://localhost:8080
   pactd serve
 
-  # Behind a proxy, on PostgreSQL
-  PACTD_DB=postgres://pact@db/pact pactd serve --addr :8080 --base-url https://pact.example.com`,
+  # Behind a proxy, on PostgreSQL, with /metrics only on a private address
+  PACTD_DB=postgres://pact@db/pact pactd serve --addr :8080 --base-url https://pact.example.com \
+    --metrics-addr 10.0.0.5:9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			from, err := applySettings(cmd, os.Environ())
@@ -207,7 +213,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 	svc := &registry.Service{Store: store, MaxDocumentBytes: cfg.MaxBody}
 	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log,
 		Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies,
-		LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow})
+		LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow, SeparateMetrics: cfg.MetricsAddr != ""})
 
 	httpServer := &http.Server{
 		Handler:           srv.Handler(),
@@ -223,6 +229,16 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 			ln.Close()
 			return fmt.Errorf("--pprof-addr: %w", err)
 		}
+	}
+	if cfg.MetricsAddr != "" {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", srv.MetricsHandler())
+		addr, err := serveAside(ctx, "metrics", cfg.MetricsAddr, mux, log)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "pactd metrics on http://%s/metrics\n", addr)
 	}
 
 	log.Info("pactd listening", "addr", ln.Addr().String(), "base_url", baseURL, "version", version)

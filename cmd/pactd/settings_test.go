@@ -125,6 +125,8 @@ func TestServeRefusesBadSettingsFromEverySource(t *testing.T) {
 			want: `pactd: flag --publish-queue-wait: "-1s" is a negative duration`},
 		{name: "an address without a port", args: []string{"--addr", "localhost"},
 			want: `pactd: flag --addr: "localhost" is not an address to listen on`},
+		{name: "a metrics address without a port", env: []string{"PACTD_METRICS_ADDR=localhost"},
+			want: `pactd: environment PACTD_METRICS_ADDR: "localhost" is not an address to listen on`},
 		{name: "a base URL with a query", args: []string{"--base-url", "https://pact.example/?x=1"},
 			want: `pactd: flag --base-url: "https://pact.example/?x=1" is not an absolute http(s) URL`},
 	}
