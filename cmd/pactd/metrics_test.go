@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pact-registry/pact/pkg/client/pactdtest"
 )
@@ -83,7 +84,9 @@ func TestMetricsLabelsStayBoundedUnderRandomMethodsAndPaths(t *testing.T) {
 	close(jobs)
 	wg.Wait()
 
+	start := time.Now()
 	status, body := getText(t, srv.URL+"/metrics")
+	scrape := time.Since(start)
 	if status != http.StatusOK {
 		t.Fatalf("GET /metrics: %d", status)
 	}
@@ -139,7 +142,8 @@ func TestMetricsLabelsStayBoundedUnderRandomMethodsAndPaths(t *testing.T) {
 	if len(values["route"]) > 30 || len(values["status"]) > 10 {
 		t.Errorf("%d route and %d status label values: want a handful", len(values["route"]), len(values["status"]))
 	}
-	t.Logf("%d requests: %d pact_http_ series, /metrics %d bytes", requests, series, len(body))
+	t.Logf("%d requests: %d pact_http_ series, /metrics %d bytes in %v, peak RSS %.0f MiB",
+		requests, series, len(body), scrape.Round(time.Millisecond), srv.PeakRSSMiB())
 }
 
 var metricsLine = regexp.MustCompile(`pactd metrics on (http://\S+/metrics)`)
