@@ -22,7 +22,9 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	e.GET("/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
 	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"ok": true}) })
 	e.GET("/readyz", s.ready)
-	e.GET("/metrics", s.serveMetrics)
+	if !s.cfg.SeparateMetrics {
+		e.GET("/metrics", s.serveMetrics)
+	}
 
 	e.GET("/raw/:owner/:file", s.raw)
 	e.HEAD("/raw/:owner/:file", s.raw)

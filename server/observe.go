@@ -2,6 +2,7 @@ package server
 
 import (
 	"log/slog"
+	"net/http"
 	"regexp"
 	"strconv"
 	"time"
@@ -47,7 +48,45 @@ func newMetrics() *metrics {
 }
 
 func (s *Server) serveMetrics(c *gin.Context) {
-	promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP(c.Writer, c.Request)
+	s.MetricsHandler().ServeHTTP(c.Writer, c.Request)
+}
+
+// MetricsHandler serves the metrics in the Prometheus text format, for a
+// listener of their own (see Config.SeparateMetrics).
+func (s *Server) MetricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
+}
+
+// Every label value comes from a small fixed set: a client choosing methods,
+// paths or statuses must not be able to make a series per request, which
+// grows /metrics and the memory of pactd and of Prometheus without bound.
+
+// methodLabel is the method when it is one pactd knows, else "other".
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return method
+	}
+	return "other"
+}
+
+// routeLabel is the route template that matched ("/api/packages/:owner/:pack"),
+// never the path the client sent.
+func routeLabel(c *gin.Context) string {
+	if route := c.FullPath(); route != "" {
+		return route
+	}
+	return "unmatched"
+}
+
+// statusLabel is the status code; handlers only write the codes HTTP
+// defines, and anything else is folded so the label stays bounded anyway.
+func statusLabel(status int) string {
+	if status < 100 || status > 599 {
+		return "other"
+	}
+	return strconv.Itoa(status)
 }
 
 // recordPublish counts a publish attempt's outcome.
@@ -83,14 +122,12 @@ func (s *Server) observe(c *gin.Context) {
 
 	c.Next()
 
-	route := c.FullPath()
-	if route == "" {
-		route = "unmatched"
-	}
+	route := routeLabel(c)
+	method := methodLabel(c.Request.Method)
 	status := c.Writer.Status()
 	elapsed := time.Since(start)
-	s.metrics.requests.WithLabelValues(route, c.Request.Method, strconv.Itoa(status)).Inc()
-	s.metrics.latency.WithLabelValues(route, c.Request.Method).Observe(elapsed.Seconds())
+	s.metrics.requests.WithLabelValues(route, method, statusLabel(status)).Inc()
+	s.metrics.latency.WithLabelValues(route, method).Observe(elapsed.Seconds())
 	// The query string is left out: it is not secret today, but logs are
 	// where leaked secrets live longest.
 	s.log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", slog.String("request_id", id),

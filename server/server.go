@@ -32,6 +32,9 @@ type Config struct {
 	// X-Forwarded-For is believed; none by default, so clients cannot
 	// choose the address their rate limit is counted under.
 	TrustedProxies []string
+	// SeparateMetrics leaves /metrics off Handler (it answers 404 there):
+	// pactd serves MetricsHandler on a listener of its own instead.
+	SeparateMetrics bool
 }
 
 // Server serves the whole of pact over HTTP.

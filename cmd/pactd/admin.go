@@ -17,11 +17,11 @@ import (
 
 // openService opens the database named by --db for an admin command.
 func openService(ctx context.Context, cmd *cobra.Command) (*registry.Service, func(), error) {
-	v, err := loadConfig(cmd)
+	db, err := dbSetting(cmd)
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := sqlstore.Open(ctx, v.GetString("db"), sqlstore.Options{})
+	store, err := sqlstore.Open(ctx, db, sqlstore.Options{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening database: %w", err)
 	}
@@ -134,11 +134,11 @@ func newMigrateCmd() *cobra.Command {
 		Long:  `Apply the embedded schema migrations to --db. serve does this on start too; run it alone before rolling out new replicas.`,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := loadConfig(cmd)
+			db, err := dbSetting(cmd)
 			if err != nil {
 				return err
 			}
-			if err := sqlstore.Migrate(cmd.Context(), v.GetString("db")); err != nil {
+			if err := sqlstore.Migrate(cmd.Context(), db); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "database is up to date")

@@ -37,12 +37,12 @@ The file holds password and token hashes: keep it as private as the database.`,
   pactd dump --db ./pact.db | pactd restore --db postgres://pact@db/pact`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := loadConfig(cmd)
+			db, err := dbSetting(cmd)
 			if err != nil {
 				return err
 			}
 			output, _ := cmd.Flags().GetString("output")
-			return runDump(cmd, v.GetString("db"), output)
+			return runDump(cmd, db, output)
 		},
 	}
 	cmd.Flags().String("db", defaultDB, "SQLite file path, or a postgres:// URL")
@@ -115,12 +115,12 @@ start pactd on the database. Dumps of format version 1 (older pactd) load too.`,
   createdb pact && gunzip -c pact-backup.jsonl.gz | pactd restore --db postgres://pact@db/pact`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := loadConfig(cmd)
+			db, err := dbSetting(cmd)
 			if err != nil {
 				return err
 			}
 			input, _ := cmd.Flags().GetString("input")
-			return runRestore(cmd, v.GetString("db"), input)
+			return runRestore(cmd, db, input)
 		},
 	}
 	cmd.Flags().String("db", defaultDB, "SQLite file path, or a postgres:// URL; must be empty")

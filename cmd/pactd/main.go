@@ -9,12 +9,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -86,8 +83,12 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 pages, the dashboard and the API reference. It keeps its data in an embedded
 SQLite file by default, or in PostgreSQL when several replicas share one database.
 
-Every flag can also be set in the environment as PACTD_<FLAG> (dashes become
-underscores, e.g. PACTD_BASE_URL) or in a config file given with --config.`,
+Every setting of serve can also be given in the environment as PACTD_<FLAG>
+(dashes become underscores, e.g. PACTD_BASE_URL) or as a key of a config file
+given with --config (or PACTD_CONFIG); a flag beats the environment, which
+beats the file. Every value is checked as its flag's: an unknown key or
+PACTD_ variable, or a bad value, stops pactd with exit code 2. The admin
+commands read --db from the same places and leave serve's settings alone.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -95,37 +96,12 @@ underscores, e.g. PACTD_BASE_URL) or in a config file given with --config.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
+		return usageError{fmt.Errorf("%w (see '%s --help')", flagError(err), cmd.CommandPath())}
 	})
-	root.PersistentFlags().String("config", "", "config file (YAML, TOML or JSON) with the same keys as the flags")
+	root.PersistentFlags().String("config", "", "config file (.yaml, .json or .toml) whose keys are serve's flags, e.g. \"rate-ip: 5\"")
 	root.AddCommand(newServeCmd(), newUserCmd(), newTokenCmd(), newMigrateCmd(), newDumpCmd(), newRestoreCmd(), newVersionCmd())
 	markRunErrors(root)
 	return root
-}
-
-// loadConfig binds a command's flags, PACTD_* variables and the config file
-// into one viper instance: flag > environment > config file > default.
-func loadConfig(cmd *cobra.Command) (*viper.Viper, error) {
-	v := viper.New()
-	v.SetEnvPrefix("PACTD")
-	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
-	v.AutomaticEnv()
-	var bindErr error
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if err := v.BindPFlag(f.Name, f); err != nil && bindErr == nil {
-			bindErr = err
-		}
-	})
-	if bindErr != nil {
-		return nil, bindErr
-	}
-	if file := v.GetString("config"); file != "" {
-		v.SetConfigFile(file)
-		if err := v.ReadInConfig(); err != nil {
-			return nil, fmt.Errorf("reading config file %s: %w", file, err)
-		}
-	}
-	return v, nil
 }
 
 func newVersionCmd() *cobra.Command {

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pact-registry/pact/pkg/packfmt"
 	"github.com/pact-registry/pact/server"
@@ -21,7 +24,9 @@ import (
 
 const defaultDB = "./pact.db"
 
-// serveConfig is everything serve reads, read once at the edge.
+// serveConfig is everything serve reads. Its fields are bound to serve's
+// flags, which the environment and the config file set too (see
+// applySettings); validate then checks what the values mean.
 type serveConfig struct {
 	Addr            string
 	DB              string
@@ -34,6 +39,7 @@ type serveConfig struct {
 	TrustedProxies  []string
 	LoginAttempts   int
 	LoginWindow     time.Duration
+	MetricsAddr     string
 	PprofAddr       string
 }
 
@@ -43,101 +49,161 @@ type serverTimeouts struct {
 	ReadHeader, Read, Write, Idle time.Duration
 }
 
+// flags defines serve's flags on f, each bound to its field of c. This is
+// the one list of pactd's settings: every flag here is also PACTD_<FLAG>
+// and a key of the config file.
+func (c *serveConfig) flags(f *pflag.FlagSet) {
+	d := server.DefaultLimits
+	f.StringVar(&c.Addr, "addr", "localhost:8080", "address to listen on")
+	f.StringVar(&c.DB, "db", defaultDB, "SQLite file path, or a postgres:// URL")
+	f.StringVar(&c.BaseURL, "base-url", "", "public base URL used in every link (default http://<addr>)")
+	f.Int64Var(&c.MaxBody, "max-body", packfmt.DefaultMaxBytes, "largest pack document accepted, in bytes")
+	f.StringVar(&c.Signup, "signup", "open", "dashboard sign-up: open or closed")
+	f.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long to wait for requests in flight at shutdown")
+	f.DurationVar(&c.Timeouts.ReadHeader, "read-header-timeout", 10*time.Second, "how long a client may take to send a request's headers")
+	f.DurationVar(&c.Timeouts.Read, "read-timeout", 60*time.Second, "how long a client may take to send a whole request, body included")
+	f.DurationVar(&c.Timeouts.Write, "write-timeout", 60*time.Second, "how long writing a response may take, counted from the end of the request's headers")
+	f.DurationVar(&c.Timeouts.Idle, "idle-timeout", 120*time.Second, "how long an idle keep-alive connection stays open")
+	f.Float64Var(&c.Limits.PerIP.Rate, "rate-ip", d.PerIP.Rate, "API requests per second per client address (0 turns the limit off)")
+	f.IntVar(&c.Limits.PerIP.Burst, "rate-ip-burst", d.PerIP.Burst, "burst of API requests per client address")
+	f.Float64Var(&c.Limits.PerToken.Rate, "rate-token", d.PerToken.Rate, "requests per second per API token (0 turns the limit off)")
+	f.IntVar(&c.Limits.PerToken.Burst, "rate-token-burst", d.PerToken.Burst, "burst of requests per API token")
+	f.Float64Var(&c.Limits.PerKey.Rate, "rate-key", d.PerKey.Rate, "signed publishes per second per SSH key (0 turns the limit off)")
+	f.IntVar(&c.Limits.PerKey.Burst, "rate-key-burst", d.PerKey.Burst, "burst of signed publishes per SSH key")
+	f.IntVar(&c.Limits.MaxConcurrentPublishes, "max-concurrent-publishes", d.MaxConcurrentPublishes, "publishes processed at once; more wait, then get 503 (0: no limit)")
+	f.DurationVar(&c.Limits.PublishQueueWait, "publish-queue-wait", d.PublishQueueWait, "how long a publish waits for a free slot")
+	f.StringSliceVar(&c.TrustedProxies, "trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
+	f.IntVar(&c.LoginAttempts, "login-attempts", 5, "failed dashboard log-ins per address and username before a lock-out")
+	f.DurationVar(&c.LoginWindow, "login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
+	f.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics only on this address, e.g. 127.0.0.1:9090, not on --addr (default: on --addr)")
+	f.StringVar(&c.PprofAddr, "pprof-addr", "", "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)")
+	// Hidden: it is for measuring (go run ./bench -pprof), not for production.
+	_ = f.MarkHidden("pprof-addr")
+}
+
+// validate checks what the settings mean; their types were checked by
+// their flags. The first setting that makes no sense is returned as a
+// settingError, before anything listens or the database is opened.
+func (c *serveConfig) validate() error {
+	if !isHostPort(c.Addr) {
+		return invalid("addr", "is not an address to listen on, such as :8080 or 127.0.0.1:8080")
+	}
+	if c.DB == "" {
+		return invalid("db", "is empty: give a SQLite file path or a postgres:// URL")
+	}
+	if c.BaseURL != "" && !isBaseURL(c.BaseURL) {
+		return invalid("base-url", "is not an absolute http(s) URL such as https://pact.example.com")
+	}
+	if c.MaxBody <= 0 {
+		return invalid("max-body", "is not a positive number of bytes")
+	}
+	if c.Signup != "open" && c.Signup != "closed" {
+		return invalid("signup", "is neither open nor closed")
+	}
+	for _, t := range []struct {
+		key   string
+		value time.Duration
+	}{{"shutdown-timeout", c.ShutdownTimeout}, {"read-header-timeout", c.Timeouts.ReadHeader},
+		{"read-timeout", c.Timeouts.Read}, {"write-timeout", c.Timeouts.Write}, {"idle-timeout", c.Timeouts.Idle},
+		{"login-window", c.LoginWindow}} {
+		// 0 would mean "no limit" to net/http, which lets a slow client hold a connection forever.
+		if t.value <= 0 {
+			return invalid(t.key, "is not a positive duration such as 30s")
+		}
+	}
+	for _, l := range []struct {
+		rate, burst string
+		limit       server.Limit
+	}{{"rate-ip", "rate-ip-burst", c.Limits.PerIP}, {"rate-token", "rate-token-burst", c.Limits.PerToken},
+		{"rate-key", "rate-key-burst", c.Limits.PerKey}} {
+		if math.IsNaN(l.limit.Rate) || math.IsInf(l.limit.Rate, 0) {
+			return invalid(l.rate, "is not a finite number of requests per second")
+		}
+		if l.limit.Rate < 0 {
+			return invalid(l.rate, "is negative (0 turns the limit off)")
+		}
+		if l.limit.Burst < 0 || (l.limit.Burst == 0 && l.limit.Rate > 0) {
+			return invalid(l.burst, "is less than 1 while --%s is on", l.rate)
+		}
+	}
+	if c.Limits.MaxConcurrentPublishes < 0 {
+		return invalid("max-concurrent-publishes", "is negative (0 means no limit)")
+	}
+	if c.Limits.PublishQueueWait < 0 {
+		return invalid("publish-queue-wait", "is a negative duration")
+	}
+	for _, p := range c.TrustedProxies {
+		if net.ParseIP(p) == nil {
+			if _, _, err := net.ParseCIDR(p); err != nil {
+				return invalid("trusted-proxies", "holds %q, which is neither an IP address nor a CIDR such as 10.0.0.0/8", p)
+			}
+		}
+	}
+	if c.LoginAttempts < 1 {
+		return invalid("login-attempts", "is less than 1")
+	}
+	if c.MetricsAddr != "" && !isHostPort(c.MetricsAddr) {
+		return invalid("metrics-addr", "is not an address to listen on, such as 127.0.0.1:9090")
+	}
+	if c.PprofAddr != "" && !isHostPort(c.PprofAddr) {
+		return invalid("pprof-addr", "is not an address to listen on, such as 127.0.0.1:6060")
+	}
+	return nil
+}
+
+func isHostPort(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	return err == nil && port != ""
+}
+
+func isBaseURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		u.User == nil && u.RawQuery == "" && u.Fragment == "" && !u.ForceQuery
+}
+
 func newServeCmd() *cobra.Command {
+	var cfg serveConfig
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the registry",
 		Long: `Run the registry on --addr until SIGTERM or SIGINT, then finish the requests in
-flight (up to --shutdown-timeout) and stop.`,
+flight (up to --shutdown-timeout) and stop.
+
+Every flag is also PACTD_<FLAG> in the environment and a key of the --config
+file; a flag beats the environment, which beats the file. Each value is
+checked as its flag's would be: an unknown key or PACTD_ variable, or a value
+that is not valid, stops serve with exit code 2 before it listens.`,
 		Example: `  # SQLite file in the current directory, on http://localhost:8080
   pactd serve
 
-  # Behind a proxy, on PostgreSQL
-  PACTD_DB=postgres://pact@db/pact pactd serve --addr :8080 --base-url https://pact.example.com`,
+  # Behind a proxy, on PostgreSQL, with /metrics only on a private address
+  PACTD_DB=postgres://pact@db/pact pactd serve --addr :8080 --base-url https://pact.example.com \
+    --metrics-addr 10.0.0.5:9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := loadConfig(cmd)
+			from, err := applySettings(cmd, os.Environ())
 			if err != nil {
 				return err
 			}
-			cfg := serveConfig{
-				Addr: v.GetString("addr"), DB: v.GetString("db"), BaseURL: v.GetString("base-url"),
-				MaxBody: v.GetInt64("max-body"), Signup: v.GetString("signup"),
-				ShutdownTimeout: v.GetDuration("shutdown-timeout"),
-				Timeouts: serverTimeouts{
-					ReadHeader: v.GetDuration("read-header-timeout"), Read: v.GetDuration("read-timeout"),
-					Write: v.GetDuration("write-timeout"), Idle: v.GetDuration("idle-timeout"),
-				},
-				Limits: server.Limits{
-					PerIP:                  server.Limit{Rate: v.GetFloat64("rate-ip"), Burst: v.GetInt("rate-ip-burst")},
-					PerToken:               server.Limit{Rate: v.GetFloat64("rate-token"), Burst: v.GetInt("rate-token-burst")},
-					PerKey:                 server.Limit{Rate: v.GetFloat64("rate-key"), Burst: v.GetInt("rate-key-burst")},
-					MaxConcurrentPublishes: v.GetInt("max-concurrent-publishes"),
-					PublishQueueWait:       v.GetDuration("publish-queue-wait"),
-				},
-				TrustedProxies: v.GetStringSlice("trusted-proxies"),
-				LoginAttempts:  v.GetInt("login-attempts"),
-				LoginWindow:    v.GetDuration("login-window"),
-				PprofAddr:      v.GetString("pprof-addr"),
+			if err := cfg.validate(); err != nil {
+				return from.explain(err)
 			}
 			logs := newLogBuffer(cmd.ErrOrStderr(), 100*time.Millisecond)
 			defer logs.Close()
 			return serve(cmd.Context(), cfg, slog.New(slog.NewJSONHandler(logs, nil)), cmd)
 		},
 	}
-	f := cmd.Flags()
-	f.String("addr", "localhost:8080", "address to listen on")
-	f.String("db", defaultDB, "SQLite file path, or a postgres:// URL")
-	f.String("base-url", "", "public base URL used in every link (default http://<addr>)")
-	f.Int64("max-body", packfmt.DefaultMaxBytes, "largest pack document accepted, in bytes")
-	f.String("signup", "open", "dashboard sign-up: open or closed")
-	f.Duration("shutdown-timeout", 20*time.Second, "how long to wait for requests in flight at shutdown")
-	f.Duration("read-header-timeout", 10*time.Second, "how long a client may take to send a request's headers")
-	f.Duration("read-timeout", 60*time.Second, "how long a client may take to send a whole request, body included")
-	f.Duration("write-timeout", 60*time.Second, "how long writing a response may take, counted from the end of the request's headers")
-	f.Duration("idle-timeout", 120*time.Second, "how long an idle keep-alive connection stays open")
-	d := server.DefaultLimits
-	f.Float64("rate-ip", d.PerIP.Rate, "API requests per second per client address (0 turns the limit off)")
-	f.Int("rate-ip-burst", d.PerIP.Burst, "burst of API requests per client address")
-	f.Float64("rate-token", d.PerToken.Rate, "requests per second per API token (0 turns the limit off)")
-	f.Int("rate-token-burst", d.PerToken.Burst, "burst of requests per API token")
-	f.Float64("rate-key", d.PerKey.Rate, "signed publishes per second per SSH key (0 turns the limit off)")
-	f.Int("rate-key-burst", d.PerKey.Burst, "burst of signed publishes per SSH key")
-	f.Int("max-concurrent-publishes", d.MaxConcurrentPublishes, "publishes processed at once; more wait, then get 503")
-	f.Duration("publish-queue-wait", d.PublishQueueWait, "how long a publish waits for a free slot")
-	f.StringSlice("trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
-	f.Int("login-attempts", 5, "failed dashboard log-ins per address and username before a lock-out")
-	f.Duration("login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
-	addPprofFlag(f)
+	cfg.flags(cmd.Flags())
 	return cmd
 }
 
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Command) error {
-	if cfg.Signup != "open" && cfg.Signup != "closed" {
-		return usageError{fmt.Errorf("--signup must be open or closed, not %q", cfg.Signup)}
-	}
-	if cfg.MaxBody <= 0 {
-		return usageError{fmt.Errorf("--max-body must be a positive number of bytes")}
-	}
-	for _, t := range []struct {
-		flag  string
-		value time.Duration
-	}{{"read-header-timeout", cfg.Timeouts.ReadHeader}, {"read-timeout", cfg.Timeouts.Read},
-		{"write-timeout", cfg.Timeouts.Write}, {"idle-timeout", cfg.Timeouts.Idle}} {
-		// 0 would mean "no limit" to net/http, which lets a slow client hold a connection forever.
-		if t.value <= 0 {
-			return usageError{fmt.Errorf("--%s must be a positive duration such as 30s, not %s", t.flag, t.value)}
-		}
-	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
-	baseURL, err := resolveBaseURL(cfg.BaseURL, ln.Addr())
-	if err != nil {
-		ln.Close()
-		return err
-	}
+	baseURL := resolveBaseURL(cfg.BaseURL, ln.Addr())
 	store, err := sqlstore.Open(ctx, cfg.DB, sqlstore.Options{})
 	if err != nil {
 		ln.Close()
@@ -147,7 +213,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 	svc := &registry.Service{Store: store, MaxDocumentBytes: cfg.MaxBody}
 	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log,
 		Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies,
-		LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow})
+		LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow, SeparateMetrics: cfg.MetricsAddr != ""})
 
 	httpServer := &http.Server{
 		Handler:           srv.Handler(),
@@ -159,10 +225,20 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 	}
 	go pruneNonces(ctx, svc, log)
 	if cfg.PprofAddr != "" {
-		if err := servePprof(ctx, cfg.PprofAddr, log); err != nil {
+		if _, err := serveAside(ctx, "pprof", cfg.PprofAddr, pprofHandler(), log); err != nil {
 			ln.Close()
 			return fmt.Errorf("--pprof-addr: %w", err)
 		}
+	}
+	if cfg.MetricsAddr != "" {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", srv.MetricsHandler())
+		addr, err := serveAside(ctx, "metrics", cfg.MetricsAddr, mux, log)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "pactd metrics on http://%s/metrics\n", addr)
 	}
 
 	log.Info("pactd listening", "addr", ln.Addr().String(), "base_url", baseURL, "version", version)
@@ -187,20 +263,17 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 	return nil
 }
 
-// resolveBaseURL checks --base-url, or derives it from the listening address.
-func resolveBaseURL(raw string, addr net.Addr) (string, error) {
+// resolveBaseURL is --base-url (checked by validate), or one derived from
+// the listening address.
+func resolveBaseURL(raw string, addr net.Addr) string {
 	if raw == "" {
 		host, port, _ := net.SplitHostPort(addr.String())
 		if ip := net.ParseIP(host); host == "" || (ip != nil && (ip.IsUnspecified() || ip.IsLoopback())) {
 			host = "localhost"
 		}
-		return "http://" + net.JoinHostPort(host, port), nil
+		return "http://" + net.JoinHostPort(host, port)
 	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", usageError{fmt.Errorf("--base-url must be an absolute http(s) URL such as https://pact.example.com, not %q", raw)}
-	}
-	return strings.TrimRight(raw, "/"), nil
+	return strings.TrimRight(raw, "/")
 }
 
 func pruneNonces(ctx context.Context, svc *registry.Service, log *slog.Logger) {
