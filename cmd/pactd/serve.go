@@ -106,7 +106,7 @@ flight (up to --shutdown-timeout) and stop.`,
 	f.Int("max-concurrent-publishes", d.MaxConcurrentPublishes, "publishes processed at once; more wait, then get 503")
 	f.Duration("publish-queue-wait", d.PublishQueueWait, "how long a publish waits for a free slot")
 	f.StringSlice("trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
-	f.Int("login-attempts", 5, "failed dashboard log-ins per address and username before a lock-out")
+	f.Int("login-attempts", 5, "failed dashboard log-ins per address and account before a lock-out; 4 times as many per account from all addresses")
 	f.Duration("login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
 	addPprofFlag(f)
 	return cmd
