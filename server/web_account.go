@@ -99,24 +99,32 @@ func (w *webApp) login(c *gin.Context) {
 		return
 	}
 	addr := addressKey(c.ClientIP())
-	account := w.loginAccountKey(c, login)
-	pair := addr + "\x00" + account
 	now := w.now()
+	tooMany := func(wait time.Duration) {
+		form.Error = "Too many failed log-ins. " + tryAgainIn(wait)
+		retryAfter(c, wait)
+		w.render(c, http.StatusTooManyRequests, "login.html", "", form)
+	}
 	// Every count is taken before the password is checked, so a locked-out
 	// guesser learns nothing, not even from timing. The address comes
-	// first: an address over its budget adds nothing to the other tables.
+	// first: an address over its budget costs no account lookup and adds
+	// nothing to the other tables.
+	if ok, wait := w.loginsPerIP.Take(addr, now); !ok {
+		tooMany(wait)
+		return
+	}
+	account := w.loginAccountKey(c, login)
+	pair := addr + "\x00" + account
 	counts := []struct {
 		t   *throttle
 		key string
 	}{{w.loginsPerIP, addr}, {w.loginsPerAcct, account}, {w.logins, pair}}
-	for i, n := range counts {
+	for i, n := range counts[1:] {
 		if ok, wait := n.t.Take(n.key, now); !ok {
-			for _, taken := range counts[:i] {
+			for _, taken := range counts[:i+1] {
 				taken.t.Release(taken.key)
 			}
-			form.Error = "Too many failed log-ins. " + tryAgainIn(wait)
-			retryAfter(c, wait)
-			w.render(c, http.StatusTooManyRequests, "login.html", "", form)
+			tooMany(wait)
 			return
 		}
 	}
