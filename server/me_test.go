@@ -71,3 +71,42 @@ func TestRevokedAndExpiredTokens(t *testing.T) {
 		}
 	})
 }
+
+// A token that differs from alice's in one character only (its last, or one
+// in the middle) gets 401 on every token route, with either header, and
+// publishes nothing.
+func TestNearlyRightTokensGet401(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		change := func(i int) string {
+			c := byte('A')
+			if alice.Token[i] == c {
+				c = 'B'
+			}
+			return alice.Token[:i] + string(c) + alice.Token[i+1:]
+		}
+		near := map[string]string{
+			"last character changed":   change(len(alice.Token) - 1),
+			"middle character changed": change(len(alice.Token) / 2),
+		}
+		for name, token := range near {
+			for _, header := range []string{"Authorization: Bearer " + token, "X-Pact-Token: " + token} {
+				resp := env.API.Get("/api/me", header)
+				wantError(t, resp.Status, resp.JSON(t), http.StatusUnauthorized, "token")
+				resp = env.API.Get("/api/ssh-keys", header)
+				wantError(t, resp.Status, resp.JSON(t), http.StatusUnauthorized, "token")
+				resp = env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("near-miss", "1.0.0")}, header)
+				if resp.Status != http.StatusUnauthorized {
+					t.Errorf("%s: publish with %q: status %d, want 401", name, header, resp.Status)
+				}
+			}
+		}
+		if resp := env.API.Get("/api/packages/alice/near-miss"); resp.Status != http.StatusNotFound {
+			t.Errorf("a near-miss token published a package: status %d", resp.Status)
+		}
+		// The real token still works.
+		if resp := env.API.Get("/api/me", alice.Bearer()); resp.Status != http.StatusOK {
+			t.Errorf("alice's own token: status %d", resp.Status)
+		}
+	})
+}

@@ -20,9 +20,10 @@ type Config struct {
 	BaseURL string
 	// Signup is "open" (anyone can make an account in the dashboard) or "closed".
 	Signup string
-	// LoginAttempts failed log-ins from one IP address for one username
-	// within LoginWindow lock that pair out until the window ends.
-	// 0 means 5 attempts in 15 minutes.
+	// LoginAttempts failed log-ins for one account from one address (an
+	// IPv6 address counts by its /64), or four times as many for one account
+	// from all addresses together, within LoginWindow lock them out until
+	// the window ends. 0 means 5 attempts in 15 minutes.
 	LoginAttempts int
 	LoginWindow   time.Duration
 	Logger        *slog.Logger

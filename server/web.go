@@ -38,9 +38,10 @@ type webApp struct {
 	static        map[string]staticFile
 	documents     *render.Cache
 	sessions      sessionConfig
-	logins        *throttle // per IP address and username
-	loginsPerIP   *throttle // per IP address, against spraying many usernames
-	signups       *throttle // per IP address
+	logins        *throttle // per address and account
+	loginsPerAcct *throttle // per account, from every address together
+	loginsPerIP   *throttle // per address, against spraying many usernames
+	signups       *throttle // per address
 	crossOrigin   *http.CrossOriginProtection
 	pageSize      int
 	dashboardSize int
@@ -101,6 +102,7 @@ func newWebApp(s *Server) *webApp {
 		window = 15 * time.Minute
 	}
 	w.logins = newThrottle(attempts, window)
+	w.loginsPerAcct = newThrottle(attempts*accountAttemptsFactor, window)
 	w.loginsPerIP = newThrottle(attempts*20, window)
 	w.signups = newThrottle(20, time.Hour)
 	// Behind a proxy the Host header may differ from the public address;

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,7 @@ func (w *webApp) signup(c *gin.Context) {
 		return
 	}
 	form := accountForm{Email: strings.TrimSpace(c.PostForm("email")), Username: strings.TrimSpace(c.PostForm("username"))}
-	ip := c.ClientIP()
+	ip := addressKey(c.ClientIP())
 	now := w.now()
 	if ok, wait := w.signups.Take(ip, now); !ok {
 		form.Error = "Too many sign-ups from your address. " + tryAgainIn(wait)
@@ -97,24 +98,35 @@ func (w *webApp) login(c *gin.Context) {
 		w.render(c, http.StatusBadRequest, "login.html", "", form)
 		return
 	}
-	ip := c.ClientIP()
-	pair := ip + "\x00" + strings.ToLower(login)
+	addr := addressKey(c.ClientIP())
 	now := w.now()
-	// Both counts are taken before the password is checked, so a locked-out
-	// guesser learns nothing, not even from timing.
-	ok, wait := w.logins.Take(pair, now)
-	if ok {
-		var ipOK bool
-		if ipOK, wait = w.loginsPerIP.Take(ip, now); !ipOK {
-			ok = false
-			w.logins.Release(pair)
-		}
-	}
-	if !ok {
+	tooMany := func(wait time.Duration) {
 		form.Error = "Too many failed log-ins. " + tryAgainIn(wait)
 		retryAfter(c, wait)
 		w.render(c, http.StatusTooManyRequests, "login.html", "", form)
+	}
+	// Every count is taken before the password is checked, so a locked-out
+	// guesser learns nothing, not even from timing. The address comes
+	// first: an address over its budget costs no account lookup and adds
+	// nothing to the other tables.
+	if ok, wait := w.loginsPerIP.Take(addr, now); !ok {
+		tooMany(wait)
 		return
+	}
+	account := w.loginAccountKey(c, login)
+	pair := addr + "\x00" + account
+	counts := []struct {
+		t   *throttle
+		key string
+	}{{w.loginsPerIP, addr}, {w.loginsPerAcct, account}, {w.logins, pair}}
+	for i, n := range counts[1:] {
+		if ok, wait := n.t.Take(n.key, now); !ok {
+			for _, taken := range counts[:i+1] {
+				taken.t.Release(taken.key)
+			}
+			tooMany(wait)
+			return
+		}
 	}
 	acct, err := w.s.svc.Login(c, login, password)
 	if registry.IsCode(err, registry.Unauthorized) {
@@ -123,12 +135,18 @@ func (w *webApp) login(c *gin.Context) {
 		return
 	}
 	if err != nil { // a fault, not a guess: it costs no attempt
-		w.logins.Release(pair)
-		w.loginsPerIP.Release(ip)
+		for _, n := range counts {
+			n.t.Release(n.key)
+		}
 		w.errorPage(c, err)
 		return
 	}
-	w.loginsPerIP.Release(ip)
+	// The right password: this attempt costs nothing, and this address
+	// starts afresh for this account. The account keeps its other
+	// failures, or each log-in of its owner would give a guesser who
+	// rotates addresses a fresh budget.
+	w.loginsPerIP.Release(addr)
+	w.loginsPerAcct.Release(account)
 	w.logins.Reset(pair)
 	if err := w.startSession(c, acct); err != nil {
 		w.errorPage(c, err)
@@ -151,6 +169,47 @@ func (w *webApp) logout(c *gin.Context) {
 		return
 	}
 	c.Redirect(http.StatusSeeOther, "/")
+}
+
+// accountAttemptsFactor: an account may fail this many times
+// --login-attempts in a window, from all addresses together, before it is
+// locked out. A guesser who rotates addresses gets no more than that, and
+// its owner, who fails from one address, is locked out of that address
+// long before.
+const accountAttemptsFactor = 4
+
+// loginAccountKey names the account a log-in is for, so that its username
+// and its email address share one count. A login that names no account is
+// counted under its own text: refusing it looks the same as refusing a real
+// account, so the count tells no one which accounts exist.
+func (w *webApp) loginAccountKey(c *gin.Context, login string) string {
+	if strings.Contains(login, "@") {
+		if acct, err := w.s.svc.Store.AccountByEmail(c, login); err == nil {
+			return "user:" + acct.Username
+		}
+		return "email:" + strings.ToLower(login)
+	}
+	return "user:" + strings.ToLower(login)
+}
+
+// addressKey is what an address's log-in and sign-up budgets are counted
+// under: an IPv4 address whole, an IPv6 address by its /64, the smallest
+// block a site is normally given, so that one host cannot take a fresh
+// budget from each of its 2^64 addresses.
+func addressKey(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	addr = addr.Unmap().WithZone("")
+	if addr.Is4() {
+		return addr.String()
+	}
+	prefix, err := addr.Prefix(64)
+	if err != nil {
+		return addr.String()
+	}
+	return prefix.String()
 }
 
 func tryAgainIn(wait time.Duration) string {

@@ -73,7 +73,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.IntVar(&c.Limits.MaxConcurrentPublishes, "max-concurrent-publishes", d.MaxConcurrentPublishes, "publishes processed at once; more wait, then get 503 (0: no limit)")
 	f.DurationVar(&c.Limits.PublishQueueWait, "publish-queue-wait", d.PublishQueueWait, "how long a publish waits for a free slot")
 	f.StringSliceVar(&c.TrustedProxies, "trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
-	f.IntVar(&c.LoginAttempts, "login-attempts", 5, "failed dashboard log-ins per address and username before a lock-out")
+	f.IntVar(&c.LoginAttempts, "login-attempts", 5, "failed dashboard log-ins per address and account before a lock-out; 4 times as many per account from all addresses")
 	f.DurationVar(&c.LoginWindow, "login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
 	f.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics only on this address, e.g. 127.0.0.1:9090, not on --addr (default: on --addr)")
 	f.StringVar(&c.PprofAddr, "pprof-addr", "", "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)")

@@ -47,7 +47,7 @@ type dialect interface {
 // ---- SQLite ----
 
 // sqliteConnector opens connections to one SQLite DSN. Each connection gets
-// pact's SQL functions and, when maxPageCount > 0, the size cap.
+// pact's SQL functions, WAL mode, and, when maxPageCount > 0, the size cap.
 type sqliteConnector struct {
 	dsn    string
 	driver *sqlite3.SQLiteDriver
@@ -56,12 +56,24 @@ type sqliteConnector struct {
 func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) { return c.driver.Open(c.dsn) }
 func (c sqliteConnector) Driver() driver.Driver                        { return c.driver }
 
-func newSQLiteConnector(dsn string, maxPageCount int64) sqliteConnector {
+// sqliteBusyTimeout is how long a connection waits for another one's lock.
+const sqliteBusyTimeout = 5 * time.Second
+
+func newSQLiteConnector(dsn string, maxPageCount int64, queryOnly bool) sqliteConnector {
 	return sqliteConnector{dsn: dsn, driver: &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			// SQLite's lower() folds ASCII only; search should fold "Ü" too.
 			if err := c.RegisterFunc("pact_fold", strings.ToLower, true); err != nil {
 				return err
+			}
+			if err := switchToWAL(c, sqliteBusyTimeout); err != nil {
+				return err
+			}
+			// After the switch, which may have to write the header.
+			if queryOnly {
+				if _, err := c.Exec("PRAGMA query_only = 1", nil); err != nil {
+					return err
+				}
 			}
 			if maxPageCount > 0 {
 				_, err := c.Exec("PRAGMA max_page_count = "+strconv.FormatInt(maxPageCount, 10), nil)
@@ -70,6 +82,27 @@ func newSQLiteConnector(dsn string, maxPageCount int64) sqliteConnector {
 			return nil
 		},
 	}}
+}
+
+// switchToWAL puts the database in WAL mode, waiting up to timeout for
+// other connections. Switching a database that is not in WAL mode yet (a
+// new file, or one another program made) writes its header, and SQLite does
+// that by upgrading a read transaction to a write one. Such an upgrade never
+// waits for busy_timeout (two readers both waiting to write would
+// deadlock): when several processes or pools open a new file at once, all
+// but one get SQLITE_BUSY at once. Trying again is safe: once the winner has
+// switched, the header says WAL and the switch writes nothing.
+func switchToWAL(c *sqlite3.SQLiteConn, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	pause := time.Millisecond
+	for {
+		_, err := c.Exec("PRAGMA journal_mode = WAL", nil)
+		if e, ok := sqliteCode(err); !ok || e.Code != sqlite3.ErrBusy || time.Now().Add(pause).After(deadline) {
+			return err
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 50*time.Millisecond)
+	}
 }
 
 type sqliteDialect struct{}
@@ -145,10 +178,10 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	busy := strconv.FormatInt(sqliteBusyTimeout.Milliseconds(), 10)
 	writeDSN, err := sqliteDSN(dsn, map[string]string{
-		"_journal_mode": "WAL",
 		"_foreign_keys": "1",
-		"_busy_timeout": "5000",
+		"_busy_timeout": busy,
 		"_synchronous":  opts.SQLiteSynchronous,
 		"_txlock":       "immediate",
 		// Each connection keeps its recent statements prepared: parsing
@@ -158,26 +191,24 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The reader states the journal mode too, or a _journal_mode in the
-	// caller's URI would try to switch the database out of WAL.
+	// Readers switch to WAL too (the connector does, for every
+	// connection), and become query-only after that.
 	readDSN, err := sqliteDSN(dsn, map[string]string{
-		"_journal_mode":    "WAL",
 		"_foreign_keys":    "1",
-		"_busy_timeout":    "5000",
+		"_busy_timeout":    busy,
 		"_txlock":          "deferred",
-		"_query_only":      "1",
 		"_stmt_cache_size": sqliteStatementCache,
 	})
 	if err != nil {
 		return nil, err
 	}
-	write := sql.OpenDB(newSQLiteConnector(writeDSN, maxPageCount))
+	write := sql.OpenDB(newSQLiteConnector(writeDSN, maxPageCount, false))
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
 
-	read := sql.OpenDB(newSQLiteConnector(readDSN, 0))
+	read := sql.OpenDB(newSQLiteConnector(readDSN, 0, true))
 	readers := opts.MaxOpenConns
 	if readers == 0 {
 		readers = max(4, runtime.NumCPU())
@@ -220,12 +251,17 @@ func takeMaxPageCount(dsn string) (string, int64, error) {
 }
 
 // sqliteDSN adds go-sqlite3 parameters to a path or file: URI. Ours win over
-// the caller's, since the store relies on them (WAL, foreign keys).
+// the caller's, since the store relies on them (foreign keys, and WAL,
+// which the connector sets: a journal mode or query_only in the caller's
+// URI is dropped, or go-sqlite3 would apply it before the connector runs).
 func sqliteDSN(dsn string, params map[string]string) (string, error) {
 	base, query, _ := strings.Cut(dsn, "?")
 	values, err := url.ParseQuery(query)
 	if err != nil {
 		return "", fmt.Errorf("sqlstore: SQLite database %q: bad parameters: %w", dsn, err)
+	}
+	for _, k := range []string{"_journal_mode", "_journal", "_query_only"} {
+		values.Del(k)
 	}
 	for k, v := range params {
 		values.Set(k, v)

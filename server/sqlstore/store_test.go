@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net"
 	"os"
@@ -278,6 +279,55 @@ func TestSQLiteFileURI(t *testing.T) {
 	}
 	if _, err := s.AccountByUsername(context.Background(), "alice"); err != nil {
 		t.Fatalf("the read pool does not see the writer's database: %v", err)
+	}
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		t.Errorf("the database is not in WAL mode: %v", err)
+	}
+}
+
+// A store opening a SQLite file that is not in WAL mode yet, while another
+// connection writes to it, waits for that write instead of failing: its
+// switch to WAL has to write the file's header, and SQLite refuses that at
+// once, without waiting, while another connection is writing. Replicas
+// starting together on a new file meet this.
+func TestOpenWaitsForAWriterOfANewSQLiteFile(t *testing.T) {
+	path := storetest.SQLiteDSN(t)
+	other, err := sql.Open("sqlite3", path+"?_busy_timeout=5000&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("CREATE TABLE other_program (x)"); err != nil {
+		t.Fatal(err)
+	}
+
+	opened := make(chan error, 1)
+	go func() {
+		s, err := sqlstore.Open(context.Background(), path, sqlstore.Options{})
+		if err == nil {
+			err = s.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		t.Fatalf("Open returned while another connection was writing: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatalf("the other connection's commit: %v", err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatalf("Open after the other connection committed: %v", err)
+	}
+	s := open(t, path, sqlstore.Options{})
+	if n := appliedMigrations(t, s); n != migrationFiles(t, s.Dialect()) {
+		t.Errorf("schema_migrations holds %d rows, want %d", n, migrationFiles(t, s.Dialect()))
 	}
 	if _, err := os.Stat(path + "-wal"); err != nil {
 		t.Errorf("the database is not in WAL mode: %v", err)

@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"crypto/sha256"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -57,6 +58,24 @@ func (su suite) testTokens(t *testing.T) {
 		createToken(t, s, createAccount(t, s, "alice"), "laptop", t0)
 		_, err := s.TokenByHash(ctx(), tokenHash("pact_guess"))
 		wantCode(t, "TokenByHash", err, registry.NotFound)
+	})
+
+	// The whole hash is compared: one that differs only in its last or a
+	// middle byte, as the hash of a near-miss guess might if only a prefix
+	// were compared or indexed, finds nothing.
+	t.Run("a hash differing in one byte is not found", func(t *testing.T) {
+		s := su.store(t)
+		createToken(t, s, createAccount(t, s, "alice"), "laptop", t0)
+		valid := tokenHash("alice/laptop")
+		for _, i := range []int{len(valid) - 1, len(valid) / 2} {
+			near := slices.Clone(valid)
+			near[i] ^= 0x01
+			_, err := s.TokenByHash(ctx(), near)
+			wantCode(t, fmt.Sprintf("TokenByHash with byte %d changed", i), err, registry.NotFound)
+		}
+		if got, err := s.TokenByHash(ctx(), valid); err != nil || !bytes.Equal(got.Hash, valid) {
+			t.Errorf("TokenByHash(valid) = %+v, %v", got, err)
+		}
 	})
 
 	t.Run("a hash is stored once", func(t *testing.T) {
