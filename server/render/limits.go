@@ -30,6 +30,9 @@ const (
 	MaxTableCells = 200_000
 	// MaxOutputBytes is the most HTML one document may render to.
 	MaxOutputBytes = 8 << 20
+	// MaxNesting is the most block quotes and list items one line may
+	// open ("> > - 1. x"): goldmark's work grows with the square of it.
+	MaxNesting = 32
 )
 
 // limitError says which cap a document hit, in words for the page.
@@ -51,6 +54,67 @@ func fallback(src []byte, cause error) template.HTML {
 	template.HTMLEscape(&b, bytes.ToValidUTF8(src, []byte(string(utf8.RuneError))))
 	b.WriteString("</code></pre>\n")
 	return template.HTML(b.String())
+}
+
+// nestingLimit returns the cap hit by a line of src that opens more than
+// MaxNesting containers, or nil. It reads every line once, before parsing.
+func nestingLimit(src []byte) error {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		if depth := lineNesting(line); depth > MaxNesting {
+			return &limitError{fmt.Sprintf("a line nests %d block quotes or list items, more than the %d a page shows", depth, MaxNesting)}
+		}
+	}
+	return nil
+}
+
+// lineNesting counts the container markers that start line: ">", a bullet
+// ("-", "+", "*") or an ordered item ("1." or "1)") followed by a space.
+// A thematic break such as "* * *" opens nothing and counts 0.
+func lineNesting(line []byte) int {
+	if isThematicBreak(line) {
+		return 0
+	}
+	depth := 0
+	for i := 0; ; {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		switch {
+		case i < len(line) && line[i] == '>':
+			i++
+		case i+1 < len(line) && (line[i] == '-' || line[i] == '+' || line[i] == '*') && (line[i+1] == ' ' || line[i+1] == '\t'):
+			i += 2
+		default:
+			j := i
+			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j == i || j+1 >= len(line) || (line[j] != '.' && line[j] != ')') || (line[j+1] != ' ' && line[j+1] != '\t') {
+				return depth
+			}
+			i = j + 2
+		}
+		depth++
+	}
+}
+
+func isThematicBreak(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	if len(line) < 3 || (line[0] != '-' && line[0] != '*' && line[0] != '_') {
+		return false
+	}
+	for _, c := range line {
+		if c != line[0] && c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 var (

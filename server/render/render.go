@@ -64,9 +64,13 @@ var (
 )
 
 // Markdown renders a markdown document to sanitised HTML. A document over
-// one of the caps (MaxTableColumns, MaxTableCells, MaxOutputBytes) is
+// one of the caps (MaxNesting, MaxTableColumns, MaxTableCells,
+// MaxOutputBytes) is
 // shown as escaped text under a note that names the cap.
 func Markdown(src []byte) template.HTML {
+	if err := nestingLimit(src); err != nil {
+		return fallback(src, err)
+	}
 	pc := parser.NewContext()
 	doc := markdown.Parser().Parse(text.NewReader(src), parser.WithContext(pc))
 	if err := parseLimit(pc); err != nil {
