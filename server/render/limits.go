@@ -32,7 +32,9 @@ const (
 	MaxOutputBytes = 8 << 20
 	// MaxNesting is the most block quotes and list items one line may
 	// open ("> > - 1. x"): goldmark's work grows with the square of it.
-	MaxNesting = 32
+	// Publishing refuses deeper nesting already (pkg/packfmt); this keeps
+	// documents stored before that rule, and any other caller, bounded.
+	MaxNesting = 100
 )
 
 // limitError says which cap a document hit, in words for the page.
