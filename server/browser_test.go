@@ -488,3 +488,32 @@ func TestBrowserCrossSiteFormIsRefused(t *testing.T) {
 		t.Errorf("same-origin form: status %d", resp.Status)
 	}
 }
+
+// A reader sees in the browser what the raw document holds: comments, raw
+// HTML and what follows an unclosed <script> are on screen as text.
+func TestBrowserShowsHiddenHTMLAsText(t *testing.T) {
+	ctx := newBrowser(t, 30*time.Second)
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	publishDoc(t, env, alice, hiddenDoc)
+	b := tab{t: t, ctx: ctx}
+	b.open(env.URL + "/alice/hidden")
+	// innerText is the text as rendered: nothing hidden by CSS or markup.
+	shown := evaluate[map[string]any](b, `({
+		text: document.querySelector(".document").innerText,
+		pwned: typeof window.pwned === "undefined" ? null : String(window.pwned),
+		hidden: Array.from(document.querySelectorAll(".document [hidden], .document script, .document [style]")).length,
+	})`)
+	text, _ := shown["text"].(string)
+	for _, s := range hiddenDocTexts {
+		if !strings.Contains(text, s) {
+			t.Errorf("the rendered page does not show %q; it shows:\n%s", s, text)
+		}
+	}
+	if shown["pwned"] != nil {
+		t.Errorf("the document's script ran: window.pwned = %v", shown["pwned"])
+	}
+	if n, _ := shown["hidden"].(float64); n != 0 {
+		t.Errorf("%v elements of the document are hidden or scripts", n)
+	}
+}

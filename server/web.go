@@ -88,7 +88,7 @@ func newWebApp(s *Server) *webApp {
 	w := &webApp{
 		s:             s,
 		static:        loadStatic(),
-		documents:     render.NewCache(512),
+		documents:     render.NewCache(render.DefaultCacheBytes),
 		sessions:      newSessionConfig(s.cfg.BaseURL),
 		crossOrigin:   http.NewCrossOriginProtection(),
 		pageSize:      20,

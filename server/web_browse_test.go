@@ -163,11 +163,60 @@ func TestHostileDocumentPageHasNoActiveContent(t *testing.T) {
 	page := newWebClient(t, env.URL).get("/alice/hostile")
 	wantPage(t, page, http.StatusOK, "Hostile", "a link that must not run")
 	assertNoInlineCode(t, page.Body)
+	markup := pageMarkup(t, page.Body)
 	for _, s := range []string{"window.pwned", "alert(", "<iframe", "onerror", "javascript:"} {
-		if strings.Contains(page.Body, s) {
-			t.Errorf("page still holds %q", s)
+		if strings.Contains(markup, s) {
+			t.Errorf("the page's markup still holds %q", s)
 		}
 	}
+	// What was dropped before is shown, as text, where the reader sees it.
+	text := documentText(t, page.Body)
+	for _, s := range []string{"<script>window.pwned = 'script'", `<iframe src="javascript:alert('frame')">`, "ontoggle="} {
+		if !strings.Contains(text, s) {
+			t.Errorf("the document's text lacks %q:\n%s", s, text)
+		}
+	}
+}
+
+// The raw file and the page hold the same text: HTML comments, raw HTML
+// and an unclosed <script> are shown as text, and whatever follows them
+// still shows.
+func TestHiddenHTMLIsShownOnThePage(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	publishDoc(t, env, alice, hiddenDoc)
+	web := newWebClient(t, env.URL)
+	page := web.get("/alice/hidden")
+	wantPage(t, page, http.StatusOK)
+	assertNoInlineCode(t, page.Body)
+	if m := pageMarkup(t, page.Body); strings.Contains(m, "<div hidden") || strings.Contains(m, "pwned") {
+		t.Errorf("raw HTML of the document became markup")
+	}
+	text := documentText(t, page.Body)
+	for _, s := range hiddenDocTexts {
+		if !strings.Contains(text, s) {
+			t.Errorf("the page hides %q, which the raw document holds; the page's text:\n%s", s, text)
+		}
+	}
+	raw := web.get("/raw/alice/hidden.pact.md")
+	wantPage(t, raw, http.StatusOK)
+	if raw.Body != hiddenDoc {
+		t.Errorf("the raw document differs from what was published")
+	}
+}
+
+// hiddenDoc holds text that a browser given its HTML would not show.
+const hiddenDoc = "# Hidden\n\nVisible intro.\n\n" +
+	"<!-- hidden comment: run rm -rf / -->\n\n" +
+	"Inline <!-- inline hidden --> comment and <span style=\"display:none\">tiny print</span>.\n\n" +
+	"<div hidden>\ninvisible block\n</div>\n\n" +
+	"```yaml pact:pack\nname: hidden\nversion: 1.0.0\n```\n\n" +
+	"<script>window.pwned = 1\n\n## After the script\n\nThe rest of the *document*.\n"
+
+var hiddenDocTexts = []string{
+	"Visible intro.", "<!-- hidden comment: run rm -rf / -->", "<!-- inline hidden -->",
+	`<span style="display:none">`, "tiny print", "<div hidden>", "invisible block",
+	"<script>window.pwned = 1", "## After the script", "The rest of the *document*.",
 }
 
 // hostileDoc tries every way in that a document has: scripts, handlers,

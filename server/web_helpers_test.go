@@ -193,3 +193,64 @@ func assertNoInlineCode(t *testing.T, page string) {
 	}
 	walk(doc)
 }
+
+// pageMarkup is a page without its text: the elements and attributes a
+// browser builds from it, serialised again. Documents show their raw HTML
+// as text, so "<script" may be read on a page but never be markup there.
+func pageMarkup(t *testing.T, page string) string {
+	t.Helper()
+	var b strings.Builder
+	walkPage(t, page, func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			b.WriteString("<" + n.Data)
+			for _, a := range n.Attr {
+				b.WriteString(" " + a.Key + `="` + a.Val + `"`)
+			}
+			b.WriteString(">")
+		}
+		// The text of a script or style element is code, not text.
+		if n.Type == html.TextNode && n.Parent != nil && (n.Parent.Data == "script" || n.Parent.Data == "style") {
+			b.WriteString(n.Data)
+		}
+	})
+	return b.String()
+}
+
+// documentText is the text of a package page's rendered document, as a
+// reader sees it (entities decoded).
+func documentText(t *testing.T, page string) string {
+	t.Helper()
+	var b strings.Builder
+	inDocument := func(n *html.Node) bool {
+		for p := n.Parent; p != nil; p = p.Parent {
+			for _, a := range p.Attr {
+				if a.Key == "class" && a.Val == "document" {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	walkPage(t, page, func(n *html.Node) {
+		if n.Type == html.TextNode && inDocument(n) {
+			b.WriteString(n.Data)
+		}
+	})
+	return b.String()
+}
+
+func walkPage(t *testing.T, page string, visit func(*html.Node)) {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatalf("page does not parse: %v", err)
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		visit(n)
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+}

@@ -8,10 +8,8 @@ package render
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"html/template"
 	"regexp"
-	"sync"
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
@@ -21,78 +19,74 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
-// MaxHighlightBytes is the largest code block that is highlighted; larger
-// ones are shown plain, so a hostile document cannot make every page view
-// run the lexers' regular expressions over a megabyte.
+// MaxHighlightBytes is how much code of one document is highlighted: the
+// blocks that fit in it, in order; the others are shown plain. Highlighting
+// costs microseconds and tens of output bytes per input byte, so a hostile
+// document cannot make a page view run the lexers over a megabyte.
 const MaxHighlightBytes = 64 << 10
 
 // highlightStyle is the chroma style whose colours HighlightCSS emits.
 const highlightStyle = "github"
 
 var (
-	// Raw HTML is let through goldmark on purpose: the sanitiser below is
-	// the one gate, and it keeps harmless markup such as <details> or <kbd>.
+	// GFM spelled out rather than added as goldmark's extension, so that
+	// tables are bounded (tableGuard) and every node renderer stops at the
+	// output cap (guarded). Raw HTML never reaches the browser as markup:
+	// it is shown as text (rawHTMLRenderer). The sanitiser stays as a
+	// second gate behind goldmark's own.
 	markdown = goldmark.New(
-		goldmark.WithExtensions(extension.GFM),
-		goldmark.WithRendererOptions(
-			html.WithUnsafe(),
-			renderer.WithNodeRenderers(util.Prioritized(codeBlockRenderer{}, 100)),
+		goldmark.WithParserOptions(
+			parser.WithInlineParsers(
+				util.Prioritized(extension.NewLinkifyParser(), 999),
+				util.Prioritized(extension.NewStrikethroughParser(), 500),
+				util.Prioritized(extension.NewTaskCheckBoxParser(), 0),
+			),
+			parser.WithParagraphTransformers(util.Prioritized(tableGuard{}, 200)),
+			parser.WithASTTransformers(util.Prioritized(extension.NewTableASTTransformer(), 0)),
 		),
+		goldmark.WithRenderer(renderer.NewRenderer(renderer.WithNodeRenderers(
+			guarded(html.NewRenderer(), 1000),
+			guarded(extension.NewTableHTMLRenderer(), 500),
+			guarded(extension.NewStrikethroughHTMLRenderer(), 500),
+			guarded(extension.NewTaskCheckBoxHTMLRenderer(), 500),
+			guarded(codeBlockRenderer{}, 100),
+			guarded(rawHTMLRenderer{}, 100),
+		))),
 	)
 	policy = newPolicy()
 )
 
-// Markdown renders a markdown document to sanitised HTML.
+// Markdown renders a markdown document to sanitised HTML. A document over
+// one of the caps (MaxNesting, MaxTableColumns, MaxTableCells,
+// MaxOutputBytes) is
+// shown as escaped text under a note that names the cap.
 func Markdown(src []byte) template.HTML {
-	var buf bytes.Buffer
-	if err := markdown.Convert(src, &buf); err != nil {
-		// Convert fails only when writing fails, which a buffer never does;
-		// show the text rather than nothing if it ever happens.
-		return template.HTML("<pre>" + template.HTMLEscapeString(string(src)) + "</pre>")
+	if err := nestingLimit(src); err != nil {
+		return fallback(src, err)
 	}
-	return template.HTML(policy.SanitizeBytes(buf.Bytes()))
-}
-
-// Cache remembers rendered documents by the SHA-256 of their text:
-// published versions never change, so a popular page is rendered once.
-type Cache struct {
-	mu      sync.Mutex
-	max     int
-	entries map[[sha256.Size]byte]template.HTML
-}
-
-// NewCache returns a cache that holds at most max documents.
-func NewCache(max int) *Cache {
-	return &Cache{max: max, entries: make(map[[sha256.Size]byte]template.HTML)}
-}
-
-// Markdown is render.Markdown through the cache.
-func (c *Cache) Markdown(src []byte) template.HTML {
-	key := sha256.Sum256(src)
-	c.mu.Lock()
-	out, ok := c.entries[key]
-	c.mu.Unlock()
-	if ok {
-		return out
+	pc := parser.NewContext()
+	doc := markdown.Parser().Parse(text.NewReader(src), parser.WithContext(pc))
+	if err := parseLimit(pc); err != nil {
+		return fallback(src, err)
 	}
-	out = Markdown(src)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= c.max {
-		// Forget an arbitrary entry: cheap, and good enough for a cache
-		// whose misses cost one render.
-		for k := range c.entries {
-			delete(c.entries, k)
-			break
-		}
+	w := &cappedWriter{max: MaxOutputBytes}
+	err := markdown.Renderer().Render(w, src, doc)
+	switch {
+	case w.err != nil:
+		return fallback(src, w.err)
+	case err != nil:
+		// Rendering into memory fails only on a cap; show the text rather
+		// than nothing if anything else ever happens.
+		return fallback(src, &limitError{"it could not be rendered"})
 	}
-	c.entries[key] = out
-	return out
+	return template.HTML(policy.SanitizeBytes(w.buf.Bytes()))
 }
 
 // HighlightCSS is the stylesheet for the classes of highlighted code.
@@ -107,7 +101,8 @@ func HighlightCSS() []byte {
 var languagePattern = regexp.MustCompile(`^[A-Za-z0-9+#._-]{1,32}$`)
 
 // codeBlockRenderer renders fenced code blocks with chroma. Blocks without
-// a known language, or too large, are rendered plain.
+// a known language, or past the document's MaxHighlightBytes, are rendered
+// plain.
 type codeBlockRenderer struct{}
 
 func (codeBlockRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
@@ -117,6 +112,9 @@ func (codeBlockRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) 
 func renderFencedCode(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering {
 		return ast.WalkContinue, nil
+	}
+	if exhausted(w) {
+		return ast.WalkSkipChildren, nil
 	}
 	block := node.(*ast.FencedCodeBlock)
 	var code bytes.Buffer
@@ -129,7 +127,7 @@ func renderFencedCode(w util.BufWriter, source []byte, node ast.Node, entering b
 	if !languagePattern.MatchString(language) {
 		language = ""
 	}
-	if language != "" && code.Len() <= MaxHighlightBytes {
+	if language != "" && takeHighlightBudget(w, code.Len()) {
 		if lexer := lexers.Get(language); lexer != nil {
 			if err := highlight(w, lexer, language, code.String()); err == nil {
 				return ast.WalkSkipChildren, nil

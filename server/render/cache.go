@@ -1,0 +1,117 @@
+package render
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"html/template"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// DefaultCacheBytes is what pactd's page cache may hold: the rendered
+// HTML of the documents viewed most recently.
+const DefaultCacheBytes = 32 << 20
+
+// entryOverhead approximates what an entry costs besides its HTML: the
+// list element, the map slot and the key.
+const entryOverhead = 128
+
+// Cache remembers rendered documents by the SHA-256 of their text:
+// published versions never change, so a popular page is rendered once. It
+// is bounded by the bytes it holds, not by a number of documents, since
+// one rendering may be a thousand times the size of another; the least
+// recently viewed documents make room. Concurrent views of one document
+// that is not cached wait for a single rendering.
+type Cache struct {
+	maxBytes int
+
+	mu      sync.Mutex
+	bytes   int
+	order   *list.List // of *cacheEntry, most recently used first
+	entries map[[sha256.Size]byte]*list.Element
+
+	flights singleflight.Group
+	renders atomic.Int64
+}
+
+type cacheEntry struct {
+	key  [sha256.Size]byte
+	html template.HTML
+}
+
+func (e *cacheEntry) size() int { return len(e.html) + entryOverhead }
+
+// NewCache returns a cache that holds at most maxBytes of rendered HTML.
+func NewCache(maxBytes int) *Cache {
+	return &Cache{maxBytes: maxBytes, order: list.New(), entries: make(map[[sha256.Size]byte]*list.Element)}
+}
+
+// Markdown is render.Markdown through the cache.
+func (c *Cache) Markdown(src []byte) template.HTML {
+	key := sha256.Sum256(src)
+	if out, ok := c.get(key); ok {
+		return out
+	}
+	v, _, _ := c.flights.Do(string(key[:]), func() (any, error) {
+		// A flight that ended just before this one began has cached it.
+		if out, ok := c.get(key); ok {
+			return out, nil
+		}
+		c.renders.Add(1)
+		out := Markdown(src)
+		c.add(key, out)
+		return out, nil
+	})
+	return v.(template.HTML)
+}
+
+// Renders is how many documents the cache has rendered, hits excluded.
+func (c *Cache) Renders() int64 { return c.renders.Load() }
+
+// Bytes is what the cache holds now, by the same measure as its bound.
+func (c *Cache) Bytes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
+}
+
+// Len is the number of documents the cache holds.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+func (c *Cache) get(key [sha256.Size]byte) (template.HTML, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[key]
+	if !ok {
+		return "", false
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*cacheEntry).html, true
+}
+
+func (c *Cache) add(key [sha256.Size]byte, out template.HTML) {
+	e := &cacheEntry{key: key, html: out}
+	if e.size() > c.maxBytes {
+		return // it would evict everything and still not fit
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; ok {
+		return
+	}
+	for c.bytes+e.size() > c.maxBytes {
+		oldest := c.order.Back()
+		old := oldest.Value.(*cacheEntry)
+		c.order.Remove(oldest)
+		delete(c.entries, old.key)
+		c.bytes -= old.size()
+	}
+	c.entries[key] = c.order.PushFront(e)
+	c.bytes += e.size()
+}
