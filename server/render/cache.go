@@ -4,8 +4,10 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"html/template"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/singleflight"
 )
@@ -13,6 +15,19 @@ import (
 // DefaultCacheBytes is what pactd's page cache may hold: the rendered
 // HTML of the documents viewed most recently.
 const DefaultCacheBytes = 32 << 20
+
+// RenderWait is how long a page view waits for a free rendering slot
+// before it shows the document as text instead.
+const RenderWait = time.Second
+
+// renderSlots is how many documents render at once. Some markdown costs
+// time that grows faster than its size (runs of emphasis delimiters), and a
+// signed-up user can publish many different documents and view each once;
+// this keeps such renders to half the machine, so raw documents, the API
+// and cached pages keep their share of the CPU.
+var renderSlots = max(1, runtime.GOMAXPROCS(0)/2)
+
+var errBusy = &limitError{"pactd is busy rendering other documents right now (reload the page later for the formatted view)"}
 
 // entryOverhead approximates what an entry costs besides its HTML: the
 // list element, the map slot and the key.
@@ -33,6 +48,7 @@ type Cache struct {
 	entries map[[sha256.Size]byte]*list.Element
 
 	flights singleflight.Group
+	slots   chan struct{} // a token per rendering under way
 	renders atomic.Int64
 }
 
@@ -45,10 +61,13 @@ func (e *cacheEntry) size() int { return len(e.html) + entryOverhead }
 
 // NewCache returns a cache that holds at most maxBytes of rendered HTML.
 func NewCache(maxBytes int) *Cache {
-	return &Cache{maxBytes: maxBytes, order: list.New(), entries: make(map[[sha256.Size]byte]*list.Element)}
+	return &Cache{maxBytes: maxBytes, order: list.New(), entries: make(map[[sha256.Size]byte]*list.Element),
+		slots: make(chan struct{}, renderSlots)}
 }
 
-// Markdown is render.Markdown through the cache.
+// Markdown is render.Markdown through the cache. When every rendering slot
+// stays taken for RenderWait, the document is shown as escaped text under a
+// note, and that answer is not cached.
 func (c *Cache) Markdown(src []byte) template.HTML {
 	key := sha256.Sum256(src)
 	if out, ok := c.get(key); ok {
@@ -58,6 +77,14 @@ func (c *Cache) Markdown(src []byte) template.HTML {
 		// A flight that ended just before this one began has cached it.
 		if out, ok := c.get(key); ok {
 			return out, nil
+		}
+		timer := time.NewTimer(RenderWait)
+		defer timer.Stop()
+		select {
+		case c.slots <- struct{}{}:
+			defer func() { <-c.slots }()
+		case <-timer.C:
+			return fallback(src, errBusy), nil
 		}
 		c.renders.Add(1)
 		out := Markdown(src)
