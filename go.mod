@@ -1,6 +1,8 @@
 module github.com/pact-registry/pact
 
-go 1.26.8
+go 1.26.0
+
+toolchain go1.26.8
 
 require (
 	github.com/alecthomas/chroma/v2 v2.27.0

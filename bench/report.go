@@ -114,7 +114,7 @@ func (rep *report) Missed() int {
 	return n
 }
 
-// The targets of issue 7, for this 2-core machine.
+// The targets pactd is held to on a 2-core machine (BENCHMARKS.md).
 const (
 	rawVsNginx        = 0.9
 	listVsRaw         = 0.5

@@ -11,7 +11,7 @@ import (
 	"github.com/pact-registry/pact/pkg/client"
 )
 
-// Exit codes of pact, for scripts (decisions §7).
+// Exit codes of pact, for scripts (docs/protocol.md, The pact CLI).
 const (
 	exitOK       = 0
 	exitError    = 1 // anything else: local failures, network, server faults

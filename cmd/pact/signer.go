@@ -41,8 +41,8 @@ type signerOptions struct {
 	AgentSocket string
 }
 
-// resolveSigner finds the key to sign with, following decisions §7: the
-// agent's only key, or --key naming a public key the agent holds, or a
+// resolveSigner finds the key to sign with (docs/protocol.md, The pact CLI):
+// the agent's only key, or --key naming a public key the agent holds, or a
 // private key file (asking for its passphrase on the terminal).
 func resolveSigner(ios *iostreams, opts signerOptions) (*publishSigner, error) {
 	if opts.KeyPath == "" {

@@ -17,7 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
-	"github.com/pact-registry/pact/server/openapi"
+	"github.com/pact-registry/pact/internal/openapicheck"
 )
 
 func init() {
@@ -28,7 +28,7 @@ func init() {
 
 // Spec loads the OpenAPI document from the copy embedded in server/openapi,
 // validated.
-func Spec() (*openapi3.T, error) { return openapi.Load() }
+func Spec() (*openapi3.T, error) { return openapicheck.Load() }
 
 // checker validates responses against the document. It is built once and
 // only read afterwards, so every Client and test shares it.
@@ -213,7 +213,7 @@ func jsonContentTypeProblems(documented *openapi3.Response, resp *Response) []st
 	return nil
 }
 
-// checkUndocumented accepts only the JSON 404/405 answers decisions.md
+// checkUndocumented accepts only the JSON 404/405 answers the protocol
 // promises for paths outside the document: unknown /api routes (and /raw
 // addresses, which the API side serves too).
 func (c *checker) checkUndocumented(routed *http.Request, resp *Response, routeErr error) []string {

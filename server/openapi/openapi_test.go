@@ -9,12 +9,13 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/pact-registry/pact/internal/openapicheck"
 	"github.com/pact-registry/pact/server/openapi"
 )
 
 func load(t *testing.T) *openapi3.T {
 	t.Helper()
-	doc, err := openapi.Load()
+	doc, err := openapicheck.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestServedBytesAreJSON(t *testing.T) {
 	}
 }
 
-// The routes of interface.md, decisions.md and wire.md, each with the
+// The routes of the interface (docs/protocol.md, Routes), each with the
 // statuses a client must be able to rely on.
 func TestEveryRouteOfTheInterfaceIsDescribed(t *testing.T) {
 	doc := load(t)
@@ -110,8 +111,9 @@ func TestEveryOperationIsReadyForTheDocsPage(t *testing.T) {
 	})
 }
 
-// decisions.md §4: both headers are accepted on every token endpoint,
-// /api/ssh-keys included; every other route needs no token.
+// Both token headers are accepted on every token endpoint, /api/ssh-keys
+// included; every other route needs no token (docs/protocol.md,
+// Authentication).
 func TestTokenRoutesAcceptBothTokenHeaders(t *testing.T) {
 	doc := load(t)
 	tokenRoutes := map[string]bool{
@@ -271,7 +273,7 @@ func TestRequiredListsAreComplete(t *testing.T) {
 	}
 }
 
-// The nullable fields of wire.md accept null; the rest do not.
+// The nullable fields of the wire format accept null; the rest do not.
 func TestNullableFields(t *testing.T) {
 	doc := load(t)
 	tests := []struct {
@@ -297,7 +299,7 @@ func TestNullableFields(t *testing.T) {
 	}
 }
 
-// The headers decisions.md promises, with their exact values where fixed.
+// The headers docs/protocol.md promises, with their exact values where fixed.
 func TestResponseHeaders(t *testing.T) {
 	doc := load(t)
 	tests := []struct {
@@ -340,7 +342,8 @@ func TestResponseHeaders(t *testing.T) {
 	}
 }
 
-// The signed-publish rules of decisions.md §5 that a client needs to sign.
+// The signed-publish rules a client needs to sign (docs/protocol.md, Signed
+// publishing).
 func TestSignedPublishDescribesTheSignature(t *testing.T) {
 	doc := load(t)
 	description := doc.Paths.Value("/api/publish-signed").Post.Description

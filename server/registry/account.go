@@ -25,8 +25,8 @@ var reservedUsernames = map[string]bool{
 
 var usernamePattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,37}[a-z0-9])?$`)
 
-// NormalizeUsername case-folds a username and checks the rules of
-// decisions §4: 1-39 of [a-z0-9-], no leading or trailing '-', not reserved.
+// NormalizeUsername case-folds a username and checks its rules (docs/protocol.md,
+// Usernames): 1-39 of [a-z0-9-], no leading or trailing '-', not reserved.
 func NormalizeUsername(name string) (string, error) {
 	u := strings.ToLower(strings.TrimSpace(name))
 	if !usernamePattern.MatchString(u) {

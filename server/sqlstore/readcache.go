@@ -11,8 +11,8 @@ import (
 
 // readCache keeps the hottest reads in memory: raw documents (latest and
 // pinned) and the first page of package lists. It is used on SQLite only,
-// where this process is the database's only writer (replicas need
-// PostgreSQL, decisions §7), so every change passes through this Store and
+// where this process is the database's only writer (replicas share one
+// PostgreSQL database instead), so every change passes through this Store and
 // invalidates what it makes stale before the write returns to its caller:
 //
 //   - Publish drops its package's latest document and every cached list;

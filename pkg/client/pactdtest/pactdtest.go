@@ -21,10 +21,11 @@ import (
 )
 
 // Build compiles cmd/pactd into dir and returns the binary's path. It must
-// run inside the pact module (a test's working directory is).
+// run inside the pact module (a test's working directory is). It builds
+// with -tags nomsgpack, as releases are built, so tests run the same binary.
 func Build(dir string) (string, error) {
 	bin := filepath.Join(dir, "pactd")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/pact-registry/pact/cmd/pactd")
+	cmd := exec.Command("go", "build", "-tags", "nomsgpack", "-o", bin, "github.com/pact-registry/pact/cmd/pactd")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
