@@ -54,7 +54,7 @@ type staticFile struct {
 
 func (s *Server) routeWeb(e *gin.Engine) {
 	w := newWebApp(s)
-	e.Use(w.securityHeaders, w.refuseCrossOrigin, limitFormBody)
+	e.Use(w.securityHeaders, w.refuseCrossOrigin, w.limitFormBody)
 	e.NoRoute(w.notFound)
 	e.NoMethod(func(c *gin.Context) {
 		w.errorPage(c, registry.Errorf(registry.MethodNotAllowed, "%s is not allowed here", c.Request.Method))
@@ -222,11 +222,25 @@ func (w *webApp) refuseCrossOrigin(c *gin.Context) {
 const maxFormBytes = 64 << 10
 
 // limitFormBody caps web form bodies; a larger one fails to parse and the
-// form is answered as empty.
-func limitFormBody(c *gin.Context) {
-	if c.Request.Body != nil {
-		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxFormBytes)
+// form is answered as empty. A form counts against the body budget while
+// it is handled, as API bodies do.
+func (w *webApp) limitFormBody(c *gin.Context) {
+	if c.Request.Body == nil || c.Request.Body == http.NoBody || c.Request.Method != http.MethodPost {
+		c.Next()
+		return
 	}
+	n := c.Request.ContentLength
+	if n < 0 || n > maxFormBytes {
+		n = maxFormBytes
+	}
+	release, err := w.s.bodies.reserve(c, n)
+	if err != nil {
+		setRetryAfter(c, err)
+		w.errorPage(c, err)
+		return
+	}
+	defer release()
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxFormBytes)
 	c.Next()
 }
 

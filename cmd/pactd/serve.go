@@ -74,6 +74,8 @@ flight (up to --shutdown-timeout) and stop.`,
 					PerKey:                 server.Limit{Rate: v.GetFloat64("rate-key"), Burst: v.GetInt("rate-key-burst")},
 					MaxConcurrentPublishes: v.GetInt("max-concurrent-publishes"),
 					PublishQueueWait:       v.GetDuration("publish-queue-wait"),
+					BodyBudget:             v.GetInt64("body-budget"),
+					BodyBudgetWait:         v.GetDuration("body-budget-wait"),
 				},
 				TrustedProxies: v.GetStringSlice("trusted-proxies"),
 				LoginAttempts:  v.GetInt("login-attempts"),
@@ -105,6 +107,8 @@ flight (up to --shutdown-timeout) and stop.`,
 	f.Int("rate-key-burst", d.PerKey.Burst, "burst of signed publishes per SSH key")
 	f.Int("max-concurrent-publishes", d.MaxConcurrentPublishes, "publishes processed at once; more wait, then get 503")
 	f.Duration("publish-queue-wait", d.PublishQueueWait, "how long a publish waits for a free slot")
+	f.Int64("body-budget", d.BodyBudget, "bytes of request bodies read at once across all requests; more wait, then get 503 (0 turns the budget off)")
+	f.Duration("body-budget-wait", d.BodyBudgetWait, "how long a request waits for room in --body-budget")
 	f.StringSlice("trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
 	f.Int("login-attempts", 5, "failed dashboard log-ins per address and username before a lock-out")
 	f.Duration("login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
@@ -118,6 +122,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 	}
 	if cfg.MaxBody <= 0 {
 		return usageError{fmt.Errorf("--max-body must be a positive number of bytes")}
+	}
+	if cfg.Limits.BodyBudget < 0 || cfg.Limits.BodyBudgetWait < 0 {
+		return usageError{fmt.Errorf("--body-budget and --body-budget-wait must not be negative")}
 	}
 	for _, t := range []struct {
 		flag  string
