@@ -60,27 +60,26 @@ func (s *Server) routeWeb(e *gin.Engine) {
 		w.errorPage(c, registry.Errorf(registry.MethodNotAllowed, "%s is not allowed here", c.Request.Method))
 	})
 
-	e.GET("/", w.home)
-	e.GET("/docs", w.apiReference)
-	e.GET("/static/*file", w.serveStatic)
-	e.HEAD("/static/*file", w.serveStatic)
+	getAndHead(e, "/", w.home)
+	getAndHead(e, "/docs", w.apiReference)
+	getAndHead(e, "/static/*file", w.serveStatic)
 
-	e.GET("/signup", w.signupForm)
+	getAndHead(e, "/signup", w.signupForm)
 	e.POST("/signup", w.signup)
-	e.GET("/login", w.loginForm)
+	getAndHead(e, "/login", w.loginForm)
 	e.POST("/login", w.login)
-	e.GET("/logout", w.logoutForm)
+	getAndHead(e, "/logout", w.logoutForm)
 	e.POST("/logout", w.logout)
 
 	dash := e.Group("/dashboard", w.requireLogin)
-	dash.GET("", w.dashboard)
+	getAndHead(dash, "", w.dashboard)
 	dash.POST("/tokens", w.createToken)
 	dash.POST("/tokens/:id/revoke", w.revokeToken)
 	dash.POST("/keys", w.addKey)
 	dash.POST("/keys/:id/delete", w.deleteKey)
 
-	e.GET("/:owner", w.ownerKeysOrPage)
-	e.GET("/:owner/:pack", w.packagePage)
+	getAndHead(e, "/:owner", w.ownerKeysOrPage)
+	getAndHead(e, "/:owner/:pack", w.packagePage)
 }
 
 func newWebApp(s *Server) *webApp {
