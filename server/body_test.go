@@ -96,7 +96,7 @@ func TestBodyBudgetBoundsBodiesInFlight(t *testing.T) {
 				t.Errorf("Retry-After = %q, want whole seconds", resp.Header.Get("Retry-After"))
 			}
 		case http.StatusOK:
-			t.Fatalf("a publish went through while the whole budget was held: %s", resp.Body)
+			// The held request may not have reached the budget yet.
 		default:
 			wantStatus(t, resp.Status, http.StatusServiceUnavailable, resp.Body)
 		}
@@ -104,6 +104,8 @@ func TestBodyBudgetBoundsBodiesInFlight(t *testing.T) {
 	if !refused {
 		t.Fatal("a publish was never refused while the whole budget was held")
 	}
+	again := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("third", "1.0")}, alice.Bearer())
+	wantStatus(t, again.Status, http.StatusServiceUnavailable, again.Body)
 	for _, path := range []string{"/api/packages", "/raw/alice/first.pact.md", "/api/packages/alice/first"} {
 		start := time.Now()
 		resp := env.API.Get(path)
