@@ -64,7 +64,17 @@ func (s *Server) reserveBody(c *gin.Context, limit int64) (release func(), err e
 	if n < 0 { // chunked: it may be as long as the limit
 		n = limit
 	}
-	return s.bodies.reserve(c, n)
+	// Not c itself: a gin.Context is reused once the request is answered,
+	// and the wait's timer may still look at its parent then.
+	release, err = s.bodies.reserve(c.Request.Context(), n)
+	if err != nil {
+		// Read the refused body to its end, through a small buffer: a
+		// server that answers and closes while the client is still sending
+		// makes the client see a broken pipe instead of the 503.
+		_, _ = io.Copy(io.Discard, http.MaxBytesReader(c.Writer, c.Request.Body, limit))
+		return nil, err
+	}
+	return release, nil
 }
 
 // readBody reads the whole body of r, at most limit bytes. A body of

@@ -232,7 +232,7 @@ func (w *webApp) limitFormBody(c *gin.Context) {
 	if n < 0 || n > maxFormBytes {
 		n = maxFormBytes
 	}
-	release, err := w.s.bodies.reserve(c, n)
+	release, err := w.s.bodies.reserve(c.Request.Context(), n)
 	if err != nil {
 		setRetryAfter(c, err)
 		w.errorPage(c, err)
