@@ -19,27 +19,34 @@ func (s *Server) routeAPI(e *gin.Engine) {
 		s.fail(c, registry.Errorf(registry.MethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 
-	e.GET("/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
-	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"ok": true}) })
-	e.GET("/readyz", s.ready)
+	getAndHead(e, "/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
+	getAndHead(e, "/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"ok": true}) })
+	getAndHead(e, "/readyz", s.ready)
 	if !s.cfg.SeparateMetrics {
-		e.GET("/metrics", s.serveMetrics)
+		getAndHead(e, "/metrics", s.serveMetrics)
 	}
 
-	e.GET("/raw/:owner/:file", s.raw)
-	e.HEAD("/raw/:owner/:file", s.raw)
+	getAndHead(e, "/raw/:owner/:file", s.raw)
 
 	api := e.Group("/api", s.limitByIP)
-	api.GET("/packages", newFirstPageCache(s).serve, s.listPackages)
-	api.GET("/packages/:owner/:pack", s.packageDetail)
+	getAndHead(api, "/packages", newFirstPageCache(s).serve, s.listPackages)
+	getAndHead(api, "/packages/:owner/:pack", s.packageDetail)
 	api.POST("/publish-signed", s.publishSigned)
 
 	token := api.Group("", s.requireToken)
 	token.POST("/publish", s.publish)
-	token.GET("/me", s.me)
-	token.GET("/ssh-keys", s.listKeys)
+	getAndHead(token, "/me", s.me)
+	getAndHead(token, "/ssh-keys", s.listKeys)
 	token.POST("/ssh-keys", s.addKey)
 	token.DELETE("/ssh-keys/:id", s.deleteKey)
+}
+
+// getAndHead routes GET and HEAD of path to the same handlers: a HEAD is
+// answered with the status and headers of the GET, and net/http drops the
+// body the handlers write.
+func getAndHead(r gin.IRoutes, path string, handlers ...gin.HandlerFunc) {
+	r.GET(path, handlers...)
+	r.HEAD(path, handlers...)
 }
 
 func (s *Server) ready(c *gin.Context) {

@@ -8,7 +8,9 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"reflect"
 	"strings"
+	"unicode"
 
 	"github.com/gin-gonic/gin"
 
@@ -62,105 +64,202 @@ func (s *Server) decodeJSONBodyLimited(c *gin.Context, v any, limit int64) error
 	if mt != "application/json" {
 		return registry.Errorf(registry.UnsupportedMedia, "Content-Type must be application/json")
 	}
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limit)
-	raw, err := io.ReadAll(c.Request.Body)
+	release, err := s.reserveBody(c, limit)
 	if err != nil {
-		return readError(err)
+		return err
+	}
+	defer release()
+	raw, err := readBody(c.Writer, c.Request, limit)
+	if err != nil {
+		return err
 	}
 	return decodeJSON(raw, v)
 }
 
+// decodeJSON decodes the JSON object raw into v. Its structure is checked
+// first (see scanJSON), then it is decoded in place: raw is not copied.
 func decodeJSON(raw []byte, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return registry.Errorf(registry.Invalid, "request body is required")
 	}
-	if err := rejectDuplicateKeys(raw); err != nil {
+	if err := scanJSON(raw); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return registry.Errorf(registry.Invalid, "field %s must be a %s", typeErr.Field, jsonTypeName(typeErr.Type.Kind().String()))
-		}
-		return registry.Errorf(registry.Invalid, "request body is not valid JSON: %s", err.Error())
-	}
-	if dec.More() {
-		return registry.Errorf(registry.Invalid, "request body holds data after the JSON object")
+	if err := json.Unmarshal(raw, v); err != nil {
+		return jsonError(err)
 	}
 	return nil
 }
 
-// rejectDuplicateKeys refuses objects that name a key twice: encoding/json
-// would silently keep the last, so a proxy or signer that read the first
-// could be shown one document while another is published.
-func rejectDuplicateKeys(raw []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	type frame struct {
-		keys      map[string]bool
-		expectKey bool
+// jsonError describes a decoding error in terms of the JSON a client sent:
+// encoding/json's own messages name Go types and struct fields.
+func jsonError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return registry.Errorf(registry.Invalid, "request body must be a JSON object, not %s", jsonValueName(typeErr.Value))
+	case errors.As(err, &typeErr):
+		return registry.Errorf(registry.Invalid, "field %s must be %s, not %s",
+			typeErr.Field, expectedJSON(typeErr.Type.Kind()), jsonValueName(typeErr.Value))
+	case errors.As(err, &syntaxErr):
+		return registry.Errorf(registry.Invalid, "request body is not valid JSON: %s (at byte %d)", syntaxErr.Error(), syntaxErr.Offset)
 	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return nil // syntax errors are reported by the real decode
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{':
-				if top != nil && top.keys != nil {
-					top.expectKey = true
-				}
-				stack = append(stack, &frame{keys: map[string]bool{}, expectKey: true})
-			case '[':
-				if top != nil && top.keys != nil {
-					top.expectKey = true
-				}
-				stack = append(stack, &frame{})
-			default:
-				stack = stack[:len(stack)-1]
-			}
-			continue
-		}
-		if top == nil || top.keys == nil {
-			continue
-		}
-		if top.expectKey {
-			key := tok.(string)
-			if top.keys[key] {
-				return registry.Errorf(registry.Invalid, "request body names the field %q twice", key)
-			}
-			top.keys[key] = true
-			top.expectKey = false
-		} else {
-			top.expectKey = true
-		}
-	}
+	return registry.Errorf(registry.Invalid, "request body is not valid JSON")
 }
 
-func jsonTypeName(kind string) string {
-	switch {
-	case kind == "string" || kind == "ptr":
-		return "string"
-	case strings.HasPrefix(kind, "int"):
-		return "whole number"
+// expectedJSON names the JSON a Go value of kind k is decoded from.
+func expectedJSON(k reflect.Kind) string {
+	switch k {
+	case reflect.String, reflect.Pointer:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
 	}
-	return kind
+	return "an object"
+}
+
+// jsonValueName turns encoding/json's description of what it found
+// ("number", "number 1.5", "array", ...) into words for a message.
+func jsonValueName(value string) string {
+	kind, literal, _ := strings.Cut(value, " ")
+	switch kind {
+	case "number":
+		if literal != "" {
+			return "the number " + literal
+		}
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "an array"
+	case "object":
+		return "an object"
+	}
+	return "another kind of value"
+}
+
+// maxJSONDepth bounds how deeply a request body may nest arrays and
+// objects. The bodies pact reads are flat objects; refusing deeper
+// nesting before decoding keeps a body of brackets from costing memory
+// and time for every level.
+const maxJSONDepth = 32
+
+// scanJSON checks the structure of a JSON body before it is decoded, in
+// one pass that allocates only for object keys:
+//   - no nesting deeper than maxJSONDepth;
+//   - no object names a key twice, also not in another letter case or
+//     escaped: encoding/json keeps the last of keys that match a field
+//     case-insensitively, so a proxy or signer that read the first could be
+//     shown one document while another is published;
+//   - nothing after the top-level object.
+//
+// Syntax errors are left to the decoder, which describes them.
+func scanJSON(raw []byte) error {
+	type frame struct {
+		object, expectKey bool
+		keys              map[string]struct{}
+	}
+	var stack [maxJSONDepth]frame
+	depth := 0
+	closed := false // the top-level object or array has ended
+	for i := 0; i < len(raw); i++ {
+		ch := raw[i]
+		if ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' {
+			continue
+		}
+		if closed {
+			return registry.Errorf(registry.Invalid, "request body holds data after the JSON object")
+		}
+		switch ch {
+		case '{', '[':
+			if depth == maxJSONDepth {
+				return registry.Errorf(registry.Invalid, "request body nests arrays or objects deeper than %d levels", maxJSONDepth)
+			}
+			stack[depth] = frame{object: ch == '{', expectKey: ch == '{'}
+			depth++
+		case '}', ']':
+			if depth > 0 {
+				depth--
+				stack[depth] = frame{}
+				closed = depth == 0
+			}
+		case ',':
+			if depth > 0 && stack[depth-1].object {
+				stack[depth-1].expectKey = true
+			}
+		case '"':
+			end, ok := stringEnd(raw, i)
+			if !ok {
+				return nil
+			}
+			if top := depth - 1; top >= 0 && stack[top].object && stack[top].expectKey {
+				var key string
+				if json.Unmarshal(raw[i:end+1], &key) != nil {
+					return nil
+				}
+				folded := foldKey(key)
+				if _, seen := stack[top].keys[folded]; seen {
+					return registry.Errorf(registry.Invalid, "request body names the field %q twice", key)
+				}
+				if stack[top].keys == nil {
+					stack[top].keys = map[string]struct{}{}
+				}
+				stack[top].keys[folded] = struct{}{}
+				stack[top].expectKey = false
+			}
+			i = end
+		}
+	}
+	return nil
+}
+
+// stringEnd is the index of the quote that closes the JSON string opening
+// at raw[start].
+func stringEnd(raw []byte, start int) (int, bool) {
+	for from := start + 1; from < len(raw); {
+		q := bytes.IndexByte(raw[from:], '"')
+		if q < 0 {
+			return 0, false
+		}
+		q += from
+		backslashes := 0
+		for p := q - 1; p > start && raw[p] == '\\'; p-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return q, true
+		}
+		from = q + 1
+	}
+	return 0, false
+}
+
+// foldKey maps every key that encoding/json would match to the same field
+// to one string: each rune becomes the smallest of its case-folding orbit.
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, key)
 }
 
 type publishBody struct {
-	Content     *string `json:"content"`
-	Name        *string `json:"name"`
-	Description *string `json:"description"`
+	Content     jsonBytes `json:"content"`
+	Name        *string   `json:"name"`
+	Description *string   `json:"description"`
 }
 
 // decodePublish reads a publish request sent as JSON or as a multipart form.
@@ -172,10 +271,13 @@ func (s *Server) decodePublish(c *gin.Context) (registry.PublishRequest, error) 
 		if err := s.decodeJSONBody(c, &body); err != nil {
 			return registry.PublishRequest{}, err
 		}
-		if body.Content == nil || *body.Content == "" {
+		if len(body.Content) == 0 {
 			return registry.PublishRequest{}, registry.Errorf(registry.Invalid, "content is required: the full pack document")
 		}
-		return registry.PublishRequest{Content: []byte(*body.Content), Name: deref(body.Name), Description: deref(body.Description)}, nil
+		if err := s.checkDocumentSize(len(body.Content)); err != nil {
+			return registry.PublishRequest{}, err
+		}
+		return registry.PublishRequest{Content: body.Content, Name: deref(body.Name), Description: deref(body.Description)}, nil
 	case "multipart/form-data":
 		return s.decodePublishForm(c, params["boundary"])
 	case "":
@@ -193,6 +295,11 @@ func (s *Server) decodePublishForm(c *gin.Context, boundary string) (registry.Pu
 	if boundary == "" {
 		return registry.PublishRequest{}, registry.Errorf(registry.Invalid, "multipart body has no boundary")
 	}
+	release, err := s.reserveBody(c, s.bodyLimit())
+	if err != nil {
+		return registry.PublishRequest{}, err
+	}
+	defer release()
 	s.limitBody(c)
 	mr := multipart.NewReader(c.Request.Body, boundary)
 	var req registry.PublishRequest
@@ -209,9 +316,13 @@ func (s *Server) decodePublishForm(c *gin.Context, boundary string) (registry.Pu
 		if parts >= maxFormParts {
 			return req, registry.Errorf(registry.Invalid, "multipart body has more than %d parts", maxFormParts)
 		}
-		value, err := io.ReadAll(part)
+		// No field may be longer than a whole document.
+		value, err := io.ReadAll(io.LimitReader(part, s.svc.MaxBytes()+1))
 		if err != nil {
 			return req, formError(err)
+		}
+		if err := s.checkDocumentSize(len(value)); err != nil {
+			return req, err
 		}
 		switch part.FormName() {
 		case "file":
@@ -236,20 +347,40 @@ func (s *Server) decodePublishForm(c *gin.Context, boundary string) (registry.Pu
 	return req, nil
 }
 
+// checkDocumentSize refuses a document over the size limit as soon as its
+// length is known, before it is copied or parsed; packfmt enforces the same
+// limit with the same message.
+func (s *Server) checkDocumentSize(n int) error {
+	if int64(n) > s.svc.MaxBytes() {
+		return registry.Errorf(registry.TooLarge, "document is larger than the limit of %d bytes", s.svc.MaxBytes())
+	}
+	return nil
+}
+
 func formError(err error) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return readError(err)
 	}
-	return registry.Errorf(registry.Invalid, "multipart body is malformed: %s", err.Error())
+	// mime/multipart prefixes its messages with Go names ("multipart:
+	// NextPart:"); the rest says what is wrong.
+	msg := err.Error()
+	for _, prefix := range []string{"multipart: ", "NextPart: "} {
+		msg = strings.TrimPrefix(msg, prefix)
+	}
+	return registry.Errorf(registry.Invalid, "multipart body is malformed: %s", msg)
 }
 
+// signedPublishBody repeats publishBody's fields rather than embedding it:
+// encoding/json names an embedded struct's Go type in its errors.
 type signedPublishBody struct {
-	publishBody
-	Timestamp   *int64  `json:"timestamp"`
-	Nonce       *string `json:"nonce"`
-	Fingerprint *string `json:"fingerprint"`
-	Signature   *string `json:"signature"`
+	Content     jsonBytes `json:"content"`
+	Name        *string   `json:"name"`
+	Description *string   `json:"description"`
+	Timestamp   *int64    `json:"timestamp"`
+	Nonce       *string   `json:"nonce"`
+	Fingerprint *string   `json:"fingerprint"`
+	Signature   *string   `json:"signature"`
 }
 
 func (s *Server) decodeSignedPublish(c *gin.Context) (registry.SignedPublishRequest, error) {
@@ -262,7 +393,7 @@ func (s *Server) decodeSignedPublish(c *gin.Context) (registry.SignedPublishRequ
 		name string
 		set  bool
 	}{
-		{"content", body.Content != nil && *body.Content != ""},
+		{"content", len(body.Content) > 0},
 		{"timestamp", body.Timestamp != nil},
 		{"nonce", body.Nonce != nil},
 		{"fingerprint", body.Fingerprint != nil},
@@ -275,9 +406,12 @@ func (s *Server) decodeSignedPublish(c *gin.Context) (registry.SignedPublishRequ
 	if len(missing) > 0 {
 		return registry.SignedPublishRequest{}, registry.Errorf(registry.Invalid, "missing required field(s): %s", strings.Join(missing, ", "))
 	}
+	if err := s.checkDocumentSize(len(body.Content)); err != nil {
+		return registry.SignedPublishRequest{}, err
+	}
 	return registry.SignedPublishRequest{
 		PublishRequest: registry.PublishRequest{
-			Content: []byte(*body.Content), Name: deref(body.Name), Description: deref(body.Description),
+			Content: body.Content, Name: deref(body.Name), Description: deref(body.Description),
 		},
 		Timestamp:   *body.Timestamp,
 		Nonce:       *body.Nonce,

@@ -30,6 +30,11 @@ type Limits struct {
 	// further ones wait up to PublishQueueWait, then get 503.
 	MaxConcurrentPublishes int
 	PublishQueueWait       time.Duration
+	// BodyBudget bounds the bytes of request bodies read and decoded at
+	// once across all requests; further bodies wait up to BodyBudgetWait,
+	// then get 503.
+	BodyBudget     int64
+	BodyBudgetWait time.Duration
 }
 
 // DefaultLimits suit one registry host; pactd serve exposes each as a flag.
@@ -39,6 +44,8 @@ var DefaultLimits = Limits{
 	PerKey:                 Limit{Rate: 20, Burst: 100},
 	MaxConcurrentPublishes: 32,
 	PublishQueueWait:       10 * time.Second,
+	BodyBudget:             64 << 20,
+	BodyBudgetWait:         2 * time.Second,
 }
 
 // keyedLimiter keeps one token bucket per key (address, token, SSH key) and

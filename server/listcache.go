@@ -52,7 +52,7 @@ func newFirstPageCache(s *Server) *firstPageCache {
 
 // serve is the middleware in front of the list handler.
 func (fc *firstPageCache) serve(c *gin.Context) {
-	if fc.store == nil || c.Request.Method != http.MethodGet {
+	if fc.store == nil || (c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead) {
 		return
 	}
 	generation, ok := fc.store.Generation()

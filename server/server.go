@@ -50,6 +50,7 @@ type Server struct {
 
 	limitIP, limitToken, limitKey *keyedLimiter
 	publishing                    *publishSlots
+	bodies                        *bodyBudget
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -69,6 +70,7 @@ func New(svc *registry.Service, cfg Config) *Server {
 		limitToken: newKeyedLimiter(cfg.Limits.PerToken),
 		limitKey:   newKeyedLimiter(cfg.Limits.PerKey),
 		publishing: newPublishSlots(cfg.Limits.MaxConcurrentPublishes, cfg.Limits.PublishQueueWait),
+		bodies:     newBodyBudget(cfg.Limits.BodyBudget, cfg.Limits.BodyBudgetWait),
 	}
 	s.api = s.newEngine()
 	s.routeAPI(s.api)

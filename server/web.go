@@ -55,33 +55,32 @@ type staticFile struct {
 
 func (s *Server) routeWeb(e *gin.Engine) {
 	w := newWebApp(s)
-	e.Use(w.securityHeaders, w.refuseCrossOrigin, limitFormBody)
+	e.Use(w.securityHeaders, w.refuseCrossOrigin, w.limitFormBody)
 	e.NoRoute(w.notFound)
 	e.NoMethod(func(c *gin.Context) {
 		w.errorPage(c, registry.Errorf(registry.MethodNotAllowed, "%s is not allowed here", c.Request.Method))
 	})
 
-	e.GET("/", w.home)
-	e.GET("/docs", w.apiReference)
-	e.GET("/static/*file", w.serveStatic)
-	e.HEAD("/static/*file", w.serveStatic)
+	getAndHead(e, "/", w.home)
+	getAndHead(e, "/docs", w.apiReference)
+	getAndHead(e, "/static/*file", w.serveStatic)
 
-	e.GET("/signup", w.signupForm)
+	getAndHead(e, "/signup", w.signupForm)
 	e.POST("/signup", w.signup)
-	e.GET("/login", w.loginForm)
+	getAndHead(e, "/login", w.loginForm)
 	e.POST("/login", w.login)
-	e.GET("/logout", w.logoutForm)
+	getAndHead(e, "/logout", w.logoutForm)
 	e.POST("/logout", w.logout)
 
 	dash := e.Group("/dashboard", w.requireLogin)
-	dash.GET("", w.dashboard)
+	getAndHead(dash, "", w.dashboard)
 	dash.POST("/tokens", w.createToken)
 	dash.POST("/tokens/:id/revoke", w.revokeToken)
 	dash.POST("/keys", w.addKey)
 	dash.POST("/keys/:id/delete", w.deleteKey)
 
-	e.GET("/:owner", w.ownerKeysOrPage)
-	e.GET("/:owner/:pack", w.packagePage)
+	getAndHead(e, "/:owner", w.ownerKeysOrPage)
+	getAndHead(e, "/:owner/:pack", w.packagePage)
 }
 
 func newWebApp(s *Server) *webApp {
@@ -224,11 +223,25 @@ func (w *webApp) refuseCrossOrigin(c *gin.Context) {
 const maxFormBytes = 64 << 10
 
 // limitFormBody caps web form bodies; a larger one fails to parse and the
-// form is answered as empty.
-func limitFormBody(c *gin.Context) {
-	if c.Request.Body != nil {
-		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxFormBytes)
+// form is answered as empty. A form counts against the body budget while
+// it is handled, as API bodies do.
+func (w *webApp) limitFormBody(c *gin.Context) {
+	if c.Request.Body == nil || c.Request.Body == http.NoBody || c.Request.Method != http.MethodPost {
+		c.Next()
+		return
 	}
+	n := c.Request.ContentLength
+	if n < 0 || n > maxFormBytes {
+		n = maxFormBytes
+	}
+	release, err := w.s.bodies.reserve(c.Request.Context(), n)
+	if err != nil {
+		setRetryAfter(c, err)
+		w.errorPage(c, err)
+		return
+	}
+	defer release()
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxFormBytes)
 	c.Next()
 }
 

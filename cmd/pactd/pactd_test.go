@@ -145,7 +145,8 @@ func TestServeConfigPrecedence(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range [][]string{{"--base-url", "ftp://x"}, {"--signup", "maybe"}, {"--max-body", "0"}} {
+	for _, bad := range [][]string{{"--base-url", "ftp://x"}, {"--signup", "maybe"}, {"--max-body", "0"},
+		{"--body-budget", "-1"}, {"--body-budget-wait", "-1s"}} {
 		r := pactd(t, nil, "", append([]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "p.db")}, bad...)...)
 		if r.code != 2 {
 			t.Errorf("serve %v: exit code %d, want 2 (usage); stderr %q", bad, r.code, r.stderr)

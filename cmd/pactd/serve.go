@@ -72,6 +72,8 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.IntVar(&c.Limits.PerKey.Burst, "rate-key-burst", d.PerKey.Burst, "burst of signed publishes per SSH key")
 	f.IntVar(&c.Limits.MaxConcurrentPublishes, "max-concurrent-publishes", d.MaxConcurrentPublishes, "publishes processed at once; more wait, then get 503 (0: no limit)")
 	f.DurationVar(&c.Limits.PublishQueueWait, "publish-queue-wait", d.PublishQueueWait, "how long a publish waits for a free slot")
+	f.Int64Var(&c.Limits.BodyBudget, "body-budget", d.BodyBudget, "bytes of request bodies read at once across all requests; more wait, then get 503 (0 turns the budget off)")
+	f.DurationVar(&c.Limits.BodyBudgetWait, "body-budget-wait", d.BodyBudgetWait, "how long a request waits for room in --body-budget")
 	f.StringSliceVar(&c.TrustedProxies, "trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
 	f.IntVar(&c.LoginAttempts, "login-attempts", 5, "failed dashboard log-ins per address and account before a lock-out; 4 times as many per account from all addresses")
 	f.DurationVar(&c.LoginWindow, "login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
@@ -131,6 +133,12 @@ func (c *serveConfig) validate() error {
 	}
 	if c.Limits.PublishQueueWait < 0 {
 		return invalid("publish-queue-wait", "is a negative duration")
+	}
+	if c.Limits.BodyBudget < 0 {
+		return invalid("body-budget", "is a negative number of bytes")
+	}
+	if c.Limits.BodyBudgetWait < 0 {
+		return invalid("body-budget-wait", "is a negative duration")
 	}
 	for _, p := range c.TrustedProxies {
 		if net.ParseIP(p) == nil {

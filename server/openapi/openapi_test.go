@@ -120,6 +120,8 @@ func TestTokenRoutesAcceptBothTokenHeaders(t *testing.T) {
 		"POST /api/publish":               true,
 		"GET /api/me":                     true,
 		"GET /api/ssh-keys":               true,
+		"HEAD /api/me":                    true,
+		"HEAD /api/ssh-keys":              true,
 		"POST /api/ssh-keys":              true,
 		"DELETE /api/ssh-keys/{id}":       true,
 		"POST /api/publish-signed":        false,
