@@ -139,7 +139,7 @@ func setRetryAfter(c *gin.Context, err error) {
 
 // limitByIP is the first guard of every API request.
 func (s *Server) limitByIP(c *gin.Context) {
-	if ok, after := s.limitIP.allow(c.ClientIP(), time.Now()); !ok {
+	if ok, after := s.limitIP.allow(addressKey(c.ClientIP()), time.Now()); !ok {
 		s.fail(c, tooManyRequests("from this address", after))
 		return
 	}

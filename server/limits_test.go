@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"testing"
@@ -74,4 +75,34 @@ func TestRateLimitPerKeyKeepsTheNonce(t *testing.T) {
 	time.Sleep(600 * time.Millisecond)
 	retried := env.API.PostJSON("/api/publish-signed", second)
 	wantStatus(t, retried.Status, http.StatusOK, retried.Body)
+}
+
+// The per-address API limit counts an IPv6 client by its /64, as log-ins
+// do: a host that rotates through its 2^64 addresses gets one budget, and
+// a neighbour in another /64 keeps its own.
+func TestRateLimitPerAddressCountsIPv6By64(t *testing.T) {
+	base := startWithConfig(t, server.Config{BaseURL: "http://pact.test", TrustedProxies: []string{"127.0.0.1", "::1"},
+		Limits: server.Limits{PerIP: server.Limit{Rate: 0.01, Burst: 3}}})
+	get := func(from string) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, base+"/api/packages", nil)
+		req.Header.Set("X-Forwarded-For", from)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 3 {
+		if status := get(fmt.Sprintf("2001:db8:1:2::%x", i+1)); status != http.StatusOK {
+			t.Fatalf("request %d within the /64's burst: status %d", i+1, status)
+		}
+	}
+	if status := get("2001:db8:1:2:ffff:ffff:ffff:ffff"); status != http.StatusTooManyRequests {
+		t.Errorf("a fourth address in the same /64: status %d, want 429", status)
+	}
+	if status := get("2001:db8:1:3::1"); status != http.StatusOK {
+		t.Errorf("an address in the next /64: status %d, want 200", status)
+	}
 }
