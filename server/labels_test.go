@@ -80,7 +80,7 @@ func TestLabelsWithControlCharactersAreRefusedEverywhere(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				resp := tc.send()
 				wantError(t, resp.Status, resp.JSON(t), http.StatusBadRequest, tc.field+" must not contain control characters")
-				if strings.ContainsAny(string(resp.Body), "\x1b\u202E\u2066\r\x9b") {
+				if strings.ContainsAny(string(resp.Body), "\x1b\u202E\u2066\r\u009b") {
 					t.Errorf("the answer repeats the hostile character: %q", resp.Body)
 				}
 			})
