@@ -170,6 +170,31 @@ type scanner interface {
 	Scan(dest ...any) error
 }
 
+// queryList runs a query on the read pool under the store's deadline and
+// scans every row with scan. The list is empty, never nil, when no row
+// matches; op names the operation in errors.
+func queryList[T any](ctx context.Context, s *Store, op string, capacity int, scan func(scanner) (*T, error), query string, args ...any) ([]T, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	rows, err := s.read.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, s.fault(op, err)
+	}
+	defer rows.Close()
+	list := make([]T, 0, capacity)
+	for rows.Next() {
+		item, err := scan(rows)
+		if err != nil {
+			return nil, s.fault(op, err)
+		}
+		list = append(list, *item)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fault(op, err)
+	}
+	return list, nil
+}
+
 // dbTime is how times are stored: UTC, microseconds (PostgreSQL's precision,
 // so both engines hand back the same value).
 func dbTime(t time.Time) time.Time {
