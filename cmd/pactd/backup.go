@@ -158,7 +158,7 @@ func runRestore(cmd *cobra.Command, db, input string) error {
 // sqlitePath is the file of a SQLite --db (a path or a file: URI); ok is
 // false for PostgreSQL URLs.
 func sqlitePath(db string) (path string, ok bool) {
-	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
+	if sqlstore.IsPostgres(db) {
 		return "", false
 	}
 	path, _, _ = strings.Cut(db, "?")

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
 	"github.com/pact-registry/pact/pkg/packfmt"
 )
 
@@ -170,15 +169,7 @@ func attack(t *testing.T, n int, send func(i int) (*http.Response, error)) (map[
 // per-address and per-token limits are off: an attacker with many
 // addresses or tokens gets past them, the body budget must hold alone.
 func TestRequestBodyFloodKeepsMemoryBoundedAndReadsAnswered(t *testing.T) {
-	srv, err := pactdtest.StartDB(pactdBin, filepath.Join(t.TempDir(), "pact.db"), "--rate-ip", "0", "--rate-token", "0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	token, err := srv.CreateUserWithToken("flood")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, token := startWithToken(t, "flood", filepath.Join(t.TempDir(), "pact.db"))
 	user := newAPIUser(srv.URL, token, 4)
 	if status, body, err := user.publish(packDoc("steady", "1.0.0", 100)); err != nil || status != http.StatusOK {
 		t.Fatalf("publish: %d %v %s", status, err, body)

@@ -45,6 +45,18 @@ func startPactd(t *testing.T, db string, args ...string) *pactdtest.Server {
 	return srv
 }
 
+// startWithToken runs pactd serve on db (as startPactd) and makes the
+// account username with an API token through pactd's admin commands.
+func startWithToken(t *testing.T, username, db string, args ...string) (*pactdtest.Server, string) {
+	t.Helper()
+	srv := startPactd(t, db, args...)
+	token, err := srv.CreateUserWithToken(username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, token
+}
+
 // withoutAccessLog keeps the last lines of pactd's log that are not one
 // line per request.
 func withoutAccessLog(logs string) string {

@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
 )
 
 // publishAttempt is one publish a load client sent: answered 200
@@ -33,16 +31,8 @@ func TestKill9UnderPublishLoadLosesNothingAcknowledged(t *testing.T) {
 		killAfterAcked = 400
 	)
 	db := filepath.Join(t.TempDir(), "pact.db")
-	flags := []string{"--rate-ip", "0", "--rate-token", "0", "--max-concurrent-publishes", "64"}
-	srv, err := pactdtest.StartDB(pactdBin, db, flags...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	token, err := srv.CreateUserWithToken("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	flags := []string{"--max-concurrent-publishes", "64"}
+	srv, token := startWithToken(t, "alice", db, flags...)
 
 	user := newAPIUser(srv.URL, token, clients)
 	attempts := make([][]publishAttempt, clients)
@@ -94,11 +84,7 @@ func TestKill9UnderPublishLoadLosesNothingAcknowledged(t *testing.T) {
 		t.Fatalf("no publish was acknowledged before the kill:\n%s", srv.Logs())
 	}
 
-	srv, err = pactdtest.StartDB(pactdBin, db, flags...)
-	if err != nil {
-		t.Fatalf("restart after kill -9: %v", err)
-	}
-	defer srv.Stop()
+	srv = startPactd(t, db, flags...)
 	user = newAPIUser(srv.URL, token, 1)
 	lost, unknownStored, unknownAbsent := 0, 0, 0
 	for _, sent := range attempts {

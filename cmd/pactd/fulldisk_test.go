@@ -14,8 +14,6 @@ import (
 	"testing"
 
 	"github.com/mattn/go-sqlite3"
-
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
 )
 
 // storageSpace is a way to run pactd's database out of space and give the
@@ -35,15 +33,7 @@ func TestFullDiskAnswers507AndRecovers(t *testing.T) {
 	for _, space := range []storageSpace{pageCapSpace(), smallFilesystemSpace()} {
 		t.Run(space.name, func(t *testing.T) {
 			db, file := space.setup(t, t.TempDir())
-			srv, err := pactdtest.StartDB(pactdBin, db, "--rate-ip", "0", "--rate-token", "0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Stop()
-			token, err := srv.CreateUserWithToken("alice")
-			if err != nil {
-				t.Fatal(err)
-			}
+			srv, token := startWithToken(t, "alice", db)
 			user := newAPIUser(srv.URL, token, 1)
 			published := map[string]string{} // version → content
 			publishOK := func(version string, padding int) {

@@ -157,15 +157,7 @@ func TestServeConfigPrecedence(t *testing.T) {
 // A publish whose body is still arriving when SIGTERM comes is finished and
 // answered before pactd exits; new connections are refused meanwhile.
 func TestServeDrainsOnSIGTERM(t *testing.T) {
-	srv, err := pactdtest.Start(pactdBin, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	token, err := srv.CreateUserWithToken("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, token := startWithToken(t, "alice", filepath.Join(t.TempDir(), "pact.db"))
 	body, _ := json.Marshal(map[string]string{"content": "# Drain\n\n```yaml pact:pack\nname: drain\nversion: 1.0.0\n```\n"})
 	pr, pw := io.Pipe()
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/publish", pr)

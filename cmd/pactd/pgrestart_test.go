@@ -32,11 +32,7 @@ const failFast = 3 * time.Second
 func TestPostgresRestartUnderLoad(t *testing.T) {
 	t.Parallel()
 	pg := startPrivatePostgres(t)
-	srv := startPactd(t, pg.url())
-	token, err := srv.CreateUserWithToken("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, token := startWithToken(t, "alice", pg.url())
 	load := startPublishLoad(srv.URL, token, 4)
 	defer load.stop()
 	quick := &http.Client{Timeout: failFast}

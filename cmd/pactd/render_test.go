@@ -8,8 +8,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
 )
 
 // wideTableDoc is a pack document whose table has a cols-column header
@@ -29,15 +27,7 @@ func wideTableDoc(name string, cols, rows int) string {
 // 4,000). Now the page answers at once with the document as text and a
 // note, and pactd's peak RSS stays low.
 func TestWideTablePageIsBounded(t *testing.T) {
-	srv, err := pactdtest.StartDB(pactdBin, filepath.Join(t.TempDir(), "pact.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	token, err := srv.CreateUserWithToken("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, token := startWithToken(t, "alice", filepath.Join(t.TempDir(), "pact.db"))
 	user := newAPIUser(srv.URL, token, 8)
 	anonymous := newAPIUser(srv.URL, "", 8)
 

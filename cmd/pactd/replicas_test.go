@@ -19,13 +19,11 @@ import (
 func TestReplicasShareOnePostgres(t *testing.T) {
 	t.Parallel()
 	dsn := storetest.PostgresURL(t)
-	first, second := startPactd(t, dsn), startPactd(t, dsn)
+	// pactd user create and token create run on the shared database.
+	first, token := startWithToken(t, "alice", dsn)
+	second := startPactd(t, dsn)
 	replicas := []string{first.URL, second.URL}
 	a, b := replicas[0], replicas[1]
-	token, err := first.CreateUserWithToken("alice") // pactd user create and token create on the same database
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	t.Run("what one acknowledges the other serves at once", func(t *testing.T) {
 		for i := range 20 {

@@ -30,6 +30,7 @@ const defaultDB = "./pact.db"
 type serveConfig struct {
 	Addr            string
 	DB              string
+	Store           storeSettings
 	BaseURL         string
 	MaxBody         int64
 	Signup          string
@@ -41,6 +42,27 @@ type serveConfig struct {
 	LoginWindow     time.Duration
 	MetricsAddr     string
 	PprofAddr       string
+}
+
+// storeSettings are the database's own settings, handed to sqlstore.Open.
+type storeSettings struct {
+	MaxConns         int
+	StatementTimeout time.Duration
+	BusyTimeout      time.Duration // SQLite only
+	ReadCacheBytes   int64         // SQLite only; 0 turns the cache off
+}
+
+// maxDBConns bounds --db-max-conns: far more than one process can use, low
+// enough that a mistyped value is caught rather than exhausting the server.
+const maxDBConns = 1000
+
+func (s storeSettings) options() sqlstore.Options {
+	cache := s.ReadCacheBytes
+	if cache == 0 {
+		cache = -1 // sqlstore reads 0 as "the default"
+	}
+	return sqlstore.Options{MaxOpenConns: s.MaxConns, StatementTimeout: s.StatementTimeout,
+		BusyTimeout: s.BusyTimeout, CacheBytes: cache}
 }
 
 // serverTimeouts bound how long one connection may hold the server: a client
@@ -56,6 +78,10 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	d := server.DefaultLimits
 	f.StringVar(&c.Addr, "addr", "localhost:8080", "address to listen on")
 	f.StringVar(&c.DB, "db", defaultDB, "SQLite file path, or a postgres:// URL")
+	f.IntVar(&c.Store.MaxConns, "db-max-conns", 0, fmt.Sprintf("database connections: the PostgreSQL pool, or SQLite's readers beside its one writer (0: %d on PostgreSQL, max(4, CPUs) on SQLite)", sqlstore.DefaultPostgresConns))
+	f.DurationVar(&c.Store.StatementTimeout, "db-statement-timeout", sqlstore.DefaultStatementTimeout, "how long a database statement or transaction may take before the request gets 503; on PostgreSQL also its statement_timeout")
+	f.DurationVar(&c.Store.BusyTimeout, "db-busy-timeout", sqlstore.DefaultBusyTimeout, "SQLite only: how long a statement waits for another connection's or process's lock before the request gets 503")
+	f.Int64Var(&c.Store.ReadCacheBytes, "db-read-cache-bytes", sqlstore.DefaultCacheBytes, "SQLite only: memory for hot raw documents and first list pages, in bytes (0 turns the cache off)")
 	f.StringVar(&c.BaseURL, "base-url", "", "public base URL used in every link (default http://<addr>)")
 	f.Int64Var(&c.MaxBody, "max-body", packfmt.DefaultMaxBytes, "largest pack document accepted, in bytes")
 	f.StringVar(&c.Signup, "signup", "open", "dashboard sign-up: open or closed")
@@ -92,6 +118,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.DB == "" {
 		return invalid("db", "is empty: give a SQLite file path or a postgres:// URL")
+	}
+	if err := c.Store.validate(sqlstore.IsPostgres(c.DB)); err != nil {
+		return err
 	}
 	if c.BaseURL != "" && !isBaseURL(c.BaseURL) {
 		return invalid("base-url", "is not an absolute http(s) URL such as https://pact.example.com")
@@ -159,6 +188,33 @@ func (c *serveConfig) validate() error {
 	return nil
 }
 
+func (s storeSettings) validate(postgres bool) error {
+	if s.MaxConns < 0 || s.MaxConns > maxDBConns {
+		return invalid("db-max-conns", "is not a number of connections from 1 to %d (or 0, the default)", maxDBConns)
+	}
+	// Both reach the database in whole milliseconds, where 0 means "no
+	// limit" to PostgreSQL and "do not wait" to SQLite.
+	if s.StatementTimeout < time.Millisecond {
+		return invalid("db-statement-timeout", "is not a duration of at least 1ms, such as 5s")
+	}
+	if s.BusyTimeout < time.Millisecond {
+		return invalid("db-busy-timeout", "is not a duration of at least 1ms, such as 5s")
+	}
+	if s.ReadCacheBytes < 0 {
+		return invalid("db-read-cache-bytes", "is a negative number of bytes (0 turns the cache off)")
+	}
+	if postgres {
+		// Each replica would silently ignore them; say so instead.
+		if s.BusyTimeout != sqlstore.DefaultBusyTimeout {
+			return invalid("db-busy-timeout", "applies to SQLite only, and --db is a PostgreSQL URL (there --db-statement-timeout bounds lock waits)")
+		}
+		if s.ReadCacheBytes != sqlstore.DefaultCacheBytes {
+			return invalid("db-read-cache-bytes", "applies to SQLite only, and --db is a PostgreSQL URL (replicas keep no cache)")
+		}
+	}
+	return nil
+}
+
 func isHostPort(addr string) bool {
 	_, port, err := net.SplitHostPort(addr)
 	return err == nil && port != ""
@@ -212,7 +268,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 		return err
 	}
 	baseURL := resolveBaseURL(cfg.BaseURL, ln.Addr())
-	store, err := sqlstore.Open(ctx, cfg.DB, sqlstore.Options{})
+	store, err := sqlstore.Open(ctx, cfg.DB, cfg.Store.options())
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("opening database: %w", err)

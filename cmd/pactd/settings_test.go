@@ -129,6 +129,22 @@ func TestServeRefusesBadSettingsFromEverySource(t *testing.T) {
 			want: `pactd: environment PACTD_METRICS_ADDR: "localhost" is not an address to listen on`},
 		{name: "a base URL with a query", args: []string{"--base-url", "https://pact.example/?x=1"},
 			want: `pactd: flag --base-url: "https://pact.example/?x=1" is not an absolute http(s) URL`},
+		{name: "a negative pool", args: []string{"--db-max-conns", "-1"},
+			want: `pactd: flag --db-max-conns: "-1" is not a number of connections from 1 to 1000 (or 0, the default)`},
+		{name: "a pool too large", env: []string{"PACTD_DB_MAX_CONNS=100000"},
+			want: `pactd: environment PACTD_DB_MAX_CONNS: "100000" is not a number of connections from 1 to 1000`},
+		{name: "a statement timeout under a millisecond", env: []string{"PACTD_DB_STATEMENT_TIMEOUT=500us"},
+			want: `pactd: environment PACTD_DB_STATEMENT_TIMEOUT: "500us" is not a duration of at least 1ms`},
+		{name: "a busy timeout of 0", file: file{"pact.yaml", "db-busy-timeout: 0s\n"}, args: []string{"--config", "FILE"},
+			want: `pactd: config file FILE: db-busy-timeout: "0s" is not a duration of at least 1ms`},
+		{name: "a negative read cache", file: file{"pact.toml", "db-read-cache-bytes = -1\n"}, args: []string{"--config", "FILE"},
+			want: `pactd: config file FILE: db-read-cache-bytes: "-1" is a negative number of bytes (0 turns the cache off)`},
+		{name: "a read cache size that is not a number", args: []string{"--db-read-cache-bytes", "16MiB"},
+			want: `pactd: flag --db-read-cache-bytes: "16MiB" is not a whole number`},
+		{name: "a SQLite cache setting with PostgreSQL", args: []string{"--db", "postgres://pact@db.invalid/pact", "--db-read-cache-bytes", "0"},
+			want: `pactd: flag --db-read-cache-bytes: "0" applies to SQLite only, and --db is a PostgreSQL URL`},
+		{name: "a SQLite lock setting with PostgreSQL", file: file{"pact.yaml", "db-busy-timeout: 1s\n"}, args: []string{"--config", "FILE", "--db", "postgresql://pact@db.invalid/pact"},
+			want: `pactd: config file FILE: db-busy-timeout: "1s" applies to SQLite only, and --db is a PostgreSQL URL`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

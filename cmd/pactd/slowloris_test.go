@@ -130,15 +130,7 @@ func TestSlowHeadersAreCutOff(t *testing.T) {
 // A publish whose body trickles in is cut off by --read-timeout: the
 // connection ends, nothing is stored, and publishing still works.
 func TestSlowPublishBodyIsCutOff(t *testing.T) {
-	srv, err := pactdtest.StartDB(pactdBin, filepath.Join(t.TempDir(), "pact.db"), "--read-timeout", "2s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	token, err := srv.CreateUserWithToken("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, token := startWithToken(t, "alice", filepath.Join(t.TempDir(), "pact.db"), "--read-timeout", "2s")
 	stop := make(chan struct{})
 	defer close(stop)
 

@@ -12,7 +12,7 @@ type Account struct {
 	ID           int64
 	Email        string
 	Username     string
-	PasswordHash string // argon2id/bcrypt encoded; empty means password login is disabled
+	PasswordHash string // encoded argon2id (HashPassword); empty means password login is disabled
 	CreatedAt    time.Time
 }
 

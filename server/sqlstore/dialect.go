@@ -56,17 +56,14 @@ type sqliteConnector struct {
 func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) { return c.driver.Open(c.dsn) }
 func (c sqliteConnector) Driver() driver.Driver                        { return c.driver }
 
-// sqliteBusyTimeout is how long a connection waits for another one's lock.
-const sqliteBusyTimeout = 5 * time.Second
-
-func newSQLiteConnector(dsn string, maxPageCount int64, queryOnly bool) sqliteConnector {
+func newSQLiteConnector(dsn string, maxPageCount int64, queryOnly bool, busyTimeout time.Duration) sqliteConnector {
 	return sqliteConnector{dsn: dsn, driver: &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			// SQLite's lower() folds ASCII only; search should fold "Ü" too.
 			if err := c.RegisterFunc("pact_fold", strings.ToLower, true); err != nil {
 				return err
 			}
-			if err := switchToWAL(c, sqliteBusyTimeout); err != nil {
+			if err := switchToWAL(c, busyTimeout); err != nil {
 				return err
 			}
 			// After the switch, which may have to write the header.
@@ -178,7 +175,7 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	busy := strconv.FormatInt(sqliteBusyTimeout.Milliseconds(), 10)
+	busy := strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)
 	writeDSN, err := sqliteDSN(dsn, map[string]string{
 		"_foreign_keys": "1",
 		"_busy_timeout": busy,
@@ -202,13 +199,13 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	write := sql.OpenDB(newSQLiteConnector(writeDSN, maxPageCount, false))
+	write := sql.OpenDB(newSQLiteConnector(writeDSN, maxPageCount, false, opts.BusyTimeout))
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
 
-	read := sql.OpenDB(newSQLiteConnector(readDSN, 0, true))
+	read := sql.OpenDB(newSQLiteConnector(readDSN, 0, true, opts.BusyTimeout))
 	readers := opts.MaxOpenConns
 	if readers == 0 {
 		readers = max(4, runtime.NumCPU())
@@ -385,7 +382,7 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	db := stdlib.OpenDB(*config)
 	conns := opts.MaxOpenConns
 	if conns == 0 {
-		conns = defaultPostgresConns
+		conns = DefaultPostgresConns
 	}
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)

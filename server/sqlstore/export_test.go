@@ -24,7 +24,7 @@ func MigrateTo(ctx context.Context, dsn string, version int64, statements ...str
 		return err
 	}
 	var s *Store
-	if isPostgres(dsn) {
+	if IsPostgres(dsn) {
 		s, err = openPostgres(dsn, opts)
 	} else {
 		s, err = openSQLite(dsn, opts)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -192,7 +193,7 @@ func TestConcurrentPublishesAnswerEachOnItsOwn(t *testing.T) {
 					switch {
 					case o.err == nil && o.created:
 						spent++
-					case o.err != registry.ErrNonceReused:
+					case !errors.Is(o.err, registry.ErrNonceReused):
 						t.Errorf("publish %d with a spent nonce: created %v, %v; want ErrNonceReused", i, o.created, o.err)
 					}
 				}

@@ -310,22 +310,7 @@ func (s *Store) listPackages(ctx context.Context, f registry.PackageFilter) ([]r
 	query += ` ORDER BY p.latest_version_id DESC LIMIT ?`
 	args = append(args, f.Limit)
 
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	rows, err := s.read.QueryContext(ctx, s.q(query), args...)
-	if err != nil {
-		return nil, s.fault("list packages", err)
-	}
-	defer rows.Close()
-	packages := make([]registry.Package, 0, min(f.Limit, 128))
-	for rows.Next() {
-		p, err := scanPackage(rows)
-		if err != nil {
-			return nil, s.fault("list packages", err)
-		}
-		packages = append(packages, *p)
-	}
-	return packages, s.fault("list packages", rows.Err())
+	return queryList(ctx, s, "list packages", min(f.Limit, 128), scanPackage, query, args...)
 }
 
 // escapeLike makes every character of word match itself in a LIKE pattern
@@ -357,22 +342,8 @@ func noSuchPackage(owner, pack string) error {
 // ListVersions lists a package's versions newest first, without content. A
 // package that does not exist has no versions.
 func (s *Store) ListVersions(ctx context.Context, packageID int64) ([]registry.Version, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+versionColumns+` FROM versions v WHERE v.package_id = ? ORDER BY v.id DESC`), packageID)
-	if err != nil {
-		return nil, s.fault("list versions", err)
-	}
-	defer rows.Close()
-	versions := []registry.Version{}
-	for rows.Next() {
-		v, err := scanVersion(rows)
-		if err != nil {
-			return nil, s.fault("list versions", err)
-		}
-		versions = append(versions, *v)
-	}
-	return versions, s.fault("list versions", rows.Err())
+	return queryList(ctx, s, "list versions", 0, func(row scanner) (*registry.Version, error) { return scanVersion(row) },
+		`SELECT `+versionColumns+` FROM versions v WHERE v.package_id = ? ORDER BY v.id DESC`, packageID)
 }
 
 // VersionDocument returns one version with its content; version "" is the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func wantOlderVersions(t *testing.T, s *sqlstore.Store) {
 		Version: "2.0.0", Content: content, SHA256: sha(content), Now: time.Now(),
 		Provenance: &registry.Provenance{KeyID: again.ID, Fingerprint: oldKeepFP, Timestamp: time.Now().Unix(), Nonce: oldNonce,
 			Signature: oldSignature, SignedLinesKnown: true, PublicKey: oldKeepKey}})
-	if err != registry.ErrNonceReused {
+	if !errors.Is(err, registry.ErrNonceReused) {
 		t.Errorf("the nonce spent before the upgrade, used again after the key was registered again: %v, want ErrNonceReused", err)
 	}
 }

@@ -56,23 +56,8 @@ func (s *Store) SSHKeyByFingerprint(ctx context.Context, fingerprint string) (*r
 
 // ListSSHKeys lists an account's keys, oldest first.
 func (s *Store) ListSSHKeys(ctx context.Context, accountID int64) ([]registry.SSHKey, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+sshKeyColumns+` FROM ssh_keys WHERE account_id = ?
-ORDER BY created_at, id`), accountID)
-	if err != nil {
-		return nil, s.fault("list SSH keys", err)
-	}
-	defer rows.Close()
-	keys := []registry.SSHKey{}
-	for rows.Next() {
-		k, err := scanSSHKey(rows)
-		if err != nil {
-			return nil, s.fault("list SSH keys", err)
-		}
-		keys = append(keys, *k)
-	}
-	return keys, s.fault("list SSH keys", rows.Err())
+	return queryList(ctx, s, "list SSH keys", 0, scanSSHKey, `SELECT `+sshKeyColumns+` FROM ssh_keys WHERE account_id = ?
+ORDER BY created_at, id`, accountID)
 }
 
 // DeleteSSHKey deletes one of accountID's keys. Versions it signed keep

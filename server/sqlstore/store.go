@@ -17,36 +17,47 @@ import (
 // Options tune a Store. The zero value is ready to use.
 type Options struct {
 	// MaxOpenConns caps the PostgreSQL pool, or the SQLite read pool (SQLite
-	// always writes through exactly one connection). 0 picks a default.
+	// always writes through exactly one connection). 0 picks a default:
+	// DefaultPostgresConns, or max(4, CPUs) SQLite readers.
 	MaxOpenConns int
 	// StatementTimeout bounds every query and every transaction; on
-	// PostgreSQL it is also the server-side statement_timeout. Default 5s.
+	// PostgreSQL it is also the server-side statement_timeout. 0 picks
+	// DefaultStatementTimeout.
 	StatementTimeout time.Duration
+	// BusyTimeout is how long a SQLite connection waits for another
+	// connection's (or process's) lock before the statement fails as
+	// unavailable. 0 picks DefaultBusyTimeout. PostgreSQL waits for locks
+	// up to StatementTimeout instead.
+	BusyTimeout time.Duration
 	// SQLiteSynchronous is SQLite's synchronous pragma: OFF, NORMAL, FULL
 	// or EXTRA. Default FULL, so a committed publish survives a power cut.
 	SQLiteSynchronous string
 	// CacheBytes bounds the in-memory cache of raw documents and first list
-	// pages, on SQLite only (see readCache). 0 picks a default; negative
-	// turns the cache off.
+	// pages, on SQLite only (see readCache). 0 picks DefaultCacheBytes;
+	// negative turns the cache off.
 	CacheBytes int64
 }
 
 const (
-	defaultStatementTimeout = 5 * time.Second
-	defaultPostgresConns    = 10
-	// defaultCacheBytes holds about 5,000 documents of 3 KB. Reading
+	DefaultStatementTimeout = 5 * time.Second
+	DefaultBusyTimeout      = 5 * time.Second
+	DefaultPostgresConns    = 10
+	// DefaultCacheBytes holds about 5,000 documents of 3 KB. Reading
 	// 20,000 documents in turn from 1,000,000 packages (the cache churning)
 	// pactd peaked at 100 MB resident with 16 MiB, 135 MB with 32 MiB;
 	// the bench's target is 150 MB (docs/operations.md, The bench).
-	defaultCacheBytes = 16 << 20
+	DefaultCacheBytes = 16 << 20
 )
 
 func (o Options) withDefaults() (Options, error) {
 	if o.StatementTimeout <= 0 {
-		o.StatementTimeout = defaultStatementTimeout
+		o.StatementTimeout = DefaultStatementTimeout
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = DefaultBusyTimeout
 	}
 	if o.CacheBytes == 0 {
-		o.CacheBytes = defaultCacheBytes
+		o.CacheBytes = DefaultCacheBytes
 	}
 	if o.MaxOpenConns < 0 {
 		return o, fmt.Errorf("sqlstore: MaxOpenConns must not be negative, got %d", o.MaxOpenConns)
@@ -91,7 +102,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	var s *Store
-	if isPostgres(dsn) {
+	if IsPostgres(dsn) {
 		s, err = openPostgres(dsn, opts)
 	} else {
 		s, err = openSQLite(dsn, opts)
@@ -122,7 +133,9 @@ func Migrate(ctx context.Context, dsn string) error {
 	return s.Close()
 }
 
-func isPostgres(dsn string) bool {
+// IsPostgres reports whether dsn names a PostgreSQL database rather than a
+// SQLite one.
+func IsPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
@@ -168,6 +181,31 @@ func (s *Store) q(query string) string { return s.dialect.rebind(query) }
 // scanner is the part of *sql.Row and *sql.Rows that scanning needs.
 type scanner interface {
 	Scan(dest ...any) error
+}
+
+// queryList runs a query on the read pool under the store's deadline and
+// scans every row with scan. The list is empty, never nil, when no row
+// matches; op names the operation in errors.
+func queryList[T any](ctx context.Context, s *Store, op string, capacity int, scan func(scanner) (*T, error), query string, args ...any) ([]T, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	rows, err := s.read.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, s.fault(op, err)
+	}
+	defer rows.Close()
+	list := make([]T, 0, capacity)
+	for rows.Next() {
+		item, err := scan(rows)
+		if err != nil {
+			return nil, s.fault(op, err)
+		}
+		list = append(list, *item)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fault(op, err)
+	}
+	return list, nil
 }
 
 // dbTime is how times are stored: UTC, microseconds (PostgreSQL's precision,

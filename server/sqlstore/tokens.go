@@ -58,23 +58,8 @@ func (s *Store) TokenByHash(ctx context.Context, hash []byte) (*registry.Token, 
 
 // ListTokens lists an account's tokens, newest first.
 func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]registry.Token, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+tokenColumns+` FROM tokens WHERE account_id = ?
-ORDER BY created_at DESC, id DESC`), accountID)
-	if err != nil {
-		return nil, s.fault("list tokens", err)
-	}
-	defer rows.Close()
-	tokens := []registry.Token{}
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, s.fault("list tokens", err)
-		}
-		tokens = append(tokens, *t)
-	}
-	return tokens, s.fault("list tokens", rows.Err())
+	return queryList(ctx, s, "list tokens", 0, scanToken, `SELECT `+tokenColumns+` FROM tokens WHERE account_id = ?
+ORDER BY created_at DESC, id DESC`, accountID)
 }
 
 // RevokeToken revokes one of accountID's tokens. Revoking a revoked token

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -31,7 +32,7 @@ func (su suite) testNonces(t *testing.T) {
 			in := signed(input(alice, "foo", step.version, step.name, at(i)), step.key, step.nonce)
 			_, created, err := s.Publish(ctx(), in)
 			if step.reused {
-				if err != registry.ErrNonceReused {
+				if !errors.Is(err, registry.ErrNonceReused) {
 					t.Fatalf("%s: Publish error %v, want ErrNonceReused", step.name, err)
 				}
 				if _, err := s.VersionDocument(ctx(), "alice", "foo", step.version); !registry.IsCode(err, registry.NotFound) {
@@ -70,7 +71,7 @@ func (su suite) testNonces(t *testing.T) {
 			t.Fatalf("signed publish of identical content = created %v, error %v; want no change, no error", created, err)
 		}
 		_, _, err = s.Publish(ctx(), signed(input(alice, "foo", "1.1.0", "next", at(2)), key, "nonce-dddddddddddd"))
-		if err != registry.ErrNonceReused {
+		if !errors.Is(err, registry.ErrNonceReused) {
 			t.Fatalf("second use of the nonce: %v, want ErrNonceReused", err)
 		}
 	})
@@ -97,7 +98,7 @@ func (su suite) testNonces(t *testing.T) {
 			_, _, err := s.Publish(ctx(), signed(input(alice, "foo", fmt.Sprintf("2.%d.0", i), "again", at(30)), key, n.nonce))
 			if spentAt := n.minute; spentAt < 5 && err != nil {
 				t.Errorf("nonce spent at minute %d was pruned, yet using it again fails: %v", spentAt, err)
-			} else if spentAt >= 5 && err != registry.ErrNonceReused {
+			} else if spentAt >= 5 && !errors.Is(err, registry.ErrNonceReused) {
 				t.Errorf("nonce spent at minute %d was kept, yet using it again gives %v", spentAt, err)
 			}
 		}
@@ -154,7 +155,7 @@ func (su suite) testNoncesByFingerprint(t *testing.T) {
 		again := replayKey(t, s, alice, mallory, key, at(1))
 
 		_, _, err := s.Publish(ctx(), replay(original, mallory, again, at(2)))
-		if err != registry.ErrNonceReused {
+		if !errors.Is(err, registry.ErrNonceReused) {
 			t.Fatalf("alice's signed publish replayed into mallory's account: %v, want ErrNonceReused", err)
 		}
 		wantNothingFor(t, s, "mallory")
@@ -176,7 +177,7 @@ func (su suite) testNoncesByFingerprint(t *testing.T) {
 			if n, err := s.PruneNonces(ctx(), now.Add(-registry.NonceWindow)); err != nil || n != 0 {
 				t.Fatalf("PruneNonces at %v (spent at %v) = %d, %v; want 0 pruned", now, t0, n, err)
 			}
-			if _, _, err := s.Publish(ctx(), replay(original, mallory, again, now)); err != registry.ErrNonceReused {
+			if _, _, err := s.Publish(ctx(), replay(original, mallory, again, now)); !errors.Is(err, registry.ErrNonceReused) {
 				t.Fatalf("replay at %v, within the window: %v, want ErrNonceReused", now, err)
 			}
 		}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -110,7 +111,7 @@ func (su suite) testPublish(t *testing.T) {
 		key := createKey(t, s, alice, "laptop", t0)
 		publish(t, s, signed(input(alice, "foo", "1.0.0", "first", t0), key, "nonce-0000000001"))
 		_, _, err := s.Publish(ctx(), signed(input(alice, "bar", "1.0.0", "first", at(1)), key, "nonce-0000000001"))
-		if err != registry.ErrNonceReused {
+		if !errors.Is(err, registry.ErrNonceReused) {
 			t.Fatalf("Publish with a spent nonce: %v, want ErrNonceReused", err)
 		}
 		_, err = s.PackageBySlug(ctx(), "alice", "bar")

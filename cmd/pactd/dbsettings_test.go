@@ -1,0 +1,169 @@
+package main_test
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the test's own connection to pactd's PostgreSQL database
+
+	"github.com/pact-registry/pact/server/storetest"
+)
+
+// --db-max-conns caps the connections one replica opens to PostgreSQL, and
+// --db-statement-timeout bounds how long a request waits for the database:
+// with the packages table locked, six list requests hold exactly two
+// connections (the others wait in pactd, not on the server) and all answer
+// 503 after about a second instead of the default five.
+func TestDBMaxConnsAndStatementTimeoutOnPostgres(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.PostgresURL(t)
+	srv := startPactd(t, dsn, "--db-max-conns", "2", "--db-statement-timeout", "1s")
+
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lock, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback()
+	if _, err := lock.ExecContext(ctx, "LOCK TABLE packages IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+
+	const requests = 6
+	type outcome struct {
+		status int
+		took   time.Duration
+	}
+	outcomes := make(chan outcome, requests)
+	var wg sync.WaitGroup
+	for range requests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			resp, err := httpClient.Get(srv.URL + "/api/packages")
+			if err != nil {
+				t.Errorf("GET /api/packages: %v", err)
+				return
+			}
+			resp.Body.Close()
+			outcomes <- outcome{resp.StatusCode, time.Since(start)}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	// pactd's own connections to this database, and those of them waiting
+	// for the lock, sampled until every request is answered.
+	mostOpen, mostWaiting := 0, 0
+	for sampling := true; sampling; {
+		select {
+		case <-done:
+			sampling = false
+		case <-time.After(10 * time.Millisecond):
+		}
+		var open, waiting int
+		err := db.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE wait_event_type = 'Lock')
+FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'pactd'`).Scan(&open, &waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mostOpen, mostWaiting = max(mostOpen, open), max(mostWaiting, waiting)
+	}
+	if mostOpen > 2 || mostWaiting != 2 {
+		t.Errorf("pactd held up to %d connections, %d of them waiting for the lock; want at most 2, both waiting", mostOpen, mostWaiting)
+	}
+	close(outcomes)
+	for o := range outcomes {
+		if o.status != http.StatusServiceUnavailable || o.took > 4*time.Second {
+			t.Errorf("GET /api/packages behind a lock: %d after %v, want 503 within about 1s", o.status, o.took)
+		}
+	}
+
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	wantAnswer(t, "GET /api/packages once the lock is gone", get(t, srv.URL+"/api/packages", ""), http.StatusOK)
+}
+
+// --db-read-cache-bytes 0 turns SQLite's cache of hot documents off: a
+// document changed in the file behind pactd's back is served as the file
+// now holds it, where the default cache keeps serving what it read first.
+func TestDBReadCacheBytesZeroReadsTheFile(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		cached bool
+	}{
+		{"default cache", nil, true},
+		{"cache off", []string{"--db-read-cache-bytes", "0"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "pact.db")
+			srv, token := startWithToken(t, "alice", file, tc.args...)
+			original := packDocument("cached", "1.0.0", "As published.")
+			wantAnswer(t, "publish", publish(t, srv.URL, token, original), http.StatusOK)
+			raw := srv.URL + "/raw/alice/cached.pact.md"
+			wantAnswer(t, "GET the document", get(t, raw, ""), http.StatusOK)
+
+			db, err := sql.Open("sqlite3", file+"?_busy_timeout=5000")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			changed := packDocument("cached", "1.0.0", "Changed in the file.")
+			if _, err := db.Exec("UPDATE versions SET content = ?", []byte(changed)); err != nil {
+				t.Fatal(err)
+			}
+
+			want := changed
+			if tc.cached {
+				want = original
+			}
+			if got := get(t, raw, ""); got.status != http.StatusOK || string(got.body) != want {
+				t.Errorf("GET the document after the file changed: %s\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// --db-busy-timeout bounds how long SQLite waits for a lock another process
+// holds: a publish while another connection writes answers 503 after about
+// 200ms instead of the default five seconds, and succeeds once the lock is
+// released.
+func TestDBBusyTimeoutOnSQLite(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "pact.db")
+	srv, token := startWithToken(t, "alice", file, "--db-busy-timeout", "200ms")
+
+	db, err := sql.Open("sqlite3", file+"?_busy_timeout=5000&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	writer, err := db.Begin() // BEGIN IMMEDIATE: the database's write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Rollback()
+
+	start := time.Now()
+	got := publish(t, srv.URL, token, packDocument("busy", "1.0.0", "Waits for the lock."))
+	if took := time.Since(start); got.status != http.StatusServiceUnavailable || took > 3*time.Second {
+		t.Errorf("publish while another process writes: %s after %v, want 503 within about 200ms", got, took)
+	}
+	if err := writer.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	wantAnswer(t, "publish once the lock is released", publish(t, srv.URL, token, packDocument("busy", "1.0.0", "Waits for the lock.")), http.StatusOK)
+}
