@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server/openapi"
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -20,7 +21,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	})
 
 	getAndHead(e, "/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
-	getAndHead(e, "/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"ok": true}) })
+	getAndHead(e, "/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, wire.OK{OK: true}) })
 	getAndHead(e, "/readyz", s.ready)
 	if !s.cfg.SeparateMetrics {
 		getAndHead(e, "/metrics", s.serveMetrics)
@@ -54,7 +55,7 @@ func (s *Server) ready(c *gin.Context) {
 		s.fail(c, registry.Errorf(registry.Unavailable, "database is not answering"))
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true})
+	c.JSON(http.StatusOK, wire.OK{OK: true})
 }
 
 func (s *Server) listPackages(c *gin.Context) {
@@ -74,7 +75,7 @@ func (s *Server) listPackages(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	out := make([]packageJSON, len(pkgs))
+	out := make([]wire.Package, len(pkgs))
 	for i := range pkgs {
 		out[i] = s.presentPackage(&pkgs[i])
 	}
@@ -82,7 +83,7 @@ func (s *Server) listPackages(c *gin.Context) {
 	if next != "" {
 		nextCursor = &next
 	}
-	c.JSON(http.StatusOK, packageListJSON{OK: true, Packages: out, NextCursor: nextCursor})
+	c.JSON(http.StatusOK, wire.PackageList{OK: true, Packages: out, NextCursor: nextCursor})
 }
 
 func (s *Server) packageDetail(c *gin.Context) {
@@ -91,11 +92,11 @@ func (s *Server) packageDetail(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	out := make([]versionJSON, len(versions))
+	out := make([]wire.Version, len(versions))
 	for i := range versions {
 		out[i] = s.presentVersion(p, &versions[i])
 	}
-	c.JSON(http.StatusOK, packageDetailJSON{OK: true, Package: s.presentPackage(p), Versions: out})
+	c.JSON(http.StatusOK, wire.PackageDetail{OK: true, Package: s.presentPackage(p), Versions: out})
 }
 
 func (s *Server) publish(c *gin.Context) {
@@ -116,7 +117,7 @@ func (s *Server) publish(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, publishedJSON{OK: true, Package: s.presentPackage(p), Created: created})
+	c.JSON(http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created})
 }
 
 func (s *Server) publishSigned(c *gin.Context) {
@@ -132,7 +133,7 @@ func (s *Server) publishSigned(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, publishedJSON{OK: true, Package: s.presentPackage(p), Auth: "ssh-signature", Created: created})
+	c.JSON(http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created})
 }
 
 // verifyAndPublish checks the signature, then the key's rate limit (only
@@ -155,7 +156,7 @@ func (s *Server) verifyAndPublish(c *gin.Context, req registry.SignedPublishRequ
 }
 
 func (s *Server) me(c *gin.Context) {
-	c.JSON(http.StatusOK, meJSON{OK: true, User: presentUser(account(c))})
+	c.JSON(http.StatusOK, wire.MeResult{OK: true, User: presentUser(account(c))})
 }
 
 func (s *Server) listKeys(c *gin.Context) {
@@ -164,18 +165,15 @@ func (s *Server) listKeys(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	out := make([]keyJSON, len(keys))
+	out := make([]wire.Key, len(keys))
 	for i := range keys {
 		out[i] = presentKey(&keys[i])
 	}
-	c.JSON(http.StatusOK, keyListJSON{OK: true, Keys: out})
+	c.JSON(http.StatusOK, wire.KeyList{OK: true, Keys: out})
 }
 
 func (s *Server) addKey(c *gin.Context) {
-	var body struct {
-		PublicKey *string `json:"public_key"`
-		Name      *string `json:"name"`
-	}
+	var body wire.SSHKeyRequest
 	if err := s.decodeJSONBodyLimited(c, &body, maxKeyBodyBytes); err != nil {
 		s.fail(c, err)
 		return
@@ -189,7 +187,7 @@ func (s *Server) addKey(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, keyAddedJSON{OK: true, Key: presentKey(k)})
+	c.JSON(http.StatusOK, wire.KeyResult{OK: true, Key: presentKey(k)})
 }
 
 func (s *Server) deleteKey(c *gin.Context) {
@@ -202,7 +200,7 @@ func (s *Server) deleteKey(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"ok": true})
+	c.JSON(http.StatusOK, wire.OK{OK: true})
 }
 
 func deref(s *string) string {

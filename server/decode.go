@@ -14,6 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -256,18 +257,12 @@ func foldKey(key string) string {
 	}, key)
 }
 
-type publishBody struct {
-	Content     jsonBytes `json:"content"`
-	Name        *string   `json:"name"`
-	Description *string   `json:"description"`
-}
-
 // decodePublish reads a publish request sent as JSON or as a multipart form.
 func (s *Server) decodePublish(c *gin.Context) (registry.PublishRequest, error) {
 	mt, params := mediaType(c)
 	switch mt {
 	case "application/json":
-		var body publishBody
+		var body wire.PublishRequest
 		if err := s.decodeJSONBody(c, &body); err != nil {
 			return registry.PublishRequest{}, err
 		}
@@ -325,14 +320,14 @@ func (s *Server) decodePublishForm(c *gin.Context, boundary string) (registry.Pu
 			return req, err
 		}
 		switch part.FormName() {
-		case "file":
+		case wire.FormFile:
 			file, haveFile = value, true
 			req.FileName = part.FileName()
-		case "content":
+		case wire.FormContent:
 			content = value
-		case "name":
+		case wire.FormName:
 			req.Name = string(value)
-		case "description":
+		case wire.FormDescription:
 			req.Description = string(value)
 		}
 	}
@@ -371,20 +366,8 @@ func formError(err error) error {
 	return registry.Errorf(registry.Invalid, "multipart body is malformed: %s", msg)
 }
 
-// signedPublishBody repeats publishBody's fields rather than embedding it:
-// encoding/json names an embedded struct's Go type in its errors.
-type signedPublishBody struct {
-	Content     jsonBytes `json:"content"`
-	Name        *string   `json:"name"`
-	Description *string   `json:"description"`
-	Timestamp   *int64    `json:"timestamp"`
-	Nonce       *string   `json:"nonce"`
-	Fingerprint *string   `json:"fingerprint"`
-	Signature   *string   `json:"signature"`
-}
-
 func (s *Server) decodeSignedPublish(c *gin.Context) (registry.SignedPublishRequest, error) {
-	var body signedPublishBody
+	var body wire.SignedPublishRequest
 	if err := s.decodeJSONBody(c, &body); err != nil {
 		return registry.SignedPublishRequest{}, err
 	}

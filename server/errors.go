@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -22,12 +23,6 @@ var statusOf = map[registry.Code]int{
 	registry.Internal:            http.StatusInternalServerError,
 	registry.Unavailable:         http.StatusServiceUnavailable,
 	registry.InsufficientStorage: http.StatusInsufficientStorage,
-}
-
-// errorBody is the error object of the interface: {ok:false, error}.
-type errorBody struct {
-	OK    bool   `json:"ok"`
-	Error string `json:"error"`
 }
 
 // HTTPStatus returns the status that answers err.
@@ -50,5 +45,5 @@ func (s *Server) fail(c *gin.Context, err error) {
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="pact"`)
 	}
-	c.AbortWithStatusJSON(status, errorBody{OK: false, Error: registry.ErrorMessage(err)})
+	c.AbortWithStatusJSON(status, wire.Error{OK: false, Error: registry.ErrorMessage(err)})
 }

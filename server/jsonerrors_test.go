@@ -10,7 +10,7 @@ import (
 
 // goNames are what encoding/json and mime/multipart put in their messages
 // and users must never see.
-var goNames = []string{"server.", "Go struct", "Go value", "json:", "publishBody", "PublishBody", "int64", "*string", "multipart:", "NextPart"}
+var goNames = []string{"server.", "Go struct", "Go value", "json:", "wire.", "PublishRequest", "SSHKeyRequest", "int64", "*string", "multipart:", "NextPart"}
 
 // Wrong-typed JSON on every JSON route is answered 400 with a message that
 // names the JSON field and the type it must have, in JSON's terms.

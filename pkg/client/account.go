@@ -5,13 +5,13 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/pact-registry/pact/pkg/wire"
 )
 
 // Me returns the account the client's token belongs to.
 func (c *Client) Me(ctx context.Context) (*User, error) {
-	var out struct {
-		User User `json:"user"`
-	}
+	var out wire.MeResult
 	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/me", withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
@@ -21,9 +21,7 @@ func (c *Client) Me(ctx context.Context) (*User, error) {
 
 // ListKeys returns the SSH keys registered for the token's account.
 func (c *Client) ListKeys(ctx context.Context) ([]Key, error) {
-	var out struct {
-		Keys []Key `json:"keys"`
-	}
+	var out wire.KeyList
 	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/ssh-keys", withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
@@ -37,16 +35,11 @@ func (c *Client) ListKeys(ctx context.Context) ([]Key, error) {
 // AddKey registers an SSH public key (one authorized_keys line) for signed
 // publishing. name labels it; "" uses the key's comment.
 func (c *Client) AddKey(ctx context.Context, publicKey, name string) (*Key, error) {
-	body, err := jsonBody(struct {
-		PublicKey string `json:"public_key"`
-		Name      string `json:"name,omitempty"`
-	}{publicKey, name})
+	body, err := jsonBody(wire.SSHKeyRequest{PublicKey: &publicKey, Name: wire.Optional(name)})
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Key Key `json:"key"`
-	}
+	var out wire.KeyResult
 	// Not repeated: a second attempt after a lost answer would be refused
 	// as a duplicate (409) although the first one worked.
 	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/ssh-keys", body: body, withToken: true}, &out)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/pact-registry/pact/pkg/wire"
 )
 
 // APIError is a response of the server with a status of 400 or more.
@@ -37,10 +39,7 @@ func IsUnauthorized(err error) bool { return StatusCode(err) == http.StatusUnaut
 
 // newAPIError builds the error for a failed response from its body.
 func newAPIError(status int, body []byte) *APIError {
-	var envelope struct {
-		OK    *bool  `json:"ok"`
-		Error string `json:"error"`
-	}
+	var envelope wire.Error
 	if json.Unmarshal(body, &envelope) == nil && envelope.Error != "" {
 		return &APIError{StatusCode: status, Message: envelope.Error}
 	}

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/pact-registry/pact/pkg/wire"
 )
 
 // ListOptions filters and pages the package list. Zero values mean "any".
@@ -32,10 +34,7 @@ func (c *Client) ListPackages(ctx context.Context, opts ListOptions) (*PackageLi
 	setIf(q, "owner", opts.Owner)
 	setIf(q, "scheme", opts.Scheme)
 
-	var out struct {
-		Packages   []Package `json:"packages"`
-		NextCursor *string   `json:"next_cursor"`
-	}
+	var out wire.PackageList
 	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/packages", query: q, repeatable: true}, &out)
 	if err != nil {
 		return nil, err

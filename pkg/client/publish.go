@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pact-registry/pact/pkg/sshsign"
+	"github.com/pact-registry/pact/pkg/wire"
 )
 
 // PublishRequest publishes a pack document with the client's API token.
@@ -35,21 +36,19 @@ func (c *Client) Publish(ctx context.Context, req PublishRequest) (*PublishResul
 	if req.FileName != "" || !utf8.Valid(req.Content) {
 		body, err = multipartBody(req)
 	} else {
-		body, err = jsonBody(struct {
-			Content     string `json:"content"`
-			Name        string `json:"name,omitempty"`
-			Description string `json:"description,omitempty"`
-		}{string(req.Content), req.Name, req.Description})
+		body, err = jsonBody(wire.PublishRequest{
+			Content: req.Content, Name: wire.Optional(req.Name), Description: wire.Optional(req.Description),
+		})
 	}
 	if err != nil {
 		return nil, err
 	}
-	var out PublishResult
+	var out wire.PublishResult
 	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/publish", body: body, withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return &PublishResult{Package: out.Package, Created: out.Created}, nil
 }
 
 func multipartBody(req PublishRequest) (func(context.Context) (io.Reader, string, error), error) {
@@ -59,14 +58,14 @@ func multipartBody(req PublishRequest) (func(context.Context) (io.Reader, string
 	if fileName == "" {
 		fileName = "document.pact.md"
 	}
-	part, err := w.CreateFormFile("file", fileName)
+	part, err := w.CreateFormFile(wire.FormFile, fileName)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := part.Write(req.Content); err != nil {
 		return nil, err
 	}
-	for field, value := range map[string]string{"name": req.Name, "description": req.Description} {
+	for field, value := range map[string]string{wire.FormName: req.Name, wire.FormDescription: req.Description} {
 		if value == "" {
 			continue
 		}
@@ -121,24 +120,19 @@ func (c *Client) PublishSigned(ctx context.Context, req SignedPublishRequest) (*
 		if err != nil {
 			return nil, "", err
 		}
-		b, err := jsonBody(struct {
-			Content     string `json:"content"`
-			Timestamp   int64  `json:"timestamp"`
-			Nonce       string `json:"nonce"`
-			Fingerprint string `json:"fingerprint"`
-			Signature   string `json:"signature"`
-			Name        string `json:"name,omitempty"`
-			Description string `json:"description,omitempty"`
-		}{string(req.Content), timestamp, nonce, req.Fingerprint, signature, req.Name, req.Description})
+		b, err := jsonBody(wire.SignedPublishRequest{
+			Content: req.Content, Timestamp: &timestamp, Nonce: &nonce, Fingerprint: &req.Fingerprint,
+			Signature: &signature, Name: wire.Optional(req.Name), Description: wire.Optional(req.Description),
+		})
 		if err != nil {
 			return nil, "", err
 		}
 		return b(ctx)
 	}
-	var out PublishResult
+	var out wire.SignedPublishResult
 	err := c.doJSON(ctx, request{method: http.MethodPost, path: "/api/publish-signed", body: body, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return &PublishResult{Package: out.Package, Created: out.Created, Auth: out.Auth}, nil
 }

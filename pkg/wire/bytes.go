@@ -1,4 +1,4 @@
-package server
+package wire
 
 import (
 	"encoding/json"
@@ -8,14 +8,20 @@ import (
 	"unicode/utf8"
 )
 
-// jsonBytes is a JSON string decoded straight into bytes of exactly its
-// decoded length. encoding/json would unquote into a buffer as long as the
-// escaped text (a document written as \u0041... is six times its size),
-// copy that into a string, and the publish would copy it once more.
-// A JSON null leaves it nil.
-type jsonBytes []byte
+// Bytes is a JSON string held as bytes: a pack document. It is decoded
+// straight into bytes of exactly its decoded length: encoding/json would
+// unquote into a buffer as long as the escaped text (a document written as
+// \u0041... is six times its size), copy that into a string, and a publish
+// would copy it once more. A JSON null leaves it nil.
+type Bytes []byte
 
-func (t *jsonBytes) UnmarshalJSON(data []byte) error {
+// MarshalJSON writes b as a JSON string, as encoding/json writes a string
+// (invalid UTF-8 becomes U+FFFD), not as base64.
+func (b Bytes) MarshalJSON() ([]byte, error) { return json.Marshal(string(b)) }
+
+// UnmarshalJSON decodes a JSON string exactly as encoding/json decodes one
+// into a string.
+func (t *Bytes) UnmarshalJSON(data []byte) error {
 	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
 		if string(data) == "null" {
 			return nil

@@ -1,0 +1,225 @@
+// Package wire holds the JSON bodies of pact's REST interface, once: the
+// server encodes its answers and decodes its requests with these types, and
+// pkg/client decodes the answers and encodes the requests with the same
+// ones. The OpenAPI document (server/openapi/openapi.json) describes the same
+// shapes, and a test there compares every schema with the struct of the
+// same name field by field: names, required (never omitempty), types and
+// null. A field changes here and in openapi.json together.
+//
+// The package is pure: no HTTP, no store, no server code.
+package wire
+
+import "time"
+
+// Times are whole seconds in UTC on the wire (RFC 3339: 2026-01-02T15:04:05Z);
+// the server presents every time through Time.
+
+// Time is t as the wire carries it: UTC, whole seconds.
+func Time(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
+
+// OptionalTime is Time for a time that may be unknown; nil encodes as null.
+func OptionalTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	w := Time(*t)
+	return &w
+}
+
+// Every answer starts with "ok", so a person reading curl output sees it
+// first: true in a success, false in an error.
+
+// OK is a success that carries nothing else (GET /healthz, GET /readyz,
+// DELETE /api/ssh-keys/{id}).
+type OK struct {
+	OK bool `json:"ok"`
+}
+
+// Error is every error answer: {"ok": false, "error": "message"}.
+type Error struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error"`
+}
+
+// Package is one (owner_slug, pack_slug), described by its latest version.
+// Every URL is built from the server's base URL.
+type Package struct {
+	ID             int64     `json:"id"`
+	OwnerSlug      string    `json:"owner_slug"`
+	PackSlug       string    `json:"pack_slug"`
+	Name           string    `json:"name"`
+	Description    string    `json:"description"`
+	Scheme         string    `json:"scheme"`
+	Version        string    `json:"version"` // the latest published version
+	SHA256         string    `json:"sha256"`  // hex digest of the latest raw document
+	URL            string    `json:"url"`
+	RawURL         string    `json:"raw_url"`
+	InstallCommand string    `json:"install_command"`
+	VersionsURL    string    `json:"versions_url"`
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+// FullName is "owner/pack", the name people type.
+func (p *Package) FullName() string { return p.OwnerSlug + "/" + p.PackSlug }
+
+// Version is one immutable published document of a package.
+type Version struct {
+	Version     string     `json:"version"`
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Scheme      string     `json:"scheme"`
+	SHA256      string     `json:"sha256"`
+	Size        int64      `json:"size"`
+	CreatedAt   time.Time  `json:"created_at"`
+	RawURL      string     `json:"raw_url"`
+	Signature   *Signature `json:"signature"` // null for versions published with a token
+}
+
+// Signature is the provenance of a version published by SSH signature, kept
+// so anyone can verify it again with ssh-keygen -Y verify.
+type Signature struct {
+	Fingerprint string `json:"fingerprint"`
+	Timestamp   int64  `json:"timestamp"`
+	Nonce       string `json:"nonce"`
+	Signature   string `json:"signature"` // armored SSHSIG
+	// SignedName and SignedDescription are the name and description lines
+	// exactly as signed; null (and SignedLinesKnown false) for versions
+	// signed before the server kept them.
+	SignedLinesKnown  bool    `json:"signed_lines_known"`
+	SignedName        *string `json:"signed_name"`
+	SignedDescription *string `json:"signed_description"`
+	// PublicKey is the signer's authorized_keys line; null when unknown.
+	PublicKey *string `json:"public_key"`
+}
+
+// User is an account, as GET /api/me shows the token's.
+type User struct {
+	ID        int64     `json:"id"`
+	Email     string    `json:"email"`
+	Username  string    `json:"username"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Key is an SSH public key registered for signed publishing.
+type Key struct {
+	ID          int64      `json:"id"`
+	Name        string     `json:"name"`
+	Type        string     `json:"type"`        // ssh-ed25519 or ssh-rsa
+	Fingerprint string     `json:"fingerprint"` // SHA256:..., as ssh-keygen -lf prints
+	PublicKey   string     `json:"public_key"`  // "type base64", no comment
+	CreatedAt   time.Time  `json:"created_at"`
+	LastUsedAt  *time.Time `json:"last_used_at"` // null when never used
+}
+
+// PackageList answers GET /api/packages: one page, newest publish first.
+type PackageList struct {
+	OK       bool      `json:"ok"`
+	Packages []Package `json:"packages"`
+	// NextCursor fetches the following page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
+// PackageDetail answers GET /api/packages/{owner}/{pack}: the package and
+// all its versions, newest first.
+type PackageDetail struct {
+	OK       bool      `json:"ok"`
+	Package  Package   `json:"package"`
+	Versions []Version `json:"versions"`
+}
+
+// FindVersion returns the version named v, or nil.
+func (d *PackageDetail) FindVersion(v string) *Version {
+	for i := range d.Versions {
+		if d.Versions[i].Version == v {
+			return &d.Versions[i]
+		}
+	}
+	return nil
+}
+
+// PublishResult answers POST /api/publish. Created is false when the same
+// version with the same content existed already (a harmless retry).
+type PublishResult struct {
+	OK      bool    `json:"ok"`
+	Package Package `json:"package"`
+	Created bool    `json:"created"`
+}
+
+// SignedPublishResult answers POST /api/publish-signed.
+type SignedPublishResult struct {
+	OK      bool    `json:"ok"`
+	Package Package `json:"package"`
+	Auth    string  `json:"auth"` // AuthSSHSignature
+	Created bool    `json:"created"`
+}
+
+// AuthSSHSignature is the auth of every SignedPublishResult.
+const AuthSSHSignature = "ssh-signature"
+
+// MeResult answers GET /api/me.
+type MeResult struct {
+	OK   bool `json:"ok"`
+	User User `json:"user"`
+}
+
+// KeyList answers GET /api/ssh-keys: the caller's keys.
+type KeyList struct {
+	OK   bool  `json:"ok"`
+	Keys []Key `json:"keys"`
+}
+
+// KeyResult answers POST /api/ssh-keys: the key just registered.
+type KeyResult struct {
+	OK  bool `json:"ok"`
+	Key Key  `json:"key"`
+}
+
+// Request bodies. Optional fields are pointers, so the server tells an
+// absent field from an empty one, and omitempty, so a client leaves out
+// what it does not set; required fields the server must see to be present
+// are pointers too, always set by clients.
+
+// PublishRequest is the JSON body of POST /api/publish.
+type PublishRequest struct {
+	Content     Bytes   `json:"content"` // the whole pack document
+	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitempty"`
+}
+
+// SignedPublishRequest is the body of POST /api/publish-signed. It repeats
+// PublishRequest's fields rather than embedding it: encoding/json names an
+// embedded struct's Go type in its errors, which users must not see.
+type SignedPublishRequest struct {
+	Content     Bytes   `json:"content"`
+	Timestamp   *int64  `json:"timestamp"` // Unix seconds, as signed
+	Nonce       *string `json:"nonce"`
+	Fingerprint *string `json:"fingerprint"`
+	Signature   *string `json:"signature"` // armored SSHSIG, namespace pact
+	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitempty"`
+}
+
+// SSHKeyRequest is the body of POST /api/ssh-keys.
+type SSHKeyRequest struct {
+	PublicKey *string `json:"public_key"` // one authorized_keys line
+	Name      *string `json:"name,omitempty"`
+}
+
+// The fields of POST /api/publish sent as multipart/form-data. When both
+// file and content are sent, file wins.
+const (
+	FormFile        = "file" // a *.pact.md upload; its file name may name the pack
+	FormContent     = "content"
+	FormName        = "name"
+	FormDescription = "description"
+)
+
+// Optional is a pointer to s, or nil when s is empty: an optional request
+// field a client leaves out unless it is set.
+func Optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
