@@ -16,7 +16,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 		s.fail(c, registry.Errorf(registry.NotFound, "no such route: %s %s", c.Request.Method, c.Request.URL.Path))
 	})
 	e.NoMethod(func(c *gin.Context) {
-		s.fail(c, registry.Errorf(registry.MethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
+		s.fail(c, httpErrorf(methodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 
 	getAndHead(e, "/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
@@ -29,7 +29,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	getAndHead(e, "/raw/:owner/:file", s.raw)
 
 	api := e.Group("/api", s.limitByIP)
-	getAndHead(api, "/packages", newFirstPageCache(s).serve, s.listPackages)
+	getAndHead(api, "/packages", newFirstPageCache(s.svc).serve, s.listPackages)
 	getAndHead(api, "/packages/:owner/:pack", s.packageDetail)
 	api.POST("/publish-signed", s.publishSigned)
 
@@ -50,7 +50,7 @@ func getAndHead(r gin.IRoutes, path string, handlers ...gin.HandlerFunc) {
 }
 
 func (s *Server) ready(c *gin.Context) {
-	if err := s.svc.Store.Ping(c); err != nil {
+	if err := s.svc.Ping(c); err != nil {
 		s.fail(c, registry.Errorf(registry.Unavailable, "database is not answering"))
 		return
 	}
@@ -159,7 +159,7 @@ func (s *Server) me(c *gin.Context) {
 }
 
 func (s *Server) listKeys(c *gin.Context) {
-	keys, err := s.svc.Store.ListSSHKeys(c, account(c).ID)
+	keys, err := s.svc.ListSSHKeys(c, account(c).ID)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -198,7 +198,7 @@ func (s *Server) deleteKey(c *gin.Context) {
 		s.fail(c, registry.Errorf(registry.NotFound, "no SSH key with id %q", c.Param("id")))
 		return
 	}
-	if err := s.svc.Store.DeleteSSHKey(c, account(c).ID, id); err != nil {
+	if err := s.svc.DeleteSSHKey(c, account(c).ID, id); err != nil {
 		s.fail(c, err)
 		return
 	}

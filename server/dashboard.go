@@ -58,7 +58,7 @@ func (w *webApp) dashboard(c *gin.Context) {
 
 func (w *webApp) renderDashboard(c *gin.Context, status int, d *dashboardData) {
 	acct := w.currentAccount(c)
-	tokens, err := w.s.svc.Store.ListTokens(c, acct.ID)
+	tokens, err := w.s.svc.ListTokens(c, acct.ID)
 	if err != nil {
 		w.errorPage(c, err)
 		return
@@ -74,7 +74,7 @@ func (w *webApp) renderDashboard(c *gin.Context, status int, d *dashboardData) {
 		}
 		d.Tokens = append(d.Tokens, row)
 	}
-	if d.Keys, err = w.s.svc.Store.ListSSHKeys(c, acct.ID); err != nil {
+	if d.Keys, err = w.s.svc.ListSSHKeys(c, acct.ID); err != nil {
 		w.errorPage(c, err)
 		return
 	}
@@ -126,7 +126,7 @@ func (w *webApp) revokeToken(c *gin.Context) {
 		w.notFound(c)
 		return
 	}
-	if err := w.s.svc.Store.RevokeToken(c, w.currentAccount(c).ID, id, w.now()); err != nil {
+	if err := w.s.svc.RevokeToken(c, w.currentAccount(c).ID, id); err != nil {
 		w.errorPage(c, err)
 		return
 	}
@@ -154,7 +154,7 @@ func (w *webApp) deleteKey(c *gin.Context) {
 		w.notFound(c)
 		return
 	}
-	if err := w.s.svc.Store.DeleteSSHKey(c, w.currentAccount(c).ID, id); err != nil {
+	if err := w.s.svc.DeleteSSHKey(c, w.currentAccount(c).ID, id); err != nil {
 		w.errorPage(c, err)
 		return
 	}

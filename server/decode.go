@@ -62,7 +62,7 @@ const maxKeyBodyBytes = 64 << 10
 func (s *Server) decodeJSONBodyLimited(c *gin.Context, v any, limit int64) error {
 	mt, _ := mediaType(c)
 	if mt != "application/json" {
-		return registry.Errorf(registry.UnsupportedMedia, "Content-Type must be application/json")
+		return httpErrorf(unsupportedMedia, "Content-Type must be application/json")
 	}
 	release, err := s.reserveBody(c, limit)
 	if err != nil {
@@ -285,7 +285,7 @@ func (s *Server) decodePublish(c *gin.Context) (registry.PublishRequest, error) 
 			return registry.PublishRequest{}, registry.Errorf(registry.Invalid, "request body is required: send JSON {\"content\": ...} or a multipart form with a file field")
 		}
 	}
-	return registry.PublishRequest{}, registry.Errorf(registry.UnsupportedMedia,
+	return registry.PublishRequest{}, httpErrorf(unsupportedMedia,
 		"Content-Type must be application/json or multipart/form-data")
 }
 

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -8,20 +10,59 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// statusOf is the one mapping from registry error codes to HTTP statuses.
+// statusOf is the one mapping from error codes to HTTP statuses: the
+// registry's codes, and the few codes only HTTP knows of (httpError).
 var statusOf = map[registry.Code]int{
 	registry.Invalid:             http.StatusBadRequest,
 	registry.Unauthorized:        http.StatusUnauthorized,
 	registry.Forbidden:           http.StatusForbidden,
 	registry.NotFound:            http.StatusNotFound,
-	registry.MethodNotAllowed:    http.StatusMethodNotAllowed,
+	methodNotAllowed:             http.StatusMethodNotAllowed,
 	registry.Conflict:            http.StatusConflict,
 	registry.TooLarge:            http.StatusRequestEntityTooLarge,
-	registry.UnsupportedMedia:    http.StatusUnsupportedMediaType,
+	unsupportedMedia:             http.StatusUnsupportedMediaType,
 	registry.RateLimited:         http.StatusTooManyRequests,
 	registry.Internal:            http.StatusInternalServerError,
 	registry.Unavailable:         http.StatusServiceUnavailable,
 	registry.InsufficientStorage: http.StatusInsufficientStorage,
+}
+
+// Codes of answers the domain never gives: they are about the request's
+// HTTP form, not about what it asks for.
+const (
+	methodNotAllowed registry.Code = "method_not_allowed"
+	unsupportedMedia registry.Code = "unsupported_media"
+)
+
+// httpError is an error of the request's HTTP form (a method a route does
+// not take, a body of a media type it does not read).
+type httpError struct {
+	code    registry.Code
+	message string
+}
+
+func (e *httpError) Error() string { return e.message }
+
+func httpErrorf(code registry.Code, format string, args ...any) error {
+	return &httpError{code: code, message: fmt.Sprintf(format, args...)}
+}
+
+// errorCode is the code of err, of the registry or of HTTP.
+func errorCode(err error) registry.Code {
+	var h *httpError
+	if errors.As(err, &h) {
+		return h.code
+	}
+	return registry.ErrorCode(err)
+}
+
+// errorMessage is err's message as users may see it.
+func errorMessage(err error) string {
+	var h *httpError
+	if errors.As(err, &h) {
+		return h.message
+	}
+	return registry.ErrorMessage(err)
 }
 
 // errorBody is the error object of the interface: {ok:false, error}.
@@ -32,7 +73,7 @@ type errorBody struct {
 
 // HTTPStatus returns the status that answers err.
 func HTTPStatus(err error) int {
-	if st, ok := statusOf[registry.ErrorCode(err)]; ok {
+	if st, ok := statusOf[errorCode(err)]; ok {
 		return st
 	}
 	return http.StatusInternalServerError
@@ -50,5 +91,5 @@ func (s *Server) fail(c *gin.Context, err error) {
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="pact"`)
 	}
-	c.AbortWithStatusJSON(status, errorBody{OK: false, Error: registry.ErrorMessage(err)})
+	c.AbortWithStatusJSON(status, errorBody{OK: false, Error: errorMessage(err)})
 }

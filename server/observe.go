@@ -94,7 +94,7 @@ func (s *Server) recordPublish(auth string, created bool, err error) {
 	result := "unchanged"
 	switch {
 	case err != nil:
-		result = string(registry.ErrorCode(err))
+		result = string(errorCode(err))
 		if reason := registry.ErrorReason(err); reason != "" && auth == "ssh-signature" {
 			s.metrics.signatureFailures.WithLabelValues(reason).Inc()
 		}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"cmp"
-	"crypto/sha256"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,13 +13,8 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// Dashboard sessions live on the server: the cookie holds a random id and
-// the database only its SHA-256, so a leaked database opens no sessions.
-const (
-	sessionLifetime     = 14 * 24 * time.Hour
-	sessionRandomLength = 43 // base62 characters ≈ 256 bits
-	webAccountKey       = "pact.web.account"
-)
+// webAccountKey holds the account of the request's session, once looked up.
+const webAccountKey = "pact.web.account"
 
 type sessionConfig struct {
 	cookieName string
@@ -34,11 +28,6 @@ func newSessionConfig(baseURL string) sessionConfig {
 		return sessionConfig{cookieName: "__Host-pact_session", secure: true}
 	}
 	return sessionConfig{cookieName: "pact_session"}
-}
-
-func sessionHash(id string) []byte {
-	sum := sha256.Sum256([]byte(id))
-	return sum[:]
 }
 
 func (w *webApp) setSessionCookie(c *gin.Context, value string, maxAge int) {
@@ -59,13 +48,11 @@ func (w *webApp) startSession(c *gin.Context, acct *registry.Account) error {
 	if err := w.forgetSession(c); err != nil {
 		return err
 	}
-	id := registry.NewSecret("", sessionRandomLength)
-	now := w.now()
-	sess := &registry.Session{AccountID: acct.ID, Hash: sessionHash(id), CreatedAt: now, ExpiresAt: now.Add(sessionLifetime)}
-	if err := w.s.svc.Store.CreateSession(c, sess); err != nil {
+	id, err := w.s.svc.StartSession(c, acct.ID)
+	if err != nil {
 		return err
 	}
-	w.setSessionCookie(c, id, int(sessionLifetime/time.Second))
+	w.setSessionCookie(c, id, int(registry.SessionLifetime/time.Second))
 	c.Set(webAccountKey, acct)
 	return nil
 }
@@ -79,14 +66,14 @@ func (w *webApp) endSession(c *gin.Context) error {
 	return nil
 }
 
-// forgetSession deletes the session the request's cookie names, if any.
+// forgetSession ends the session the request's cookie names, if any.
 func (w *webApp) forgetSession(c *gin.Context) error {
 	c.Set(webAccountKey, (*registry.Account)(nil))
 	cookie, err := c.Request.Cookie(w.sessions.cookieName)
-	if err != nil || cookie.Value == "" {
+	if err != nil {
 		return nil
 	}
-	return w.s.svc.Store.DeleteSession(c, sessionHash(cookie.Value))
+	return w.s.svc.EndSession(c, cookie.Value)
 }
 
 // currentAccount is the account of the request's session, or nil. It is
@@ -102,20 +89,13 @@ func (w *webApp) currentAccount(c *gin.Context) *registry.Account {
 
 func (w *webApp) lookupSession(c *gin.Context) *registry.Account {
 	cookie, err := c.Request.Cookie(w.sessions.cookieName)
-	if err != nil || cookie.Value == "" || len(cookie.Value) > 200 {
+	if err != nil {
 		return nil
 	}
-	sess, err := w.s.svc.Store.SessionByHash(c, sessionHash(cookie.Value), w.now())
+	acct, err := w.s.svc.SessionAccount(c, cookie.Value)
 	if err != nil {
 		if !registry.IsCode(err, registry.NotFound) {
 			w.s.logger(c).Error("reading session", "error", err.Error())
-		}
-		return nil
-	}
-	acct, err := w.s.svc.Store.AccountByID(c, sess.AccountID)
-	if err != nil {
-		if !registry.IsCode(err, registry.NotFound) {
-			w.s.logger(c).Error("reading session account", "error", err.Error())
 		}
 		return nil
 	}

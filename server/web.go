@@ -58,7 +58,7 @@ func (s *Server) routeWeb(e *gin.Engine) {
 	e.Use(w.securityHeaders, w.refuseCrossOrigin, w.limitFormBody)
 	e.NoRoute(w.notFound)
 	e.NoMethod(func(c *gin.Context) {
-		w.errorPage(c, registry.Errorf(registry.MethodNotAllowed, "%s is not allowed here", c.Request.Method))
+		w.errorPage(c, httpErrorf(methodNotAllowed, "%s is not allowed here", c.Request.Method))
 	})
 
 	getAndHead(e, "/", w.home)
@@ -289,7 +289,7 @@ func (w *webApp) errorPage(c *gin.Context, err error) {
 	w.render(c, status, "error.html", "", gin.H{
 		"Status":  status,
 		"Title":   http.StatusText(status),
-		"Message": registry.ErrorMessage(err),
+		"Message": errorMessage(err),
 	})
 	c.Abort()
 }
@@ -297,10 +297,7 @@ func (w *webApp) errorPage(c *gin.Context, err error) {
 // now is the service's clock, so tests that move it move sessions and
 // throttles too.
 func (w *webApp) now() time.Time {
-	if w.s.svc.Now != nil {
-		return w.s.svc.Now().UTC()
-	}
-	return time.Now().UTC()
+	return w.s.svc.Now()
 }
 
 func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store") }

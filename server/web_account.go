@@ -184,7 +184,7 @@ const accountAttemptsFactor = 4
 // account, so the count tells no one which accounts exist.
 func (w *webApp) loginAccountKey(c *gin.Context, login string) string {
 	if strings.Contains(login, "@") {
-		if acct, err := w.s.svc.Store.AccountByEmail(c, login); err == nil {
+		if acct, err := w.s.svc.AccountByLogin(c, login); err == nil {
 			return "user:" + acct.Username
 		}
 		return "email:" + strings.ToLower(login)

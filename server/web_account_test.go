@@ -264,7 +264,7 @@ func startWithConfig(t *testing.T, cfg server.Config) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	svc := &registry.Service{Store: store}
+	svc := registry.NewService(store, registry.Options{})
 	if _, err := svc.CreateAccount(ctx, "dana@example.com", "dana", "long enough"); err != nil {
 		t.Fatal(err)
 	}

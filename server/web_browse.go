@@ -96,7 +96,7 @@ func (w *webApp) ownerKeysOrPage(c *gin.Context) {
 		w.authorizedKeys(c, owner)
 		return
 	}
-	acct, err := w.s.svc.Store.AccountByUsername(c, strings.ToLower(owner))
+	acct, err := w.s.svc.AccountByUsername(c, owner)
 	if err != nil {
 		w.errorPage(c, err)
 		return
@@ -114,12 +114,7 @@ func (w *webApp) ownerKeysOrPage(c *gin.Context) {
 // authorizedKeys is part of the interface (openapi.json), so an unknown
 // owner gets the JSON error object, not a page.
 func (w *webApp) authorizedKeys(c *gin.Context, owner string) {
-	acct, err := w.s.svc.Store.AccountByUsername(c, strings.ToLower(owner))
-	if err != nil {
-		w.s.fail(c, err)
-		return
-	}
-	keys, err := w.s.svc.Store.ListSSHKeys(c, acct.ID)
+	keys, err := w.s.svc.AuthorizedKeys(c, owner)
 	if err != nil {
 		w.s.fail(c, err)
 		return

@@ -218,7 +218,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 		return fmt.Errorf("opening database: %w", err)
 	}
 	defer store.Close()
-	svc := &registry.Service{Store: store, MaxDocumentBytes: cfg.MaxBody}
+	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody})
 	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log,
 		Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies,
 		LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow, SeparateMetrics: cfg.MetricsAddr != ""})
