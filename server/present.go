@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -113,28 +114,14 @@ func optionalTimestamp(t *time.Time) *string {
 	return &s
 }
 
-// Links of a package, all built from the configured base URL.
-func (s *Server) packageURL(owner, pack string) string {
-	return s.cfg.BaseURL + "/" + owner + "/" + pack
-}
-func (s *Server) rawURL(owner, pack string) string {
-	return s.cfg.BaseURL + "/raw/" + owner + "/" + pack + ".pact.md"
-}
-func (s *Server) versionRawURL(owner, pack, version string) string {
-	return s.cfg.BaseURL + "/raw/" + owner + "/" + pack + "@" + version + ".pact.md"
-}
-func installCommand(rawURL, pack string) string {
-	return "curl -fsSL " + rawURL + " -o " + pack + ".pact.md"
-}
-
 func (s *Server) presentPackage(p *registry.Package) packageJSON {
-	raw := s.rawURL(p.OwnerSlug, p.PackSlug)
+	raw := s.shared.URLs.Raw(p.OwnerSlug, p.PackSlug)
 	return packageJSON{
 		ID: p.ID, OwnerSlug: p.OwnerSlug, PackSlug: p.PackSlug, Name: p.Name, Description: p.Description,
 		Scheme: p.Scheme, Version: p.Version, SHA256: p.SHA256,
-		URL:            s.packageURL(p.OwnerSlug, p.PackSlug),
+		URL:            s.shared.URLs.Package(p.OwnerSlug, p.PackSlug),
 		RawURL:         raw,
-		InstallCommand: installCommand(raw, p.PackSlug),
+		InstallCommand: httpx.InstallCommand(raw, p.PackSlug),
 		VersionsURL:    s.cfg.BaseURL + "/api/packages/" + p.OwnerSlug + "/" + p.PackSlug,
 		CreatedAt:      timestamp(p.CreatedAt),
 		UpdatedAt:      timestamp(p.UpdatedAt),
@@ -144,7 +131,7 @@ func (s *Server) presentPackage(p *registry.Package) packageJSON {
 func (s *Server) presentVersion(p *registry.Package, v *registry.Version) versionJSON {
 	out := versionJSON{
 		Version: v.Version, Name: v.Name, Description: v.Description, Scheme: v.Scheme, SHA256: v.SHA256,
-		Size: v.Size, CreatedAt: timestamp(v.CreatedAt), RawURL: s.versionRawURL(p.OwnerSlug, p.PackSlug, v.Version),
+		Size: v.Size, CreatedAt: timestamp(v.CreatedAt), RawURL: s.shared.URLs.VersionRaw(p.OwnerSlug, p.PackSlug, v.Version),
 	}
 	if pv := v.Provenance; pv != nil {
 		sig := &signatureJSON{Fingerprint: pv.Fingerprint, Timestamp: pv.Timestamp, Nonce: pv.Nonce, Signature: pv.Signature,

@@ -1,117 +1,11 @@
-package server
+package web
 
 import (
 	"cmp"
-	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/gin-gonic/gin"
-
-	"github.com/pact-registry/pact/server/registry"
 )
-
-// webAccountKey holds the account of the request's session, once looked up.
-const webAccountKey = "pact.web.account"
-
-type sessionConfig struct {
-	cookieName string
-	secure     bool
-}
-
-// newSessionConfig marks cookies Secure when pact is served over https. The
-// __Host- prefix then also pins the cookie to this host and path /.
-func newSessionConfig(baseURL string) sessionConfig {
-	if strings.HasPrefix(strings.ToLower(baseURL), "https://") {
-		return sessionConfig{cookieName: "__Host-pact_session", secure: true}
-	}
-	return sessionConfig{cookieName: "pact_session"}
-}
-
-func (w *webApp) setSessionCookie(c *gin.Context, value string, maxAge int) {
-	http.SetCookie(c.Writer, &http.Cookie{
-		Name:     w.sessions.cookieName,
-		Value:    value,
-		Path:     "/",
-		MaxAge:   maxAge,
-		HttpOnly: true,
-		Secure:   w.sessions.secure,
-		SameSite: http.SameSiteLaxMode,
-	})
-}
-
-// startSession logs acct in: it ends the session the browser had (so a
-// session id planted before login is worthless after it) and sets a new one.
-func (w *webApp) startSession(c *gin.Context, acct *registry.Account) error {
-	if err := w.forgetSession(c); err != nil {
-		return err
-	}
-	id, err := w.s.svc.StartSession(c, acct.ID)
-	if err != nil {
-		return err
-	}
-	w.setSessionCookie(c, id, int(registry.SessionLifetime/time.Second))
-	c.Set(webAccountKey, acct)
-	return nil
-}
-
-// endSession logs out: it forgets the browser's session and clears its cookie.
-func (w *webApp) endSession(c *gin.Context) error {
-	if err := w.forgetSession(c); err != nil {
-		return err
-	}
-	w.setSessionCookie(c, "", -1)
-	return nil
-}
-
-// forgetSession ends the session the request's cookie names, if any.
-func (w *webApp) forgetSession(c *gin.Context) error {
-	c.Set(webAccountKey, (*registry.Account)(nil))
-	cookie, err := c.Request.Cookie(w.sessions.cookieName)
-	if err != nil {
-		return nil
-	}
-	return w.s.svc.EndSession(c, cookie.Value)
-}
-
-// currentAccount is the account of the request's session, or nil. It is
-// looked up once per request, and only by pages that show it.
-func (w *webApp) currentAccount(c *gin.Context) *registry.Account {
-	if v, ok := c.Get(webAccountKey); ok {
-		return v.(*registry.Account)
-	}
-	acct := w.lookupSession(c)
-	c.Set(webAccountKey, acct)
-	return acct
-}
-
-func (w *webApp) lookupSession(c *gin.Context) *registry.Account {
-	cookie, err := c.Request.Cookie(w.sessions.cookieName)
-	if err != nil {
-		return nil
-	}
-	acct, err := w.s.svc.SessionAccount(c, cookie.Value)
-	if err != nil {
-		if !registry.IsCode(err, registry.NotFound) {
-			w.s.logger(c).Error("reading session", "error", err.Error())
-		}
-		return nil
-	}
-	return acct
-}
-
-// requireLogin sends visitors without a session to the log-in page.
-func (w *webApp) requireLogin(c *gin.Context) {
-	noStore(c)
-	if w.currentAccount(c) == nil {
-		c.Redirect(http.StatusSeeOther, "/login")
-		c.Abort()
-		return
-	}
-	c.Next()
-}
 
 // throttle counts attempts per key in fixed windows: a key may make max
 // attempts in its window, then it is refused until the window ends. An

@@ -1,4 +1,4 @@
-package server
+package httpx
 
 import (
 	"errors"
@@ -10,17 +10,18 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// statusOf is the one mapping from error codes to HTTP statuses: the
-// registry's codes, and the few codes only HTTP knows of (httpError).
+// statusOf is the one mapping from error codes to HTTP statuses, for the
+// API and the pages alike: the registry's codes, and the few codes only
+// HTTP knows of.
 var statusOf = map[registry.Code]int{
 	registry.Invalid:             http.StatusBadRequest,
 	registry.Unauthorized:        http.StatusUnauthorized,
 	registry.Forbidden:           http.StatusForbidden,
 	registry.NotFound:            http.StatusNotFound,
-	methodNotAllowed:             http.StatusMethodNotAllowed,
+	MethodNotAllowed:             http.StatusMethodNotAllowed,
 	registry.Conflict:            http.StatusConflict,
 	registry.TooLarge:            http.StatusRequestEntityTooLarge,
-	unsupportedMedia:             http.StatusUnsupportedMediaType,
+	UnsupportedMedia:             http.StatusUnsupportedMediaType,
 	registry.RateLimited:         http.StatusTooManyRequests,
 	registry.Internal:            http.StatusInternalServerError,
 	registry.Unavailable:         http.StatusServiceUnavailable,
@@ -30,8 +31,8 @@ var statusOf = map[registry.Code]int{
 // Codes of answers the domain never gives: they are about the request's
 // HTTP form, not about what it asks for.
 const (
-	methodNotAllowed registry.Code = "method_not_allowed"
-	unsupportedMedia registry.Code = "unsupported_media"
+	MethodNotAllowed registry.Code = "method_not_allowed"
+	UnsupportedMedia registry.Code = "unsupported_media"
 )
 
 // httpError is an error of the request's HTTP form (a method a route does
@@ -43,12 +44,14 @@ type httpError struct {
 
 func (e *httpError) Error() string { return e.message }
 
-func httpErrorf(code registry.Code, format string, args ...any) error {
+// Errorf makes an error of the request's HTTP form, with one of the codes
+// above and a message users may see.
+func Errorf(code registry.Code, format string, args ...any) error {
 	return &httpError{code: code, message: fmt.Sprintf(format, args...)}
 }
 
-// errorCode is the code of err, of the registry or of HTTP.
-func errorCode(err error) registry.Code {
+// Code is the code of err, of the registry or of HTTP.
+func Code(err error) registry.Code {
 	var h *httpError
 	if errors.As(err, &h) {
 		return h.code
@@ -56,13 +59,21 @@ func errorCode(err error) registry.Code {
 	return registry.ErrorCode(err)
 }
 
-// errorMessage is err's message as users may see it.
-func errorMessage(err error) string {
+// Message is err's message as users may see it.
+func Message(err error) string {
 	var h *httpError
 	if errors.As(err, &h) {
 		return h.message
 	}
 	return registry.ErrorMessage(err)
+}
+
+// Status returns the status that answers err.
+func Status(err error) int {
+	if st, ok := statusOf[Code(err)]; ok {
+		return st
+	}
+	return http.StatusInternalServerError
 }
 
 // errorBody is the error object of the interface: {ok:false, error}.
@@ -71,25 +82,17 @@ type errorBody struct {
 	Error string `json:"error"`
 }
 
-// HTTPStatus returns the status that answers err.
-func HTTPStatus(err error) int {
-	if st, ok := statusOf[errorCode(err)]; ok {
-		return st
-	}
-	return http.StatusInternalServerError
-}
-
-// fail answers a request with the error object. Internal errors are logged
+// Fail answers a request with the error object. Internal errors are logged
 // with their real text and answered with a generic message.
-func (s *Server) fail(c *gin.Context, err error) {
-	status := HTTPStatus(err)
+func (sh *Shared) Fail(c *gin.Context, err error) {
+	status := Status(err)
 	if status >= 500 {
-		s.logger(c).Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path,
+		sh.Logger(c).Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path,
 			"status", status, "error", err.Error())
 	}
-	setRetryAfter(c, err)
+	SetRetryAfter(c, err)
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="pact"`)
 	}
-	c.AbortWithStatusJSON(status, errorBody{OK: false, Error: errorMessage(err)})
+	c.AbortWithStatusJSON(status, errorBody{OK: false, Error: Message(err)})
 }
