@@ -77,7 +77,7 @@ func seedDatabase(ctx context.Context, path string, n, docBytes, rawDocs int) (*
 		return nil, err
 	}
 	defer store.Close()
-	svc := &registry.Service{Store: store}
+	svc := registry.NewService(store, registry.Options{})
 	if err := checkDocument(docBytes); err != nil {
 		return nil, err
 	}

@@ -8,51 +8,48 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/pact-registry/pact/pkg/wire"
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/openapi"
 	"github.com/pact-registry/pact/server/registry"
 )
 
 func (s *Server) routeAPI(e *gin.Engine) {
 	e.NoRoute(func(c *gin.Context) {
-		s.fail(c, registry.Errorf(registry.NotFound, "no such route: %s %s", c.Request.Method, c.Request.URL.Path))
+		s.shared.Fail(c, registry.Errorf(registry.NotFound, "no such route: %s %s", c.Request.Method, c.Request.URL.Path))
 	})
 	e.NoMethod(func(c *gin.Context) {
-		s.fail(c, registry.Errorf(registry.MethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
+		s.shared.Fail(c, httpx.Errorf(httpx.MethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 
-	getAndHead(e, "/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
-	getAndHead(e, "/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, wire.OK{OK: true}) })
-	getAndHead(e, "/readyz", s.ready)
+	httpx.GetAndHead(e, "/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
+	httpx.GetAndHead(e, "/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, wire.OK{OK: true}) })
+	httpx.GetAndHead(e, "/readyz", s.ready)
 	if !s.cfg.SeparateMetrics {
-		getAndHead(e, "/metrics", s.serveMetrics)
+		httpx.GetAndHead(e, "/metrics", s.serveMetrics)
 	}
 
-	getAndHead(e, "/raw/:owner/:file", s.raw)
+	httpx.GetAndHead(e, "/raw/:owner/:file", s.raw)
 
 	api := e.Group("/api", s.limitByIP)
-	getAndHead(api, "/packages", newFirstPageCache(s).serve, s.listPackages)
-	getAndHead(api, "/packages/:owner/:pack", s.packageDetail)
+	httpx.GetAndHead(api, "/packages", newFirstPageCache(s.svc).serve, s.listPackages)
+	httpx.GetAndHead(api, "/packages/:owner/:pack", s.packageDetail)
 	api.POST("/publish-signed", s.publishSigned)
 
 	token := api.Group("", s.requireToken)
 	token.POST("/publish", s.publish)
-	getAndHead(token, "/me", s.me)
-	getAndHead(token, "/ssh-keys", s.listKeys)
+	httpx.GetAndHead(token, "/me", s.me)
+	httpx.GetAndHead(token, "/ssh-keys", s.listKeys)
 	token.POST("/ssh-keys", s.addKey)
 	token.DELETE("/ssh-keys/:id", s.deleteKey)
 }
 
-// getAndHead routes GET and HEAD of path to the same handlers: a HEAD is
-// answered with the status and headers of the GET, and net/http drops the
-// body the handlers write.
-func getAndHead(r gin.IRoutes, path string, handlers ...gin.HandlerFunc) {
-	r.GET(path, handlers...)
-	r.HEAD(path, handlers...)
+func (s *Server) serveMetrics(c *gin.Context) {
+	s.MetricsHandler().ServeHTTP(c.Writer, c.Request)
 }
 
 func (s *Server) ready(c *gin.Context) {
-	if err := s.svc.Store.Ping(c); err != nil {
-		s.fail(c, registry.Errorf(registry.Unavailable, "database is not answering"))
+	if err := s.svc.Ping(c); err != nil {
+		s.shared.Fail(c, registry.Errorf(registry.Unavailable, "database is not answering"))
 		return
 	}
 	c.JSON(http.StatusOK, wire.OK{OK: true})
@@ -65,14 +62,14 @@ func (s *Server) listPackages(c *gin.Context) {
 	if l, ok := c.GetQuery("limit"); ok {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > registry.MaxListLimit {
-			s.fail(c, registry.Errorf(registry.Invalid, "limit must be a whole number between 1 and %d", registry.MaxListLimit))
+			s.shared.Fail(c, registry.Errorf(registry.Invalid, "limit must be a whole number between 1 and %d", registry.MaxListLimit))
 			return
 		}
 		q.Limit = n
 	}
 	pkgs, next, err := s.svc.ListPackages(c, q)
 	if err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	out := make([]wire.Package, len(pkgs))
@@ -89,7 +86,7 @@ func (s *Server) listPackages(c *gin.Context) {
 func (s *Server) packageDetail(c *gin.Context) {
 	p, versions, err := s.svc.PackageDetail(c, c.Param("owner"), c.Param("pack"))
 	if err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	out := make([]wire.Version, len(versions))
@@ -102,19 +99,19 @@ func (s *Server) packageDetail(c *gin.Context) {
 func (s *Server) publish(c *gin.Context) {
 	req, err := s.decodePublish(c)
 	if err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	release, err := s.publishing.acquire(c)
 	if err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	defer release()
 	p, created, err := s.svc.Publish(c, account(c), req)
-	s.recordPublish("token", created, err)
+	s.shared.Metrics.RecordPublish("token", created, err)
 	if err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created})
@@ -123,14 +120,14 @@ func (s *Server) publish(c *gin.Context) {
 func (s *Server) publishSigned(c *gin.Context) {
 	req, err := s.decodeSignedPublish(c)
 	if err != nil {
-		s.recordPublish("ssh-signature", false, err)
-		s.fail(c, err)
+		s.shared.Metrics.RecordPublish("ssh-signature", false, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	p, created, err := s.verifyAndPublish(c, req)
-	s.recordPublish("ssh-signature", created, err)
+	s.shared.Metrics.RecordPublish("ssh-signature", created, err)
 	if err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created})
@@ -150,7 +147,7 @@ func (s *Server) verifyAndPublish(c *gin.Context, req registry.SignedPublishRequ
 		return nil, false, err
 	}
 	if ok, after := s.limitKey.allow(verified.Key.Fingerprint, time.Now()); !ok {
-		return nil, false, tooManyRequests("for this SSH key", after)
+		return nil, false, httpx.TooManyRequests("for this SSH key", after)
 	}
 	return s.svc.PublishVerified(c, verified)
 }
@@ -160,9 +157,9 @@ func (s *Server) me(c *gin.Context) {
 }
 
 func (s *Server) listKeys(c *gin.Context) {
-	keys, err := s.svc.Store.ListSSHKeys(c, account(c).ID)
+	keys, err := s.svc.ListSSHKeys(c, account(c).ID)
 	if err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	out := make([]wire.Key, len(keys))
@@ -175,16 +172,16 @@ func (s *Server) listKeys(c *gin.Context) {
 func (s *Server) addKey(c *gin.Context) {
 	var body wire.SSHKeyRequest
 	if err := s.decodeJSONBodyLimited(c, &body, maxKeyBodyBytes); err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	if body.PublicKey == nil {
-		s.fail(c, registry.Errorf(registry.Invalid, "public_key is required"))
+		s.shared.Fail(c, registry.Errorf(registry.Invalid, "public_key is required"))
 		return
 	}
 	k, err := s.svc.AddSSHKey(c, account(c).ID, *body.PublicKey, deref(body.Name))
 	if err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, wire.KeyResult{OK: true, Key: presentKey(k)})
@@ -193,11 +190,11 @@ func (s *Server) addKey(c *gin.Context) {
 func (s *Server) deleteKey(c *gin.Context) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		s.fail(c, registry.Errorf(registry.NotFound, "no SSH key with id %q", c.Param("id")))
+		s.shared.Fail(c, registry.Errorf(registry.NotFound, "no SSH key with id %q", c.Param("id")))
 		return
 	}
-	if err := s.svc.Store.DeleteSSHKey(c, account(c).ID, id); err != nil {
-		s.fail(c, err)
+	if err := s.svc.DeleteSSHKey(c, account(c).ID, id); err != nil {
+		s.shared.Fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, wire.OK{OK: true})

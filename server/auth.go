@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -17,17 +18,17 @@ const accountKey = "pact.account"
 func (s *Server) requireToken(c *gin.Context) {
 	secret := tokenFromRequest(c)
 	if secret == "" {
-		s.fail(c, registry.Errorf(registry.Unauthorized,
+		s.shared.Fail(c, registry.Errorf(registry.Unauthorized,
 			"missing API token: send Authorization: Bearer <token> or X-Pact-Token: <token>"))
 		return
 	}
 	acct, token, err := s.svc.AuthenticateToken(c, secret)
 	if err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	if ok, after := s.limitToken.allow(strconv.FormatInt(token.ID, 10), time.Now()); !ok {
-		s.fail(c, tooManyRequests("with this token", after))
+		s.shared.Fail(c, httpx.TooManyRequests("with this token", after))
 		return
 	}
 	c.Set(accountKey, acct)

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/pact-registry/pact/pkg/wire"
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -63,7 +64,7 @@ const maxKeyBodyBytes = 64 << 10
 func (s *Server) decodeJSONBodyLimited(c *gin.Context, v any, limit int64) error {
 	mt, _ := mediaType(c)
 	if mt != "application/json" {
-		return registry.Errorf(registry.UnsupportedMedia, "Content-Type must be application/json")
+		return httpx.Errorf(httpx.UnsupportedMedia, "Content-Type must be application/json")
 	}
 	release, err := s.reserveBody(c, limit)
 	if err != nil {
@@ -280,7 +281,7 @@ func (s *Server) decodePublish(c *gin.Context) (registry.PublishRequest, error) 
 			return registry.PublishRequest{}, registry.Errorf(registry.Invalid, "request body is required: send JSON {\"content\": ...} or a multipart form with a file field")
 		}
 	}
-	return registry.PublishRequest{}, registry.Errorf(registry.UnsupportedMedia,
+	return registry.PublishRequest{}, httpx.Errorf(httpx.UnsupportedMedia,
 		"Content-Type must be application/json or multipart/form-data")
 }
 
@@ -401,4 +402,48 @@ func (s *Server) decodeSignedPublish(c *gin.Context) (registry.SignedPublishRequ
 		Fingerprint: *body.Fingerprint,
 		Signature:   *body.Signature,
 	}, nil
+}
+
+// reserveBody reserves budget for the body of c's request, which may be at
+// most limit bytes long, before anything of it is read. A body declared
+// larger than limit is refused at once.
+func (s *Server) reserveBody(c *gin.Context, limit int64) (release func(), err error) {
+	n := c.Request.ContentLength
+	if n > limit {
+		return nil, readError(&http.MaxBytesError{Limit: limit})
+	}
+	if n < 0 { // chunked: it may be as long as the limit
+		n = limit
+	}
+	// Not c itself: a gin.Context is reused once the request is answered,
+	// and the wait's timer may still look at its parent then.
+	release, err = s.shared.Bodies.Reserve(c.Request.Context(), n)
+	if err != nil {
+		// Read the refused body to its end, through a small buffer: a
+		// server that answers and closes while the client is still sending
+		// makes the client see a broken pipe instead of the 503.
+		_, _ = io.Copy(io.Discard, http.MaxBytesReader(c.Writer, c.Request.Body, limit))
+		return nil, err
+	}
+	return release, nil
+}
+
+// readBody reads the whole body of r, at most limit bytes. A body of
+// declared length is read into one buffer of exactly that size, so it
+// costs its own size in memory once.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	r.Body = body
+	if n := r.ContentLength; n >= 0 && n <= limit {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return nil, readError(err)
+		}
+		return buf, nil
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(body); err != nil {
+		return nil, readError(err)
+	}
+	return buf.Bytes(), nil
 }

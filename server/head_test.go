@@ -55,7 +55,7 @@ func TestHeadAnswersWhereverGetDoes(t *testing.T) {
 			wantSameAnswer(t, tc.path, tc.status, get.Status, get.Header, len(get.Body), head.Status, head.Header, head.Body)
 		}
 
-		home := newWebClient(t, env.URL).get("/")
+		home := servertest.NewWebClient(t, env.URL).Get("/")
 		static := ""
 		if i := strings.Index(home.Body, "/static/"); i >= 0 {
 			static = home.Body[i:]

@@ -86,8 +86,8 @@ func TestLabelsWithControlCharactersAreRefusedEverywhere(t *testing.T) {
 			})
 		}
 
-		web := newWebClient(t, env.URL)
-		web.login(alice)
+		web := servertest.NewWebClient(t, env.URL)
+		web.Login(alice)
 		forms := []struct {
 			name, path string
 			form       url.Values
@@ -101,9 +101,9 @@ func TestLabelsWithControlCharactersAreRefusedEverywhere(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				client := web
 				if tc.path == "/signup" {
-					client = newWebClient(t, env.URL)
+					client = servertest.NewWebClient(t, env.URL)
 				}
-				wantPage(t, client.post(tc.path, tc.form), http.StatusBadRequest, tc.message)
+				servertest.WantPage(t, client.Post(tc.path, tc.form), http.StatusBadRequest, tc.message)
 			})
 		}
 

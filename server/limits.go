@@ -2,15 +2,13 @@ package server
 
 import (
 	"context"
-	"errors"
-	"math"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -109,38 +107,10 @@ func (k *keyedLimiter) sweep(now time.Time) {
 	}
 }
 
-// retryError is an error answered with a Retry-After header.
-type retryError struct {
-	err   *registry.Error
-	after time.Duration
-}
-
-func (e *retryError) Error() string { return e.err.Error() }
-func (e *retryError) Unwrap() error { return e.err }
-
-func tooManyRequests(what string, after time.Duration) error {
-	return &retryError{err: registry.Errorf(registry.RateLimited, "too many requests %s: retry later", what), after: after}
-}
-
-// retryAfterSeconds is the Retry-After value for err, 0 when it has none.
-func retryAfterSeconds(err error) int {
-	var r *retryError
-	if !errors.As(err, &r) {
-		return 0
-	}
-	return max(1, int(math.Ceil(r.after.Seconds())))
-}
-
-func setRetryAfter(c *gin.Context, err error) {
-	if secs := retryAfterSeconds(err); secs > 0 {
-		c.Header("Retry-After", strconv.Itoa(secs))
-	}
-}
-
 // limitByIP is the first guard of every API request.
 func (s *Server) limitByIP(c *gin.Context) {
-	if ok, after := s.limitIP.allow(addressKey(c.ClientIP()), time.Now()); !ok {
-		s.fail(c, tooManyRequests("from this address", after))
+	if ok, after := s.limitIP.allow(httpx.AddressKey(c.ClientIP()), time.Now()); !ok {
+		s.shared.Fail(c, httpx.TooManyRequests("from this address", after))
 		return
 	}
 	c.Next()
@@ -171,7 +141,7 @@ func (p *publishSlots) acquire(ctx context.Context) (release func(), err error) 
 	case p.slots <- struct{}{}:
 		return func() { <-p.slots }, nil
 	case <-timer.C:
-		return nil, &retryError{err: registry.Errorf(registry.Unavailable, "too many publishes in progress: retry shortly"), after: time.Second}
+		return nil, httpx.RetryLater(registry.Errorf(registry.Unavailable, "too many publishes in progress: retry shortly"), time.Second)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -14,8 +15,8 @@ func TestPublishSlotsBoundConcurrency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := slots.acquire(context.Background()); registry.ErrorCode(err) != registry.Unavailable || retryAfterSeconds(err) != 1 {
-		t.Errorf("second publish while the only slot is held: %v (retry after %d s), want 503 with Retry-After 1", err, retryAfterSeconds(err))
+	if _, err := slots.acquire(context.Background()); registry.ErrorCode(err) != registry.Unavailable || httpx.RetryAfterSeconds(err) != 1 {
+		t.Errorf("second publish while the only slot is held: %v (retry after %d s), want 503 with Retry-After 1", err, httpx.RetryAfterSeconds(err))
 	}
 	release()
 	release2, err := slots.acquire(context.Background())

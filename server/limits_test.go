@@ -81,7 +81,7 @@ func TestRateLimitPerKeyKeepsTheNonce(t *testing.T) {
 // do: a host that rotates through its 2^64 addresses gets one budget, and
 // a neighbour in another /64 keeps its own.
 func TestRateLimitPerAddressCountsIPv6By64(t *testing.T) {
-	base := startWithConfig(t, server.Config{BaseURL: "http://pact.test", TrustedProxies: []string{"127.0.0.1", "::1"},
+	base := servertest.StartWithConfig(t, server.Config{BaseURL: "http://pact.test", TrustedProxies: []string{"127.0.0.1", "::1"},
 		Limits: server.Limits{PerIP: server.Limit{Rate: 0.01, Burst: 3}}})
 	get := func(from string) int {
 		t.Helper()

@@ -7,24 +7,22 @@ import (
 	"sync"
 
 	"github.com/gin-gonic/gin"
-)
 
-// generationStore is a store that can tell when what it serves changed:
-// sqlstore on SQLite, where this process makes every change. A store that
-// cannot tell (PostgreSQL, where other replicas publish) gets no cache.
-type generationStore interface {
-	Generation() (generation uint64, ok bool)
-}
+	"github.com/pact-registry/pact/server/registry"
+)
 
 // firstPageCache keeps the encoded answers of GET /api/packages without a
 // cursor (the first pages: the home of every client) for as long as the
-// store's generation stays the same, so the hottest list costs a map
-// lookup instead of a query and a JSON encoding. An answer is kept under
-// the generation read before it was made: if a publish ran meanwhile, the
+// service's generation stays the same, so the hottest list costs a map
+// lookup instead of a query and a JSON encoding. It is the only cache of
+// list pages. The generation moves with every write on SQLite, where this
+// process makes every change; on PostgreSQL, where other replicas publish
+// unseen, there is none and nothing is kept. An answer is kept under the
+// generation read before it was made: if a publish ran meanwhile, the
 // entry is never served. Deeper pages go to the store every time; keyset
 // paging makes them as cheap as the first.
 type firstPageCache struct {
-	store generationStore // nil: no caching
+	svc *registry.Service
 
 	mu    sync.RWMutex
 	pages map[string]cachedPage // by raw query string
@@ -45,17 +43,16 @@ const (
 // behind the store's back (a restore into the empty database).
 var emptyPage = []byte(`"packages":[]`)
 
-func newFirstPageCache(s *Server) *firstPageCache {
-	store, _ := s.svc.Store.(generationStore)
-	return &firstPageCache{store: store, pages: map[string]cachedPage{}}
+func newFirstPageCache(svc *registry.Service) *firstPageCache {
+	return &firstPageCache{svc: svc, pages: map[string]cachedPage{}}
 }
 
 // serve is the middleware in front of the list handler.
 func (fc *firstPageCache) serve(c *gin.Context) {
-	if fc.store == nil || (c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead) {
+	if c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead {
 		return
 	}
-	generation, ok := fc.store.Generation()
+	generation, ok := fc.svc.Generation()
 	if !ok {
 		return
 	}

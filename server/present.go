@@ -2,34 +2,21 @@ package server
 
 import (
 	"github.com/pact-registry/pact/pkg/wire"
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
 // Presenters turn domain values into the wire types of pkg/wire, which
 // are the JSON of the interface.
 
-// Links of a package, all built from the configured base URL.
-func (s *Server) packageURL(owner, pack string) string {
-	return s.cfg.BaseURL + "/" + owner + "/" + pack
-}
-func (s *Server) rawURL(owner, pack string) string {
-	return s.cfg.BaseURL + "/raw/" + owner + "/" + pack + ".pact.md"
-}
-func (s *Server) versionRawURL(owner, pack, version string) string {
-	return s.cfg.BaseURL + "/raw/" + owner + "/" + pack + "@" + version + ".pact.md"
-}
-func installCommand(rawURL, pack string) string {
-	return "curl -fsSL " + rawURL + " -o " + pack + ".pact.md"
-}
-
 func (s *Server) presentPackage(p *registry.Package) wire.Package {
-	raw := s.rawURL(p.OwnerSlug, p.PackSlug)
+	raw := s.shared.URLs.Raw(p.OwnerSlug, p.PackSlug)
 	return wire.Package{
 		ID: p.ID, OwnerSlug: p.OwnerSlug, PackSlug: p.PackSlug, Name: p.Name, Description: p.Description,
 		Scheme: p.Scheme, Version: p.Version, SHA256: p.SHA256,
-		URL:            s.packageURL(p.OwnerSlug, p.PackSlug),
+		URL:            s.shared.URLs.Package(p.OwnerSlug, p.PackSlug),
 		RawURL:         raw,
-		InstallCommand: installCommand(raw, p.PackSlug),
+		InstallCommand: httpx.InstallCommand(raw, p.PackSlug),
 		VersionsURL:    s.cfg.BaseURL + "/api/packages/" + p.OwnerSlug + "/" + p.PackSlug,
 		CreatedAt:      wire.Time(p.CreatedAt),
 		UpdatedAt:      wire.Time(p.UpdatedAt),
@@ -39,7 +26,7 @@ func (s *Server) presentPackage(p *registry.Package) wire.Package {
 func (s *Server) presentVersion(p *registry.Package, v *registry.Version) wire.Version {
 	out := wire.Version{
 		Version: v.Version, Name: v.Name, Description: v.Description, Scheme: v.Scheme, SHA256: v.SHA256,
-		Size: v.Size, CreatedAt: wire.Time(v.CreatedAt), RawURL: s.versionRawURL(p.OwnerSlug, p.PackSlug, v.Version),
+		Size: v.Size, CreatedAt: wire.Time(v.CreatedAt), RawURL: s.shared.URLs.VersionRaw(p.OwnerSlug, p.PackSlug, v.Version),
 	}
 	if pv := v.Provenance; pv != nil {
 		sig := &wire.Signature{Fingerprint: pv.Fingerprint, Timestamp: pv.Timestamp, Nonce: pv.Nonce, Signature: pv.Signature,

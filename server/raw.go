@@ -22,17 +22,17 @@ func (s *Server) raw(c *gin.Context) {
 	file := c.Param("file")
 	base, ok := strings.CutSuffix(file, ".pact.md")
 	if !ok || base == "" {
-		s.fail(c, registry.Errorf(registry.NotFound, "no such document: raw paths end in .pact.md"))
+		s.shared.Fail(c, registry.Errorf(registry.NotFound, "no such document: raw paths end in .pact.md"))
 		return
 	}
 	pack, version, pinned := strings.Cut(base, "@")
 	if pinned && version == "" {
-		s.fail(c, registry.Errorf(registry.NotFound, "no such document: empty version after @"))
+		s.shared.Fail(c, registry.Errorf(registry.NotFound, "no such document: empty version after @"))
 		return
 	}
 	v, err := s.svc.Document(c, owner, pack, version)
 	if err != nil {
-		s.fail(c, err)
+		s.shared.Fail(c, err)
 		return
 	}
 	etag := `"` + v.SHA256 + `"`

@@ -48,10 +48,10 @@ func TestSSHKeyRSABounds(t *testing.T) {
 				})
 			}
 			t.Run("dashboard form", func(t *testing.T) {
-				web := newWebClient(t, env.URL)
-				web.login(mallory)
-				page := web.post("/dashboard/keys", url.Values{"public_key": {rsaLine(big.NewInt(65537), 16384)}, "name": {"big"}})
-				wantPage(t, page, http.StatusBadRequest, "16384 bits is too long")
+				web := servertest.NewWebClient(t, env.URL)
+				web.Login(mallory)
+				page := web.Post("/dashboard/keys", url.Values{"public_key": {rsaLine(big.NewInt(65537), 16384)}, "name": {"big"}})
+				servertest.WantPage(t, page, http.StatusBadRequest, "16384 bits is too long")
 			})
 			keys, err := env.Store.ListSSHKeys(context.Background(), mallory.Account.ID)
 			if err != nil {

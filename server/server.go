@@ -1,5 +1,7 @@
-// Package server adapts HTTP to the registry: the Gin routers of the REST
-// interface, the raw documents and the web pages.
+// Package server adapts HTTP to the registry. It is the REST API (the
+// handlers of /api/..., /raw/..., /openapi.json and the operational
+// endpoints) and the Server that puts the API and the pages (server/web)
+// behind one handler. What both sides share is in server/internal/httpx.
 package server
 
 import (
@@ -10,7 +12,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/web"
 )
 
 // Config is what the server needs from pactd's configuration.
@@ -42,18 +46,14 @@ type Config struct {
 type Server struct {
 	svc     *registry.Service
 	cfg     Config
-	log     *slog.Logger
-	metrics *metrics
+	shared  *httpx.Shared
 	api     *gin.Engine // /api/..., /raw/..., /openapi.json, /healthz, /readyz, /metrics
 	web     *gin.Engine // every other path: HTML pages and /{owner}.keys
 	handler http.Handler
 
 	limitIP, limitToken, limitKey *keyedLimiter
 	publishing                    *publishSlots
-	bodies                        *bodyBudget
 }
-
-func init() { gin.SetMode(gin.ReleaseMode) }
 
 // New builds the server around a registry service.
 func New(svc *registry.Service, cfg Config) *Server {
@@ -65,24 +65,27 @@ func New(svc *registry.Service, cfg Config) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{svc: svc, cfg: cfg, log: log, metrics: newMetrics(),
+	s := &Server{svc: svc, cfg: cfg,
+		shared:     httpx.NewShared(log, cfg.BaseURL, cfg.TrustedProxies, cfg.Limits.BodyBudget, cfg.Limits.BodyBudgetWait),
 		limitIP:    newKeyedLimiter(cfg.Limits.PerIP),
 		limitToken: newKeyedLimiter(cfg.Limits.PerToken),
 		limitKey:   newKeyedLimiter(cfg.Limits.PerKey),
 		publishing: newPublishSlots(cfg.Limits.MaxConcurrentPublishes, cfg.Limits.PublishQueueWait),
-		bodies:     newBodyBudget(cfg.Limits.BodyBudget, cfg.Limits.BodyBudgetWait),
 	}
-	s.api = s.newEngine()
+	s.api = s.shared.NewEngine()
 	s.routeAPI(s.api)
-	s.web = s.newEngine()
-	s.routeWeb(s.web)
+	s.web = s.shared.NewEngine()
+	web.New(svc, s.shared, web.Config{
+		BaseURL: cfg.BaseURL, Signup: cfg.Signup, LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow,
+	}).Route(s.web)
 	s.handler = http.HandlerFunc(s.dispatch)
 	return s
 }
 
-// The API and the web side live on separate routers: the web side's
-// /{owner}/{pack} pages would otherwise swallow unknown /api paths, which
-// must get JSON 404 and 405 answers.
+// dispatch is the one place that says which side answers a path. The API
+// and the pages live on separate routers: the pages' /{owner}/{pack} would
+// otherwise swallow unknown /api paths, which must get JSON 404 and 405
+// answers.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	if strings.HasPrefix(p, "/api/") || p == "/api" || strings.HasPrefix(p, "/raw/") ||
@@ -96,29 +99,6 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 // Handler returns the http.Handler of the whole service.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-func (s *Server) newEngine() *gin.Engine {
-	e := gin.New()
-	e.HandleMethodNotAllowed = true
-	e.RedirectTrailingSlash = false
-	e.RedirectFixedPath = false
-	e.ContextWithFallback = true
-	if err := e.SetTrustedProxies(s.cfg.TrustedProxies); err != nil {
-		s.log.Error("ignoring invalid trusted proxies", "error", err.Error())
-		_ = e.SetTrustedProxies(nil)
-	}
-	e.Use(s.observe, s.recoverPanics)
-	return e
-}
-
-func (s *Server) recoverPanics(c *gin.Context) {
-	defer func() {
-		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
-				panic(v)
-			}
-			s.logger(c).Error("panic serving request", "method", c.Request.Method, "path", c.Request.URL.Path, "panic", v)
-			s.fail(c, registry.Errorf(registry.Internal, "internal error"))
-		}
-	}()
-	c.Next()
-}
+// MetricsHandler serves the metrics in the Prometheus text format, for a
+// listener of their own (see Config.SeparateMetrics).
+func (s *Server) MetricsHandler() http.Handler { return s.shared.Metrics.Handler() }

@@ -25,7 +25,7 @@ func openService(ctx context.Context, cmd *cobra.Command) (*registry.Service, fu
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening database: %w", err)
 	}
-	return &registry.Service{Store: store}, func() { store.Close() }, nil
+	return registry.NewService(store, registry.Options{}), func() { store.Close() }, nil
 }
 
 func newUserCmd() *cobra.Command {
@@ -101,7 +101,7 @@ scripts. The token is shown only this once; pact stores only its SHA-256.`,
 				return err
 			}
 			defer closeStore()
-			acct, err := svc.Store.AccountByUsername(cmd.Context(), strings.ToLower(username))
+			acct, err := svc.AccountByUsername(cmd.Context(), username)
 			if err != nil {
 				return err
 			}

@@ -81,7 +81,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.IntVar(&c.Store.MaxConns, "db-max-conns", 0, fmt.Sprintf("database connections: the PostgreSQL pool, or SQLite's readers beside its one writer (0: %d on PostgreSQL, max(4, CPUs) on SQLite)", sqlstore.DefaultPostgresConns))
 	f.DurationVar(&c.Store.StatementTimeout, "db-statement-timeout", sqlstore.DefaultStatementTimeout, "how long a database statement or transaction may take before the request gets 503; on PostgreSQL also its statement_timeout")
 	f.DurationVar(&c.Store.BusyTimeout, "db-busy-timeout", sqlstore.DefaultBusyTimeout, "SQLite only: how long a statement waits for another connection's or process's lock before the request gets 503")
-	f.Int64Var(&c.Store.ReadCacheBytes, "db-read-cache-bytes", sqlstore.DefaultCacheBytes, "SQLite only: memory for hot raw documents and first list pages, in bytes (0 turns the cache off)")
+	f.Int64Var(&c.Store.ReadCacheBytes, "db-read-cache-bytes", sqlstore.DefaultCacheBytes, "SQLite only: memory for hot raw documents, in bytes (0 turns the cache off)")
 	f.StringVar(&c.BaseURL, "base-url", "", "public base URL used in every link (default http://<addr>)")
 	f.Int64Var(&c.MaxBody, "max-body", packfmt.DefaultMaxBytes, "largest pack document accepted, in bytes")
 	f.StringVar(&c.Signup, "signup", "open", "dashboard sign-up: open or closed")
@@ -274,7 +274,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 		return fmt.Errorf("opening database: %w", err)
 	}
 	defer store.Close()
-	svc := &registry.Service{Store: store, MaxDocumentBytes: cfg.MaxBody}
+	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody})
 	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log,
 		Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies,
 		LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow, SeparateMetrics: cfg.MetricsAddr != ""})

@@ -66,7 +66,7 @@ func (s *Service) CreateAccount(ctx context.Context, email, username, password s
 		return nil, err
 	}
 	a := &Account{Email: email, Username: u, PasswordHash: hash, CreatedAt: s.now()}
-	if err := s.Store.CreateAccount(ctx, a); err != nil {
+	if err := s.store.CreateAccount(ctx, a); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -78,11 +78,7 @@ func (s *Service) Login(ctx context.Context, login, password string) (*Account, 
 	fail := Errorf(Unauthorized, "wrong username or password")
 	var acct *Account
 	var err error
-	if strings.Contains(login, "@") {
-		acct, err = s.Store.AccountByEmail(ctx, strings.TrimSpace(login))
-	} else {
-		acct, err = s.Store.AccountByUsername(ctx, strings.ToLower(strings.TrimSpace(login)))
-	}
+	acct, err = s.AccountByLogin(ctx, login)
 	if err != nil && !IsCode(err, NotFound) {
 		return nil, err
 	}
@@ -94,6 +90,20 @@ func (s *Service) Login(ctx context.Context, login, password string) (*Account, 
 		return nil, fail
 	}
 	return acct, nil
+}
+
+// AccountByUsername returns the account named username, in any case.
+func (s *Service) AccountByUsername(ctx context.Context, username string) (*Account, error) {
+	return s.store.AccountByUsername(ctx, strings.ToLower(strings.TrimSpace(username)))
+}
+
+// AccountByLogin returns the account a log-in names: by email address when
+// login holds an @, by username otherwise.
+func (s *Service) AccountByLogin(ctx context.Context, login string) (*Account, error) {
+	if strings.Contains(login, "@") {
+		return s.store.AccountByEmail(ctx, strings.TrimSpace(login))
+	}
+	return s.AccountByUsername(ctx, login)
 }
 
 // argon2id parameters (OWASP's recommendation: 19 MiB, 2 passes, 1 lane).

@@ -5,22 +5,20 @@ import (
 	"fmt"
 )
 
-// Code classifies an Error. Exactly one place (server.writeError) maps codes
-// to HTTP statuses; everything below HTTP speaks only in codes.
+// Code classifies an Error. Exactly one place in the server maps codes to
+// HTTP statuses; everything below HTTP speaks only in codes.
 type Code string
 
 const (
-	Invalid          Code = "invalid"            // 400
-	Unauthorized     Code = "unauthorized"       // 401
-	Forbidden        Code = "forbidden"          // 403
-	NotFound         Code = "not_found"          // 404
-	MethodNotAllowed Code = "method_not_allowed" // 405
-	Conflict         Code = "conflict"           // 409
-	TooLarge         Code = "too_large"          // 413
-	UnsupportedMedia Code = "unsupported_media"  // 415
-	RateLimited      Code = "rate_limited"       // 429
-	Internal         Code = "internal"           // 500
-	Unavailable      Code = "unavailable"        // 503
+	Invalid      Code = "invalid"      // 400
+	Unauthorized Code = "unauthorized" // 401
+	Forbidden    Code = "forbidden"    // 403
+	NotFound     Code = "not_found"    // 404
+	Conflict     Code = "conflict"     // 409
+	TooLarge     Code = "too_large"    // 413
+	RateLimited  Code = "rate_limited" // 429
+	Internal     Code = "internal"     // 500
+	Unavailable  Code = "unavailable"  // 503
 	// InsufficientStorage: the database is out of disk space; nothing was
 	// written, and the same request succeeds once space is freed.
 	InsufficientStorage Code = "insufficient_storage" // 507

@@ -50,7 +50,7 @@ func TestLabelsRefuseControlAndBidiCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc := &registry.Service{Store: store}
+	svc := registry.NewService(store, registry.Options{})
 	owner, err := svc.CreateAccount(ctx, "alice@example.com", "alice", "correct horse")
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ func TestLoginCostsTheSameForUnknownUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc := &registry.Service{Store: store}
+	svc := registry.NewService(store, registry.Options{})
 	if _, err := svc.CreateAccount(ctx, "alice@example.com", "alice", "correct horse"); err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestNoncesArePrunedOnlyOnceTheyCannotBeReplayed(t *testing.T) {
 	}
 	defer store.Close()
 	now := time.Unix(1_900_000_000, 0)
-	svc := &registry.Service{Store: store, Now: func() time.Time { return now }}
+	svc := registry.NewService(store, registry.Options{Now: func() time.Time { return now }})
 	acct, err := svc.CreateAccount(ctx, "alice@example.com", "alice", "correct horse")
 	if err != nil {
 		t.Fatal(err)

@@ -12,29 +12,54 @@ import (
 	"github.com/pact-registry/pact/pkg/packfmt"
 )
 
-// Service holds the rules of pact. The server calls it; it calls the Store.
+// Service holds the rules of pact. The server and the commands call it; it
+// calls the Store, which nothing else reaches, so no caller can walk around
+// a rule.
 type Service struct {
-	Store Store
+	store            Store
+	clock            func() time.Time
+	maxDocumentBytes int64
+}
+
+// Options are the settings of a Service; the zero value is usable.
+type Options struct {
 	// Now is the clock; tests replace it. nil means time.Now.
 	Now func() time.Time
 	// MaxDocumentBytes limits a pack document; 0 means packfmt.DefaultMaxBytes.
 	MaxDocumentBytes int64
 }
 
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC()
+// NewService returns the service of pact over store.
+func NewService(store Store, opts Options) *Service {
+	return &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes}
+}
+
+// Now is the service's clock in UTC, so that what the server times
+// (sessions, throttles) moves with the clock tests set.
+func (s *Service) Now() time.Time {
+	if s.clock != nil {
+		return s.clock().UTC()
 	}
 	return time.Now().UTC()
 }
 
+func (s *Service) now() time.Time { return s.Now() }
+
 // MaxBytes is the document size limit in force.
 func (s *Service) MaxBytes() int64 {
-	if s.MaxDocumentBytes > 0 {
-		return s.MaxDocumentBytes
+	if s.maxDocumentBytes > 0 {
+		return s.maxDocumentBytes
 	}
 	return packfmt.DefaultMaxBytes
 }
+
+// Ping checks that the store answers (readiness).
+func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
+
+// Generation changes whenever a write made through this service may have
+// changed what reads answer. ok is false when the store cannot tell (other
+// processes write to its database): then no answer may be kept for later.
+func (s *Service) Generation() (generation uint64, ok bool) { return s.store.Generation() }
 
 // PublishRequest is a document to publish and the optional overrides that
 // came with it.
@@ -52,7 +77,7 @@ func (s *Service) Publish(ctx context.Context, owner *Account, req PublishReques
 	if err != nil {
 		return nil, false, err
 	}
-	return s.Store.Publish(ctx, in)
+	return s.store.Publish(ctx, in)
 }
 
 func (s *Service) preparePublish(owner *Account, req PublishRequest) (PublishInput, error) {
@@ -125,7 +150,7 @@ func (s *Service) ListPackages(ctx context.Context, q ListQuery) ([]Package, str
 	if len(q.Query) > 200 {
 		return nil, "", Errorf(Invalid, "q must be at most 200 characters")
 	}
-	pkgs, err := s.Store.ListPackages(ctx, PackageFilter{
+	pkgs, err := s.store.ListPackages(ctx, PackageFilter{
 		Limit: limit + 1, Before: before, Query: q.Query, Owner: q.Owner, Scheme: q.Scheme,
 	})
 	if err != nil {
@@ -163,11 +188,11 @@ func decodeCursor(cursor string) (int64, error) {
 
 // PackageDetail returns a package and its versions, newest first.
 func (s *Service) PackageDetail(ctx context.Context, owner, pack string) (*Package, []Version, error) {
-	p, err := s.Store.PackageBySlug(ctx, owner, pack)
+	p, err := s.store.PackageBySlug(ctx, owner, pack)
 	if err != nil {
 		return nil, nil, err
 	}
-	versions, err := s.Store.ListVersions(ctx, p.ID)
+	versions, err := s.store.ListVersions(ctx, p.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -176,7 +201,7 @@ func (s *Service) PackageDetail(ctx context.Context, owner, pack string) (*Packa
 
 // Document returns the raw document of a version ("" for the latest).
 func (s *Service) Document(ctx context.Context, owner, pack, version string) (*Version, error) {
-	return s.Store.VersionDocument(ctx, owner, pack, version)
+	return s.store.VersionDocument(ctx, owner, pack, version)
 }
 
 // NonceWindow is how long spent nonces are remembered: twice the accepted
@@ -185,5 +210,5 @@ const NonceWindow = 2 * 300 * time.Second
 
 // PruneNonces forgets nonces whose timestamps can no longer be accepted.
 func (s *Service) PruneNonces(ctx context.Context) (int64, error) {
-	return s.Store.PruneNonces(ctx, s.now().Add(-NonceWindow))
+	return s.store.PruneNonces(ctx, s.now().Add(-NonceWindow))
 }

@@ -38,7 +38,7 @@ func (s *Service) AddSSHKey(ctx context.Context, accountID int64, publicKey, nam
 		PublicKey:   sshsign.MarshalPublicKey(pub),
 		CreatedAt:   s.now(),
 	}
-	if err := s.Store.CreateSSHKey(ctx, k); err != nil {
+	if err := s.store.CreateSSHKey(ctx, k); err != nil {
 		return nil, err
 	}
 	return k, nil
@@ -99,7 +99,7 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 		return nil, signatureFailure("timestamp", "timestamp %d is outside the accepted window of ±%d seconds of the server's clock (now %d)",
 			req.Timestamp, int(sshsign.MaxSkew/time.Second), now.Unix())
 	}
-	key, err := s.Store.SSHKeyByFingerprint(ctx, req.Fingerprint)
+	key, err := s.store.SSHKeyByFingerprint(ctx, req.Fingerprint)
 	if IsCode(err, NotFound) {
 		return nil, signatureFailure("unknown_key", "no SSH key with fingerprint %s is registered", req.Fingerprint)
 	}
@@ -125,7 +125,7 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 			"timestamp %d is older than the registration of SSH key %s (at %d): a signature made before its key was registered is refused; sign again with the current time",
 			req.Timestamp, key.Fingerprint, registeredAt)
 	}
-	owner, err := s.Store.AccountByID(ctx, key.AccountID)
+	owner, err := s.store.AccountByID(ctx, key.AccountID)
 	if err != nil {
 		return nil, err
 	}
@@ -143,11 +143,11 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 // PublishVerified publishes in the transaction that spends the nonce, so a
 // replayed request cannot publish twice, even on another replica.
 func (s *Service) PublishVerified(ctx context.Context, v *VerifiedPublish) (*Package, bool, error) {
-	pkg, created, err := s.Store.Publish(ctx, v.input)
+	pkg, created, err := s.store.Publish(ctx, v.input)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := s.Store.TouchSSHKey(ctx, v.Key.ID, v.input.Now); err != nil {
+	if err := s.store.TouchSSHKey(ctx, v.Key.ID, v.input.Now); err != nil {
 		return nil, false, err
 	}
 	return pkg, created, nil
@@ -173,4 +173,26 @@ func signatureError(err error) error {
 	default:
 		return signatureFailure("bad_signature", "signature does not verify over the six-line pact-publish-v1 message")
 	}
+}
+
+// ListSSHKeys lists an account's keys, oldest first.
+func (s *Service) ListSSHKeys(ctx context.Context, accountID int64) ([]SSHKey, error) {
+	return s.store.ListSSHKeys(ctx, accountID)
+}
+
+// DeleteSSHKey deletes one of accountID's keys; NotFound when the key does
+// not exist or belongs to someone else. Versions it signed keep their
+// provenance, and its spent nonces stay spent.
+func (s *Service) DeleteSSHKey(ctx context.Context, accountID, keyID int64) error {
+	return s.store.DeleteSSHKey(ctx, accountID, keyID)
+}
+
+// AuthorizedKeys lists the keys of the account named username, oldest
+// first; NotFound when there is no such account.
+func (s *Service) AuthorizedKeys(ctx context.Context, username string) ([]SSHKey, error) {
+	acct, err := s.AccountByUsername(ctx, username)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.ListSSHKeys(ctx, acct.ID)
 }

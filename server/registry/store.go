@@ -17,6 +17,10 @@ type Store interface {
 	SessionStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
+	// Generation changes whenever a write through this Store may have
+	// changed what its reads return. ok is false when the Store cannot
+	// tell, because other processes write to its database unseen.
+	Generation() (generation uint64, ok bool)
 	Close() error
 }
 

@@ -55,7 +55,7 @@ func (s *Service) CreateToken(ctx context.Context, accountID int64, name string,
 	}
 	secret := NewSecret(TokenPrefix, tokenRandomLength)
 	t := &Token{AccountID: accountID, Name: name, Hash: hashSecret(secret), CreatedAt: now, ExpiresAt: expiresAt}
-	if err := s.Store.CreateToken(ctx, t); err != nil {
+	if err := s.store.CreateToken(ctx, t); err != nil {
 		return "", nil, err
 	}
 	return secret, t, nil
@@ -67,7 +67,7 @@ func (s *Service) AuthenticateToken(ctx context.Context, secret string) (*Accoun
 	if !strings.HasPrefix(secret, TokenPrefix) || len(secret) > 200 {
 		return nil, nil, ErrBadToken
 	}
-	t, err := s.Store.TokenByHash(ctx, hashSecret(secret))
+	t, err := s.store.TokenByHash(ctx, hashSecret(secret))
 	if IsCode(err, NotFound) {
 		return nil, nil, ErrBadToken
 	}
@@ -78,17 +78,28 @@ func (s *Service) AuthenticateToken(ctx context.Context, secret string) (*Accoun
 	if !t.Active(now) {
 		return nil, nil, ErrBadToken
 	}
-	acct, err := s.Store.AccountByID(ctx, t.AccountID)
+	acct, err := s.store.AccountByID(ctx, t.AccountID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= touchInterval {
 		// last_used_at is informational: a failed write (a full disk, say)
 		// must not turn every authenticated read into an error.
-		_ = s.Store.TouchToken(ctx, t.ID, now)
+		_ = s.store.TouchToken(ctx, t.ID, now)
 	}
 	return acct, t, nil
 }
 
 // ErrBadToken answers every missing, unknown, revoked or expired token.
 var ErrBadToken = &Error{Code: Unauthorized, Message: "missing or invalid API token"}
+
+// ListTokens lists an account's tokens, newest first.
+func (s *Service) ListTokens(ctx context.Context, accountID int64) ([]Token, error) {
+	return s.store.ListTokens(ctx, accountID)
+}
+
+// RevokeToken revokes one of accountID's tokens now; NotFound when the
+// token does not exist or belongs to someone else.
+func (s *Service) RevokeToken(ctx context.Context, accountID, tokenID int64) error {
+	return s.store.RevokeToken(ctx, accountID, tokenID, s.now())
+}

@@ -43,7 +43,7 @@ func TestNearlyRightTokensAreRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer store.Close()
-			svc := &registry.Service{Store: store}
+			svc := registry.NewService(store, registry.Options{})
 			acct, err := svc.CreateAccount(ctx, "alice@example.com", "alice", "correct horse")
 			if err != nil {
 				t.Fatal(err)

@@ -72,7 +72,7 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	}
 	t.Cleanup(func() { store.Close() })
 	clock := &Clock{now: time.Now().UTC().Truncate(time.Second)}
-	svc := &registry.Service{Store: store, Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes}
+	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes})
 	// The base URL is only known once the listener exists, so the handler
 	// is installed after the server starts.
 	ts := httptest.NewUnstartedServer(nil)

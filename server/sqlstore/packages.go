@@ -258,23 +258,9 @@ func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]r
 	if f.Limit <= 0 {
 		return nil, invalid("limit must be positive")
 	}
-	// First pages are what most readers ask for; deeper pages cost the
-	// same through the index (keyset) and are not worth the memory.
-	if s.cache == nil || f.Before != 0 {
-		return s.listPackages(ctx, f)
-	}
-	if page, ok := s.cache.firstPage(f); ok {
-		return page, nil
-	}
-	gen := s.cache.gen()
-	page, err := s.listPackages(ctx, f)
-	if err == nil {
-		s.cache.putFirstPage(f, page, gen)
-	}
-	return page, err
-}
-
-func (s *Store) listPackages(ctx context.Context, f registry.PackageFilter) ([]registry.Package, error) {
+	// Nothing is cached here: the server keeps the encoded first pages
+	// under Generation, and deeper pages cost what the first does through
+	// the index (keyset).
 	var where []string
 	var args []any
 	if f.Before > 0 {

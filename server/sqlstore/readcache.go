@@ -10,13 +10,17 @@ import (
 )
 
 // readCache keeps the hottest reads in memory: raw documents (latest and
-// pinned) and the first page of package lists. It is used on SQLite only,
+// pinned). It is used on SQLite only,
 // where this process is the database's only writer (replicas share one
 // PostgreSQL database instead), so every change passes through this Store and
 // invalidates what it makes stale before the write returns to its caller:
 //
-//   - Publish drops its package's latest document and every cached list;
+//   - Publish drops its package's latest document;
 //   - DeleteSSHKey and Seed drop everything (provenance names the key).
+//
+// Its generation is also what the server's cache of encoded first list
+// pages is kept under (Store.Generation): every write that changes a list
+// (a publish, a seed) bumps it.
 //
 // Pinned versions are immutable. Results that are empty or missing are
 // never cached, so a database filled behind the store's back while it was
@@ -34,7 +38,6 @@ type readCache struct {
 	bytes      int64
 	docs       map[string]*list.Element // docKey → element of lru
 	lru        *list.List               // of *cachedDoc, most recently used first
-	lists      map[registry.PackageFilter][]registry.Package
 }
 
 type cachedDoc struct {
@@ -42,10 +45,6 @@ type cachedDoc struct {
 	version *registry.Version
 	size    int64
 }
-
-// maxCachedLists bounds the first pages kept: one per filter combination
-// (owner, scheme, query, limit) asked for recently.
-const maxCachedLists = 256
 
 // docOverhead is a document entry's memory beyond its content.
 const docOverhead = 512
@@ -55,7 +54,6 @@ func newReadCache(maxBytes int64) *readCache {
 		maxBytes: maxBytes,
 		docs:     map[string]*list.Element{},
 		lru:      list.New(),
-		lists:    map[registry.PackageFilter][]registry.Package{},
 	}
 }
 
@@ -118,35 +116,8 @@ func (c *readCache) remove(e *list.Element) {
 	c.bytes -= d.size
 }
 
-// firstPage returns a copy of a cached first page.
-func (c *readCache) firstPage(f registry.PackageFilter) ([]registry.Package, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	page, ok := c.lists[f]
-	if !ok {
-		return nil, false
-	}
-	return append([]registry.Package(nil), page...), true
-}
-
-func (c *readCache) putFirstPage(f registry.PackageFilter, page []registry.Package, gen uint64) {
-	if len(page) == 0 {
-		return
-	}
-	stored := append([]registry.Package(nil), page...)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen != c.generation.Load() {
-		return
-	}
-	if len(c.lists) >= maxCachedLists {
-		clear(c.lists) // rare: only many distinct filters fill it
-	}
-	c.lists[f] = stored
-}
-
 // published drops what a new version of owner/pack makes stale: its latest
-// document and every list.
+// document, and (by the generation) every list page kept above the store.
 func (c *readCache) published(owner, pack string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -154,7 +125,6 @@ func (c *readCache) published(owner, pack string) {
 	if e, ok := c.docs[docKey(owner, pack, "")]; ok {
 		c.remove(e)
 	}
-	clear(c.lists)
 }
 
 // reset drops everything.
@@ -165,14 +135,13 @@ func (c *readCache) reset() {
 	clear(c.docs)
 	c.lru.Init()
 	c.bytes = 0
-	clear(c.lists)
 }
 
-// Generation changes whenever something the read cache holds may have
-// changed: a publish, a deleted SSH key, a seed. ok is false when the store
-// keeps no cache (PostgreSQL, where other replicas write unseen, or
-// CacheBytes < 0): then nothing read from it may be kept either. The
-// server keys the encoded first pages of the package list by it.
+// Generation changes whenever something a read returns may have changed:
+// a publish, a deleted SSH key, a seed. ok is false when the store keeps no
+// cache (PostgreSQL, where other replicas write unseen, or CacheBytes < 0):
+// then nothing read from it may be kept either. The server keeps the
+// encoded first pages of the package list under it.
 func (s *Store) Generation() (generation uint64, ok bool) {
 	if s.cache == nil {
 		return 0, false

@@ -32,9 +32,9 @@ type Options struct {
 	// SQLiteSynchronous is SQLite's synchronous pragma: OFF, NORMAL, FULL
 	// or EXTRA. Default FULL, so a committed publish survives a power cut.
 	SQLiteSynchronous string
-	// CacheBytes bounds the in-memory cache of raw documents and first list
-	// pages, on SQLite only (see readCache). 0 picks DefaultCacheBytes;
-	// negative turns the cache off.
+	// CacheBytes bounds the in-memory cache of raw documents, on SQLite
+	// only (see readCache). 0 picks DefaultCacheBytes; negative turns the
+	// cache off.
 	CacheBytes int64
 }
 

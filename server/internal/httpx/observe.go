@@ -1,4 +1,4 @@
-package server
+package httpx
 
 import (
 	"log/slog"
@@ -15,9 +15,9 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// metrics are pactd's Prometheus series. Each Server has its own registry,
+// Metrics are pactd's Prometheus series. Each server has its own registry,
 // so tests can run many servers in one process.
-type metrics struct {
+type Metrics struct {
 	registry          *prometheus.Registry
 	requests          *prometheus.CounterVec
 	latency           *prometheus.HistogramVec
@@ -25,8 +25,9 @@ type metrics struct {
 	signatureFailures *prometheus.CounterVec
 }
 
-func newMetrics() *metrics {
-	m := &metrics{
+// NewMetrics registers the series of one server.
+func NewMetrics() *Metrics {
+	m := &Metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pact_http_requests_total", Help: "HTTP requests by route template, method and status.",
@@ -47,14 +48,9 @@ func newMetrics() *metrics {
 	return m
 }
 
-func (s *Server) serveMetrics(c *gin.Context) {
-	s.MetricsHandler().ServeHTTP(c.Writer, c.Request)
-}
-
-// MetricsHandler serves the metrics in the Prometheus text format, for a
-// listener of their own (see Config.SeparateMetrics).
-func (s *Server) MetricsHandler() http.Handler {
-	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
 // Every label value comes from a small fixed set: a client choosing methods,
@@ -89,19 +85,19 @@ func statusLabel(status int) string {
 	return strconv.Itoa(status)
 }
 
-// recordPublish counts a publish attempt's outcome.
-func (s *Server) recordPublish(auth string, created bool, err error) {
+// RecordPublish counts a publish attempt's outcome.
+func (m *Metrics) RecordPublish(auth string, created bool, err error) {
 	result := "unchanged"
 	switch {
 	case err != nil:
-		result = string(registry.ErrorCode(err))
+		result = string(Code(err))
 		if reason := registry.ErrorReason(err); reason != "" && auth == "ssh-signature" {
-			s.metrics.signatureFailures.WithLabelValues(reason).Inc()
+			m.signatureFailures.WithLabelValues(reason).Inc()
 		}
 	case created:
 		result = "created"
 	}
-	s.metrics.publishes.WithLabelValues(auth, result).Inc()
+	m.publishes.WithLabelValues(auth, result).Inc()
 }
 
 const requestIDHeader = "X-Request-ID"
@@ -110,7 +106,7 @@ var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // observe gives every request an id (the caller's X-Request-ID when it is
 // sane), a logger that carries it, a log line, and metrics.
-func (s *Server) observe(c *gin.Context) {
+func (sh *Shared) observe(c *gin.Context) {
 	start := time.Now()
 	id := c.GetHeader(requestIDHeader)
 	if !validRequestID.MatchString(id) {
@@ -126,20 +122,20 @@ func (s *Server) observe(c *gin.Context) {
 	method := methodLabel(c.Request.Method)
 	status := c.Writer.Status()
 	elapsed := time.Since(start)
-	s.metrics.requests.WithLabelValues(route, method, statusLabel(status)).Inc()
-	s.metrics.latency.WithLabelValues(route, method).Observe(elapsed.Seconds())
+	sh.Metrics.requests.WithLabelValues(route, method, statusLabel(status)).Inc()
+	sh.Metrics.latency.WithLabelValues(route, method).Observe(elapsed.Seconds())
 	// The query string is left out: it is not secret today, but logs are
 	// where leaked secrets live longest.
-	s.log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
+	sh.Log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
 		slog.String("method", c.Request.Method), slog.String("route", route), slog.String("path", c.Request.URL.Path),
 		slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 		slog.Int("bytes", c.Writer.Size()), slog.String("remote", c.ClientIP()))
 }
 
-// logger is the request's logger, with its request id.
-func (s *Server) logger(c *gin.Context) *slog.Logger {
+// Logger is the request's logger, with its request id.
+func (sh *Shared) Logger(c *gin.Context) *slog.Logger {
 	if id := c.Writer.Header().Get(requestIDHeader); id != "" {
-		return s.log.With("request_id", id)
+		return sh.Log.With("request_id", id)
 	}
-	return s.log
+	return sh.Log
 }

@@ -1,12 +1,9 @@
-package server_test
+package web_test
 
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -16,19 +13,18 @@ import (
 	"github.com/pact-registry/pact/server"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/servertest"
-	"github.com/pact-registry/pact/server/sqlstore"
 )
 
 const sessionCookie = "pact_session"
 
 func TestSignupLoginLogout(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
-		web := newWebClient(t, env.URL)
-		wantPage(t, web.get("/signup"), http.StatusOK, `<label for="email">`, `<label for="username">`, `<label for="password">`)
+		web := servertest.NewWebClient(t, env.URL)
+		servertest.WantPage(t, web.Get("/signup"), http.StatusOK, `<label for="email">`, `<label for="username">`, `<label for="password">`)
 
-		r := web.post("/signup", url.Values{"email": {"carol@example.com"}, "username": {"Carol"}, "password": {"a long passphrase"}})
-		wantRedirect(t, r, "/dashboard")
-		ck := setCookie(r, sessionCookie)
+		r := web.Post("/signup", url.Values{"email": {"carol@example.com"}, "username": {"Carol"}, "password": {"a long passphrase"}})
+		servertest.WantRedirect(t, r, "/dashboard")
+		ck := servertest.SetCookie(r, sessionCookie)
 		if ck == nil {
 			t.Fatalf("sign-up set no %s cookie; headers %v", sessionCookie, r.Header)
 		}
@@ -50,52 +46,52 @@ func TestSignupLoginLogout(t *testing.T) {
 		if sess.AccountID != acct.ID {
 			t.Errorf("session is for account %d, want %d", sess.AccountID, acct.ID)
 		}
-		wantPage(t, web.get("/dashboard"), http.StatusOK, "Logged in as <strong>carol</strong>")
+		servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, "Logged in as <strong>carol</strong>")
 
 		// Logging out deletes the session: the old cookie opens nothing.
 		first := ck.Value
-		r = web.post("/logout", nil)
-		wantRedirect(t, r, "/")
-		if ck := setCookie(r, sessionCookie); ck == nil || ck.MaxAge >= 0 {
+		r = web.Post("/logout", nil)
+		servertest.WantRedirect(t, r, "/")
+		if ck := servertest.SetCookie(r, sessionCookie); ck == nil || ck.MaxAge >= 0 {
 			t.Errorf("log-out did not clear the cookie: %v", ck)
 		}
 		if _, err := sessionOf(t, env, first); !registry.IsCode(err, registry.NotFound) {
 			t.Errorf("session still stored after log-out (err %v)", err)
 		}
-		wantRedirect(t, web.get("/dashboard"), "/login")
-		replay := newWebClient(t, env.URL)
-		replay.http.Jar.SetCookies(mustURL(t, env.URL), []*http.Cookie{{Name: sessionCookie, Value: first}})
-		wantRedirect(t, replay.get("/dashboard"), "/login")
+		servertest.WantRedirect(t, web.Get("/dashboard"), "/login")
+		replay := servertest.NewWebClient(t, env.URL)
+		replay.AddCookies(&http.Cookie{Name: sessionCookie, Value: first})
+		servertest.WantRedirect(t, replay.Get("/dashboard"), "/login")
 
 		// Log in again, by email this time: a new session id.
-		wantPage(t, web.get("/login"), http.StatusOK, `<label for="login">`, `<label for="password">`)
-		r = web.post("/login", url.Values{"login": {"carol@example.com"}, "password": {"a long passphrase"}})
-		wantRedirect(t, r, "/dashboard")
-		second := web.cookie(sessionCookie)
+		servertest.WantPage(t, web.Get("/login"), http.StatusOK, `<label for="login">`, `<label for="password">`)
+		r = web.Post("/login", url.Values{"login": {"carol@example.com"}, "password": {"a long passphrase"}})
+		servertest.WantRedirect(t, r, "/dashboard")
+		second := web.Cookie(sessionCookie)
 		if second == "" || second == first {
 			t.Fatalf("log-in set session %q, want a new one", second)
 		}
 
 		// Logging in while logged in rotates the id and ends the old session.
-		web.post("/login", url.Values{"login": {"carol"}, "password": {"a long passphrase"}})
-		if third := web.cookie(sessionCookie); third == second {
+		web.Post("/login", url.Values{"login": {"carol"}, "password": {"a long passphrase"}})
+		if third := web.Cookie(sessionCookie); third == second {
 			t.Errorf("log-in kept session id %q", third)
 		}
 		if _, err := sessionOf(t, env, second); !registry.IsCode(err, registry.NotFound) {
 			t.Errorf("the session before log-in survived it (err %v)", err)
 		}
-		wantPage(t, web.get("/dashboard"), http.StatusOK, "carol")
+		servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, "carol")
 	})
 }
 
 func TestSessionsExpire(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
-	web := newWebClient(t, env.URL)
-	web.login(alice)
-	wantPage(t, web.get("/dashboard"), http.StatusOK, "alice")
+	web := servertest.NewWebClient(t, env.URL)
+	web.Login(alice)
+	servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, "alice")
 	env.Clock.Advance(15 * 24 * time.Hour)
-	wantRedirect(t, web.get("/dashboard"), "/login")
+	servertest.WantRedirect(t, web.Get("/dashboard"), "/login")
 }
 
 func TestSignupRefusals(t *testing.T) {
@@ -121,10 +117,10 @@ func TestSignupRefusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			web := newWebClient(t, env.URL)
-			r := web.post("/signup", url.Values{"email": {tc.email}, "username": {tc.username}, "password": {tc.password}})
-			wantPage(t, r, tc.status, tc.message, `role="alert"`)
-			if setCookie(r, sessionCookie) != nil {
+			web := servertest.NewWebClient(t, env.URL)
+			r := web.Post("/signup", url.Values{"email": {tc.email}, "username": {tc.username}, "password": {tc.password}})
+			servertest.WantPage(t, r, tc.status, tc.message, `role="alert"`)
+			if servertest.SetCookie(r, sessionCookie) != nil {
 				t.Errorf("a refused sign-up set a session cookie")
 			}
 			// What was typed is kept, except the password.
@@ -140,58 +136,58 @@ func TestSignupRefusals(t *testing.T) {
 
 func TestClosedSignup(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{Signup: "closed"})
-	web := newWebClient(t, env.URL)
-	wantPage(t, web.get("/signup"), http.StatusForbidden, "Sign-up is closed")
-	r := web.post("/signup", url.Values{"email": {"eve@example.com"}, "username": {"eve"}, "password": {"long enough"}})
-	wantPage(t, r, http.StatusForbidden, "Sign-up is closed")
+	web := servertest.NewWebClient(t, env.URL)
+	servertest.WantPage(t, web.Get("/signup"), http.StatusForbidden, "Sign-up is closed")
+	r := web.Post("/signup", url.Values{"email": {"eve@example.com"}, "username": {"eve"}, "password": {"long enough"}})
+	servertest.WantPage(t, r, http.StatusForbidden, "Sign-up is closed")
 	if _, err := env.Store.AccountByUsername(context.Background(), "eve"); !registry.IsCode(err, registry.NotFound) {
 		t.Errorf("closed sign-up made an account (err %v)", err)
 	}
-	if home := web.get("/"); strings.Contains(home.Body, `href="/signup"`) {
+	if home := web.Get("/"); strings.Contains(home.Body, `href="/signup"`) {
 		t.Errorf("the site links to sign-up although it is closed")
 	}
 	// Accounts made by the administrator still log in.
-	web.login(env.CreateUser(t, "admin-made"))
+	web.Login(env.CreateUser(t, "admin-made"))
 }
 
 func TestLoginThrottle(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	bob := env.CreateUser(t, "bob")
-	web := newWebClient(t, env.URL)
+	web := servertest.NewWebClient(t, env.URL)
 	wrong := url.Values{"login": {"alice"}, "password": {"not the password"}}
 	right := url.Values{"login": {"alice"}, "password": {alice.Password}}
 
 	for i := 0; i < 5; i++ {
-		wantPage(t, web.post("/login", wrong), http.StatusUnauthorized, "Wrong username or password")
+		servertest.WantPage(t, web.Post("/login", wrong), http.StatusUnauthorized, "Wrong username or password")
 	}
 	// Locked: even the right password is refused, without a session.
-	r := web.post("/login", right)
-	wantPage(t, r, http.StatusTooManyRequests, "Too many failed log-ins")
+	r := web.Post("/login", right)
+	servertest.WantPage(t, r, http.StatusTooManyRequests, "Too many failed log-ins")
 	if r.Header.Get("Retry-After") == "" {
 		t.Errorf("429 without Retry-After")
 	}
-	if setCookie(r, sessionCookie) != nil {
+	if servertest.SetCookie(r, sessionCookie) != nil {
 		t.Errorf("a throttled log-in set a session cookie")
 	}
 	// The lock is per username: bob, from the same address, logs in.
-	web.login(bob)
+	web.Login(bob)
 
 	env.Clock.Advance(15 * time.Minute)
-	web.login(alice)
+	web.Login(alice)
 
 	// A success clears the count: four more failures do not lock.
 	for i := 0; i < 4; i++ {
-		wantPage(t, web.post("/login", wrong), http.StatusUnauthorized)
+		servertest.WantPage(t, web.Post("/login", wrong), http.StatusUnauthorized)
 	}
-	web.login(alice)
+	web.Login(alice)
 }
 
 func TestCrossSiteFormsAreRefused(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
-		web := newWebClient(t, env.URL)
-		web.login(alice)
+		web := servertest.NewWebClient(t, env.URL)
+		web.Login(alice)
 		tokensBefore := countTokens(t, env, alice)
 
 		crossSite := [][]string{
@@ -212,11 +208,11 @@ func TestCrossSiteFormsAreRefused(t *testing.T) {
 		}
 		for _, headers := range crossSite {
 			for _, f := range forms {
-				r := web.post(f.path, f.form, headers...)
+				r := web.Post(f.path, f.form, headers...)
 				if r.Status != http.StatusForbidden {
 					t.Errorf("POST %s with %v: status %d, want 403", f.path, headers, r.Status)
 				}
-				if setCookie(r, sessionCookie) != nil {
+				if servertest.SetCookie(r, sessionCookie) != nil {
 					t.Errorf("POST %s with %v changed the session cookie", f.path, headers)
 				}
 			}
@@ -227,11 +223,11 @@ func TestCrossSiteFormsAreRefused(t *testing.T) {
 		if _, err := env.Store.AccountByUsername(context.Background(), "mallory"); !registry.IsCode(err, registry.NotFound) {
 			t.Errorf("a cross-site sign-up made an account")
 		}
-		wantPage(t, web.get("/dashboard"), http.StatusOK, "alice") // still logged in
+		servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, "alice") // still logged in
 		// The same form from the site itself works.
-		wantPage(t, web.post("/dashboard/tokens", url.Values{"name": {"mine"}}), http.StatusOK, "Your new token")
+		servertest.WantPage(t, web.Post("/dashboard/tokens", url.Values{"name": {"mine"}}), http.StatusOK, "Your new token")
 		// So does one whose Origin is the configured base URL.
-		wantPage(t, web.post("/dashboard/tokens", url.Values{"name": {"mine too"}}, "Sec-Fetch-Site", "", "Origin", env.URL),
+		servertest.WantPage(t, web.Post("/dashboard/tokens", url.Values{"name": {"mine too"}}, "Sec-Fetch-Site", "", "Origin", env.URL),
 			http.StatusOK, "Your new token")
 	})
 }
@@ -245,42 +241,10 @@ func countTokens(t *testing.T, env *servertest.Env, u *servertest.User) int {
 	return len(tokens)
 }
 
-func mustURL(t *testing.T, raw string) *url.URL {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
-
-// startWithConfig serves pact with a configuration servertest does not
-// offer, on a fresh SQLite file, with one account "dana".
-func startWithConfig(t *testing.T, cfg server.Config) string {
-	t.Helper()
-	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, t.TempDir()+"/pact.db", sqlstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	svc := &registry.Service{Store: store}
-	if _, err := svc.CreateAccount(ctx, "dana@example.com", "dana", "long enough"); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	ts := httptest.NewServer(server.New(svc, cfg).Handler())
-	t.Cleanup(ts.Close)
-	if cfg.BaseURL == "" {
-		t.Fatal("startWithConfig needs a BaseURL")
-	}
-	return ts.URL
-}
-
 // Guesses sent in parallel are counted as they are let through, so a
 // burst cannot get more tries than the limit.
 func TestLoginThrottleHoldsUnderParallelGuesses(t *testing.T) {
-	base := startWithConfig(t, server.Config{BaseURL: "http://pact.test", LoginAttempts: 3, LoginWindow: time.Hour})
+	base := servertest.StartWithConfig(t, server.Config{BaseURL: "http://pact.test", LoginAttempts: 3, LoginWindow: time.Hour})
 	const guesses = 12
 	statuses := make(chan int, guesses)
 	var wg sync.WaitGroup
@@ -310,23 +274,23 @@ func TestLoginThrottleHoldsUnderParallelGuesses(t *testing.T) {
 
 // One address may not spray guesses over many usernames either.
 func TestLoginThrottlePerAddress(t *testing.T) {
-	base := startWithConfig(t, server.Config{BaseURL: "http://pact.test", LoginAttempts: 1, LoginWindow: time.Hour})
-	web := newWebClient(t, base)
+	base := servertest.StartWithConfig(t, server.Config{BaseURL: "http://pact.test", LoginAttempts: 1, LoginWindow: time.Hour})
+	web := servertest.NewWebClient(t, base)
 	for i := 0; i < 20; i++ { // 20 × LoginAttempts per address
-		r := web.post("/login", url.Values{"login": {fmt.Sprintf("user%d", i)}, "password": {"guess"}})
-		wantPage(t, r, http.StatusUnauthorized)
+		r := web.Post("/login", url.Values{"login": {fmt.Sprintf("user%d", i)}, "password": {"guess"}})
+		servertest.WantPage(t, r, http.StatusUnauthorized)
 	}
-	wantPage(t, web.post("/login", url.Values{"login": {"dana"}, "password": {"long enough"}}),
+	servertest.WantPage(t, web.Post("/login", url.Values{"login": {"dana"}, "password": {"long enough"}}),
 		http.StatusTooManyRequests, "Too many failed log-ins")
 }
 
 // On an https base URL the cookie is Secure and __Host- prefixed. The test
 // server speaks plain http; only the cookie's attributes matter here.
 func TestSecureCookieWhenBaseURLIsHTTPS(t *testing.T) {
-	web := newWebClient(t, startWithConfig(t, server.Config{BaseURL: "https://pact.example.com"}))
-	r := web.post("/login", url.Values{"login": {"dana"}, "password": {"long enough"}}, "Sec-Fetch-Site", "")
-	wantRedirect(t, r, "/dashboard")
-	ck := setCookie(r, "__Host-pact_session")
+	web := servertest.NewWebClient(t, servertest.StartWithConfig(t, server.Config{BaseURL: "https://pact.example.com"}))
+	r := web.Post("/login", url.Values{"login": {"dana"}, "password": {"long enough"}}, "Sec-Fetch-Site", "")
+	servertest.WantRedirect(t, r, "/dashboard")
+	ck := servertest.SetCookie(r, "__Host-pact_session")
 	if ck == nil {
 		t.Fatalf("no __Host-pact_session cookie; headers %v", r.Header)
 	}
@@ -334,6 +298,6 @@ func TestSecureCookieWhenBaseURLIsHTTPS(t *testing.T) {
 		t.Errorf("cookie %+v, want Secure, HttpOnly, SameSite=Lax, Path=/, no Domain", ck)
 	}
 	// A form posted from the public address passes, whatever Host says.
-	r = web.post("/logout", nil, "Sec-Fetch-Site", "", "Origin", "https://pact.example.com")
-	wantRedirect(t, r, "/")
+	r = web.Post("/logout", nil, "Sec-Fetch-Site", "", "Origin", "https://pact.example.com")
+	servertest.WantRedirect(t, r, "/")
 }

@@ -1,4 +1,4 @@
-package server
+package httpx
 
 import "crypto/rand"
 

@@ -1,4 +1,4 @@
-package server
+package web
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -52,18 +53,18 @@ type dashboardData struct {
 	More      bool // the account has more packages than are listed
 }
 
-func (w *webApp) dashboard(c *gin.Context) {
-	w.renderDashboard(c, http.StatusOK, &dashboardData{Notice: notices[c.Query("done")]})
+func (pages *Pages) dashboard(c *gin.Context) {
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{Notice: notices[c.Query("done")]})
 }
 
-func (w *webApp) renderDashboard(c *gin.Context, status int, d *dashboardData) {
-	acct := w.currentAccount(c)
-	tokens, err := w.s.svc.Store.ListTokens(c, acct.ID)
+func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData) {
+	acct := pages.currentAccount(c)
+	tokens, err := pages.svc.ListTokens(c, acct.ID)
 	if err != nil {
-		w.errorPage(c, err)
+		pages.errorPage(c, err)
 		return
 	}
-	now := w.now()
+	now := pages.now()
 	for _, t := range tokens {
 		row := tokenRow{Token: t, Status: "active"}
 		switch {
@@ -74,88 +75,88 @@ func (w *webApp) renderDashboard(c *gin.Context, status int, d *dashboardData) {
 		}
 		d.Tokens = append(d.Tokens, row)
 	}
-	if d.Keys, err = w.s.svc.Store.ListSSHKeys(c, acct.ID); err != nil {
-		w.errorPage(c, err)
+	if d.Keys, err = pages.svc.ListSSHKeys(c, acct.ID); err != nil {
+		pages.errorPage(c, err)
 		return
 	}
-	pkgs, next, err := w.s.svc.ListPackages(c, registry.ListQuery{Owner: acct.Username, Limit: w.dashboardSize})
+	pkgs, next, err := pages.svc.ListPackages(c, registry.ListQuery{Owner: acct.Username, Limit: pages.dashboardSize})
 	if err != nil {
-		w.errorPage(c, err)
+		pages.errorPage(c, err)
 		return
 	}
 	for i := range pkgs {
-		d.Packages = append(d.Packages, w.viewPackage(&pkgs[i]))
+		d.Packages = append(d.Packages, pages.viewPackage(&pkgs[i]))
 	}
 	d.More = next != ""
 	d.Lifetimes = tokenLifetimes
-	w.render(c, status, "dashboard.html", "", d)
+	pages.render(c, status, "dashboard.html", "", d)
 }
 
-func (w *webApp) createToken(c *gin.Context) {
-	acct := w.currentAccount(c)
+func (pages *Pages) createToken(c *gin.Context) {
+	acct := pages.currentAccount(c)
 	d := &dashboardData{TokenName: strings.TrimSpace(c.PostForm("name")), Lifetime: c.PostForm("expires_in_days")}
 	var expiresAt *time.Time
 	if d.Lifetime != "" {
 		days, err := strconv.Atoi(d.Lifetime)
 		if err != nil || days < 1 || days > 3650 {
 			d.Error = "Choose when the token expires from the list."
-			w.renderDashboard(c, http.StatusBadRequest, d)
+			pages.renderDashboard(c, http.StatusBadRequest, d)
 			return
 		}
-		at := w.now().Add(time.Duration(days) * 24 * time.Hour)
+		at := pages.now().Add(time.Duration(days) * 24 * time.Hour)
 		expiresAt = &at
 	}
-	secret, _, err := w.s.svc.CreateToken(c, acct.ID, d.TokenName, expiresAt)
+	secret, _, err := pages.svc.CreateToken(c, acct.ID, d.TokenName, expiresAt)
 	if registry.IsCode(err, registry.Invalid) {
 		d.Error = registry.ErrorMessage(err)
-		w.renderDashboard(c, http.StatusBadRequest, d)
+		pages.renderDashboard(c, http.StatusBadRequest, d)
 		return
 	}
 	if err != nil {
-		w.errorPage(c, err)
+		pages.errorPage(c, err)
 		return
 	}
 	// The secret is on this page only: it is not stored, so the answer to
 	// this POST must not be cached anywhere (requireLogin set no-store).
-	w.renderDashboard(c, http.StatusOK, &dashboardData{NewToken: secret})
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{NewToken: secret})
 }
 
-func (w *webApp) revokeToken(c *gin.Context) {
+func (pages *Pages) revokeToken(c *gin.Context) {
 	id, ok := pathID(c)
 	if !ok {
-		w.notFound(c)
+		pages.notFound(c)
 		return
 	}
-	if err := w.s.svc.Store.RevokeToken(c, w.currentAccount(c).ID, id, w.now()); err != nil {
-		w.errorPage(c, err)
+	if err := pages.svc.RevokeToken(c, pages.currentAccount(c).ID, id); err != nil {
+		pages.errorPage(c, err)
 		return
 	}
 	c.Redirect(http.StatusSeeOther, "/dashboard?done=token-revoked#tokens")
 }
 
-func (w *webApp) addKey(c *gin.Context) {
+func (pages *Pages) addKey(c *gin.Context) {
 	d := &dashboardData{KeyName: strings.TrimSpace(c.PostForm("name")), PublicKey: strings.TrimSpace(c.PostForm("public_key"))}
-	_, err := w.s.svc.AddSSHKey(c, w.currentAccount(c).ID, d.PublicKey, d.KeyName)
+	_, err := pages.svc.AddSSHKey(c, pages.currentAccount(c).ID, d.PublicKey, d.KeyName)
 	if registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict) {
 		d.Error = registry.ErrorMessage(err)
-		w.renderDashboard(c, HTTPStatus(err), d)
+		pages.renderDashboard(c, httpx.Status(err), d)
 		return
 	}
 	if err != nil {
-		w.errorPage(c, err)
+		pages.errorPage(c, err)
 		return
 	}
 	c.Redirect(http.StatusSeeOther, "/dashboard?done=key-added#keys")
 }
 
-func (w *webApp) deleteKey(c *gin.Context) {
+func (pages *Pages) deleteKey(c *gin.Context) {
 	id, ok := pathID(c)
 	if !ok {
-		w.notFound(c)
+		pages.notFound(c)
 		return
 	}
-	if err := w.s.svc.Store.DeleteSSHKey(c, w.currentAccount(c).ID, id); err != nil {
-		w.errorPage(c, err)
+	if err := pages.svc.DeleteSSHKey(c, pages.currentAccount(c).ID, id); err != nil {
+		pages.errorPage(c, err)
 		return
 	}
 	c.Redirect(http.StatusSeeOther, "/dashboard?done=key-deleted#keys")

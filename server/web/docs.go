@@ -1,4 +1,4 @@
-package server
+package web
 
 import (
 	"bytes"
@@ -235,14 +235,14 @@ var (
 )
 
 // apiReference serves /docs.
-func (w *webApp) apiReference(c *gin.Context) {
+func (pages *Pages) apiReference(c *gin.Context) {
 	docsOnce.Do(func() { docsPage, docsErr = buildDocs(openapi.JSON) })
 	if docsErr != nil {
-		w.s.log.Error("building the API reference", "error", docsErr.Error())
+		pages.shared.Log.Error("building the API reference", "error", docsErr.Error())
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("internal error\n"))
 		return
 	}
-	w.render(c, http.StatusOK, "docs.html", "", docsPage)
+	pages.render(c, http.StatusOK, "docs.html", "", docsPage)
 }
 
 func buildDocs(raw []byte) (*docsView, error) {

@@ -1,4 +1,4 @@
-package server_test
+package web_test
 
 import (
 	"context"
@@ -18,21 +18,21 @@ var newTokenPattern = regexp.MustCompile(`id="new-token" readonly value="(pact_[
 
 func TestDashboardNeedsALogin(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
-	web := newWebClient(t, env.URL)
-	wantRedirect(t, web.get("/dashboard"), "/login")
-	wantRedirect(t, web.post("/dashboard/tokens", url.Values{"name": {"x"}}), "/login")
-	wantRedirect(t, web.post("/dashboard/keys", url.Values{"public_key": {"x"}}), "/login")
+	web := servertest.NewWebClient(t, env.URL)
+	servertest.WantRedirect(t, web.Get("/dashboard"), "/login")
+	servertest.WantRedirect(t, web.Post("/dashboard/tokens", url.Values{"name": {"x"}}), "/login")
+	servertest.WantRedirect(t, web.Post("/dashboard/keys", url.Values{"public_key": {"x"}}), "/login")
 }
 
 func TestDashboardTokens(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		bob := env.CreateUser(t, "bob")
-		web := newWebClient(t, env.URL)
-		web.login(alice)
+		web := servertest.NewWebClient(t, env.URL)
+		web.Login(alice)
 
-		r := web.post("/dashboard/tokens", url.Values{"name": {"ci"}, "expires_in_days": {"30"}})
-		wantPage(t, r, http.StatusOK, "Your new token", "cannot show it again", `data-copy="new-token"`)
+		r := web.Post("/dashboard/tokens", url.Values{"name": {"ci"}, "expires_in_days": {"30"}})
+		servertest.WantPage(t, r, http.StatusOK, "Your new token", "cannot show it again", `data-copy="new-token"`)
 		if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
 			t.Errorf("the page with the secret has Cache-Control %q, want no-store", cc)
 		}
@@ -45,12 +45,12 @@ func TestDashboardTokens(t *testing.T) {
 			t.Errorf("token %q is shorter than pact_ and 40 characters", secret)
 		}
 		expires := env.Clock.Now().Add(30 * 24 * time.Hour).UTC().Format("2006-01-02 15:04 UTC")
-		wantPage(t, r, http.StatusOK, "<td>ci</td>", expires)
+		servertest.WantPage(t, r, http.StatusOK, "<td>ci</td>", expires)
 
 		// The token works, and the dashboard shows when it was used.
 		me := env.API.Get("/api/me", "Authorization: Bearer "+secret)
 		wantStatus(t, me.Status, http.StatusOK, me.Body)
-		page := web.get("/dashboard")
+		page := web.Get("/dashboard")
 		if strings.Contains(page.Body, secret) {
 			t.Errorf("the dashboard shows the token again")
 		}
@@ -65,11 +65,11 @@ func TestDashboardTokens(t *testing.T) {
 		if id == nil {
 			t.Fatalf("no revoke button in %q", row)
 		}
-		wantRedirect(t, web.post("/dashboard/tokens/"+id[1]+"/revoke", nil), "/dashboard?done=token-revoked#tokens")
+		servertest.WantRedirect(t, web.Post("/dashboard/tokens/"+id[1]+"/revoke", nil), "/dashboard?done=token-revoked#tokens")
 		me = env.API.Get("/api/me", "Authorization: Bearer "+secret)
 		wantStatus(t, me.Status, http.StatusUnauthorized, me.Body)
-		page = web.get("/dashboard?done=token-revoked")
-		wantPage(t, page, http.StatusOK, "The token is revoked")
+		page = web.Get("/dashboard?done=token-revoked")
+		servertest.WantPage(t, page, http.StatusOK, "The token is revoked")
 		if row := tokenRow(t, page.Body, "ci"); !strings.Contains(row, "revoked") || strings.Contains(row, "/revoke") {
 			t.Errorf("revoked token row %q", row)
 		}
@@ -79,19 +79,19 @@ func TestDashboardTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantPage(t, web.post("/dashboard/tokens/"+strconv.FormatInt(bobs[0].ID, 10)+"/revoke", nil), http.StatusNotFound)
+		servertest.WantPage(t, web.Post("/dashboard/tokens/"+strconv.FormatInt(bobs[0].ID, 10)+"/revoke", nil), http.StatusNotFound)
 		me = env.API.Get("/api/me", bob.Bearer())
 		wantStatus(t, me.Status, http.StatusOK, me.Body)
 
 		// A token without expiry; a made-up expiry is refused.
-		never := web.post("/dashboard/tokens", url.Values{"name": {"forever"}, "expires_in_days": {""}})
-		wantPage(t, never, http.StatusOK, "Your new token")
+		never := web.Post("/dashboard/tokens", url.Values{"name": {"forever"}, "expires_in_days": {""}})
+		servertest.WantPage(t, never, http.StatusOK, "Your new token")
 		if row := tokenRow(t, never.Body, "forever"); strings.Count(row, "never") != 2 {
 			t.Errorf("token without expiry: row %q, want last used and expires never", row)
 		}
-		wantPage(t, web.post("/dashboard/tokens", url.Values{"name": {"x"}, "expires_in_days": {"-3"}}),
+		servertest.WantPage(t, web.Post("/dashboard/tokens", url.Values{"name": {"x"}, "expires_in_days": {"-3"}}),
 			http.StatusBadRequest, "Choose when the token expires")
-		wantPage(t, web.post("/dashboard/tokens", url.Values{"name": {strings.Repeat("n", 101)}}),
+		servertest.WantPage(t, web.Post("/dashboard/tokens", url.Values{"name": {strings.Repeat("n", 101)}}),
 			http.StatusBadRequest, "at most 100 characters")
 	})
 }
@@ -114,11 +114,11 @@ func TestDashboardSSHKeysAndPackages(t *testing.T) {
 	bob := env.CreateUser(t, "bob")
 	publishDoc(t, env, alice, packDoc("alpha", "1.0.0"))
 	publishDoc(t, env, bob, packDoc("bravo", "1.0.0"))
-	web := newWebClient(t, env.URL)
-	web.login(alice)
+	web := servertest.NewWebClient(t, env.URL)
+	web.Login(alice)
 
-	page := web.get("/dashboard")
-	wantPage(t, page, http.StatusOK, "No SSH keys yet.", `href="/alice/alpha"`)
+	page := web.Get("/dashboard")
+	servertest.WantPage(t, page, http.StatusOK, "No SSH keys yet.", `href="/alice/alpha"`)
 	if strings.Contains(page.Body, "bravo") {
 		t.Errorf("alice's dashboard lists bob's package")
 	}
@@ -127,25 +127,25 @@ func TestDashboardSSHKeysAndPackages(t *testing.T) {
 	_, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	line := sshtest.PublicKeyLine(t, pub)
 	fingerprint := sshtest.KeygenFingerprint(t, pub)
-	wantRedirect(t, web.post("/dashboard/keys", url.Values{"public_key": {line}, "name": {"laptop"}}), "/dashboard?done=key-added#keys")
-	page = web.get("/dashboard?done=key-added")
-	wantPage(t, page, http.StatusOK, "The SSH key is added", "<td>laptop</td>", fingerprint, "ssh-ed25519")
-	if keys := web.get("/alice.keys"); !strings.Contains(keys.Body, strings.Fields(line)[1]) {
+	servertest.WantRedirect(t, web.Post("/dashboard/keys", url.Values{"public_key": {line}, "name": {"laptop"}}), "/dashboard?done=key-added#keys")
+	page = web.Get("/dashboard?done=key-added")
+	servertest.WantPage(t, page, http.StatusOK, "The SSH key is added", "<td>laptop</td>", fingerprint, "ssh-ed25519")
+	if keys := web.Get("/alice.keys"); !strings.Contains(keys.Body, strings.Fields(line)[1]) {
 		t.Errorf("/alice.keys lacks the added key: %q", keys.Body)
 	}
 
-	wantPage(t, web.post("/dashboard/keys", url.Values{"public_key": {line}}), http.StatusConflict, `role="alert"`)
-	bad := web.post("/dashboard/keys", url.Values{"public_key": {"ssh-dss AAAAB3NzaC1kc3M nope"}, "name": {"old"}})
-	wantPage(t, bad, http.StatusBadRequest, `role="alert"`, "ssh-dss AAAAB3NzaC1kc3M nope", `value="old"`)
+	servertest.WantPage(t, web.Post("/dashboard/keys", url.Values{"public_key": {line}}), http.StatusConflict, `role="alert"`)
+	bad := web.Post("/dashboard/keys", url.Values{"public_key": {"ssh-dss AAAAB3NzaC1kc3M nope"}, "name": {"old"}})
+	servertest.WantPage(t, bad, http.StatusBadRequest, `role="alert"`, "ssh-dss AAAAB3NzaC1kc3M nope", `value="old"`)
 
 	id := regexp.MustCompile(`action="/dashboard/keys/(\d+)/delete"`).FindStringSubmatch(page.Body)
 	if id == nil {
 		t.Fatalf("no delete button:\n%s", page.Body)
 	}
-	wantRedirect(t, web.post("/dashboard/keys/"+id[1]+"/delete", nil), "/dashboard?done=key-deleted#keys")
-	wantPage(t, web.get("/dashboard"), http.StatusOK, "No SSH keys yet.")
-	wantPage(t, web.post("/dashboard/keys/"+id[1]+"/delete", nil), http.StatusNotFound)
-	if keys := web.get("/alice.keys"); keys.Body != "" {
+	servertest.WantRedirect(t, web.Post("/dashboard/keys/"+id[1]+"/delete", nil), "/dashboard?done=key-deleted#keys")
+	servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, "No SSH keys yet.")
+	servertest.WantPage(t, web.Post("/dashboard/keys/"+id[1]+"/delete", nil), http.StatusNotFound)
+	if keys := web.Get("/alice.keys"); keys.Body != "" {
 		t.Errorf("/alice.keys after delete = %q", keys.Body)
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package web
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -19,13 +20,13 @@ type packageView struct {
 	InstallCommand string
 }
 
-func (w *webApp) viewPackage(p *registry.Package) packageView {
-	raw := w.s.rawURL(p.OwnerSlug, p.PackSlug)
+func (pages *Pages) viewPackage(p *registry.Package) packageView {
+	raw := pages.shared.URLs.Raw(p.OwnerSlug, p.PackSlug)
 	return packageView{
 		Package:        *p,
 		Path:           "/" + p.OwnerSlug + "/" + p.PackSlug,
 		RawURL:         raw,
-		InstallCommand: installCommand(raw, p.PackSlug),
+		InstallCommand: httpx.InstallCommand(raw, p.PackSlug),
 	}
 }
 
@@ -39,15 +40,15 @@ type packageList struct {
 	Empty    string // what to say when there are none
 }
 
-func (w *webApp) listPage(c *gin.Context, base string, q registry.ListQuery) (*packageList, error) {
-	q.Limit = w.pageSize
-	pkgs, next, err := w.s.svc.ListPackages(c, q)
+func (pages *Pages) listPage(c *gin.Context, base string, q registry.ListQuery) (*packageList, error) {
+	q.Limit = pages.pageSize
+	pkgs, next, err := pages.svc.ListPackages(c, q)
 	if err != nil {
 		return nil, err
 	}
 	list := &packageList{Query: q.Query}
 	for i := range pkgs {
-		list.Packages = append(list.Packages, w.viewPackage(&pkgs[i]))
+		list.Packages = append(list.Packages, pages.viewPackage(&pkgs[i]))
 	}
 	link := func(cursor string) string {
 		v := url.Values{}
@@ -72,11 +73,11 @@ func (w *webApp) listPage(c *gin.Context, base string, q registry.ListQuery) (*p
 }
 
 // home lists the latest packages, or those matching the search box.
-func (w *webApp) home(c *gin.Context) {
+func (pages *Pages) home(c *gin.Context) {
 	query := strings.TrimSpace(c.Query("q"))
-	list, err := w.listPage(c, "/", registry.ListQuery{Query: query, Cursor: c.Query("cursor")})
+	list, err := pages.listPage(c, "/", registry.ListQuery{Query: query, Cursor: c.Query("cursor")})
 	if err != nil {
-		w.errorPage(c, err)
+		pages.errorPage(c, err)
 		return
 	}
 	list.Heading = "Latest packages"
@@ -85,43 +86,38 @@ func (w *webApp) home(c *gin.Context) {
 		list.Heading = "Packages matching “" + query + "”"
 		list.Empty = "No package matches your search."
 	}
-	w.render(c, http.StatusOK, "home.html", query, list)
+	pages.render(c, http.StatusOK, "home.html", query, list)
 }
 
 // ownerKeysOrPage serves /{owner}.keys (the account's public keys as
 // authorized_keys lines, as GitHub does) and the owner's page.
-func (w *webApp) ownerKeysOrPage(c *gin.Context) {
+func (pages *Pages) ownerKeysOrPage(c *gin.Context) {
 	owner, isKeys := strings.CutSuffix(c.Param("owner"), ".keys")
 	if isKeys {
-		w.authorizedKeys(c, owner)
+		pages.authorizedKeys(c, owner)
 		return
 	}
-	acct, err := w.s.svc.Store.AccountByUsername(c, strings.ToLower(owner))
+	acct, err := pages.svc.AccountByUsername(c, owner)
 	if err != nil {
-		w.errorPage(c, err)
+		pages.errorPage(c, err)
 		return
 	}
-	list, err := w.listPage(c, "/"+acct.Username, registry.ListQuery{Owner: acct.Username, Cursor: c.Query("cursor")})
+	list, err := pages.listPage(c, "/"+acct.Username, registry.ListQuery{Owner: acct.Username, Cursor: c.Query("cursor")})
 	if err != nil {
-		w.errorPage(c, err)
+		pages.errorPage(c, err)
 		return
 	}
 	list.Heading = "Packages"
 	list.Empty = acct.Username + " has not published anything yet."
-	w.render(c, http.StatusOK, "owner.html", "", gin.H{"Owner": acct, "List": list})
+	pages.render(c, http.StatusOK, "owner.html", "", gin.H{"Owner": acct, "List": list})
 }
 
 // authorizedKeys is part of the interface (openapi.json), so an unknown
 // owner gets the JSON error object, not a page.
-func (w *webApp) authorizedKeys(c *gin.Context, owner string) {
-	acct, err := w.s.svc.Store.AccountByUsername(c, strings.ToLower(owner))
+func (pages *Pages) authorizedKeys(c *gin.Context, owner string) {
+	keys, err := pages.svc.AuthorizedKeys(c, owner)
 	if err != nil {
-		w.s.fail(c, err)
-		return
-	}
-	keys, err := w.s.svc.Store.ListSSHKeys(c, acct.ID)
-	if err != nil {
-		w.s.fail(c, err)
+		pages.shared.Fail(c, err)
 		return
 	}
 	var b strings.Builder
@@ -150,58 +146,58 @@ type versionView struct {
 	Current     bool // the version the page shows
 }
 
-func (w *webApp) viewVersion(p *registry.Package, v *registry.Version) versionView {
+func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versionView {
 	return versionView{
 		Number: v.Version, Name: v.Name, Description: v.Description, Scheme: v.Scheme, SHA256: v.SHA256,
 		Size: v.Size, CreatedAt: v.CreatedAt, Provenance: v.Provenance,
 		Path:   "/" + p.OwnerSlug + "/" + p.PackSlug + "@" + v.Version,
-		RawURL: w.s.versionRawURL(p.OwnerSlug, p.PackSlug, v.Version),
+		RawURL: pages.shared.URLs.VersionRaw(p.OwnerSlug, p.PackSlug, v.Version),
 	}
 }
 
 // packagePage shows /{owner}/{pack} (the latest version) or
 // /{owner}/{pack}@{version} (one version), with its rendered document.
-func (w *webApp) packagePage(c *gin.Context) {
+func (pages *Pages) packagePage(c *gin.Context) {
 	pack, version, pinned := strings.Cut(c.Param("pack"), "@")
 	if pinned && version == "" {
-		w.notFound(c)
+		pages.notFound(c)
 		return
 	}
-	p, versions, err := w.s.svc.PackageDetail(c, strings.ToLower(c.Param("owner")), strings.ToLower(pack))
+	p, versions, err := pages.svc.PackageDetail(c, strings.ToLower(c.Param("owner")), strings.ToLower(pack))
 	if err != nil {
-		w.errorPage(c, err)
+		pages.errorPage(c, err)
 		return
 	}
-	doc, err := w.s.svc.Document(c, p.OwnerSlug, p.PackSlug, version)
+	doc, err := pages.svc.Document(c, p.OwnerSlug, p.PackSlug, version)
 	if err != nil {
-		w.errorPage(c, err)
+		pages.errorPage(c, err)
 		return
 	}
-	view := w.viewPackage(p)
+	view := pages.viewPackage(p)
 	var shown *versionView
 	rows := make([]versionView, len(versions))
 	for i := range versions {
-		rows[i] = w.viewVersion(p, &versions[i])
+		rows[i] = pages.viewVersion(p, &versions[i])
 		if versions[i].Version == doc.Version {
 			rows[i].Current = true
 			shown = &rows[i]
 		}
 	}
 	if shown == nil { // published between the two reads; show what we have
-		v := w.viewVersion(p, doc)
+		v := pages.viewVersion(p, doc)
 		v.Current = true
 		shown = &v
 	}
 	if pinned {
 		view.RawURL = shown.RawURL
-		view.InstallCommand = installCommand(shown.RawURL, p.PackSlug)
+		view.InstallCommand = httpx.InstallCommand(shown.RawURL, p.PackSlug)
 	}
-	w.render(c, http.StatusOK, "package.html", "", gin.H{
+	pages.render(c, http.StatusOK, "package.html", "", gin.H{
 		"Package":  view,
 		"Shown":    shown,
 		"Latest":   shown.Number == p.Version,
 		"Pinned":   pinned,
 		"Versions": rows,
-		"Document": w.documents.Markdown(doc.Content),
+		"Document": pages.documents.Markdown(doc.Content),
 	})
 }

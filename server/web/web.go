@@ -1,4 +1,8 @@
-package server
+// Package web is the HTML side of pact: browsing packages, sign-up and
+// log-in, the dashboard of tokens and SSH keys, and the API reference. The
+// REST API is package server, which also routes every path that is not the
+// API's here.
+package web
 
 import (
 	"bytes"
@@ -15,6 +19,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/render"
 )
@@ -30,11 +35,30 @@ var staticFS embed.FS
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
-// webApp is the HTML side of pact: browsing, accounts, the dashboard and the
-// API reference. It holds what those pages share; the Server holds the rest.
-type webApp struct {
-	s             *Server
-	pages         map[string]*template.Template
+// Config is what the pages need from pactd's configuration.
+type Config struct {
+	// BaseURL is the public address of the service, without a trailing
+	// slash; forms posted from it are same-origin behind a proxy too.
+	BaseURL string
+	// Signup is "open" (anyone can make an account) or "closed".
+	Signup string
+	// LoginAttempts failed log-ins for one account from one address (an
+	// IPv6 address counts by its /64), or four times as many for one account
+	// from all addresses together, within LoginWindow lock them out until
+	// the window ends. 0 means 5 attempts in 15 minutes.
+	LoginAttempts int
+	LoginWindow   time.Duration
+}
+
+// Pages is the HTML side of pact: browsing, accounts, the dashboard and the
+// API reference. The REST API (package server) is the other side; what both
+// share (logs, metrics, the body budget, the error statuses) is in
+// server/internal/httpx.
+type Pages struct {
+	svc           *registry.Service
+	shared        *httpx.Shared
+	cfg           Config
+	templates     map[string]*template.Template
 	static        map[string]staticFile
 	documents     *render.Cache
 	sessions      sessionConfig
@@ -53,66 +77,70 @@ type staticFile struct {
 	version     string // short hash, for cache-busting links
 }
 
-func (s *Server) routeWeb(e *gin.Engine) {
-	w := newWebApp(s)
-	e.Use(w.securityHeaders, w.refuseCrossOrigin, w.limitFormBody)
-	e.NoRoute(w.notFound)
+// Route registers every page on e, the engine of every path that is not the
+// API's.
+func (pages *Pages) Route(e *gin.Engine) {
+	e.Use(pages.securityHeaders, pages.refuseCrossOrigin, pages.limitFormBody)
+	e.NoRoute(pages.notFound)
 	e.NoMethod(func(c *gin.Context) {
-		w.errorPage(c, registry.Errorf(registry.MethodNotAllowed, "%s is not allowed here", c.Request.Method))
+		pages.errorPage(c, httpx.Errorf(httpx.MethodNotAllowed, "%s is not allowed here", c.Request.Method))
 	})
 
-	getAndHead(e, "/", w.home)
-	getAndHead(e, "/docs", w.apiReference)
-	getAndHead(e, "/static/*file", w.serveStatic)
+	httpx.GetAndHead(e, "/", pages.home)
+	httpx.GetAndHead(e, "/docs", pages.apiReference)
+	httpx.GetAndHead(e, "/static/*file", pages.serveStatic)
 
-	getAndHead(e, "/signup", w.signupForm)
-	e.POST("/signup", w.signup)
-	getAndHead(e, "/login", w.loginForm)
-	e.POST("/login", w.login)
-	getAndHead(e, "/logout", w.logoutForm)
-	e.POST("/logout", w.logout)
+	httpx.GetAndHead(e, "/signup", pages.signupForm)
+	e.POST("/signup", pages.signup)
+	httpx.GetAndHead(e, "/login", pages.loginForm)
+	e.POST("/login", pages.login)
+	httpx.GetAndHead(e, "/logout", pages.logoutForm)
+	e.POST("/logout", pages.logout)
 
-	dash := e.Group("/dashboard", w.requireLogin)
-	getAndHead(dash, "", w.dashboard)
-	dash.POST("/tokens", w.createToken)
-	dash.POST("/tokens/:id/revoke", w.revokeToken)
-	dash.POST("/keys", w.addKey)
-	dash.POST("/keys/:id/delete", w.deleteKey)
+	dash := e.Group("/dashboard", pages.requireLogin)
+	httpx.GetAndHead(dash, "", pages.dashboard)
+	dash.POST("/tokens", pages.createToken)
+	dash.POST("/tokens/:id/revoke", pages.revokeToken)
+	dash.POST("/keys", pages.addKey)
+	dash.POST("/keys/:id/delete", pages.deleteKey)
 
-	getAndHead(e, "/:owner", w.ownerKeysOrPage)
-	getAndHead(e, "/:owner/:pack", w.packagePage)
+	httpx.GetAndHead(e, "/:owner", pages.ownerKeysOrPage)
+	httpx.GetAndHead(e, "/:owner/:pack", pages.packagePage)
 }
 
-func newWebApp(s *Server) *webApp {
-	w := &webApp{
-		s:             s,
+// New builds the pages around the registry service.
+func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
+	pages := &Pages{
+		svc:           svc,
+		shared:        shared,
+		cfg:           cfg,
 		static:        loadStatic(),
 		documents:     render.NewCache(render.DefaultCacheBytes),
-		sessions:      newSessionConfig(s.cfg.BaseURL),
+		sessions:      newSessionConfig(cfg.BaseURL),
 		crossOrigin:   http.NewCrossOriginProtection(),
 		pageSize:      20,
 		dashboardSize: registry.MaxListLimit,
 	}
-	attempts, window := s.cfg.LoginAttempts, s.cfg.LoginWindow
+	attempts, window := cfg.LoginAttempts, cfg.LoginWindow
 	if attempts <= 0 {
 		attempts = 5
 	}
 	if window <= 0 {
 		window = 15 * time.Minute
 	}
-	w.logins = newThrottle(attempts, window)
-	w.loginsPerAcct = newThrottle(attempts*accountAttemptsFactor, window)
-	w.loginsPerIP = newThrottle(attempts*20, window)
-	w.signups = newThrottle(20, time.Hour)
+	pages.logins = newThrottle(attempts, window)
+	pages.loginsPerAcct = newThrottle(attempts*accountAttemptsFactor, window)
+	pages.loginsPerIP = newThrottle(attempts*20, window)
+	pages.signups = newThrottle(20, time.Hour)
 	// Behind a proxy the Host header may differ from the public address;
 	// a form posted from the public address is same-origin all the same.
-	if u, err := url.Parse(s.cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
-		if err := w.crossOrigin.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
-			s.log.Warn("base URL is not a usable origin", "base_url", s.cfg.BaseURL, "error", err.Error())
+	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
+		if err := pages.crossOrigin.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
+			shared.Log.Warn("base URL is not a usable origin", "base_url", cfg.BaseURL, "error", err.Error())
 		}
 	}
-	w.pages = parsePages(w.templateFuncs())
-	return w
+	pages.templates = parsePages(pages.templateFuncs())
+	return pages
 }
 
 // parsePages parses every page together with the layout it fills in.
@@ -162,12 +190,12 @@ func loadStatic() map[string]staticFile {
 	return files
 }
 
-func (w *webApp) templateFuncs() template.FuncMap {
+func (pages *Pages) templateFuncs() template.FuncMap {
 	return template.FuncMap{
 		// static links a file under /static/ with its content hash, so
 		// browsers may cache it and still see a new release at once.
 		"static": func(name string) string {
-			f, ok := w.static[name]
+			f, ok := pages.static[name]
 			if !ok {
 				panic("no static file " + name)
 			}
@@ -180,10 +208,10 @@ func (w *webApp) templateFuncs() template.FuncMap {
 	}
 }
 
-func (w *webApp) serveStatic(c *gin.Context) {
-	f, ok := w.static[strings.TrimPrefix(c.Param("file"), "/")]
+func (pages *Pages) serveStatic(c *gin.Context) {
+	f, ok := pages.static[strings.TrimPrefix(c.Param("file"), "/")]
 	if !ok {
-		w.notFound(c)
+		pages.notFound(c)
 		return
 	}
 	h := c.Writer.Header()
@@ -197,7 +225,7 @@ func (w *webApp) serveStatic(c *gin.Context) {
 }
 
 // securityHeaders is set on every answer of the web side.
-func (w *webApp) securityHeaders(c *gin.Context) {
+func (pages *Pages) securityHeaders(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -209,9 +237,9 @@ func (w *webApp) securityHeaders(c *gin.Context) {
 
 // refuseCrossOrigin answers 403 to every state-changing request that a
 // browser sends from another origin (Sec-Fetch-Site or Origin tells).
-func (w *webApp) refuseCrossOrigin(c *gin.Context) {
-	if err := w.crossOrigin.Check(c.Request); err != nil {
-		w.errorPage(c, registry.Errorf(registry.Forbidden,
+func (pages *Pages) refuseCrossOrigin(c *gin.Context) {
+	if err := pages.crossOrigin.Check(c.Request); err != nil {
+		pages.errorPage(c, registry.Errorf(registry.Forbidden,
 			"This form was sent from another site. pact accepts forms only from its own pages."))
 		return
 	}
@@ -225,7 +253,7 @@ const maxFormBytes = 64 << 10
 // limitFormBody caps web form bodies; a larger one fails to parse and the
 // form is answered as empty. A form counts against the body budget while
 // it is handled, as API bodies do.
-func (w *webApp) limitFormBody(c *gin.Context) {
+func (pages *Pages) limitFormBody(c *gin.Context) {
 	if c.Request.Body == nil || c.Request.Body == http.NoBody || c.Request.Method != http.MethodPost {
 		c.Next()
 		return
@@ -234,10 +262,10 @@ func (w *webApp) limitFormBody(c *gin.Context) {
 	if n < 0 || n > maxFormBytes {
 		n = maxFormBytes
 	}
-	release, err := w.s.bodies.reserve(c.Request.Context(), n)
+	release, err := pages.shared.Bodies.Reserve(c.Request.Context(), n)
 	if err != nil {
-		setRetryAfter(c, err)
-		w.errorPage(c, err)
+		httpx.SetRetryAfter(c, err)
+		pages.errorPage(c, err)
 		return
 	}
 	defer release()
@@ -253,15 +281,15 @@ type pageData struct {
 	Data    any
 }
 
-func (w *webApp) render(c *gin.Context, status int, name string, query string, data any) {
-	tmpl, ok := w.pages[name]
+func (pages *Pages) render(c *gin.Context, status int, name string, query string, data any) {
+	tmpl, ok := pages.templates[name]
 	if !ok {
 		panic("no page template " + name)
 	}
 	var buf bytes.Buffer
-	pd := pageData{Account: w.currentAccount(c), Signup: w.s.cfg.Signup != "closed", Query: query, Data: data}
+	pd := pageData{Account: pages.currentAccount(c), Signup: pages.cfg.Signup != "closed", Query: query, Data: data}
 	if err := tmpl.ExecuteTemplate(&buf, "layout", pd); err != nil {
-		w.s.logger(c).Error("rendering page", "template", name, "error", err.Error())
+		pages.shared.Logger(c).Error("rendering page", "template", name, "error", err.Error())
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("internal error\n"))
 		c.Abort()
 		return
@@ -269,38 +297,35 @@ func (w *webApp) render(c *gin.Context, status int, name string, query string, d
 	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 }
 
-func (w *webApp) notFound(c *gin.Context) {
-	w.render(c, http.StatusNotFound, "notfound.html", "", gin.H{"Path": c.Request.URL.Path})
+func (pages *Pages) notFound(c *gin.Context) {
+	pages.render(c, http.StatusNotFound, "notfound.html", "", gin.H{"Path": c.Request.URL.Path})
 }
 
 // errorPage answers with an HTML page that states err's user-facing message
 // and the status its code maps to. Internal errors are logged, not shown.
-func (w *webApp) errorPage(c *gin.Context, err error) {
-	status := HTTPStatus(err)
+func (pages *Pages) errorPage(c *gin.Context, err error) {
+	status := httpx.Status(err)
 	if status >= 500 {
-		w.s.logger(c).Error("page failed", "method", c.Request.Method, "path", c.Request.URL.Path,
+		pages.shared.Logger(c).Error("page failed", "method", c.Request.Method, "path", c.Request.URL.Path,
 			"status", status, "error", err.Error())
 	}
 	if registry.IsCode(err, registry.NotFound) {
-		w.notFound(c)
+		pages.notFound(c)
 		c.Abort()
 		return
 	}
-	w.render(c, status, "error.html", "", gin.H{
+	pages.render(c, status, "error.html", "", gin.H{
 		"Status":  status,
 		"Title":   http.StatusText(status),
-		"Message": registry.ErrorMessage(err),
+		"Message": httpx.Message(err),
 	})
 	c.Abort()
 }
 
 // now is the service's clock, so tests that move it move sessions and
 // throttles too.
-func (w *webApp) now() time.Time {
-	if w.s.svc.Now != nil {
-		return w.s.svc.Now().UTC()
-	}
-	return time.Now().UTC()
+func (pages *Pages) now() time.Time {
+	return pages.svc.Now()
 }
 
 func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store") }

@@ -1,4 +1,4 @@
-package server_test
+package web_test
 
 import (
 	"context"
@@ -24,9 +24,9 @@ var cardPattern = regexp.MustCompile(`<li class="card">`)
 func TestHomeListsSearchesAndPages(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
-	web := newWebClient(t, env.URL)
+	web := servertest.NewWebClient(t, env.URL)
 
-	wantPage(t, web.get("/"), http.StatusOK, "Nothing has been published yet.")
+	servertest.WantPage(t, web.Get("/"), http.StatusOK, "Nothing has been published yet.")
 
 	for i := 1; i <= 23; i++ {
 		publishDoc(t, env, alice, packDoc(fmt.Sprintf("pack-%02d", i), "1.0.0", fmt.Sprintf("description: number %02d\n", i)))
@@ -34,8 +34,8 @@ func TestHomeListsSearchesAndPages(t *testing.T) {
 	}
 	publishDoc(t, env, alice, packDoc("Code Review", "2.0.0", "description: reviews <b>code</b>\nscheme: review-v1\n"))
 
-	first := web.get("/")
-	wantPage(t, first, http.StatusOK, "Latest packages", `href="/alice/code-review"`, "reviews &lt;b&gt;code&lt;/b&gt;",
+	first := web.Get("/")
+	servertest.WantPage(t, first, http.StatusOK, "Latest packages", `href="/alice/code-review"`, "reviews &lt;b&gt;code&lt;/b&gt;",
 		"review-v1", "version 2.0.0")
 	if n := len(cardPattern.FindAllString(first.Body, -1)); n != 20 {
 		t.Errorf("first page shows %d packages, want 20", n)
@@ -47,8 +47,8 @@ func TestHomeListsSearchesAndPages(t *testing.T) {
 	if next == nil {
 		t.Fatalf("first page has no link to the next one")
 	}
-	second := web.get(html.UnescapeString(next[1]))
-	wantPage(t, second, http.StatusOK, "pack-01", `href="/">← Newest`)
+	second := web.Get(html.UnescapeString(next[1]))
+	servertest.WantPage(t, second, http.StatusOK, "pack-01", `href="/">← Newest`)
 	if n := len(cardPattern.FindAllString(second.Body, -1)); n != 4 {
 		t.Errorf("second page shows %d packages, want 4", n)
 	}
@@ -56,13 +56,13 @@ func TestHomeListsSearchesAndPages(t *testing.T) {
 		t.Errorf("last page links to a next page")
 	}
 
-	search := web.get("/?q=" + url.QueryEscape("review"))
-	wantPage(t, search, http.StatusOK, "Packages matching “review”", `href="/alice/code-review"`, `value="review"`)
+	search := web.Get("/?q=" + url.QueryEscape("review"))
+	servertest.WantPage(t, search, http.StatusOK, "Packages matching “review”", `href="/alice/code-review"`, `value="review"`)
 	if n := len(cardPattern.FindAllString(search.Body, -1)); n != 1 {
 		t.Errorf("search shows %d packages, want 1", n)
 	}
-	wantPage(t, web.get("/?q=nothing-like-this"), http.StatusOK, "No package matches your search.")
-	wantPage(t, web.get("/?cursor=garbage"), http.StatusBadRequest, "cursor is not valid")
+	servertest.WantPage(t, web.Get("/?q=nothing-like-this"), http.StatusOK, "No package matches your search.")
+	servertest.WantPage(t, web.Get("/?cursor=garbage"), http.StatusBadRequest, "cursor is not valid")
 }
 
 func TestOwnerPageAndAuthorizedKeys(t *testing.T) {
@@ -71,15 +71,15 @@ func TestOwnerPageAndAuthorizedKeys(t *testing.T) {
 	bob := env.CreateUser(t, "bob")
 	publishDoc(t, env, alice, packDoc("alpha", "1.0.0"))
 	publishDoc(t, env, bob, packDoc("bravo", "1.0.0"))
-	web := newWebClient(t, env.URL)
+	web := servertest.NewWebClient(t, env.URL)
 
-	page := web.get("/alice")
-	wantPage(t, page, http.StatusOK, "<h1>alice</h1>", `href="/alice/alpha"`, `href="/alice.keys"`)
+	page := web.Get("/alice")
+	servertest.WantPage(t, page, http.StatusOK, "<h1>alice</h1>", `href="/alice/alpha"`, `href="/alice.keys"`)
 	if strings.Contains(page.Body, "bravo") {
 		t.Errorf("alice's page lists bob's package")
 	}
-	wantPage(t, web.get("/ALICE"), http.StatusOK, "<h1>alice</h1>")
-	wantPage(t, web.get("/nobody"), http.StatusNotFound, "Not found")
+	servertest.WantPage(t, web.Get("/ALICE"), http.StatusOK, "<h1>alice</h1>")
+	servertest.WantPage(t, web.Get("/nobody"), http.StatusNotFound, "Not found")
 
 	dir := t.TempDir()
 	_, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
@@ -87,13 +87,13 @@ func TestOwnerPageAndAuthorizedKeys(t *testing.T) {
 	if _, err := env.Service.AddSSHKey(context.Background(), alice.Account.ID, line, "laptop"); err != nil {
 		t.Fatal(err)
 	}
-	keys := web.get("/alice.keys")
+	keys := web.Get("/alice.keys")
 	fields := strings.Fields(line)
 	if keys.Status != http.StatusOK || keys.Body != fields[0]+" "+fields[1]+" laptop\n" ||
 		!strings.HasPrefix(keys.Header.Get("Content-Type"), "text/plain") {
 		t.Errorf("/alice.keys = %d %q (%s), want the key line", keys.Status, keys.Body, keys.Header.Get("Content-Type"))
 	}
-	missing := web.get("/nobody.keys")
+	missing := web.Get("/nobody.keys")
 	var body map[string]any
 	if err := json.Unmarshal([]byte(missing.Body), &body); err != nil || missing.Status != http.StatusNotFound || body["ok"] != false {
 		t.Errorf("/nobody.keys = %d %q, want the JSON 404 error", missing.Status, missing.Body)
@@ -103,7 +103,7 @@ func TestOwnerPageAndAuthorizedKeys(t *testing.T) {
 func TestPackagePage(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
-		web := newWebClient(t, env.URL)
+		web := servertest.NewWebClient(t, env.URL)
 		doc1 := "# Code review\n\n| step | who |\n|---|---|\n| read | you |\n\n- [x] tests\n\n```yaml pact:pack\nname: Code Review\nversion: 1.0.0\nscheme: review-v1\ndescription: How we review\n```\n"
 		publishDoc(t, env, alice, doc1)
 		env.Clock.Advance(time.Minute)
@@ -130,9 +130,9 @@ func TestPackagePage(t *testing.T) {
 			t.Fatalf("signed publish: %v", err)
 		}
 
-		latest := web.get("/alice/code-review")
+		latest := web.Get("/alice/code-review")
 		raw := env.URL + "/raw/alice/code-review.pact.md"
-		wantPage(t, latest, http.StatusOK,
+		servertest.WantPage(t, latest, http.StatusOK,
 			"<h1>Code Review</h1>", "How we review", `<span class="version">1.1.0</span> (latest)`, "review-v1",
 			`<time datetime="`+env.Clock.Now().UTC().Format(time.RFC3339)+`"`,
 			`href="`+raw+`"`, `value="curl -fsSL `+raw+` -o code-review.pact.md"`, `data-copy="install"`,
@@ -144,15 +144,15 @@ func TestPackagePage(t *testing.T) {
 		)
 		assertNoInlineCode(t, latest.Body)
 
-		old := web.get("/alice/code-review@1.0.0")
-		wantPage(t, old, http.StatusOK, `<span class="version">1.0.0</span> (latest: <a href="/alice/code-review">1.1.0</a>)`,
+		old := web.Get("/alice/code-review@1.0.0")
+		servertest.WantPage(t, old, http.StatusOK, `<span class="version">1.0.0</span> (latest: <a href="/alice/code-review">1.1.0</a>)`,
 			`value="curl -fsSL `+env.URL+`/raw/alice/code-review@1.0.0.pact.md -o code-review.pact.md"`)
 		if strings.Contains(old.Body, "<dt>Signed by</dt>") {
 			t.Errorf("version 1.0.0, published with a token, shows a signer")
 		}
-		wantPage(t, web.get("/alice/code-review@9.9.9"), http.StatusNotFound)
-		wantPage(t, web.get("/alice/nothing"), http.StatusNotFound)
-		wantPage(t, web.get("/nobody/nothing"), http.StatusNotFound)
+		servertest.WantPage(t, web.Get("/alice/code-review@9.9.9"), http.StatusNotFound)
+		servertest.WantPage(t, web.Get("/alice/nothing"), http.StatusNotFound)
+		servertest.WantPage(t, web.Get("/nobody/nothing"), http.StatusNotFound)
 	})
 }
 
@@ -160,8 +160,8 @@ func TestHostileDocumentPageHasNoActiveContent(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	publishDoc(t, env, alice, hostileDoc)
-	page := newWebClient(t, env.URL).get("/alice/hostile")
-	wantPage(t, page, http.StatusOK, "Hostile", "a link that must not run")
+	page := servertest.NewWebClient(t, env.URL).Get("/alice/hostile")
+	servertest.WantPage(t, page, http.StatusOK, "Hostile", "a link that must not run")
 	assertNoInlineCode(t, page.Body)
 	markup := pageMarkup(t, page.Body)
 	for _, s := range []string{"window.pwned", "alert(", "<iframe", "onerror", "javascript:"} {
@@ -185,9 +185,9 @@ func TestHiddenHTMLIsShownOnThePage(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	publishDoc(t, env, alice, hiddenDoc)
-	web := newWebClient(t, env.URL)
-	page := web.get("/alice/hidden")
-	wantPage(t, page, http.StatusOK)
+	web := servertest.NewWebClient(t, env.URL)
+	page := web.Get("/alice/hidden")
+	servertest.WantPage(t, page, http.StatusOK)
 	assertNoInlineCode(t, page.Body)
 	if m := pageMarkup(t, page.Body); strings.Contains(m, "<div hidden") || strings.Contains(m, "pwned") {
 		t.Errorf("raw HTML of the document became markup")
@@ -198,8 +198,8 @@ func TestHiddenHTMLIsShownOnThePage(t *testing.T) {
 			t.Errorf("the page hides %q, which the raw document holds; the page's text:\n%s", s, text)
 		}
 	}
-	raw := web.get("/raw/alice/hidden.pact.md")
-	wantPage(t, raw, http.StatusOK)
+	raw := web.Get("/raw/alice/hidden.pact.md")
+	servertest.WantPage(t, raw, http.StatusOK)
 	if raw.Body != hiddenDoc {
 		t.Errorf("the raw document differs from what was published")
 	}
@@ -240,11 +240,11 @@ func TestSecurityHeadersOnEveryPage(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	publishDoc(t, env, alice, packDoc("alpha", "1.0.0"))
-	web := newWebClient(t, env.URL)
+	web := servertest.NewWebClient(t, env.URL)
 	pages := []string{"/", "/?q=alpha", "/alice", "/alice/alpha", "/alice/alpha@1.0.0", "/docs", "/login", "/signup",
 		"/logout", "/nobody", "/nobody/nothing", "/dashboard", "/static/site.css"}
 	check := func(path string) {
-		r := web.get(path)
+		r := web.Get(path)
 		want := map[string]string{
 			"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 				"frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
@@ -264,22 +264,22 @@ func TestSecurityHeadersOnEveryPage(t *testing.T) {
 	for _, p := range pages {
 		check(p)
 	}
-	web.login(alice)
+	web.Login(alice)
 	check("/dashboard")
 	check("/alice/alpha")
 }
 
 func TestStaticFiles(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
-	web := newWebClient(t, env.URL)
-	home := web.get("/")
+	web := servertest.NewWebClient(t, env.URL)
+	home := web.Get("/")
 	for _, file := range []string{"site.css", "highlight.css", "copy.js"} {
 		link := regexp.MustCompile(`"(/static/` + regexp.QuoteMeta(file) + `\?v=[0-9a-f]+)"`).FindStringSubmatch(home.Body)
 		if link == nil {
 			t.Errorf("the home page does not link %s", file)
 			continue
 		}
-		r := web.get(html.UnescapeString(link[1]))
+		r := web.Get(html.UnescapeString(link[1]))
 		if r.Status != http.StatusOK || len(r.Body) == 0 {
 			t.Errorf("GET %s = %d with %d bytes", link[1], r.Status, len(r.Body))
 		}
@@ -287,17 +287,17 @@ func TestStaticFiles(t *testing.T) {
 			t.Errorf("GET %s: Cache-Control %q, want immutable for a hashed link", link[1], r.Header.Get("Cache-Control"))
 		}
 	}
-	if ct := web.get("/static/copy.js").Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
+	if ct := web.Get("/static/copy.js").Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
 		t.Errorf("copy.js served as %q", ct)
 	}
-	wantPage(t, web.get("/static/nope.js"), http.StatusNotFound)
-	wantPage(t, web.get("/static/../web.go"), http.StatusNotFound)
+	servertest.WantPage(t, web.Get("/static/nope.js"), http.StatusNotFound)
+	servertest.WantPage(t, web.Get("/static/../web.go"), http.StatusNotFound)
 }
 
 func TestAPIReferenceCoversTheWholeInterface(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
-	page := newWebClient(t, env.URL).get("/docs")
-	wantPage(t, page, http.StatusOK, "REST API", `href="/openapi.json"`)
+	page := servertest.NewWebClient(t, env.URL).Get("/docs")
+	servertest.WantPage(t, page, http.StatusOK, "REST API", `href="/openapi.json"`)
 	assertNoInlineCode(t, page.Body)
 
 	var doc struct {

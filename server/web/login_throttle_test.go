@@ -1,4 +1,4 @@
-package server_test
+package web_test
 
 import (
 	"fmt"
@@ -12,20 +12,22 @@ import (
 	"time"
 
 	"github.com/pact-registry/pact/server"
+	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/server/web"
 )
 
 // startBehindProxy serves pact (one account, dana, password "long enough")
 // as if behind a reverse proxy on loopback, so each request may say which
 // client address it comes from in X-Forwarded-For.
-func startBehindProxy(t *testing.T, attempts int) *webClient {
+func startBehindProxy(t *testing.T, attempts int) *servertest.WebClient {
 	t.Helper()
-	return newWebClient(t, startWithConfig(t, server.Config{BaseURL: "http://pact.test",
+	return servertest.NewWebClient(t, servertest.StartWithConfig(t, server.Config{BaseURL: "http://pact.test",
 		LoginAttempts: attempts, LoginWindow: time.Hour, TrustedProxies: []string{"127.0.0.1", "::1"}}))
 }
 
-func loginFrom(web *webClient, addr, login, password string) webResponse {
-	web.t.Helper()
-	return web.post("/login", url.Values{"login": {login}, "password": {password}}, "X-Forwarded-For", addr)
+func loginFrom(browser *servertest.WebClient, addr, login, password string) servertest.WebResponse {
+	browser.T().Helper()
+	return browser.Post("/login", url.Values{"login": {login}, "password": {password}}, "X-Forwarded-For", addr)
 }
 
 // A guesser who takes a new address for every guess is still locked out of
@@ -33,16 +35,16 @@ func loginFrom(web *webClient, addr, login, password string) webResponse {
 // or spelling of the account (username or email) comes next; the lock is
 // the account's, so another account still logs in.
 func TestLoginLockOutFollowsTheAccountAcrossAddresses(t *testing.T) {
-	web := startBehindProxy(t, 2) // the account's budget: 8
+	browser := startBehindProxy(t, 2) // the account's budget: 8
 	for i := range 8 {
-		r := loginFrom(web, fmt.Sprintf("198.51.100.%d", i+1), "dana", "guess")
-		wantPage(t, r, http.StatusUnauthorized, "Wrong username or password")
+		r := loginFrom(browser, fmt.Sprintf("198.51.100.%d", i+1), "dana", "guess")
+		servertest.WantPage(t, r, http.StatusUnauthorized, "Wrong username or password")
 	}
 	for i, login := range []string{"dana", "DANA", "dana@example.com"} {
 		addr := fmt.Sprintf("203.0.113.%d", i+1)
-		r := loginFrom(web, addr, login, "long enough")
-		wantPage(t, r, http.StatusTooManyRequests, "Too many failed log-ins")
-		if setCookie(r, "pact_session") != nil {
+		r := loginFrom(browser, addr, login, "long enough")
+		servertest.WantPage(t, r, http.StatusTooManyRequests, "Too many failed log-ins")
+		if servertest.SetCookie(r, "pact_session") != nil {
 			t.Errorf("%s from %s: a locked-out log-in set a session cookie", login, addr)
 		}
 		if r.Header.Get("Retry-After") == "" {
@@ -50,32 +52,32 @@ func TestLoginLockOutFollowsTheAccountAcrossAddresses(t *testing.T) {
 		}
 	}
 	// Another account is not locked: a wrong password is checked (401).
-	wantPage(t, loginFrom(web, "203.0.113.9", "erin", "guess"), http.StatusUnauthorized, "Wrong username or password")
-	wantPage(t, loginFrom(web, "2001:db8:1::1", "erin", "guess"), http.StatusUnauthorized, "Wrong username or password")
+	servertest.WantPage(t, loginFrom(browser, "203.0.113.9", "erin", "guess"), http.StatusUnauthorized, "Wrong username or password")
+	servertest.WantPage(t, loginFrom(browser, "2001:db8:1::1", "erin", "guess"), http.StatusUnauthorized, "Wrong username or password")
 }
 
 // The same guesses spread over email and username spellings count as one
 // account from the start.
 func TestLoginSpellingsShareTheAccountsBudget(t *testing.T) {
-	web := startBehindProxy(t, 1) // the account's budget: 4
+	browser := startBehindProxy(t, 1) // the account's budget: 4
 	for i := range 4 {
 		login := "dana"
 		if i%2 == 1 {
 			login = "Dana@example.com"
 		}
-		wantPage(t, loginFrom(web, fmt.Sprintf("198.51.100.%d", i+1), login, "guess"), http.StatusUnauthorized)
+		servertest.WantPage(t, loginFrom(browser, fmt.Sprintf("198.51.100.%d", i+1), login, "guess"), http.StatusUnauthorized)
 	}
-	wantPage(t, loginFrom(web, "198.51.100.99", "dana", "long enough"), http.StatusTooManyRequests)
+	servertest.WantPage(t, loginFrom(browser, "198.51.100.99", "dana", "long enough"), http.StatusTooManyRequests)
 }
 
 // 2^16 addresses inside one IPv6 /64 count as one address: after its
 // budget (20 × --login-attempts, over as many usernames) every other
 // address of the /64 is refused, while the next /64 and IPv4 are not.
 func TestLoginIPv6AddressesCountBy64(t *testing.T) {
-	web := startBehindProxy(t, 1) // the address's budget: 20
+	browser := startBehindProxy(t, 1) // the address's budget: 20
 	addr := func(i int) string { return fmt.Sprintf("2001:db8:aa:bb:%x:%x::%x", i>>12, i&0xfff, i) }
 	for i := range 20 {
-		wantPage(t, loginFrom(web, addr(i), fmt.Sprintf("user%d", i), "guess"), http.StatusUnauthorized)
+		servertest.WantPage(t, loginFrom(browser, addr(i), fmt.Sprintf("user%d", i), "guess"), http.StatusUnauthorized)
 	}
 	const workers = 8
 	const step = 16 // 4,096 requests spread over the whole range
@@ -87,7 +89,7 @@ func TestLoginIPv6AddressesCountBy64(t *testing.T) {
 		wg.Go(func() {
 			for i := 20 + w*step; i < 1<<16 && !t.Failed(); i += workers * step {
 				form := url.Values{"login": {fmt.Sprintf("user%d", i)}, "password": {"guess"}}
-				req, _ := http.NewRequest(http.MethodPost, web.base+"/login", strings.NewReader(form.Encode()))
+				req, _ := http.NewRequest(http.MethodPost, browser.URL("/login"), strings.NewReader(form.Encode()))
 				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 				req.Header.Set("Sec-Fetch-Site", "same-origin")
 				req.Header.Set("X-Forwarded-For", addr(i))
@@ -115,30 +117,30 @@ func TestLoginIPv6AddressesCountBy64(t *testing.T) {
 	if want := int64((1<<16 - 20 + step - 1) / step); refused.Load() != want {
 		t.Errorf("%d addresses of the /64 refused, want %d", refused.Load(), want)
 	}
-	wantPage(t, loginFrom(web, "2001:db8:aa:bc::1", "dana", "long enough"), http.StatusSeeOther)
-	wantPage(t, loginFrom(web, "::ffff:198.51.100.7", "erin", "guess"), http.StatusUnauthorized)
+	servertest.WantPage(t, loginFrom(browser, "2001:db8:aa:bc::1", "dana", "long enough"), http.StatusSeeOther)
+	servertest.WantPage(t, loginFrom(browser, "::ffff:198.51.100.7", "erin", "guess"), http.StatusUnauthorized)
 }
 
 // Filling the tables with new usernames and addresses does not wipe a
 // lock-out: before, a full table was cleared at once.
 func TestFullLoginTablesKeepLockOuts(t *testing.T) {
-	server.SetThrottleTableSize(t, 20)
-	web := startBehindProxy(t, 2) // per address and account: 2; per account: 8
+	web.SetThrottleTableSize(t, 20)
+	browser := startBehindProxy(t, 2) // per address and account: 2; per account: 8
 	// Locked: dana from 192.0.2.1 (2 failures there), and the account
 	// (8 failures over 4 addresses).
 	for i := range 8 {
-		wantPage(t, loginFrom(web, fmt.Sprintf("192.0.2.%d", i/2+1), "dana", "guess"), http.StatusUnauthorized)
+		servertest.WantPage(t, loginFrom(browser, fmt.Sprintf("192.0.2.%d", i/2+1), "dana", "guess"), http.StatusUnauthorized)
 	}
-	wantPage(t, loginFrom(web, "192.0.2.200", "dana", "long enough"), http.StatusTooManyRequests)
+	servertest.WantPage(t, loginFrom(browser, "192.0.2.200", "dana", "long enough"), http.StatusTooManyRequests)
 	// 60 new keys in each table, three times its size.
 	for i := range 60 {
-		r := loginFrom(web, fmt.Sprintf("10.0.%d.%d", i/200, i%200+1), fmt.Sprintf("flood%d", i), "guess")
+		r := loginFrom(browser, fmt.Sprintf("10.0.%d.%d", i/200, i%200+1), fmt.Sprintf("flood%d", i), "guess")
 		if r.Status != http.StatusUnauthorized && r.Status != http.StatusTooManyRequests {
 			t.Fatalf("flood %d: status %d", i, r.Status)
 		}
 	}
 	for _, addr := range []string{"192.0.2.1", "192.0.2.201"} {
-		r := loginFrom(web, addr, "dana", "long enough")
+		r := loginFrom(browser, addr, "dana", "long enough")
 		if r.Status != http.StatusTooManyRequests || !strings.Contains(r.Body, "Too many failed log-ins") {
 			t.Errorf("dana from %s after the flood: status %d, want 429: the lock-out was forgotten", addr, r.Status)
 		}
