@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
+	"github.com/pact-registry/pact/internal/pactdtest"
 )
 
 // freePort asks the kernel for a free loopback port. Another program may

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/server"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 // A body of brackets is refused by its nesting, at a small depth, before

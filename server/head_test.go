@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
-	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
 )
 
 // perRequestHeaders differ between any two answers, or describe the

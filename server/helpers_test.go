@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/internal/servertest"
 )
 
 // packDoc is a pack document with the given name and version around some

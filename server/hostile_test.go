@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 // snapshot is everything a hostile request could have changed, as the API

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/internal/servertest"
 )
 
 // goNames are what encoding/json and mime/multipart put in their messages

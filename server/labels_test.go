@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pact-registry/pact/internal/apitest"
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
-	"github.com/pact-registry/pact/server/apitest"
 	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 // Labels with control characters or bidirectional overrides are refused on

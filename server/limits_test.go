@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
 	"github.com/pact-registry/pact/server"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 func wantRateLimited(t *testing.T, resp interface {

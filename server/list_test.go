@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/internal/servertest"
 )
 
 type listPage struct {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/internal/servertest"
 )
 
 // The first page (kept encoded in memory on SQLite) shows every publish as

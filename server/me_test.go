@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/internal/servertest"
 )
 
 func TestMe(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 type syncBuffer struct {

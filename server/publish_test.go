@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pact-registry/pact/server/apitest"
+	"github.com/pact-registry/pact/internal/apitest"
+	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 func TestPublishJSON(t *testing.T) {

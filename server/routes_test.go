@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/internal/servertest"
 )
 
 func TestUnknownAndWrongMethodRoutesAnswerJSON(t *testing.T) {

@@ -10,10 +10,10 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
 	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 // Anyone may make the server verify a signature with a registered key, so

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/apitest"
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
-	"github.com/pact-registry/pact/server/apitest"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 // Every JSON answer, byte for byte: field order ("ok" first), null where a

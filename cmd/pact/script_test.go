@@ -17,8 +17,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
+	"github.com/pact-registry/pact/internal/pactdtest"
+	"github.com/pact-registry/pact/internal/sshtest"
 )
 
 // TestMain lets the test binary be the real pact command: testscript puts

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pact-registry/pact/server/storetest"
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // Documents whose bytes a careless backup would change. Each is a valid

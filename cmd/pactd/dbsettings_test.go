@@ -11,7 +11,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the test's own connection to pactd's PostgreSQL database
 
-	"github.com/pact-registry/pact/server/storetest"
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // --db-max-conns caps the connections one replica opens to PostgreSQL, and

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/servertest"
 	"github.com/pact-registry/pact/server/sqlstore"
 )
 

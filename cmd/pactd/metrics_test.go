@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
+	"github.com/pact-registry/pact/internal/pactdtest"
 )
 
 func randomWord(rng *rand.Rand, letters string, n int) string {

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
+	"github.com/pact-registry/pact/internal/pactdtest"
 )
 
 var pactdBin string

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pact-registry/pact/server/storetest"
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // failFast is how long any request may take while PostgreSQL is down or

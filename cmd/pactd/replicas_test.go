@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pact-registry/pact/server/storetest"
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // Two pactd processes on one PostgreSQL database behave as one registry:

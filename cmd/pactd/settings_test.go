@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
+	"github.com/pact-registry/pact/internal/pactdtest"
 )
 
 // refusedServe runs pactd serve with a fresh database path and returns its

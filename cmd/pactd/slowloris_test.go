@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
+	"github.com/pact-registry/pact/internal/pactdtest"
 )
 
 // slowConn is a raw client connection that sends its request a byte at a

@@ -15,9 +15,9 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/client"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
 )
 
 var userCounter atomic.Int64

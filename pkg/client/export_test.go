@@ -1,6 +1,6 @@
 package client
 
-import "github.com/pact-registry/pact/pkg/client/pactdtest"
+import "github.com/pact-registry/pact/internal/pactdtest"
 
 // Shared with the external tests of package client_test.
 func SharedPactd() *pactdtest.Server { return sharedPactd }

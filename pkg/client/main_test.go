@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
+	"github.com/pact-registry/pact/internal/pactdtest"
 )
 
 // The tests talk to a real pactd on a temporary SQLite database: one

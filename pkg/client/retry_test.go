@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pact-registry/pact/pkg/client/pactdtest"
+	"github.com/pact-registry/pact/internal/pactdtest"
 )
 
 func TestRetryDelay(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
 	"golang.org/x/crypto/ssh"
 )
 

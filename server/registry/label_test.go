@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
+	"github.com/pact-registry/pact/internal/sshtest"
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
-	"github.com/pact-registry/pact/server/storetest"
 )
 
 // hostileRunes are characters no label may hold: C0 and C1 controls, DEL,

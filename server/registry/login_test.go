@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
-	"github.com/pact-registry/pact/server/storetest"
 )
 
 // Logging in as a user who does not exist must cost the same password

@@ -9,10 +9,10 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/pkg/sshsign"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
-	"github.com/pact-registry/pact/server/storetest"
 )
 
 // A spent nonce is remembered for as long as its timestamp could still be

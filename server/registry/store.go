@@ -6,7 +6,7 @@ import (
 )
 
 // Store is everything pact keeps. Implementations: server/sqlstore (SQLite
-// and PostgreSQL). server/storetest is the conformance suite every
+// and PostgreSQL). internal/storetest is the conformance suite every
 // implementation must pass. Errors are *Error values (NotFound, Conflict, ...)
 // or plain errors for faults (mapped to 500/503).
 type Store interface {

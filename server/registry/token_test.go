@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
-	"github.com/pact-registry/pact/server/storetest"
 )
 
 // nearMisses are tokens that differ from secret in one character only (its

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
-	"github.com/pact-registry/pact/server/storetest"
 )
 
 // oddDocuments are documents whose bytes a careless backup would change: a

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
-	"github.com/pact-registry/pact/server/storetest"
 )
 
 // benchDocument is about the size of a typical pack document (2.8 KB).

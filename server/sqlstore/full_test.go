@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/mattn/go-sqlite3"
 
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/storetest"
 )
 
 // A full disk is its own code (the server answers 507), distinct from a

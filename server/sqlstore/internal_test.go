@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/storetest"
 )
 
 func openForTest(t *testing.T, dsn string, opts Options) *Store {

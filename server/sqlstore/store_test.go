@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
-	"github.com/pact-registry/pact/server/storetest"
 )
 
 // backends are the two engines; dsn makes a fresh, empty database.

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/server"
 	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 const sessionCookie = "pact_session"

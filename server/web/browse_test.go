@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
 	"github.com/pact-registry/pact/server/openapi"
 	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 var cardPattern = regexp.MustCompile(`<li class="card">`)

@@ -21,8 +21,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
-	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
 )
 
 // The browser tests drive Debian's chromium headless through the pages a

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pact-registry/pact/pkg/sshsign/sshtest"
-	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
 )
 
 var newTokenPattern = regexp.MustCompile(`id="new-token" readonly value="(pact_[0-9A-Za-z]+)"`)

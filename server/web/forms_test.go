@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pact-registry/pact/server/servertest"
+	"github.com/pact-registry/pact/internal/servertest"
 )
 
 // A form larger than any page sends is refused, and the server keeps serving.

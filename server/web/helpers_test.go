@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/servertest"
 )
 
 func sessionOf(t *testing.T, env *servertest.Env, id string) (*registry.Session, error) {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/server"
-	"github.com/pact-registry/pact/server/servertest"
 	"github.com/pact-registry/pact/server/web"
 )
 

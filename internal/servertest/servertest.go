@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/apitest"
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server"
-	"github.com/pact-registry/pact/server/apitest"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
-	"github.com/pact-registry/pact/server/storetest"
 )
 
 // Env is one running server.

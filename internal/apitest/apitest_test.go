@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pact-registry/pact/server/apitest"
+	"github.com/pact-registry/pact/internal/apitest"
 )
 
 // recordingTB is a testing.TB whose Errorf is recorded instead of failing
