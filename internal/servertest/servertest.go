@@ -5,9 +5,11 @@ package servertest
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -114,3 +116,25 @@ func (e *Env) CreateUser(t testing.TB, username string) *User {
 
 // Bearer is the Authorization header of u's token, for apitest calls.
 func (u *User) Bearer() string { return "Authorization: Bearer " + u.Token }
+
+// PackDoc is a pack document with the given name and version around some
+// prose, as users write them; extra lines go into the yaml block.
+func PackDoc(name, version string, extra ...string) string {
+	return fmt.Sprintf("# %s\n\nSome prose about the pack.\n\n```yaml pact:pack\nname: %s\nversion: %s\n%s```\n\nMore prose.\n",
+		name, name, version, strings.Join(extra, ""))
+}
+
+// EachBackend runs a test against a fresh server on every store backend.
+func EachBackend(t *testing.T, fn func(t *testing.T, env *Env)) {
+	Backends(t, func(t *testing.T, dsn string) {
+		fn(t, Start(t, dsn, Options{}))
+	})
+}
+
+// WantStatus stops the test unless an answer has the status wanted.
+func WantStatus(t *testing.T, got, want int, body []byte) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("status = %d, want %d; body: %s", got, want, body)
+	}
+}
