@@ -99,17 +99,32 @@ func TestMarkdownMakesHostileInputInert(t *testing.T) {
 	}
 }
 
-// markup is out without its text: the elements and attributes a browser
-// would build from it, serialised again.
-func markup(t *testing.T, out string) string {
+// walkHTML parses out as a browser would parse a fragment of a page and
+// calls visit on every node, depth first.
+func walkHTML(t *testing.T, out string, visit func(n *html.Node)) {
 	t.Helper()
 	nodes, err := html.ParseFragment(strings.NewReader(out), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
 	if err != nil {
 		t.Fatalf("output does not parse: %v", err)
 	}
-	var b strings.Builder
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
+		visit(n)
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+}
+
+// markup is out without its text: the elements and attributes a browser
+// would build from it, serialised again.
+func markup(t *testing.T, out string) string {
+	t.Helper()
+	var b strings.Builder
+	walkHTML(t, out, func(n *html.Node) {
 		if n.Type == html.ElementNode {
 			b.WriteString("<" + n.Data)
 			for _, a := range n.Attr {
@@ -117,36 +132,19 @@ func markup(t *testing.T, out string) string {
 			}
 			b.WriteString(">")
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	for _, n := range nodes {
-		walk(n)
-	}
+	})
 	return b.String()
 }
 
 // text is what a reader sees of out: its text, entities decoded.
 func text(t *testing.T, out string) string {
 	t.Helper()
-	nodes, err := html.ParseFragment(strings.NewReader(out), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
-	if err != nil {
-		t.Fatalf("output does not parse: %v", err)
-	}
 	var b strings.Builder
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
+	walkHTML(t, out, func(n *html.Node) {
 		if n.Type == html.TextNode {
 			b.WriteString(n.Data)
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	for _, n := range nodes {
-		walk(n)
-	}
+	})
 	return b.String()
 }
 
@@ -154,17 +152,12 @@ func text(t *testing.T, out string) string {
 // could run code, load a frame or restyle the page.
 func assertInert(t *testing.T, out string) {
 	t.Helper()
-	nodes, err := html.ParseFragment(strings.NewReader(out), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
-	if err != nil {
-		t.Fatalf("output does not parse: %v", err)
-	}
 	forbiddenElements := map[string]bool{
 		"script": true, "iframe": true, "frame": true, "object": true, "embed": true, "style": true,
 		"link": true, "meta": true, "base": true, "form": true, "svg": true, "math": true, "template": true,
 		"button": true, "textarea": true, "select": true,
 	}
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
+	walkHTML(t, out, func(n *html.Node) {
 		if n.Type == html.ElementNode {
 			if forbiddenElements[n.Data] {
 				t.Errorf("element <%s> survived:\n%s", n.Data, out)
@@ -186,13 +179,7 @@ func assertInert(t *testing.T, out string) {
 				}
 			}
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	for _, n := range nodes {
-		walk(n)
-	}
+	})
 }
 
 func TestHighlightCSSUsesClasses(t *testing.T) {
