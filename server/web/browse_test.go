@@ -143,6 +143,24 @@ func TestPackagePage(t *testing.T) {
 			`href="/alice/code-review@1.1.0"`, `href="/alice/code-review@1.0.0"`, env.URL+"/raw/alice/code-review@1.0.0.pact.md",
 		)
 		assertNoInlineCode(t, latest.Body)
+		// What was signed, for people: the lines exactly as signed (empty
+		// here, while the document has a name and a description) and the
+		// key, which stay after the key is deleted.
+		keyLine := sshtest.PublicKeyLine(t, pub)
+		keyLine = strings.Join(strings.Fields(keyLine)[:2], " ")
+		servertest.WantPage(t, latest, http.StatusOK, "What was signed",
+			`<dt>Name line</dt><dd><span class="muted">empty</span>`,
+			`<dt>Description line</dt><dd><span class="muted">empty</span>`,
+			`<code class="public-key">`+keyLine+`</code>`,
+			`<time datetime="`+time.Unix(ts, 0).UTC().Format(time.RFC3339)+`"`)
+		if strings.Contains(latest.Body, "no longer registered") {
+			t.Errorf("the page says the signing key is gone while it is registered")
+		}
+		if err := env.Service.DeleteSSHKey(context.Background(), alice.Account.ID, key.ID); err != nil {
+			t.Fatal(err)
+		}
+		servertest.WantPage(t, web.Get("/alice/code-review"), http.StatusOK, key.Fingerprint,
+			"this key is no longer registered", `<code class="public-key">`+keyLine+`</code>`)
 
 		old := web.Get("/alice/code-review@1.0.0")
 		servertest.WantPage(t, old, http.StatusOK, `<span class="version">1.0.0</span> (latest: <a href="/alice/code-review">1.1.0</a>)`,
