@@ -135,6 +135,7 @@ func droppedWarning(dropped []rune) string {
 	}
 	return fmt.Sprintf("the name's characters %s%s have no slug form and were dropped", chars, more)
 }
+
 // ValidVersion reports whether v is 1-64 characters of [0-9A-Za-z._+-].
 func ValidVersion(v string) bool {
 	if len(v) == 0 || len(v) > maxVersionLen {
