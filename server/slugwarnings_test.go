@@ -119,5 +119,12 @@ func TestOldSlugPackageStaysWhenItsNameIsPublishedAgain(t *testing.T) {
 		if v := old.JSON(t)["package"].(map[string]any)["version"]; v != "1.0.0" {
 			t.Errorf("old package n-c-d: version %v, want 1.0.0 (untouched)", v)
 		}
+
+		// A name whose slug is the old slug still reaches the old package.
+		resp = env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("Ünïcødé", "3.0.0"), "name": "n-c-d"}, alice.Bearer())
+		slug, _ = publishAnswer(t, resp.Status, resp.Body, resp.JSON(t))
+		if slug != "n-c-d" || resp.JSON(t)["package"].(map[string]any)["id"] != old.JSON(t)["package"].(map[string]any)["id"] {
+			t.Errorf("publish named n-c-d: slug %q, package %v; want the old package", slug, resp.JSON(t)["package"])
+		}
 	})
 }
