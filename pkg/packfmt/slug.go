@@ -56,6 +56,7 @@ func SlugOf(name string) (slug string, warnings []string) {
 	var b strings.Builder
 	var dropped []rune
 	seen := map[rune]bool{}
+	cache := map[rune]string{}
 	pendingDash := false
 	emit := func(s string) {
 		for i := 0; i < len(s); i++ {
@@ -88,7 +89,12 @@ func SlugOf(name string) (slug string, warnings []string) {
 		}
 		folded, ok := baseLetters[r]
 		if !ok {
-			folded, _, _ = transform.String(strip, string(r))
+			// Names repeat their letters; folding each kind once keeps a
+			// long name of foreign letters cheap.
+			if folded, ok = cache[r]; !ok {
+				folded, _, _ = transform.String(strip, string(r))
+				cache[r] = folded
+			}
 		}
 		if hasASCIIAlnum(folded) {
 			emit(folded)
