@@ -114,7 +114,7 @@ func (s *Server) publish(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created})
+	c.JSON(http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created, Warnings: presentWarnings(p)})
 }
 
 func (s *Server) publishSigned(c *gin.Context) {
@@ -130,7 +130,7 @@ func (s *Server) publishSigned(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created})
+	c.JSON(http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created, Warnings: presentWarnings(p)})
 }
 
 // verifyAndPublish checks the signature, then the key's rate limit (only

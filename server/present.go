@@ -50,3 +50,12 @@ func presentKey(k *registry.SSHKey) wire.Key {
 func presentUser(a *registry.Account) wire.User {
 	return wire.User{ID: a.ID, Email: a.Email, Username: a.Username, CreatedAt: wire.Time(a.CreatedAt)}
 }
+
+// presentWarnings gives a publish's warnings as a list that is never null,
+// so clients can read it without a nil check.
+func presentWarnings(p *registry.Package) []string {
+	if p.Warnings == nil {
+		return []string{}
+	}
+	return p.Warnings
+}

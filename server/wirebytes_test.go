@@ -48,7 +48,7 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		resp := env.API.PostJSON("/api/publish", map[string]any{"content": tokenDoc, "description": "Tom & Jerry <3>"}, alice.Bearer())
 		tokenID := resp.JSON(t)["package"].(map[string]any)["id"]
 		tokenPkg := pkg(tokenID, "token-pack", "Tom & Jerry <3>", tokenDoc)
-		want("publish", resp, 200, `{"ok":true,"package":`+tokenPkg+`,"created":true}`)
+		want("publish", resp, 200, `{"ok":true,"package":`+tokenPkg+`,"created":true,"warnings":[]}`)
 
 		pubLine := readPub(t, pub)
 		publicKey := strings.Join(strings.Fields(pubLine)[:2], " ")
@@ -74,7 +74,7 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		})
 		signedID := resp.JSON(t)["package"].(map[string]any)["id"]
 		signedPkg := pkg(signedID, "signed-pack", "", signedDoc)
-		want("signed publish", resp, 200, `{"ok":true,"package":`+signedPkg+`,"auth":"ssh-signature","created":true}`)
+		want("signed publish", resp, 200, `{"ok":true,"package":`+signedPkg+`,"auth":"ssh-signature","created":true,"warnings":[]}`)
 
 		want("list", env.API.Get("/api/packages"), 200,
 			`{"ok":true,"packages":[`+signedPkg+`,`+tokenPkg+`],"next_cursor":null}`)

@@ -73,6 +73,17 @@ func hostileRegistry(t *testing.T) *httptest.Server {
 			"public_key": "ssh-ed25519 AAAA", "created_at": "2026-01-01T00:00:00Z", "last_used_at": nil,
 		}}})
 	})
+	// A publish of the pack named "warned" succeeds with a hostile warning.
+	mux.HandleFunc("POST /api/publish", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Content string `json:"content"`
+		}
+		if json.NewDecoder(r.Body).Decode(&req) != nil || !strings.Contains(req.Content, "name: warned") {
+			write(w, 400, map[string]any{"ok": false, "error": "refused " + hostile})
+			return
+		}
+		write(w, 200, map[string]any{"ok": true, "package": pkg, "created": true, "warnings": []string{"slug " + hostile}})
+	})
 	// Every other request, publishing included, is refused with a hostile message.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		write(w, 400, map[string]any{"ok": false, "error": "refused " + hostile})
@@ -107,6 +118,9 @@ func TestCLIShowsAHostileRegistrysTextWithoutObeyingIt(t *testing.T) {
 	if err := os.WriteFile("doc.pact.md", []byte("```yaml pact:pack\nname: mine\nversion: 1.0.0\n```\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile("warned.pact.md", []byte("```yaml pact:pack\nname: warned\nversion: 1.0.0\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	cases := []struct {
 		name     string
@@ -125,6 +139,7 @@ func TestCLIShowsAHostileRegistrysTextWithoutObeyingIt(t *testing.T) {
 		{"whoami", []string{"whoami"}, false, 0, `alice\x1b]0;pwned`, ""},
 		{"whoami --json", []string{"whoami", "--json"}, false, 0, `alice\u001b]0;pwned\u0007`, ""},
 		{"keys list", []string{"keys", "list"}, false, 0, `laptop\x1b]0;pwned`, ""},
+		{"publish warned", []string{"publish", "warned.pact.md"}, false, 0, `warned.pact.md: warning: slug \x1b]0;pwned\x07\x1b[2J\rfake\u009b31m\u202eexe.txt\x7f`, ""},
 		{"publish refused", []string{"publish", "doc.pact.md"}, false, 5, `error: doc.pact.md: refused \x1b]0;pwned\x07\x1b[2J\rfake\u009b31m\u202eexe.txt\x7f (HTTP 400)`, ""},
 	}
 	for _, tc := range cases {

@@ -43,6 +43,11 @@ an SSH signature does instead: the key is the ssh-agent's only key, or
 the one --key names (a public key whose private half the agent holds, or
 a private key file). Register the public key first with 'pact keys add'.
 
+When the pack's name lost characters on the way to its slug (letters
+with no slug form, a cut to 64 characters), the registry's warnings are
+printed on standard error; --json lists them under "warnings". Letters
+with diacritics are not lost: "Crème Brûlée" publishes as creme-brulee.
+
 --dry-run checks the documents offline, as 'pact validate' does, and
 with --sign also finds the signing key, but publishes nothing.`,
 		Example: `  $ pact publish hello.pact.md
@@ -142,6 +147,7 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 			}
 			fmt.Fprintf(opts.IO.Out, "%s %s %s  %s\n", verb, safeText(res.Package.FullName()), safeText(res.Package.Version), safeText(res.Package.URL))
 		}
+		printWarnings(opts.IO, file, res.Warnings)
 	}
 	if opts.JSON {
 		return exportJSON(opts.IO.Out, outcomes)
@@ -163,6 +169,7 @@ func dryRunPublish(opts *publishOptions) error {
 			return fmt.Errorf("%s", v.problem())
 		}
 		results = append(results, v)
+		printWarnings(opts.IO, file, v.Warnings)
 		if !opts.JSON {
 			fmt.Fprintf(opts.IO.Out, "would publish %s %s (from %s)\n", safeText(v.Slug), safeText(v.Version), safeText(file))
 		}

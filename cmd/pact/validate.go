@@ -30,6 +30,12 @@ registry applies: exactly one yaml pact:pack block that holds a mapping,
 a name and a version. Prints the name, slug, version and scheme each file
 would publish as; errors name the line. "-" reads standard input.
 
+Letters with diacritics become their base letters in the slug ("Crème
+Brûlée" is creme-brulee). When the name still loses characters on the
+way (letters with no slug form, such as 中文) or the slug is cut to 64
+characters, a warning on standard error says so; --json lists them
+under "warnings". Warnings do not change the exit code.
+
 Exits 1 when any file is invalid.`,
 		Example: `  $ pact validate hello.pact.md
   $ pact validate --json packs/*.pact.md`,
@@ -48,14 +54,17 @@ Exits 1 when any file is invalid.`,
 
 // validation is the offline verdict on one document.
 type validation struct {
-	File        string           `json:"file"`
-	Valid       bool             `json:"valid"`
-	Name        string           `json:"name,omitempty"`
-	Slug        string           `json:"slug,omitempty"`
-	Version     string           `json:"version,omitempty"`
-	Scheme      string           `json:"scheme"`
-	Description string           `json:"description,omitempty"`
-	Error       *validationError `json:"error,omitempty"`
+	File        string `json:"file"`
+	Valid       bool   `json:"valid"`
+	Name        string `json:"name,omitempty"`
+	Slug        string `json:"slug,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Scheme      string `json:"scheme"`
+	Description string `json:"description,omitempty"`
+	// Warnings say what the name lost on its way to the slug; [] when
+	// nothing was lost or the document is invalid.
+	Warnings []string         `json:"warnings"`
+	Error    *validationError `json:"error,omitempty"`
 }
 
 type validationError struct {
@@ -72,7 +81,7 @@ func (v *validation) problem() string {
 
 // validateDocument parses content as the registry would.
 func validateDocument(file string, content []byte, name, description string) *validation {
-	v := &validation{File: file}
+	v := &validation{File: file, Warnings: []string{}}
 	fileName := ""
 	if file != "-" {
 		fileName = filepath.Base(file)
@@ -92,6 +101,9 @@ func validateDocument(file string, content []byte, name, description string) *va
 	}
 	v.Valid = true
 	v.Name, v.Slug, v.Version, v.Scheme, v.Description = pack.Name, pack.Slug, pack.Version, pack.Scheme, pack.Description
+	if pack.Warnings != nil {
+		v.Warnings = pack.Warnings
+	}
 	return v
 }
 
@@ -111,6 +123,7 @@ func runValidate(_ context.Context, opts *validateOptions) error {
 			invalid++
 			opts.IO.info("%s", v.problem())
 		}
+		printWarnings(opts.IO, file, v.Warnings)
 		results = append(results, v)
 	}
 	if opts.JSON {
@@ -168,6 +181,14 @@ func checkStdinOnce(files []string) error {
 		}
 	}
 	return nil
+}
+
+// printWarnings writes a document's warnings to standard error, one line
+// each, escaped like all text that may come from a registry.
+func printWarnings(ios *iostreams, file string, warnings []string) {
+	for _, w := range warnings {
+		ios.info("%s: warning: %s", file, w)
+	}
 }
 
 func orDash(s string) string {

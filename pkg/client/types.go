@@ -38,4 +38,8 @@ type PublishResult struct {
 	Created bool `json:"created"`
 	// Auth is "ssh-signature" for signed publishes, "" otherwise.
 	Auth string `json:"auth,omitempty"`
+	// Warnings say what the name lost on its way to the slug (characters
+	// without a slug form, a cut); empty when nothing was lost. They are
+	// the server's text: escape them before printing to a terminal.
+	Warnings []string `json:"warnings"`
 }

@@ -39,6 +39,9 @@ type Pack struct {
 	Name, Slug, Version, Scheme, Description string
 	// BlockLine is the 1-based document line of the block's opening fence.
 	BlockLine int
+	// Warnings say what the name lost on its way to the slug (characters
+	// without a slug form, a cut); nil when nothing was lost.
+	Warnings []string
 }
 
 // Error is a problem with the document that its author can fix. Line is the
@@ -131,9 +134,9 @@ func derive(f packFields, blockLine int, opts Options) (*Pack, error) {
 		return nil, errorf(0, "pack has no name (set `name:` or `metadata.name:`, or give a name when publishing)")
 	}
 	p.Name = name.value
-	p.Slug = Slug(p.Name)
+	p.Slug, p.Warnings = SlugOf(p.Name)
 	if p.Slug == "" {
-		return nil, errorf(name.line, "name %s gives an empty slug: it needs at least one letter a-z or digit 0-9", quoteShort(p.Name))
+		return nil, errorf(name.line, "name %s gives an empty slug: it needs at least one letter a-z (diacritics allowed, as in é) or digit 0-9", quoteShort(p.Name))
 	}
 
 	version := firstNonEmpty(f.version, f.metaVersion)

@@ -144,6 +144,9 @@ type PublishResult struct {
 	OK      bool    `json:"ok"`
 	Package Package `json:"package"`
 	Created bool    `json:"created"`
+	// Warnings say what the name lost on its way to the slug: characters
+	// without a slug form, a cut. Never null: [] when nothing was lost.
+	Warnings []string `json:"warnings"`
 }
 
 // SignedPublishResult answers POST /api/publish-signed.
@@ -152,6 +155,8 @@ type SignedPublishResult struct {
 	Package Package `json:"package"`
 	Auth    string  `json:"auth"` // AuthSSHSignature
 	Created bool    `json:"created"`
+	// Warnings as in PublishResult; never null.
+	Warnings []string `json:"warnings"`
 }
 
 // AuthSSHSignature is the auth of every SignedPublishResult.

@@ -62,6 +62,9 @@ type Package struct {
 	LatestVersionID int64  // orders the list: newest publish first
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	// Warnings are set only on the package a publish returns: what the
+	// published name lost on its way to the slug. They are never stored.
+	Warnings []string
 }
 
 // Version is one immutable published document of a package.

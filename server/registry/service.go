@@ -77,7 +77,12 @@ func (s *Service) Publish(ctx context.Context, owner *Account, req PublishReques
 	if err != nil {
 		return nil, false, err
 	}
-	return s.store.Publish(ctx, in)
+	pkg, created, err := s.store.Publish(ctx, in)
+	if err != nil {
+		return nil, false, err
+	}
+	pkg.Warnings = in.Warnings
+	return pkg, created, nil
 }
 
 func (s *Service) preparePublish(owner *Account, req PublishRequest) (PublishInput, error) {
@@ -116,6 +121,7 @@ func (s *Service) preparePublish(owner *Account, req PublishRequest) (PublishInp
 		Content:     req.Content,
 		SHA256:      hex.EncodeToString(sum[:]),
 		Now:         s.now(),
+		Warnings:    pack.Warnings,
 	}, nil
 }
 

@@ -150,6 +150,7 @@ func (s *Service) PublishVerified(ctx context.Context, v *VerifiedPublish) (*Pac
 	if err := s.store.TouchSSHKey(ctx, v.Key.ID, v.input.Now); err != nil {
 		return nil, false, err
 	}
+	pkg.Warnings = v.input.Warnings
 	return pkg, created, nil
 }
 

@@ -71,6 +71,9 @@ type PublishInput struct {
 	SHA256      string // hex sha256 of Content
 	Now         time.Time
 	Provenance  *Provenance // set for signed publishes
+	// Warnings say what Name lost on its way to PackSlug; the store does
+	// not keep them, the publish hands them back on its Package.
+	Warnings []string
 }
 
 // PackageFilter selects a page of the package list, newest publish first.
