@@ -16,7 +16,8 @@ const (
 )
 
 // raw serves /raw/{owner}/{pack}.pact.md (the latest version) and
-// /raw/{owner}/{pack}@{version}.pact.md (one immutable version).
+// /raw/{owner}/{pack}@{version}.pact.md (one immutable version);
+// @latest is the latest version, cached as such.
 func (s *Server) raw(c *gin.Context) {
 	owner := c.Param("owner")
 	file := c.Param("file")
@@ -29,6 +30,9 @@ func (s *Server) raw(c *gin.Context) {
 	if pinned && version == "" {
 		s.shared.Fail(c, registry.Errorf(registry.NotFound, "no such document: empty version after @"))
 		return
+	}
+	if registry.IsLatestAlias(version) {
+		version, pinned = "", false
 	}
 	v, err := s.svc.Document(c, owner, pack, version)
 	if err != nil {

@@ -31,11 +31,14 @@ func newGetCmd(f *factory, runF func(context.Context, *getOptions) error) *cobra
 		Short: "Download a pack document",
 		Long: `Download a pack document, the latest version or the one named after @, and
 check its SHA-256 against the digest the registry reports before writing
-it. Writes PACK.pact.md in the current directory unless -o says where;
+it. The latest version (also OWNER/PACK@latest) is the highest semantic
+version, releases before pre-releases; a pack with no semantic version
+offers its last publish. Writes PACK.pact.md in the current directory unless -o says where;
 "-o -" writes to standard output. A regular file is replaced whole; a
 device or FIFO (-o /dev/null) is written to; a symbolic link is followed.`,
 		Example: `  $ pact get alice/hello
   $ pact get alice/hello@1.0.0 -o vendor/hello.pact.md
+  $ pact get alice/hello@latest
   $ pact get alice/hello -o - | less`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,7 +91,7 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		return err
 	}
 	version := opts.Version
-	if version == "" {
+	if version == "" || strings.EqualFold(version, "latest") {
 		version = detail.Package.Version
 	}
 	// Fetch the pinned version even for "latest", so a publish in between

@@ -27,9 +27,10 @@ func newListCmd(f *factory, runF func(context.Context, *listOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
-		Short:   "List packages, newest publish first",
-		Long: `List the registry's packages, most recently published first, one page at a
-time. When more packages follow, pact says so on stderr and prints the
+		Short:   "List packages, newest latest version first",
+		Long: `List the registry's packages, the one whose latest version was published most
+recently first, one page at a time. VERSION is the latest version: the
+highest semantic version, not the last publish. When more packages follow, pact says so on stderr and prints the
 cursor of the next page; --all fetches every page.`,
 		Example: `  $ pact list
   $ pact list --owner alice --scheme chat

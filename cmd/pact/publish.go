@@ -145,7 +145,13 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 			if !res.Created {
 				verb = "unchanged"
 			}
-			fmt.Fprintf(opts.IO.Out, "%s %s %s  %s\n", verb, safeText(res.Package.FullName()), safeText(res.Package.Version), safeText(res.Package.URL))
+			version := safeText(res.Package.Version)
+			// The package describes its latest version, which an older or
+			// pre-release version does not replace.
+			if pack, err := packfmt.Parse(content, packfmt.Options{}); err == nil && pack.Version != res.Package.Version {
+				version = safeText(pack.Version) + " (latest stays " + version + ")"
+			}
+			fmt.Fprintf(opts.IO.Out, "%s %s %s  %s\n", verb, safeText(res.Package.FullName()), version, safeText(res.Package.URL))
 		}
 		printWarnings(opts.IO, file, res.Warnings)
 	}

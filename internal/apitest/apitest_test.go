@@ -196,10 +196,13 @@ func TestHarnessReportsWhatTheDocumentDoesNotAllow(t *testing.T) {
 			send:    func(c *apitest.Client) { c.Get("/raw/alice/code-review@1.0.pact.md") },
 		},
 		{
-			// Proves the pinned address is checked against its own operation,
-			// not the latest one whose template also matches it.
-			name:       "pinned raw document with the latest's Cache-Control is reported",
-			handler:    answerRaw(latestCache, quotedSHA),
+			// With "pinned raw document passes" (the latest operation refuses
+			// the pinned Cache-Control), proves the pinned address is checked
+			// against its own operation, not the latest one whose template
+			// also matches it. (@latest answers the latest's Cache-Control
+			// at the pinned address, so that value passes there.)
+			name:       "pinned raw document with a Cache-Control of neither is reported",
+			handler:    answerRaw("no-store", quotedSHA),
 			send:       func(c *apitest.Client) { c.Get("/raw/alice/code-review@1.0.pact.md") },
 			wantReport: []string{"getRawDocumentVersion", "Cache-Control"},
 		},

@@ -107,7 +107,7 @@ func (su suite) testListPackages(t *testing.T) {
 			}
 			for i := 1; i < len(got); i++ {
 				if got[i].LatestVersionID >= got[i-1].LatestVersionID {
-					t.Errorf("%s: not ordered by latest publish: %d after %d", c.name, got[i].LatestVersionID, got[i-1].LatestVersionID)
+					t.Errorf("%s: not ordered by the publish of the latest version: %d after %d", c.name, got[i].LatestVersionID, got[i-1].LatestVersionID)
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -289,10 +290,14 @@ func (su suite) testConcurrentPublish(t *testing.T) {
 		if len(versions) != 11 {
 			t.Fatalf("%d versions, want 11", len(versions))
 		}
-		// The latest is the version stored last, whatever order the
+		// The latest is the highest version, whatever order the
 		// transactions finished in.
-		if newest := versions[0]; pkg.LatestVersionID != newest.ID || pkg.Version != newest.Version || pkg.SHA256 != newest.SHA256 {
-			t.Errorf("package says latest is %s (id %d), newest version is %s (id %d)", pkg.Version, pkg.LatestVersionID, newest.Version, newest.ID)
+		i := slices.IndexFunc(versions, func(v registry.Version) bool { return v.Version == "1.9.0" })
+		if i < 0 {
+			t.Fatalf("version 1.9.0 is missing")
+		}
+		if highest := versions[i]; pkg.LatestVersionID != highest.ID || pkg.Version != highest.Version || pkg.SHA256 != highest.SHA256 {
+			t.Errorf("package says latest is %s (id %d), the highest version is %s (id %d)", pkg.Version, pkg.LatestVersionID, highest.Version, highest.ID)
 		}
 	})
 }

@@ -136,15 +136,74 @@ func (su suite) testPublish(t *testing.T) {
 		wantTime(t, "CreatedAt", pkg.CreatedAt, t0)
 		wantTime(t, "UpdatedAt", pkg.UpdatedAt, at(10))
 
-		// Latest means most recently published, not highest version number.
-		older := input(alice, "foo", "0.9.0", "backport", at(20))
-		pkg = publish(t, s, older)
-		wantPackage(t, "Publish 0.9.0", pkg, older)
 		got, err := s.PackageBySlug(ctx(), "alice", "foo")
 		if err != nil {
 			t.Fatalf("PackageBySlug: %v", err)
 		}
 		samePackage(t, "PackageBySlug", got, pkg)
+	})
+
+	t.Run("latest is the highest version, not the last publish", func(t *testing.T) {
+		for _, c := range []struct {
+			name      string
+			published []string // in publish order
+			latest    string
+		}{
+			{"an older release published later", []string{"2.0.0", "1.3.1"}, "2.0.0"},
+			{"a pre-release does not outrank a release", []string{"1.0.0", "2.0.0-rc.1"}, "1.0.0"},
+			{"a release outranks pre-releases", []string{"2.0.0-rc.1", "1.0.0"}, "1.0.0"},
+			{"only pre-releases: the highest", []string{"1.0.0-rc.2", "1.0.0-rc.10", "1.0.0-beta"}, "1.0.0-rc.10"},
+			{"a name that is not semver, then semver", []string{"draft", "0.1.0"}, "0.1.0"},
+			{"semver, then a name that is not", []string{"0.1.0", "draft"}, "0.1.0"},
+			{"names that are not semver: the last publish", []string{"draft", "final", "beta"}, "beta"},
+			{"numeric order, with and without v", []string{"1.10.0", "v1.2.0"}, "1.10.0"},
+			{"numeric order, v first", []string{"v1.2.0", "1.10.0", "1.9.0"}, "1.10.0"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				s := su.store(t)
+				alice := createAccount(t, s, "alice")
+				var want registry.PublishInput
+				var pkg *registry.Package
+				for i, v := range c.published {
+					in := input(alice, "foo", v, "body of "+v, at(i))
+					in.Description = "described by " + v
+					if v == c.latest {
+						want = in
+					}
+					pkg = publish(t, s, in)
+				}
+				wantPackage(t, "Publish", pkg, want)
+				wantTime(t, "UpdatedAt", pkg.UpdatedAt, at(len(c.published)-1))
+				got, err := s.PackageBySlug(ctx(), "alice", "foo")
+				if err != nil {
+					t.Fatalf("PackageBySlug: %v", err)
+				}
+				samePackage(t, "PackageBySlug", got, pkg)
+				doc, err := s.VersionDocument(ctx(), "alice", "foo", "")
+				if err != nil {
+					t.Fatalf("VersionDocument latest: %v", err)
+				}
+				if doc.Version != c.latest || doc.ID != pkg.LatestVersionID || string(doc.Content) != string(want.Content) {
+					t.Errorf("latest document is %s (id %d), want %s (id %d)", doc.Version, doc.ID, c.latest, pkg.LatestVersionID)
+				}
+				listed, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 10})
+				if err != nil || len(listed) != 1 || listed[0].Version != c.latest || listed[0].SHA256 != want.SHA256 {
+					t.Errorf("ListPackages = %+v, %v; want version %s", listed, err, c.latest)
+				}
+			})
+		}
+	})
+
+	t.Run("an identical republish of an older version changes nothing", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		publish(t, s, input(alice, "foo", "1.0.0", "one", at(0)))
+		pkg := publish(t, s, input(alice, "foo", "2.0.0", "two", at(1)))
+		again, created, err := s.Publish(ctx(), input(alice, "foo", "1.0.0", "one", at(2)))
+		if err != nil || created {
+			t.Fatalf("identical republish = created %v, error %v", created, err)
+		}
+		samePackage(t, "identical republish", again, pkg)
 	})
 
 	t.Run("versions are listed newest first without content", func(t *testing.T) {
@@ -181,8 +240,8 @@ func (su suite) testPublish(t *testing.T) {
 				t.Errorf("version %s provenance = %+v, want %+v", v.Version, *v.Provenance, *in.Provenance)
 			}
 		}
-		if versions[0].ID != pkg.LatestVersionID {
-			t.Errorf("newest version id %d, package's LatestVersionID %d", versions[0].ID, pkg.LatestVersionID)
+		if versions[1].ID != pkg.LatestVersionID {
+			t.Errorf("version 2.0.0 has id %d, package's LatestVersionID %d", versions[1].ID, pkg.LatestVersionID)
 		}
 		if got := listVersions(t, s, pkg.ID+1000); len(got) != 0 {
 			t.Errorf("a missing package has versions: %+v", got)

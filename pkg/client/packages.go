@@ -23,7 +23,7 @@ type ListOptions struct {
 	Scheme string
 }
 
-// ListPackages returns one page of packages, newest publish first.
+// ListPackages returns one page of packages, newest latest version first.
 func (c *Client) ListPackages(ctx context.Context, opts ListOptions) (*PackageList, error) {
 	q := url.Values{}
 	if opts.Limit != 0 {

@@ -21,7 +21,7 @@ type (
 	Key = wire.Key
 )
 
-// PackageList is one page of the package list, newest publish first: the
+// PackageList is one page of the package list, newest latest version first: the
 // answer's wire.PackageList with the cursor as a plain string.
 type PackageList struct {
 	Packages []Package `json:"packages"`

@@ -50,7 +50,7 @@ type Package struct {
 	Name           string    `json:"name"`
 	Description    string    `json:"description"`
 	Scheme         string    `json:"scheme"`
-	Version        string    `json:"version"` // the latest published version
+	Version        string    `json:"version"` // the latest version: the highest, not the last published
 	SHA256         string    `json:"sha256"`  // hex digest of the latest raw document
 	URL            string    `json:"url"`
 	RawURL         string    `json:"raw_url"`
@@ -112,7 +112,7 @@ type Key struct {
 	LastUsedAt  *time.Time `json:"last_used_at"` // null when never used
 }
 
-// PackageList answers GET /api/packages: one page, newest publish first.
+// PackageList answers GET /api/packages: one page, newest latest version first.
 type PackageList struct {
 	OK       bool      `json:"ok"`
 	Packages []Package `json:"packages"`

@@ -337,10 +337,21 @@ func TestResponseHeaders(t *testing.T) {
 			}
 		})
 	}
-	// A wrong Cache-Control is refused, so the harness can tell the two apart.
-	h := doc.Components.Headers["CacheControlPinned"].Value
-	if err := h.Schema.Value.VisitJSON("public, max-age=60"); err == nil {
-		t.Error("the pinned Cache-Control accepts the latest's value")
+	// A wrong Cache-Control is refused, so the harness can tell them apart:
+	// the latest document is never cached for a year, and the pinned route
+	// answers a version for a year or @latest for a minute, nothing else.
+	latest := doc.Components.Headers["CacheControlLatest"].Value
+	if err := latest.Schema.Value.VisitJSON("public, max-age=31536000, immutable"); err == nil {
+		t.Error("the latest Cache-Control accepts the pinned value")
+	}
+	pinned := doc.Components.Headers["CacheControlPinned"].Value
+	for _, v := range []string{"public, max-age=31536000, immutable", "public, max-age=60"} {
+		if err := pinned.Schema.Value.VisitJSON(v); err != nil {
+			t.Errorf("the pinned Cache-Control refuses %q: %v", v, err)
+		}
+	}
+	if err := pinned.Schema.Value.VisitJSON("public, max-age=3600"); err == nil {
+		t.Error("the pinned Cache-Control accepts any value")
 	}
 }
 

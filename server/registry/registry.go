@@ -57,9 +57,9 @@ type Package struct {
 	Name            string
 	Description     string
 	Scheme          string
-	Version         string // latest published version
+	Version         string // the latest version, as BecomesLatest decides
 	SHA256          string // hex sha256 of the latest version's document
-	LatestVersionID int64  // orders the list: newest publish first
+	LatestVersionID int64  // the latest version's id; orders the list
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	// Warnings are set only on the package a publish returns: what the

@@ -109,6 +109,9 @@ func (s *Service) preparePublish(owner *Account, req PublishRequest) (PublishInp
 	if err := checkLabel("scheme", pack.Scheme, 200, false); err != nil {
 		return PublishInput{}, err
 	}
+	if IsLatestAlias(pack.Version) {
+		return PublishInput{}, Errorf(Invalid, "version %q is reserved: @latest names the latest version of every package", pack.Version)
+	}
 	sum := sha256.Sum256(req.Content)
 	return PublishInput{
 		OwnerID:     owner.ID,
@@ -139,7 +142,8 @@ const (
 	MaxListLimit     = 100
 )
 
-// ListPackages returns one page, latest publish first, and the cursor of the
+// ListPackages returns one page, the package whose latest version was
+// published last first, and the cursor of the
 // next page ("" on the last page).
 func (s *Service) ListPackages(ctx context.Context, q ListQuery) ([]Package, string, error) {
 	limit := q.Limit
@@ -205,8 +209,12 @@ func (s *Service) PackageDetail(ctx context.Context, owner, pack string) (*Packa
 	return p, versions, nil
 }
 
-// Document returns the raw document of a version ("" for the latest).
+// Document returns the raw document of a version ("" or "latest" for the
+// latest).
 func (s *Service) Document(ctx context.Context, owner, pack, version string) (*Version, error) {
+	if IsLatestAlias(version) {
+		version = ""
+	}
 	return s.store.VersionDocument(ctx, owner, pack, version)
 }
 

@@ -76,7 +76,8 @@ type PublishInput struct {
 	Warnings []string
 }
 
-// PackageFilter selects a page of the package list, newest publish first.
+// PackageFilter selects a page of the package list, the package whose
+// latest version was published last first.
 type PackageFilter struct {
 	Limit  int
 	Before int64  // only packages with LatestVersionID < Before; 0: from the newest

@@ -193,13 +193,7 @@ RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.
 			return nil, false, err
 		default:
 			created = true
-			// The guard keeps the latest the newest version when two
-			// versions of one package are published at once.
-			_, err = tx.ExecContext(ctx, s.q(`UPDATE packages
-SET name = ?, description = ?, scheme = ?, version = ?, sha256 = ?, latest_version_id = ?, updated_at = ?
-WHERE id = ? AND latest_version_id < ?`),
-				in.Name, in.Description, in.Scheme, in.Version, in.SHA256, versionID, now, packageID, versionID)
-			if err != nil {
+			if err := s.updateLatest(ctx, tx, packageID, versionID, in, now); err != nil {
 				return nil, false, err
 			}
 		}
@@ -210,6 +204,31 @@ WHERE id = ? AND latest_version_id < ?`),
 		return nil, false, err
 	}
 	return pkg, created, nil
+}
+
+// updateLatest makes the new version the package's latest when
+// registry.BecomesLatest says it outranks the current one; either way the
+// package was updated.
+func (s *Store) updateLatest(ctx context.Context, tx *sql.Tx, packageID, versionID int64, in registry.PublishInput, now time.Time) error {
+	// Writing the row first locks it (PostgreSQL): a concurrent publish
+	// of the same package waits here, and then reads the latest this one
+	// chose. SQLite has one writer at a time.
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET updated_at = ? WHERE id = ?`), now, packageID); err != nil {
+		return err
+	}
+	var current string
+	err := tx.QueryRowContext(ctx, s.q(`SELECT v.version FROM packages p JOIN versions v ON v.id = p.latest_version_id
+WHERE p.id = ?`), packageID).Scan(&current)
+	if err != nil && !errNoRows(err) { // no rows: the package is new
+		return err
+	}
+	if !registry.BecomesLatest(current, in.Version) {
+		return nil
+	}
+	_, err = tx.ExecContext(ctx, s.q(`UPDATE packages
+SET name = ?, description = ?, scheme = ?, version = ?, sha256 = ?, latest_version_id = ?
+WHERE id = ?`), in.Name, in.Description, in.Scheme, in.Version, in.SHA256, versionID, packageID)
+	return err
 }
 
 // sameVersion looks in.Version up: false when it does not exist, true when
@@ -251,7 +270,8 @@ func provenanceArgs(p *registry.Provenance) []any {
 // maxQueryWords bounds the LIKE conditions one search adds to the query.
 const maxQueryWords = 16
 
-// ListPackages returns one page, newest publish first. f.Limit rows at most
+// ListPackages returns one page, the package whose latest version was
+// published last first. f.Limit rows at most
 // are returned; a caller that wants to know whether a next page exists asks
 // for one more than it shows.
 func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]registry.Package, error) {

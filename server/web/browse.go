@@ -155,13 +155,17 @@ func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versio
 	}
 }
 
-// packagePage shows /{owner}/{pack} (the latest version) or
-// /{owner}/{pack}@{version} (one version), with its rendered document.
+// packagePage shows /{owner}/{pack} (the latest version, also at
+// /{owner}/{pack}@latest) or /{owner}/{pack}@{version} (one version), with
+// its rendered document.
 func (pages *Pages) packagePage(c *gin.Context) {
 	pack, version, pinned := strings.Cut(c.Param("pack"), "@")
 	if pinned && version == "" {
 		pages.notFound(c)
 		return
+	}
+	if registry.IsLatestAlias(version) {
+		version, pinned = "", false
 	}
 	p, versions, err := pages.svc.PackageDetail(c, strings.ToLower(c.Param("owner")), strings.ToLower(pack))
 	if err != nil {
