@@ -295,7 +295,7 @@ func TestHarnessReportsWhatTheDocumentDoesNotAllow(t *testing.T) {
 
 // What the helpers put on the wire, as a server sees it.
 func TestRequestsReachTheServerAsWritten(t *testing.T) {
-	publishResult := map[string]any{"ok": true, "package": validPackage(), "created": true}
+	publishResult := map[string]any{"ok": true, "package": validPackage(), "created": true, "warnings": []string{}}
 	type seen struct {
 		method, path, contentType, token, authorization string
 		fields                                          map[string]string
