@@ -18,10 +18,10 @@ func newDumpCmd() *cobra.Command {
 		Use:   "dump",
 		Short: "Write the whole database to a backup file",
 		Long: `Write every account (with its password hash), API token hash, SSH key, package,
-version (the raw documents byte for byte), signature provenance, spent nonce and
-dashboard session of --db to a backup file: JSON lines, one record per row,
-after a {"format":"pact-dump","version":2,...} header and before an end record
-with the counts.
+version (the raw documents byte for byte, yanks included), signature provenance,
+spent nonce and dashboard session of --db to a backup file: JSON lines, one
+record per row, after a {"format":"pact-dump","version":3,...} header and
+before an end record with the counts (restore reads versions 1 to 3).
 
 The dump reads one consistent snapshot row by row, so it runs beside serving
 replicas and its memory use does not grow with the database. It is the same

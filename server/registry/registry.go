@@ -57,9 +57,12 @@ type Package struct {
 	Name            string
 	Description     string
 	Scheme          string
-	Version         string // the latest version, as BecomesLatest decides
-	SHA256          string // hex sha256 of the latest version's document
-	LatestVersionID int64  // the latest version's id; orders the list
+	Version         string // the latest version, as BecomesLatest decides among those not yanked; "" when every version is yanked
+	SHA256          string // hex sha256 of the latest version's document; "" when every version is yanked
+	LatestVersionID int64  // the latest version's id; orders the list; 0 when every version is yanked
+	// Deprecated is the owner's deprecation message; "" when the package
+	// is not deprecated (docs/protocol.md, Deprecating a package).
+	Deprecated string
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	// Warnings are set only on the package a publish returns: what the
@@ -80,7 +83,15 @@ type Version struct {
 	Content     []byte // filled only by calls that say they return content
 	CreatedAt   time.Time
 	Provenance  *Provenance // nil for token publishes
+	// YankedAt is when the owner yanked the version, nil while it is not
+	// yanked; YankReason is the owner's reason, possibly "".
+	YankedAt   *time.Time
+	YankReason string
 }
+
+// Yanked reports whether the owner withdrew the version: it is never the
+// latest, but its exact address still serves it.
+func (v *Version) Yanked() bool { return v.YankedAt != nil }
 
 // Provenance records how a signed version was authenticated, so anyone can
 // verify it again later with ssh-keygen -Y verify, from the version alone:

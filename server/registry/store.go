@@ -14,6 +14,7 @@ type Store interface {
 	TokenStore
 	SSHKeyStore
 	PackageStore
+	LifecycleStore
 	SessionStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
@@ -77,7 +78,8 @@ type PublishInput struct {
 }
 
 // PackageFilter selects a page of the package list, the package whose
-// latest version was published last first.
+// latest version was published last first. A package whose every version
+// is yanked has no latest version and is never listed.
 type PackageFilter struct {
 	Limit  int
 	Before int64  // only packages with LatestVersionID < Before; 0: from the newest
@@ -101,8 +103,9 @@ type PackageStore interface {
 	PackageBySlug(ctx context.Context, owner, pack string) (*Package, error)
 	// ListVersions lists a package's versions newest first, without Content.
 	ListVersions(ctx context.Context, packageID int64) ([]Version, error)
-	// VersionDocument returns one version with Content; version "" means the
-	// latest. NotFound when the package or version does not exist.
+	// VersionDocument returns one version with Content, yanked or not;
+	// version "" means the latest. NotFound when the package or version
+	// does not exist, or (for "") when every version is yanked.
 	VersionDocument(ctx context.Context, owner, pack, version string) (*Version, error)
 	// PruneNonces forgets nonces spent before the given time; nothing
 	// else forgets them (deleting a key does not).

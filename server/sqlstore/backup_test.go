@@ -100,6 +100,22 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	publish(bob, "orphan", "0.1.0", "# signed by a key that was deleted since\n", 30, gone, "orphan-nonce-0123456789")
 	publish(bob, "orphan", "0.0.9", "# an older version published later\n", 31, nil, "")
 	must(s.DeleteSSHKey(ctx, bob.ID, gone.ID))
+	// A yanked version (the latest moves back to 2.2.0), one yanked and
+	// un-yanked again, and a deprecated package.
+	signed, err := s.PackageBySlug(ctx, "alice", "signed")
+	must(err)
+	for _, y := range []struct {
+		version string
+		yanked  bool
+		reason  string
+	}{{"2.3.0", true, "broken <parser> & more"}, {"2.1.0", true, ""}, {"2.1.0", false, ""}} {
+		_, _, err := s.SetYanked(ctx, signed.ID, y.version, y.yanked, y.reason, at(40))
+		must(err)
+	}
+	orphan, err := s.PackageBySlug(ctx, "bob", "orphan")
+	must(err)
+	_, err = s.SetDeprecated(ctx, orphan.ID, "use alice/odd & <more>")
+	must(err)
 	must(s.CreateSession(ctx, &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash-0123456789abcdef012"), CreatedAt: at(50), ExpiresAt: at(50 + 60*24*365*10)}))
 }
 
@@ -293,7 +309,7 @@ func TestRestoreRefusesDamagedDumps(t *testing.T) {
 		{"empty file", "", "the dump is empty"},
 		{"not JSON", "hello\n", "not a pact dump"},
 		{"another format", `{"format":"tarball","version":1}` + "\n", "not a pact dump"},
-		{"newer format version", `{"format":"pact-dump","version":3}` + "\n", "format version 3"},
+		{"newer format version", `{"format":"pact-dump","version":4}` + "\n", "format version 4"},
 		{"cut short", strings.Join(lines[:last], ""), "cut short"},
 		{"cut inside a line", good[:firstVersion+40], "cut short in line"},
 		{"counts do not match", strings.Join(lines[:last-1], "") + lines[last], "counts"},

@@ -24,11 +24,17 @@ import (
 // Version 2 added the signed lines and public key of signed versions, and
 // keeps spent nonces by key fingerprint instead of key id. Restore still
 // reads version 1 (see restore.go).
+//
+// Version 3 added yanks (yanked_at and yank_reason of versions) and
+// deprecations (deprecated of packages); restoring an older dump leaves
+// nothing yanked or deprecated.
 const (
 	DumpFormat  = "pact-dump"
-	DumpVersion = 2
+	DumpVersion = 3
 	// dumpVersion1 is the oldest format Restore reads.
 	dumpVersion1 = 1
+	// dumpVersion3 is the first with yanks and deprecations.
+	dumpVersion3 = 3
 )
 
 type dumpHeader struct {
@@ -97,10 +103,12 @@ var tables = []table{
 		func() record { return new(tokenRecord) }, func(c *BackupCounts) *int64 { return &c.Tokens }},
 	{"ssh_keys", "ssh_key", "SSH keys", `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`, `id`, true,
 		func() record { return new(sshKeyRecord) }, func(c *BackupCounts) *int64 { return &c.SSHKeys }},
-	{"packages", "package", "packages", `id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at`, `id`, true,
+	{"packages", "package", "packages", `id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at,
+deprecated`, `id`, true,
 		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
 	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
-key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key`, `id`, true,
+key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key,
+yanked_at, yank_reason`, `id`, true,
 		func() record { return new(versionRecord) }, func(c *BackupCounts) *int64 { return &c.Versions }},
 	{"nonces", "nonce", "nonces", `fingerprint, nonce, spent_at`, `fingerprint, nonce`, false,
 		func() record { return new(nonceRecord) }, func(c *BackupCounts) *int64 { return &c.Nonces }},
@@ -204,15 +212,18 @@ type packageRecord struct {
 	LatestVersionID int64     `json:"latest_version_id"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
+	// Deprecated is the deprecation message, "" when none (version 3;
+	// absent from older dumps).
+	Deprecated string `json:"deprecated"`
 }
 
 func (r *packageRecord) dest() []any {
 	return []any{&r.ID, &r.OwnerID, &r.PackSlug, &r.Name, &r.Description, &r.Scheme, &r.Version, &r.SHA256,
-		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt}
+		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt, &r.Deprecated}
 }
 func (r *packageRecord) args() []any {
 	return []any{r.ID, r.OwnerID, r.PackSlug, r.Name, r.Description, r.Scheme, r.Version, r.SHA256,
-		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC()}
+		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC(), r.Deprecated}
 }
 func (r *packageRecord) normalize() {
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
@@ -246,19 +257,26 @@ type versionRecord struct {
 	SignedName        *string `json:"signed_name"`
 	SignedDescription *string `json:"signed_description"`
 	PublicKey         *string `json:"public_key"`
+	// When the version was yanked (null: not yanked) and why (version 3;
+	// absent from older dumps).
+	YankedAt   *time.Time `json:"yanked_at"`
+	YankReason string     `json:"yank_reason"`
 }
 
 func (r *versionRecord) dest() []any {
 	return []any{&r.ID, &r.PackageID, &r.Version, &r.Name, &r.Description, &r.Scheme, &r.SHA256, &r.Size, &r.Content,
 		&r.CreatedAt, &r.KeyID, &r.KeyFingerprint, &r.SignedTimestamp, &r.Nonce, &r.Signature,
-		&r.SignedName, &r.SignedDescription, &r.PublicKey}
+		&r.SignedName, &r.SignedDescription, &r.PublicKey, &r.YankedAt, &r.YankReason}
 }
 func (r *versionRecord) args() []any {
 	return []any{r.ID, r.PackageID, r.Version, r.Name, r.Description, r.Scheme, r.SHA256, r.Size, r.Content,
 		r.CreatedAt.UTC(), nullable(r.KeyID), nullable(r.KeyFingerprint), nullable(r.SignedTimestamp), nullable(r.Nonce), nullable(r.Signature),
-		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey)}
+		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey), nullableUTC(r.YankedAt), r.YankReason}
 }
-func (r *versionRecord) normalize()   { r.CreatedAt = r.CreatedAt.UTC() }
+func (r *versionRecord) normalize() {
+	r.CreatedAt = r.CreatedAt.UTC()
+	utcPtr(r.YankedAt)
+}
 func (r *versionRecord) getID() int64 { return r.ID }
 
 // nonceRecord is a spent nonce, remembered by the fingerprint of the key
@@ -301,6 +319,14 @@ func nullable[T any](p *T) any {
 		return nil
 	}
 	return *p
+}
+
+// nullableUTC is nullable for a time, in UTC.
+func nullableUTC(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UTC()
 }
 
 func utcPtr(t *time.Time) {

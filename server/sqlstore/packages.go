@@ -10,14 +10,14 @@ import (
 )
 
 const packageColumns = `p.id, p.owner_id, a.username, p.pack_slug, p.name, p.description, p.scheme,
-p.version, p.sha256, p.latest_version_id, p.created_at, p.updated_at`
+p.version, p.sha256, p.latest_version_id, p.created_at, p.updated_at, p.deprecated`
 
 const packageFrom = ` FROM packages p JOIN accounts a ON a.id = p.owner_id`
 
 func scanPackage(row scanner) (*registry.Package, error) {
 	var p registry.Package
 	if err := row.Scan(&p.ID, &p.OwnerID, &p.OwnerSlug, &p.PackSlug, &p.Name, &p.Description, &p.Scheme,
-		&p.Version, &p.SHA256, &p.LatestVersionID, &p.CreatedAt, &p.UpdatedAt); err != nil {
+		&p.Version, &p.SHA256, &p.LatestVersionID, &p.CreatedAt, &p.UpdatedAt, &p.Deprecated); err != nil {
 		return nil, err
 	}
 	p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
@@ -27,18 +27,21 @@ func scanPackage(row scanner) (*registry.Package, error) {
 // versionColumns leaves out content, which only VersionDocument reads.
 const versionColumns = `v.id, v.package_id, v.version, v.name, v.description, v.scheme, v.sha256, v.size,
 v.created_at, v.key_id, v.key_fingerprint, v.signed_timestamp, v.nonce, v.signature, v.signed_name,
-v.signed_description, v.public_key`
+v.signed_description, v.public_key, v.yanked_at, v.yank_reason`
 
 func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	var v registry.Version
 	var keyID, timestamp sql.NullInt64
 	var fingerprint, nonce, signature, signedName, signedDescription, publicKey sql.NullString
+	var yankedAt sql.NullTime
 	dest := append([]any{&v.ID, &v.PackageID, &v.Version, &v.Name, &v.Description, &v.Scheme, &v.SHA256, &v.Size,
-		&v.CreatedAt, &keyID, &fingerprint, &timestamp, &nonce, &signature, &signedName, &signedDescription, &publicKey}, extra...)
+		&v.CreatedAt, &keyID, &fingerprint, &timestamp, &nonce, &signature, &signedName, &signedDescription, &publicKey,
+		&yankedAt, &v.YankReason}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	v.CreatedAt = v.CreatedAt.UTC()
+	v.YankedAt = timePtr(yankedAt)
 	if fingerprint.Valid {
 		v.Provenance = &registry.Provenance{
 			KeyID:       keyID.Int64, // 0 once the key is deleted
@@ -281,7 +284,11 @@ func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]r
 	// Nothing is cached here: the server keeps the encoded first pages
 	// under Generation, and deeper pages cost what the first does through
 	// the index (keyset).
-	var where []string
+	// A package whose every version is yanked has no latest version
+	// (latest_version_id 0) and nothing to offer: it is not listed. The
+	// condition is a range of the ordering column, so every index below
+	// still serves the order.
+	where := []string{`p.latest_version_id > 0`}
 	var args []any
 	if f.Before > 0 {
 		where = append(where, `p.latest_version_id < ?`)
@@ -309,10 +316,7 @@ func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]r
 		where = append(where, `(`+fold+`(p.name) LIKE `+fold+`(?) ESCAPE '\' OR `+fold+`(p.description) LIKE `+fold+`(?) ESCAPE '\')`)
 		args = append(args, pattern, pattern)
 	}
-	query := `SELECT ` + packageColumns + packageFrom
-	if len(where) > 0 {
-		query += ` WHERE ` + strings.Join(where, ` AND `)
-	}
+	query := `SELECT ` + packageColumns + packageFrom + ` WHERE ` + strings.Join(where, ` AND `)
 	query += ` ORDER BY p.latest_version_id DESC LIMIT ?`
 	args = append(args, f.Limit)
 
@@ -391,11 +395,15 @@ JOIN versions v ON `
 	var content []byte
 	v, err := scanVersion(s.read.QueryRowContext(ctx, s.q(query), args...), &content)
 	if errNoRows(err) {
-		if version == "" {
-			return nil, noSuchPackage(owner, pack)
-		}
-		if _, err := s.PackageBySlug(ctx, owner, pack); err != nil {
+		p, err := s.PackageBySlug(ctx, owner, pack)
+		if err != nil {
 			return nil, err
+		}
+		if version == "" {
+			// The package exists with no latest version: its row and
+			// first version are written in one transaction, so every
+			// version is yanked.
+			return nil, allYanked(p)
 		}
 		return nil, notFound("no version %s of %s/%s", version, owner, pack)
 	}

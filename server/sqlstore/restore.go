@@ -37,7 +37,7 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if json.Unmarshal(line, &header) != nil || header.Format != DumpFormat {
 		return counts, invalid("this is not a pact dump: line 1 is not a %q header", DumpFormat)
 	}
-	if header.Version != DumpVersion && header.Version != dumpVersion1 {
+	if header.Version < dumpVersion1 || header.Version > DumpVersion {
 		return counts, invalid("the dump has format version %d; this pactd reads versions %d to %d", header.Version, dumpVersion1, DumpVersion)
 	}
 
@@ -160,6 +160,11 @@ func (s *Store) decodeRecord(ctx context.Context, tx *sql.Tx, version int, t tab
 	if v, ok := rec.(*versionRecord); ok && version == dumpVersion1 && (v.SignedName != nil || v.SignedDescription != nil || v.PublicKey != nil) {
 		return nil, invalid("line %d: bad %s record: signed_name, signed_description and public_key are not part of format version %d", lineNo, t.typ, version)
 	}
+	if version < dumpVersion3 {
+		if err := notBeforeVersion3(rec); err != nil {
+			return nil, invalid("line %d: bad %s record: %v", lineNo, t.typ, err)
+		}
+	}
 	return rec, nil
 }
 
@@ -277,4 +282,20 @@ func (d *dumpReader) next() ([]byte, error) {
 			return line, nil
 		}
 	}
+}
+
+// notBeforeVersion3 refuses the yanks and deprecations of format version 3
+// in an older dump: a file claiming an older format holds none.
+func notBeforeVersion3(rec record) error {
+	switch r := rec.(type) {
+	case *versionRecord:
+		if r.YankedAt != nil || r.YankReason != "" {
+			return errors.New("yanked_at and yank_reason are not part of format versions before 3")
+		}
+	case *packageRecord:
+		if r.Deprecated != "" {
+			return errors.New("deprecated is not part of format versions before 3")
+		}
+	}
+	return nil
 }

@@ -1,0 +1,231 @@
+package storetest
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// yank calls SetYanked and fails the test on an error.
+func yank(t *testing.T, s registry.Store, p *registry.Package, version string, yanked bool, reason string, minute int) (*registry.Package, *registry.Version) {
+	t.Helper()
+	pkg, v, err := s.SetYanked(ctx(), p.ID, version, yanked, reason, at(minute))
+	if err != nil {
+		t.Fatalf("SetYanked(%s, %v): %v", version, yanked, err)
+	}
+	return pkg, v
+}
+
+// yankState is what a version says about its yank.
+func yankState(t *testing.T, s registry.Store, p *registry.Package) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, v := range listVersions(t, s, p.ID) {
+		if v.Yanked() {
+			out[v.Version] = "yanked: " + v.YankReason
+		} else if v.YankReason != "" {
+			t.Errorf("version %s is not yanked but has the reason %q", v.Version, v.YankReason)
+		}
+	}
+	return out
+}
+
+func latestDocument(t *testing.T, s registry.Store, p *registry.Package) string {
+	t.Helper()
+	v, err := s.VersionDocument(ctx(), p.OwnerSlug, p.PackSlug, "")
+	if err != nil {
+		t.Fatalf("VersionDocument(latest): %v", err)
+	}
+	return v.Version
+}
+
+func (su suite) testLifecycle(t *testing.T) {
+	t.Run("yanking the latest makes the next highest version latest", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		ins := map[string]registry.PublishInput{}
+		var p *registry.Package
+		for i, v := range []string{"1.0.0", "2.0.0", "1.5.0", "3.0.0-rc.1"} {
+			ins[v] = input(alice, "foo", v, "body "+v, at(i))
+			ins[v] = withDescription(ins[v], "release "+v)
+			p = publish(t, s, ins[v])
+		}
+		wantPackage(t, "before", p, ins["2.0.0"])
+		gen, genOK := s.Generation()
+
+		pkg, v := yank(t, s, p, "2.0.0", true, "broken parser", 10)
+		wantPackage(t, "after yanking 2.0.0", pkg, ins["1.5.0"])
+		if !v.Yanked() || v.YankReason != "broken parser" || v.Version != "2.0.0" {
+			t.Errorf("SetYanked returned version %+v, want 2.0.0 yanked for \"broken parser\"", v)
+		}
+		wantOptionalTime(t, "YankedAt", v.YankedAt, ptr(at(10)))
+		if again, ok := s.Generation(); genOK && (!ok || again == gen) {
+			t.Errorf("Generation stayed %d after a yank: cached list pages would still offer 2.0.0", gen)
+		}
+		got, err := s.PackageBySlug(ctx(), "alice", "foo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		samePackage(t, "PackageBySlug after the yank", got, pkg)
+		if got := latestDocument(t, s, p); got != "1.5.0" {
+			t.Errorf("the latest document is %s, want 1.5.0", got)
+		}
+		// The exact version is still served, marked as yanked.
+		doc, err := s.VersionDocument(ctx(), "alice", "foo", "2.0.0")
+		if err != nil || string(doc.Content) != string(ins["2.0.0"].Content) || !doc.Yanked() || doc.YankReason != "broken parser" {
+			t.Errorf("VersionDocument(2.0.0) after the yank = %+v, %v; want its content, yanked", doc, err)
+		}
+		if got, want := yankState(t, s, p), map[string]string{"2.0.0": "yanked: broken parser"}; !maps.Equal(got, want) {
+			t.Errorf("versions %v, want %v", got, want)
+		}
+		list, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 10})
+		if err != nil || len(list) != 1 || list[0].Version != "1.5.0" {
+			t.Errorf("ListPackages after the yank = %+v, %v; want foo at 1.5.0", list, err)
+		}
+
+		// A publish compares with the latest not yanked.
+		ins["1.6.0"] = input(alice, "foo", "1.6.0", "body 1.6.0", at(20))
+		pkg = publish(t, s, ins["1.6.0"])
+		wantPackage(t, "publishing 1.6.0 while 2.0.0 is yanked", pkg, ins["1.6.0"])
+
+		pkg, v = yank(t, s, p, "2.0.0", false, "", 30)
+		wantPackage(t, "after un-yanking 2.0.0", pkg, ins["2.0.0"])
+		if v.Yanked() || v.YankReason != "" {
+			t.Errorf("un-yanked version %+v still carries its yank", v)
+		}
+		if got := latestDocument(t, s, p); got != "2.0.0" {
+			t.Errorf("the latest document after un-yanking is %s, want 2.0.0", got)
+		}
+	})
+
+	t.Run("yank and un-yank are idempotent", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		one, two := input(alice, "foo", "1.0.0", "a", at(0)), input(alice, "foo", "2.0.0", "b", at(1))
+		publish(t, s, one)
+		p := publish(t, s, two)
+		yank(t, s, p, "2.0.0", true, "first reason", 5)
+		pkg, v := yank(t, s, p, "2.0.0", true, "second reason", 9)
+		wantPackage(t, "yanked twice", pkg, one)
+		wantOptionalTime(t, "YankedAt after yanking twice", v.YankedAt, ptr(at(5)))
+		if v.YankReason != "second reason" {
+			t.Errorf("reason after yanking again = %q, want the new one", v.YankReason)
+		}
+		pkg, v = yank(t, s, p, "1.0.0", false, "", 10)
+		wantPackage(t, "un-yanking a version not yanked", pkg, one)
+		if v.Yanked() {
+			t.Errorf("1.0.0 is yanked after un-yanking it")
+		}
+		yank(t, s, p, "2.0.0", false, "", 11)
+		pkg, _ = yank(t, s, p, "2.0.0", false, "", 12)
+		wantPackage(t, "un-yanked twice", pkg, two)
+	})
+
+	t.Run("a package whose every version is yanked has no latest and is not listed", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		other := publish(t, s, input(alice, "other", "1.0.0", "x", at(0)))
+		one := input(alice, "foo", "1.0.0", "a", at(1))
+		one.Description = "first"
+		p := publish(t, s, one)
+		pkg, _ := yank(t, s, p, "1.0.0", true, "", 5)
+		if pkg.Version != "" || pkg.SHA256 != "" || pkg.LatestVersionID != 0 || pkg.Name != one.Name || pkg.Description != "first" {
+			t.Errorf("package with every version yanked = %+v; want no version, sha256 or latest id, and its name and description kept", pkg)
+		}
+		list, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 10})
+		if err != nil || !slices.Equal(names(list), []string{"alice/other"}) {
+			t.Errorf("ListPackages = %v, %v; want only alice/other", names(list), err)
+		}
+		for _, f := range []registry.PackageFilter{{Limit: 10, Owner: "alice"}, {Limit: 10, Scheme: "skill"}, {Limit: 10, Query: "foo"}, {Limit: 10, Before: other.LatestVersionID + 10}} {
+			if list, err := s.ListPackages(ctx(), f); err != nil || slices.Contains(names(list), "alice/foo") {
+				t.Errorf("ListPackages(%+v) = %v, %v; want alice/foo left out", f, names(list), err)
+			}
+		}
+		_, err = s.VersionDocument(ctx(), "alice", "foo", "")
+		wantCode(t, "VersionDocument(latest) with every version yanked", err, registry.NotFound)
+		wantMessage(t, "VersionDocument(latest) with every version yanked", err, "every version of alice/foo is yanked")
+		if doc, err := s.VersionDocument(ctx(), "alice", "foo", "1.0.0"); err != nil || !doc.Yanked() {
+			t.Errorf("VersionDocument(1.0.0) = %+v, %v; want the yanked version", doc, err)
+		}
+		if got, err := s.PackageBySlug(ctx(), "alice", "foo"); err != nil || got.Version != "" {
+			t.Errorf("PackageBySlug = %+v, %v; want the package without a latest version", got, err)
+		}
+
+		// Publishing again gives it a latest version and lists it.
+		two := input(alice, "foo", "0.9.0", "b", at(10))
+		pkg = publish(t, s, two)
+		wantPackage(t, "publishing after every version was yanked", pkg, two)
+		list, err = s.ListPackages(ctx(), registry.PackageFilter{Limit: 10})
+		if err != nil || !slices.Equal(names(list), []string{"alice/foo", "alice/other"}) {
+			t.Errorf("ListPackages = %v, %v; want alice/foo back first", names(list), err)
+		}
+		// Re-publishing the yanked version's exact content changes nothing.
+		again, created, err := s.Publish(ctx(), one)
+		if err != nil || created || again.Version != "0.9.0" {
+			t.Errorf("publishing yanked 1.0.0 again = %+v, created %v, %v; want no change", again, created, err)
+		}
+		if got := yankState(t, s, p); got["1.0.0"] == "" {
+			t.Errorf("1.0.0 is no longer yanked after publishing it again: %v", got)
+		}
+	})
+
+	t.Run("unknown versions and packages are not found", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		p := publish(t, s, input(alice, "foo", "1.0.0", "a", at(0)))
+		for _, yanked := range []bool{true, false} {
+			_, _, err := s.SetYanked(ctx(), p.ID, "9.9.9", yanked, "", at(1))
+			wantCode(t, "SetYanked of an unknown version", err, registry.NotFound)
+			wantMessage(t, "SetYanked of an unknown version", err, "no version 9.9.9 of alice/foo")
+			_, _, err = s.SetYanked(ctx(), p.ID+100, "1.0.0", yanked, "", at(1))
+			wantCode(t, "SetYanked of an unknown package", err, registry.NotFound)
+		}
+		_, err := s.SetDeprecated(ctx(), p.ID+100, "gone")
+		wantCode(t, "SetDeprecated of an unknown package", err, registry.NotFound)
+		if got := yankState(t, s, p); len(got) != 0 {
+			t.Errorf("versions %v after refused yanks, want none yanked", got)
+		}
+	})
+
+	t.Run("deprecating sets and clears the message", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		in := input(alice, "foo", "1.0.0", "a", at(0))
+		p := publish(t, s, in)
+		if p.Deprecated != "" {
+			t.Errorf("a new package is deprecated: %q", p.Deprecated)
+		}
+		gen, genOK := s.Generation()
+		pkg, err := s.SetDeprecated(ctx(), p.ID, "use alice/bar")
+		if err != nil || pkg.Deprecated != "use alice/bar" {
+			t.Fatalf("SetDeprecated = %+v, %v", pkg, err)
+		}
+		wantPackage(t, "deprecated", pkg, in)
+		if again, ok := s.Generation(); genOK && (!ok || again == gen) {
+			t.Errorf("Generation stayed %d after deprecating", gen)
+		}
+		list, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 10})
+		if err != nil || len(list) != 1 || list[0].Deprecated != "use alice/bar" {
+			t.Errorf("ListPackages = %+v, %v; want foo deprecated", list, err)
+		}
+		if got, err := s.PackageBySlug(ctx(), "alice", "foo"); err != nil || got.Deprecated != "use alice/bar" {
+			t.Errorf("PackageBySlug = %+v, %v; want deprecated", got, err)
+		}
+		// A publish keeps the deprecation: it is the package's, not a version's.
+		pkg = publish(t, s, input(alice, "foo", "1.1.0", "b", at(1)))
+		if pkg.Deprecated != "use alice/bar" {
+			t.Errorf("after a publish the package's deprecation is %q", pkg.Deprecated)
+		}
+		pkg, err = s.SetDeprecated(ctx(), p.ID, "")
+		if err != nil || pkg.Deprecated != "" {
+			t.Errorf("SetDeprecated(\"\") = %+v, %v; want the deprecation undone", pkg, err)
+		}
+	})
+}
+
+func withDescription(in registry.PublishInput, d string) registry.PublishInput {
+	in.Description = d
+	return in
+}

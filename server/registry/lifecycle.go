@@ -1,0 +1,121 @@
+package registry
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// The lifecycle of a package after publishing (docs/protocol.md, Yanking and
+// Deprecating a package): its owner may yank a version, withdrawing it from
+// "latest" and from lists while its exact address keeps serving it, undo
+// that, and deprecate the whole package with a message. YankVersion,
+// UnyankVersion and DeprecatePackage are the only ways to do so, and each
+// is one transaction of the store.
+
+// LifecycleStore keeps yanks and deprecations.
+type LifecycleStore interface {
+	// SetYanked yanks (yanked true, with reason) or un-yanks one version of
+	// packageID and, in the same transaction, makes the package's latest
+	// version the one LatestOf chooses among the versions not yanked
+	// (none: Version and SHA256 "", LatestVersionID 0; name, description
+	// and scheme stay). Yanking a yanked version keeps its YankedAt and
+	// replaces its reason; un-yanking a version not yanked changes nothing.
+	// NotFound when the package has no such version.
+	SetYanked(ctx context.Context, packageID int64, version string, yanked bool, reason string, at time.Time) (*Package, *Version, error)
+	// SetDeprecated sets the package's deprecation message; "" undoes it.
+	// NotFound when the package does not exist.
+	SetDeprecated(ctx context.Context, packageID int64, message string) (*Package, error)
+}
+
+const (
+	// MaxYankReason and MaxDeprecationMessage bound the owner's texts, in
+	// characters. Both are one line: every page, header and terminal
+	// shows them.
+	MaxYankReason         = 200
+	MaxDeprecationMessage = 500
+)
+
+// LatestOf returns the index of the latest of versions, given in publish
+// order, by the rule of BecomesLatest; -1 when versions is empty.
+func LatestOf(versions []string) int {
+	latest := -1
+	for i, v := range versions {
+		if latest < 0 || BecomesLatest(versions[latest], v) {
+			latest = i
+		}
+	}
+	return latest
+}
+
+// YankVersion withdraws one version of owner/pack on behalf of accountID,
+// which must own the package: the version is never the latest again until
+// it is un-yanked, and is not offered in lists, but its exact address keeps
+// serving it, marked as yanked. Yanking a yanked version succeeds and
+// replaces its reason. It returns the package (with its latest version now)
+// and the version.
+func (s *Service) YankVersion(ctx context.Context, accountID int64, owner, pack, version, reason string) (*Package, *Version, error) {
+	reason = strings.TrimSpace(reason)
+	if err := checkLabel("reason", reason, MaxYankReason, false); err != nil {
+		return nil, nil, err
+	}
+	p, err := s.ownedPackage(ctx, accountID, owner, pack, "yank versions of")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkYankTarget(version); err != nil {
+		return nil, nil, err
+	}
+	return s.store.SetYanked(ctx, p.ID, version, true, reason, s.now())
+}
+
+// UnyankVersion undoes YankVersion: the version may be the latest again.
+// Un-yanking a version that is not yanked succeeds and changes nothing.
+func (s *Service) UnyankVersion(ctx context.Context, accountID int64, owner, pack, version string) (*Package, *Version, error) {
+	p, err := s.ownedPackage(ctx, accountID, owner, pack, "un-yank versions of")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkYankTarget(version); err != nil {
+		return nil, nil, err
+	}
+	return s.store.SetYanked(ctx, p.ID, version, false, "", s.now())
+}
+
+// DeprecatePackage sets the deprecation message of owner/pack on behalf of
+// accountID, which must own it; an empty message (after trimming spaces)
+// undoes the deprecation.
+func (s *Service) DeprecatePackage(ctx context.Context, accountID int64, owner, pack, message string) (*Package, error) {
+	message = strings.TrimSpace(message)
+	if err := checkLabel("message", message, MaxDeprecationMessage, false); err != nil {
+		return nil, err
+	}
+	p, err := s.ownedPackage(ctx, accountID, owner, pack, "deprecate")
+	if err != nil {
+		return nil, err
+	}
+	return s.store.SetDeprecated(ctx, p.ID, message)
+}
+
+// ownedPackage finds owner/pack and checks that accountID owns it. An
+// unknown package is NotFound for everyone; packages are public, so
+// answering Forbidden to others reveals nothing.
+func (s *Service) ownedPackage(ctx context.Context, accountID int64, owner, pack, action string) (*Package, error) {
+	p, err := s.store.PackageBySlug(ctx, owner, pack)
+	if err != nil {
+		return nil, err
+	}
+	if p.OwnerID != accountID {
+		return nil, Errorf(Forbidden, "only %s may %s %s/%s", p.OwnerSlug, action, p.OwnerSlug, p.PackSlug)
+	}
+	return p, nil
+}
+
+// checkYankTarget refuses @latest: a yank names the version it withdraws,
+// so that repeating it never withdraws another one.
+func checkYankTarget(version string) error {
+	if IsLatestAlias(version) {
+		return Errorf(Invalid, "name the version exactly: @%s changes as versions are yanked", LatestAlias)
+	}
+	return nil
+}

@@ -1,0 +1,200 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// Yanks and deprecations (registry.LifecycleStore). Each is one
+// transaction, so whatever else must happen with them (a record of the
+// event) can join it.
+
+// SetYanked yanks or un-yanks one version and moves the package's latest
+// version accordingly; see registry.LifecycleStore.
+func (s *Store) SetYanked(ctx context.Context, packageID int64, version string, yanked bool, reason string, at time.Time) (*registry.Package, *registry.Version, error) {
+	var pkg *registry.Package
+	var v *registry.Version
+	err := s.inTx(ctx, "yank", func(ctx context.Context, tx *sql.Tx) (err error) {
+		pkg, v, err = s.setYankedTx(ctx, tx, packageID, version, yanked, reason, at)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.changedPackage(pkg)
+	return pkg, v, nil
+}
+
+func (s *Store) setYankedTx(ctx context.Context, tx *sql.Tx, packageID int64, version string, yanked bool, reason string, at time.Time) (*registry.Package, *registry.Version, error) {
+	// Writing the package row first locks it (PostgreSQL), as a publish
+	// does before it compares versions: a concurrent publish of the same
+	// package waits, then compares with the latest chosen here.
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET latest_version_id = latest_version_id WHERE id = ?`), packageID)
+	if err := s.oneRow(res, err, "yank", func() error { return notFound("no such package %d", packageID) }); err != nil {
+		return nil, nil, err
+	}
+	if yanked {
+		res, err = tx.ExecContext(ctx, s.q(`UPDATE versions SET yanked_at = COALESCE(yanked_at, ?), yank_reason = ?
+WHERE package_id = ? AND version = ?`), dbTime(at), reason, packageID, version)
+	} else {
+		res, err = tx.ExecContext(ctx, s.q(`UPDATE versions SET yanked_at = NULL, yank_reason = ''
+WHERE package_id = ? AND version = ?`), packageID, version)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return nil, nil, err
+	} else if n == 0 {
+		pkg, err := s.packageByID(ctx, tx, packageID)
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, notFound("no version %s of %s/%s", version, pkg.OwnerSlug, pkg.PackSlug)
+	}
+	if err := s.chooseLatest(ctx, tx, packageID); err != nil {
+		return nil, nil, err
+	}
+	pkg, err := s.packageByID(ctx, tx, packageID)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := scanVersion(tx.QueryRowContext(ctx, s.q(`SELECT `+versionColumns+` FROM versions v
+WHERE v.package_id = ? AND v.version = ?`), packageID, version))
+	if err != nil {
+		return nil, nil, err
+	}
+	return pkg, v, nil
+}
+
+// chooseLatest makes the package's latest version the one
+// registry.LatestOf picks among its versions that are not yanked, in
+// publish order; with none, the package has no latest version (its name,
+// description and scheme stay those of the last one).
+func (s *Store) chooseLatest(ctx context.Context, tx *sql.Tx, packageID int64) error {
+	type candidate struct {
+		id                                       int64
+		version, name, description, scheme, sha string
+	}
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT id, version, name, description, scheme, sha256 FROM versions
+WHERE package_id = ? AND yanked_at IS NULL ORDER BY id`), packageID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var candidates []candidate
+	var names []string
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.id, &c.version, &c.name, &c.description, &c.scheme, &c.sha); err != nil {
+			return err
+		}
+		candidates = append(candidates, c)
+		names = append(names, c.version)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	i := registry.LatestOf(names)
+	if i < 0 {
+		_, err = tx.ExecContext(ctx, s.q(`UPDATE packages SET version = '', sha256 = '', latest_version_id = 0 WHERE id = ?`), packageID)
+		return err
+	}
+	c := candidates[i]
+	_, err = tx.ExecContext(ctx, s.q(`UPDATE packages
+SET name = ?, description = ?, scheme = ?, version = ?, sha256 = ?, latest_version_id = ?
+WHERE id = ?`), c.name, c.description, c.scheme, c.version, c.sha, c.id, packageID)
+	return err
+}
+
+// SetDeprecated sets or clears a package's deprecation message.
+func (s *Store) SetDeprecated(ctx context.Context, packageID int64, message string) (*registry.Package, error) {
+	var pkg *registry.Package
+	err := s.inTx(ctx, "deprecate", func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET deprecated = ? WHERE id = ?`), message, packageID)
+		if err := s.oneRow(res, err, "deprecate", func() error { return notFound("no such package %d", packageID) }); err != nil {
+			return err
+		}
+		pkg, err = s.packageByID(ctx, tx, packageID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.changedPackage(pkg)
+	return pkg, nil
+}
+
+func (s *Store) packageByID(ctx context.Context, tx *sql.Tx, packageID int64) (*registry.Package, error) {
+	p, err := scanPackage(tx.QueryRowContext(ctx, s.q(`SELECT `+packageColumns+packageFrom+` WHERE p.id = ?`), packageID))
+	if errNoRows(err) {
+		return nil, notFound("no such package %d", packageID)
+	}
+	return p, err
+}
+
+// inTx runs write in one transaction: on SQLite among the shared
+// transactions of concurrent publishes (groupCommitter), on PostgreSQL in
+// its own, retried when it loses a race with another replica.
+func (s *Store) inTx(ctx context.Context, op string, write func(ctx context.Context, tx *sql.Tx) error) error {
+	if s.group != nil {
+		return s.fault(op, s.group.do(ctx, write))
+	}
+	for attempt := 1; ; attempt++ {
+		err := s.txOnce(ctx, write)
+		if err != nil && attempt < maxPublishAttempts && s.dialect.isRetryable(err) && ctx.Err() == nil {
+			continue
+		}
+		return s.fault(op, err)
+	}
+}
+
+func (s *Store) txOnce(ctx context.Context, write func(ctx context.Context, tx *sql.Tx) error) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := write(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// changedPackage drops what a yank or deprecation of p made stale on
+// SQLite: its documents (a pinned one carries its yank, the latest may be
+// another version now) and, by the generation, every list page kept above
+// the store.
+func (s *Store) changedPackage(p *registry.Package) {
+	if s.cache != nil {
+		s.cache.packageChanged(p.OwnerSlug, p.PackSlug)
+	}
+}
+
+// allYanked is the answer for the latest version of a package whose every
+// version is yanked.
+func allYanked(p *registry.Package) error {
+	return notFound("every version of %s/%s is yanked, so it has no latest version; name a version (@VERSION) to fetch a yanked one",
+		p.OwnerSlug, p.PackSlug)
+}
+
+// packageChanged drops every document of owner/pack and bumps the
+// generation.
+func (c *readCache) packageChanged(owner, pack string) {
+	prefix := docKey(owner, pack, "")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.generation.Add(1)
+	for key, e := range c.docs {
+		if strings.HasPrefix(key, prefix) {
+			c.remove(e)
+		}
+	}
+}
