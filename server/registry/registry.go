@@ -63,8 +63,8 @@ type Package struct {
 	// Deprecated is the owner's deprecation message; "" when the package
 	// is not deprecated (docs/protocol.md, Deprecating a package).
 	Deprecated string
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 	// Warnings are set only on the package a publish returns: what the
 	// published name lost on its way to the slug. They are never stored.
 	Warnings []string

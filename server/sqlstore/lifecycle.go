@@ -77,7 +77,7 @@ WHERE v.package_id = ? AND v.version = ?`), packageID, version))
 // description and scheme stay those of the last one).
 func (s *Store) chooseLatest(ctx context.Context, tx *sql.Tx, packageID int64) error {
 	type candidate struct {
-		id                                       int64
+		id                                      int64
 		version, name, description, scheme, sha string
 	}
 	rows, err := tx.QueryContext(ctx, s.q(`SELECT id, version, name, description, scheme, sha256 FROM versions
