@@ -41,6 +41,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	httpx.GetAndHead(token, "/ssh-keys", s.listKeys)
 	token.POST("/ssh-keys", s.addKey)
 	token.DELETE("/ssh-keys/:id", s.deleteKey)
+	s.routeLifecycle(token)
 }
 
 func (s *Server) serveMetrics(c *gin.Context) {

@@ -20,6 +20,7 @@ func (s *Server) presentPackage(p *registry.Package) wire.Package {
 		VersionsURL:    s.cfg.BaseURL + "/api/packages/" + p.OwnerSlug + "/" + p.PackSlug,
 		CreatedAt:      wire.Time(p.CreatedAt),
 		UpdatedAt:      wire.Time(p.UpdatedAt),
+		Deprecated:     p.Deprecated,
 	}
 }
 
@@ -27,6 +28,7 @@ func (s *Server) presentVersion(p *registry.Package, v *registry.Version) wire.V
 	out := wire.Version{
 		Version: v.Version, Name: v.Name, Description: v.Description, Scheme: v.Scheme, SHA256: v.SHA256,
 		Size: v.Size, CreatedAt: wire.Time(v.CreatedAt), RawURL: s.shared.URLs.VersionRaw(p.OwnerSlug, p.PackSlug, v.Version),
+		Yanked: v.Yanked(), YankReason: v.YankReason,
 	}
 	if pv := v.Provenance; pv != nil {
 		sig := &wire.Signature{Fingerprint: pv.Fingerprint, Timestamp: pv.Timestamp, Nonce: pv.Nonce, Signature: pv.Signature,

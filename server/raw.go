@@ -47,6 +47,7 @@ func (s *Server) raw(c *gin.Context) {
 	} else {
 		h.Set("Cache-Control", cacheLatest)
 	}
+	markYanked(h, v)
 	if etagMatches(c.GetHeader("If-None-Match"), etag) {
 		c.Status(http.StatusNotModified)
 		return

@@ -33,7 +33,7 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 			raw := base + "/raw/alice/" + pack + ".pact.md"
 			return fmt.Sprintf(`{"id":%v,"owner_slug":"alice","pack_slug":%q,"name":%q,"description":%s,"scheme":"review-v1",`+
 				`"version":"1.0.0","sha256":"%x","url":%q,"raw_url":%q,"install_command":%q,"versions_url":%q,`+
-				`"created_at":%s,"updated_at":%s}`,
+				`"created_at":%s,"updated_at":%s,"deprecated":""}`,
 				id, pack, pack, quoteJSON(description), sum, base+"/alice/"+pack, raw,
 				"curl -fsSL "+raw+" -o "+pack+".pact.md", base+"/api/packages/alice/"+pack, at, at)
 		}
@@ -85,7 +85,7 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		version := func(pack, description, doc, signature string) string {
 			sum := sha256.Sum256([]byte(doc))
 			return fmt.Sprintf(`{"version":"1.0.0","name":%q,"description":%s,"scheme":"review-v1","sha256":%q,"size":%d,`+
-				`"created_at":%s,"raw_url":%q,"signature":%s}`,
+				`"created_at":%s,"raw_url":%q,"signature":%s,"yanked":false,"yank_reason":""}`,
 				pack, quoteJSON(description), hex.EncodeToString(sum[:]), len(doc), at, base+"/raw/alice/"+pack+"@1.0.0.pact.md", signature)
 		}
 		provenance := fmt.Sprintf(`{"fingerprint":%q,"timestamp":%d,"nonce":%q,"signature":%s,"signed_lines_known":true,`+

@@ -50,14 +50,17 @@ type Package struct {
 	Name           string    `json:"name"`
 	Description    string    `json:"description"`
 	Scheme         string    `json:"scheme"`
-	Version        string    `json:"version"` // the latest version: the highest, not the last published
-	SHA256         string    `json:"sha256"`  // hex digest of the latest raw document
+	Version        string    `json:"version"` // the latest version: the highest not yanked, not the last published; "" when every version is yanked
+	SHA256         string    `json:"sha256"`  // hex digest of the latest raw document; "" when every version is yanked
 	URL            string    `json:"url"`
 	RawURL         string    `json:"raw_url"`
 	InstallCommand string    `json:"install_command"`
 	VersionsURL    string    `json:"versions_url"`
 	CreatedAt      time.Time `json:"created_at"`
 	UpdatedAt      time.Time `json:"updated_at"`
+	// Deprecated is the owner's deprecation message: "" when the package
+	// is not deprecated.
+	Deprecated string `json:"deprecated"`
 }
 
 // FullName is "owner/pack", the name people type.
@@ -74,6 +77,11 @@ type Version struct {
 	CreatedAt   time.Time  `json:"created_at"`
 	RawURL      string     `json:"raw_url"`
 	Signature   *Signature `json:"signature"` // null for versions published with a token
+	// Yanked versions are never the latest, but their exact address still
+	// serves them; YankReason is the owner's reason, "" when none was
+	// given or the version is not yanked.
+	Yanked     bool   `json:"yanked"`
+	YankReason string `json:"yank_reason"`
 }
 
 // Signature is the provenance of a version published by SSH signature, kept

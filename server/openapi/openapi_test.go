@@ -127,6 +127,11 @@ func TestTokenRoutesAcceptBothTokenHeaders(t *testing.T) {
 		"POST /api/publish-signed":        false,
 		"GET /api/packages":               false,
 		"GET /raw/{owner}/{pack}.pact.md": false,
+
+		// Yanking and deprecating.
+		"POST /api/packages/{owner}/{pack}/versions/{version}/yank":   true,
+		"POST /api/packages/{owner}/{pack}/versions/{version}/unyank": true,
+		"POST /api/packages/{owner}/{pack}/deprecate":                 true,
 	}
 	if len(doc.Security) != 0 {
 		t.Errorf("the document has a global security requirement %v; public routes need none", doc.Security)

@@ -40,6 +40,11 @@ var wireTypes = map[string]reflect.Type{
 	"PublishRequest":       reflect.TypeFor[wire.PublishRequest](),
 	"SignedPublishRequest": reflect.TypeFor[wire.SignedPublishRequest](),
 	"SSHKeyRequest":        reflect.TypeFor[wire.SSHKeyRequest](),
+	// Yanking and deprecating.
+	"YankRequest":      reflect.TypeFor[wire.YankRequest](),
+	"YankResult":       reflect.TypeFor[wire.YankResult](),
+	"DeprecateRequest": reflect.TypeFor[wire.DeprecateRequest](),
+	"DeprecateResult":  reflect.TypeFor[wire.DeprecateResult](),
 }
 
 // formFields pairs the multipart schemas with the field names of pkg/wire.

@@ -60,14 +60,14 @@ type Package struct {
 	Version         string // the latest version, as BecomesLatest decides among those not yanked; "" when every version is yanked
 	SHA256          string // hex sha256 of the latest version's document; "" when every version is yanked
 	LatestVersionID int64  // the latest version's id; orders the list; 0 when every version is yanked
-	// Deprecated is the owner's deprecation message; "" when the package
-	// is not deprecated (docs/protocol.md, Deprecating a package).
-	Deprecated string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 	// Warnings are set only on the package a publish returns: what the
 	// published name lost on its way to the slug. They are never stored.
 	Warnings []string
+	// Deprecated is the owner's deprecation message; "" when the package
+	// is not deprecated (docs/protocol.md, Deprecating a package).
+	Deprecated string
 }
 
 // Version is one immutable published document of a package.
