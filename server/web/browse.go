@@ -144,6 +144,8 @@ type versionView struct {
 	Path        string               // the page of this version
 	RawURL      string
 	Current     bool // the version the page shows
+	Yanked      bool
+	YankReason  string
 }
 
 func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versionView {
@@ -152,6 +154,7 @@ func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versio
 		Size: v.Size, CreatedAt: v.CreatedAt, Provenance: v.Provenance,
 		Path:   "/" + p.OwnerSlug + "/" + p.PackSlug + "@" + v.Version,
 		RawURL: pages.shared.URLs.VersionRaw(p.OwnerSlug, p.PackSlug, v.Version),
+		Yanked: v.Yanked(), YankReason: v.YankReason,
 	}
 }
 
@@ -170,6 +173,10 @@ func (pages *Pages) packagePage(c *gin.Context) {
 	p, versions, err := pages.svc.PackageDetail(c, strings.ToLower(c.Param("owner")), strings.ToLower(pack))
 	if err != nil {
 		pages.errorPage(c, err)
+		return
+	}
+	if version == "" && p.Version == "" {
+		pages.allYankedPage(c, p, versions)
 		return
 	}
 	doc, err := pages.svc.Document(c, p.OwnerSlug, p.PackSlug, version)
@@ -203,5 +210,22 @@ func (pages *Pages) packagePage(c *gin.Context) {
 		"Pinned":   pinned,
 		"Versions": rows,
 		"Document": pages.documents.Markdown(doc.Content),
+	})
+}
+
+// allYankedPage shows a package whose every version is yanked: there is no
+// latest version to show or install, but every version stays reachable by
+// its own page (docs/protocol.md, Yanking).
+func (pages *Pages) allYankedPage(c *gin.Context, p *registry.Package, versions []registry.Version) {
+	rows := make([]versionView, len(versions))
+	for i := range versions {
+		rows[i] = pages.viewVersion(p, &versions[i])
+	}
+	shown := versionView{Name: p.Name, Description: p.Description, Scheme: p.Scheme}
+	pages.render(c, http.StatusOK, "package.html", "", gin.H{
+		"Package":   pages.viewPackage(p),
+		"Shown":     &shown,
+		"AllYanked": true,
+		"Versions":  rows,
 	})
 }
