@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-registry/pact/pkg/client"
 	"github.com/pact-registry/pact/pkg/packfmt"
 )
 
@@ -32,8 +33,9 @@ func newGetCmd(f *factory, runF func(context.Context, *getOptions) error) *cobra
 		Long: `Download a pack document, the latest version or the one named after @, and
 check its SHA-256 against the digest the registry reports before writing
 it. The latest version (also OWNER/PACK@latest) is the highest semantic
-version, releases before pre-releases; a pack with no semantic version
-offers its last publish. Writes PACK.pact.md in the current directory unless -o says where;
+version not yanked, releases before pre-releases; a pack with no semantic
+version offers its last publish. A yanked version is still fetched when
+named, with a warning on stderr, as is a deprecated package's. Writes PACK.pact.md in the current directory unless -o says where;
 "-o -" writes to standard output. A regular file is replaced whole; a
 device or FIFO (-o /dev/null) is written to; a symbolic link is followed.`,
 		Example: `  $ pact get alice/hello
@@ -79,6 +81,11 @@ type download struct {
 	SHA256  string `json:"sha256"`
 	Size    int    `json:"size"`
 	Path    string `json:"path"`
+	// The owner's warnings: the version was yanked, the package is
+	// deprecated ("" when not).
+	Yanked     bool   `json:"yanked"`
+	YankReason string `json:"yank_reason"`
+	Deprecated string `json:"deprecated"`
 }
 
 func runGet(ctx context.Context, opts *getOptions) error {
@@ -103,7 +110,8 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	sum := sha256.Sum256(content)
 	got := hex.EncodeToString(sum[:])
 	want := etag
-	if v := detail.FindVersion(version); v != nil {
+	v := detail.FindVersion(version)
+	if v != nil {
 		if v.SHA256 != etag {
 			return fmt.Errorf("the registry reports two digests for %s/%s %s (%s and %s); nothing written", opts.Owner, opts.Pack, version, v.SHA256, etag)
 		}
@@ -111,6 +119,9 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	if got != want {
 		return fmt.Errorf("checksum mismatch for %s/%s %s: downloaded sha256 %s, the registry reports %s; nothing written", opts.Owner, opts.Pack, version, got, want)
 	}
+	// The download goes ahead (pins keep working); the owner's warnings go
+	// to stderr, where scripts that read stdout do not trip on them.
+	warnLifecycle(opts.IO, &detail.Package, v)
 
 	if opts.Output == "-" {
 		if opts.IO.stdoutTTY {
@@ -135,10 +146,30 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return exportJSON(opts.IO.Out, download{
+		out := download{
 			Owner: opts.Owner, Pack: opts.Pack, Version: version, SHA256: got, Size: len(content), Path: path,
-		})
+			Deprecated: detail.Package.Deprecated,
+		}
+		if v != nil {
+			out.Yanked, out.YankReason = v.Yanked, v.YankReason
+		}
+		return exportJSON(opts.IO.Out, out)
 	}
 	opts.IO.success("Downloaded %s/%s %s to %s (sha256 %s verified)", opts.Owner, opts.Pack, version, path, got)
 	return nil
+}
+
+// warnLifecycle tells the user that the version fetched is yanked or the
+// package deprecated (v is nil when the version is not in the detail).
+func warnLifecycle(io *iostreams, p *client.Package, v *client.Version) {
+	if v != nil && v.Yanked {
+		if v.YankReason != "" {
+			io.info("warning: %s %s is yanked: %s", p.FullName(), v.Version, v.YankReason)
+		} else {
+			io.info("warning: %s %s is yanked", p.FullName(), v.Version)
+		}
+	}
+	if p.Deprecated != "" {
+		io.info("warning: %s is deprecated: %s", p.FullName(), p.Deprecated)
+	}
 }

@@ -30,7 +30,9 @@ func newListCmd(f *factory, runF func(context.Context, *listOptions) error) *cob
 		Short:   "List packages, newest latest version first",
 		Long: `List the registry's packages, the one whose latest version was published most
 recently first, one page at a time. VERSION is the latest version: the
-highest semantic version, not the last publish. When more packages follow, pact says so on stderr and prints the
+highest semantic version not yanked, not the last publish; a package whose
+every version is yanked is not listed. A deprecated package shows
+"DEPRECATED: " and its message instead of its description. When more packages follow, pact says so on stderr and prints the
 cursor of the next page; --all fetches every page.`,
 		Example: `  $ pact list
   $ pact list --owner alice --scheme chat
@@ -102,7 +104,12 @@ func runList(ctx context.Context, opts *listOptions) error {
 	t := newTable(opts.IO.Out)
 	fmt.Fprintln(t, "PACKAGE\tVERSION\tSCHEME\tUPDATED\tDESCRIPTION")
 	for _, p := range out.Packages {
-		writeRow(t, p.FullName(), p.Version, orDash(p.Scheme), formatTime(p.UpdatedAt), truncate(p.Description, 60))
+		description := p.Description
+		if p.Deprecated != "" {
+			// The owner's warning comes before the description.
+			description = "DEPRECATED: " + p.Deprecated
+		}
+		writeRow(t, p.FullName(), p.Version, orDash(p.Scheme), formatTime(p.UpdatedAt), truncate(description, 60))
 	}
 	if err := t.Flush(); err != nil {
 		return err

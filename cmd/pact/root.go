@@ -85,7 +85,8 @@ func newRootCmd(f *factory) *cobra.Command {
 		Use:   "pact <command>",
 		Short: "Publish and fetch pack documents on a pact registry",
 		Long: `pact publishes pack documents (*.pact.md) to a pact registry, lists and
-fetches them, and manages the SSH keys used for signed publishing.
+fetches them, yanks versions and deprecates packages, and manages the SSH
+keys used for signed publishing.
 
 Configuration comes from flags, then the environment (PACT_HOST,
 PACT_TOKEN), then the config file written by 'pact login'
@@ -128,6 +129,9 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed,
 		newPublishCmd(f, nil),
 		newListCmd(f, nil),
 		newGetCmd(f, nil),
+		newYankCmd(f, nil),
+		newUnyankCmd(f, nil),
+		newDeprecateCmd(f, nil),
 		newKeysCmd(f),
 		newValidateCmd(f, nil),
 		newCompletionCmd(f),

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+type deprecateOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Owner   string // "" for the token's account
+	Pack    string
+	Message string
+	JSON    bool
+}
+
+func newDeprecateCmd(f *factory, runF func(context.Context, *deprecateOptions) error) *cobra.Command {
+	opts := &deprecateOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "deprecate [OWNER/]PACK MESSAGE",
+		Short: "Deprecate one of your packages, or undo it",
+		Long: `Deprecate one of your packages with a message, such as what to use instead:
+its page shows it, 'pact get' warns with it and 'pact list' marks the
+package. Its versions stay published and listed. An empty MESSAGE ("")
+undoes the deprecation. Without OWNER the package is one of the token's
+account.
+
+MESSAGE is one line of at most 500 characters.`,
+		Example: `  $ pact deprecate widget "unmaintained: use alice/gadget"
+  $ pact deprecate alice/widget ""`,
+		Args: usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			owner, pack, hasOwner := strings.Cut(args[0], "/")
+			if !hasOwner {
+				owner, pack = "", args[0]
+			}
+			if pack == "" || (hasOwner && owner == "") || strings.ContainsAny(pack, "/@") {
+				return usageErrorf("%q is not PACK or OWNER/PACK", args[0])
+			}
+			opts.Owner, opts.Pack, opts.Message = owner, pack, args[1]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runDeprecate(cmd.Context(), opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func runDeprecate(ctx context.Context, opts *deprecateOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	owner, err := ownerOrMe(ctx, c, opts.Owner)
+	if err != nil {
+		return err
+	}
+	p, err := c.DeprecatePackage(ctx, owner, opts.Pack, opts.Message)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, p)
+	}
+	if p.Deprecated == "" {
+		opts.IO.success("%s is not deprecated", p.FullName())
+		return nil
+	}
+	opts.IO.success("Deprecated %s: %s", p.FullName(), p.Deprecated)
+	return nil
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+type yankOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Owner   string // "" for the token's account
+	Pack    string
+	Version string
+	Reason  string
+	JSON    bool
+}
+
+func newYankCmd(f *factory, runF func(context.Context, *yankOptions) error) *cobra.Command {
+	opts := &yankOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "yank [OWNER/]PACK@VERSION",
+		Short: "Withdraw a version of one of your packages",
+		Long: `Yank one version of one of your packages: it is never the latest version
+again and lists do not offer it, but its exact address keeps serving it,
+marked as yanked, so whoever pinned it keeps working (and 'pact get' warns
+them). When every version is yanked the package has no latest version and
+is not listed. Without OWNER the package is one of the token's account.
+Yanking a yanked version again replaces its reason; 'pact unyank' undoes it.
+
+--reason is one line of at most 200 characters, shown with the version.`,
+		Example: `  $ pact yank widget@1.2.0 --reason "breaks the parser; use 1.2.1"
+  $ pact yank alice/widget@1.2.0`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			opts.Owner, opts.Pack, opts.Version, err = parseVersionRef(args[0])
+			if err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runYank(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Reason, "reason", "", "why the version is withdrawn (one line, at most 200 characters)")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// parseVersionRef splits [OWNER/]PACK@VERSION; owner is "" when left out.
+// The version must be named: @latest moves as versions are yanked.
+func parseVersionRef(ref string) (owner, pack, version string, err error) {
+	name, version, hasVersion := strings.Cut(ref, "@")
+	owner, pack, hasOwner := strings.Cut(name, "/")
+	if !hasOwner {
+		owner, pack = "", name
+	}
+	if !hasVersion || version == "" || pack == "" || (hasOwner && owner == "") || strings.Contains(pack, "/") {
+		return "", "", "", usageErrorf("%q is not PACK@VERSION or OWNER/PACK@VERSION", ref)
+	}
+	if strings.EqualFold(version, "latest") {
+		return "", "", "", usageErrorf("name the version exactly: @latest moves as versions are yanked")
+	}
+	return owner, pack, version, nil
+}
+
+// ownerOrMe is owner, or the username of the token's account when it is "".
+func ownerOrMe(ctx context.Context, c *client.Client, owner string) (string, error) {
+	if owner != "" {
+		return owner, nil
+	}
+	me, err := c.Me(ctx)
+	if err != nil {
+		return "", err
+	}
+	return me.Username, nil
+}
+
+func runYank(ctx context.Context, opts *yankOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	owner, err := ownerOrMe(ctx, c, opts.Owner)
+	if err != nil {
+		return err
+	}
+	res, err := c.YankVersion(ctx, owner, opts.Pack, opts.Version, opts.Reason)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, res)
+	}
+	opts.IO.success("Yanked %s %s; %s", res.Package.FullName(), res.Version.Version, latestNow(&res.Package))
+	return nil
+}
+
+// latestNow says what the package's latest version is after a yank or
+// un-yank.
+func latestNow(p *client.Package) string {
+	if p.Version == "" {
+		return "every version is yanked: it has no latest version"
+	}
+	return "the latest version is " + p.Version
+}

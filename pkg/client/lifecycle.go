@@ -1,0 +1,62 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/pact-registry/pact/pkg/wire"
+)
+
+// YankResult is the answer to a yank or un-yank: the package as it is now
+// (its latest version may have moved) and the version.
+type YankResult = wire.YankResult
+
+func versionPath(owner, pack, version, action string) string {
+	return "/api/packages/" + url.PathEscape(owner) + "/" + url.PathEscape(pack) + "/versions/" + url.PathEscape(version) + "/" + action
+}
+
+// YankVersion withdraws one version of one of the token's account's
+// packages: it is never the latest again and not offered in lists, but its
+// exact address still serves it. reason may be "". Yanking is idempotent,
+// so a lost answer is retried.
+func (c *Client) YankVersion(ctx context.Context, owner, pack, version, reason string) (*YankResult, error) {
+	body, err := jsonBody(wire.YankRequest{Reason: wire.Optional(reason)})
+	if err != nil {
+		return nil, err
+	}
+	var out YankResult
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: versionPath(owner, pack, version, "yank"), body: body,
+		withToken: true, repeatable: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UnyankVersion undoes YankVersion.
+func (c *Client) UnyankVersion(ctx context.Context, owner, pack, version string) (*YankResult, error) {
+	var out YankResult
+	err := c.doJSON(ctx, request{method: http.MethodPost, path: versionPath(owner, pack, version, "unyank"),
+		withToken: true, repeatable: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeprecatePackage sets the deprecation message of one of the token's
+// account's packages; "" undoes the deprecation. It returns the package.
+func (c *Client) DeprecatePackage(ctx context.Context, owner, pack, message string) (*Package, error) {
+	body, err := jsonBody(wire.DeprecateRequest{Message: &message})
+	if err != nil {
+		return nil, err
+	}
+	var out wire.DeprecateResult
+	path := "/api/packages/" + url.PathEscape(owner) + "/" + url.PathEscape(pack) + "/deprecate"
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: path, body: body, withToken: true, repeatable: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out.Package, nil
+}
