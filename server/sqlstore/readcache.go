@@ -16,11 +16,13 @@ import (
 // invalidates what it makes stale before the write returns to its caller:
 //
 //   - Publish drops its package's latest document;
+//   - a yank, un-yank or deprecation drops every document of its package
+//     (packageChanged, lifecycle.go);
 //   - DeleteSSHKey and Seed drop everything (provenance names the key).
 //
 // Its generation is also what the server's cache of encoded first list
 // pages is kept under (Store.Generation): every write that changes a list
-// (a publish, a seed) bumps it.
+// (a publish, a yank, a deprecation, a seed) bumps it.
 //
 // Pinned versions are immutable. Results that are empty or missing are
 // never cached, so a database filled behind the store's back while it was
