@@ -46,6 +46,7 @@ func validPackage() map[string]any {
 		"install_command": "curl -fsSL http://pact.test/raw/alice/code-review.pact.md -o code-review.pact.md",
 		"versions_url":    "http://pact.test/api/packages/alice/code-review",
 		"created_at":      "2026-03-01T12:00:00Z", "updated_at": "2026-03-02T08:30:00Z",
+		"deprecated": "",
 	}
 }
 
@@ -53,7 +54,7 @@ func validVersion(signature any) map[string]any {
 	return map[string]any{
 		"version": "1.0", "name": "Code review", "description": "", "scheme": "", "sha256": sha, "size": 120,
 		"created_at": "2026-03-01T12:00:00Z", "raw_url": "http://pact.test/raw/alice/code-review@1.0.pact.md",
-		"signature": signature,
+		"signature": signature, "yanked": false, "yank_reason": "",
 	}
 }
 
