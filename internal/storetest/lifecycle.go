@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/pact-registry/pact/server/registry"
@@ -186,6 +188,54 @@ func (su suite) testLifecycle(t *testing.T) {
 		wantCode(t, "SetDeprecated of an unknown package", err, registry.NotFound)
 		if got := yankState(t, s, p); len(got) != 0 {
 			t.Errorf("versions %v after refused yanks, want none yanked", got)
+		}
+	})
+
+	t.Run("concurrent yanks and publishes keep the latest right", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		p := publish(t, s, input(alice, "foo", "0.0.1", "base", t0))
+		publish(t, s, input(alice, "foo", "0.0.2", "base", t0))
+		var wg sync.WaitGroup
+		errs := make([]error, 16)
+		for i := range errs {
+			wg.Go(func() {
+				if i%2 == 0 {
+					_, _, errs[i] = s.Publish(ctx(), input(alice, "foo", fmt.Sprintf("1.%d.0", i), "v", at(1)))
+					return
+				}
+				// Yank the version the previous goroutine publishes, if it
+				// is there yet, while others publish higher ones.
+				_, _, err := s.SetYanked(ctx(), p.ID, fmt.Sprintf("1.%d.0", i-1), true, "", at(1))
+				if !registry.IsCode(err, registry.NotFound) {
+					errs[i] = err
+				}
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+		}
+		pkg, err := s.PackageBySlug(ctx(), "alice", "foo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var left []registry.Version
+		versions := listVersions(t, s, pkg.ID)
+		for i := len(versions) - 1; i >= 0; i-- { // publish order
+			if !versions[i].Yanked() {
+				left = append(left, versions[i])
+			}
+		}
+		names := make([]string, len(left))
+		for i, v := range left {
+			names[i] = v.Version
+		}
+		want := left[registry.LatestOf(names)]
+		if pkg.Version != want.Version || pkg.LatestVersionID != want.ID || pkg.SHA256 != want.SHA256 {
+			t.Errorf("latest %s (id %d) after concurrent yanks and publishes, want %s (id %d) of %v", pkg.Version, pkg.LatestVersionID, want.Version, want.ID, names)
 		}
 	})
 
