@@ -20,7 +20,7 @@ func newDumpCmd() *cobra.Command {
 		Long: `Write every account (with its password hash), API token hash, SSH key, package,
 version (the raw documents byte for byte), signature provenance, spent nonce and
 dashboard session of --db to a backup file: JSON lines, one record per row,
-after a {"format":"pact-dump","version":2,...} header and before an end record
+after a {"format":"pact-dump","version":3,...} header and before an end record
 with the counts.
 
 The dump reads one consistent snapshot row by row, so it runs beside serving

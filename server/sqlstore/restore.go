@@ -37,7 +37,7 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if json.Unmarshal(line, &header) != nil || header.Format != DumpFormat {
 		return counts, invalid("this is not a pact dump: line 1 is not a %q header", DumpFormat)
 	}
-	if header.Version != DumpVersion && header.Version != dumpVersion1 {
+	if header.Version < dumpVersion1 || header.Version > DumpVersion {
 		return counts, invalid("the dump has format version %d; this pactd reads versions %d to %d", header.Version, dumpVersion1, DumpVersion)
 	}
 
@@ -159,6 +159,9 @@ func (s *Store) decodeRecord(ctx context.Context, tx *sql.Tx, version int, t tab
 	}
 	if v, ok := rec.(*versionRecord); ok && version == dumpVersion1 && (v.SignedName != nil || v.SignedDescription != nil || v.PublicKey != nil) {
 		return nil, invalid("line %d: bad %s record: signed_name, signed_description and public_key are not part of format version %d", lineNo, t.typ, version)
+	}
+	if tok, ok := rec.(*tokenRecord); ok && version < 3 && (tok.Scopes != nil || tok.Packages != nil) {
+		return nil, invalid("line %d: bad %s record: scopes and packages are not part of format version %d", lineNo, t.typ, version)
 	}
 	return rec, nil
 }
