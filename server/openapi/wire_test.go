@@ -40,6 +40,10 @@ var wireTypes = map[string]reflect.Type{
 	"PublishRequest":       reflect.TypeFor[wire.PublishRequest](),
 	"SignedPublishRequest": reflect.TypeFor[wire.SignedPublishRequest](),
 	"SSHKeyRequest":        reflect.TypeFor[wire.SSHKeyRequest](),
+	"Token":                reflect.TypeFor[wire.Token](),
+	"TokenList":            reflect.TypeFor[wire.TokenList](),
+	"CreatedToken":         reflect.TypeFor[wire.CreatedToken](),
+	"TokenRequest":         reflect.TypeFor[wire.TokenRequest](),
 }
 
 // formFields pairs the multipart schemas with the field names of pkg/wire.

@@ -32,9 +32,9 @@ var packScoped = []Scope{ScopePublish, ScopeYank}
 
 // Bounds of what a token may carry.
 const (
-	MaxTokenPackages    = 20  // globs in Packages
-	MaxTokenGlobLength  = 64  // a pack slug is at most 64 characters
-	MaxTokenScopeInputs = 16  // entries in a scopes list as sent, duplicates included
+	MaxTokenPackages    = 20 // globs in Packages
+	MaxTokenGlobLength  = 64 // a pack slug is at most 64 characters
+	MaxTokenScopeInputs = 16 // entries in a scopes list as sent, duplicates included
 	MaxTokenDays        = 3650
 	// MaxActiveTokens bounds the tokens an account holds that are neither
 	// revoked nor expired, so no token can mint tokens without end.

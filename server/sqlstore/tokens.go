@@ -31,7 +31,7 @@ func scanToken(row scanner) (*registry.Token, error) {
 }
 
 // Scopes and package globs are stored as words separated by single spaces
-// (neither can hold a space); NULL is nil (every scope, every pack) and ''
+// (neither can hold a space); NULL is nil (every scope, every pack) and ”
 // an empty list. See migrations/*/0004_token_scopes.sql.
 func splitWords(s sql.NullString) []string {
 	if !s.Valid {
