@@ -155,8 +155,12 @@ type TokenSpec struct {
 	// Packages limits the publish and yank scopes to packs matching one of
 	// these globs; nil: every pack.
 	Packages []string
-	// ExpiresInDays is the lifetime, 1..MaxTokenDays; nil never expires.
+	// ExpiresInDays is the lifetime, 1..MaxTokenDays; nil never expires
+	// unless ExpiresAt is set.
 	ExpiresInDays *int
+	// ExpiresAt is an exact expiry, for the host's pactd token create
+	// --expires-in 720h; within MaxTokenDays. Ignored when ExpiresInDays is set.
+	ExpiresAt *time.Time
 }
 
 // checkIssue applies the rule for tokens made with a token: the new token

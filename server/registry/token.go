@@ -64,13 +64,15 @@ func (s *Service) IssueToken(ctx context.Context, accountID int64, maker *Token,
 	if err != nil {
 		return "", nil, err
 	}
-	var expiresAt *time.Time
+	expiresAt := spec.ExpiresAt
 	if d := spec.ExpiresInDays; d != nil {
 		if *d < 1 || *d > MaxTokenDays {
 			return "", nil, Errorf(Invalid, "expires_in_days must be between 1 and %d, or null for a token that never expires", MaxTokenDays)
 		}
 		at := s.now().AddDate(0, 0, *d)
 		expiresAt = &at
+	} else if expiresAt != nil && expiresAt.After(s.now().AddDate(0, 0, MaxTokenDays)) {
+		return "", nil, Errorf(Invalid, "a token expires within %d days at most", MaxTokenDays)
 	}
 	t, err := s.newToken(accountID, spec.Name, scopes, packages, expiresAt)
 	if err != nil {
