@@ -90,7 +90,7 @@ Without --scope it holds every scope; --scope and --package limit it as
 'pact token create' does. Without --expires-in it never expires.`,
 		Example: `  PACT_TOKEN=$(pactd token create --user alice --name ci)
   pactd token create --user alice --name ci --scope publish --package 'widget-*' --expires-in 30d`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			username, _ := cmd.Flags().GetString("user")
 			name, _ := cmd.Flags().GetString("name")
