@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"strings"
 	"testing"
 
@@ -42,6 +43,35 @@ func TestRestoreVersion2TokensKeepFullPower(t *testing.T) {
 			}
 			if !strings.Contains(string(dump(t, s)), `"scopes":null,"packages":null`) {
 				t.Errorf("dumped again, the token does not carry null scopes and packages")
+			}
+		})
+	}
+}
+
+// A token stored before migration 0004 keeps every scope and every pack.
+func TestMigrationKeepsOlderTokensFullPower(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := b.dsn(t)
+			hash := "X'" + hex.EncodeToString([]byte("0123456789abcdef0123456789abcdef")) + "'"
+			if b.name == "postgres" {
+				hash = `'\x` + hex.EncodeToString([]byte("0123456789abcdef0123456789abcdef")) + `'::bytea`
+			}
+			const ts = `'2026-02-03 04:05:06+00:00'`
+			err := sqlstore.MigrateTo(context.Background(), dsn, 2,
+				`INSERT INTO accounts (id, email, username, created_at) VALUES (1, 'alice@example.com', 'alice', `+ts+`)`,
+				`INSERT INTO tokens (id, account_id, name, hash, created_at) VALUES (5, 1, 'old', `+hash+`, `+ts+`)`)
+			if err != nil {
+				t.Fatalf("storing a token under the schema before scopes: %v", err)
+			}
+			s := open(t, dsn, sqlstore.Options{})
+			tok, err := s.TokenByID(context.Background(), 5)
+			if err != nil {
+				t.Fatalf("TokenByID: %v", err)
+			}
+			if tok.Scopes != nil || tok.Packages != nil || tok.Name != "old" {
+				t.Errorf("migrated token = %+v, want nil scopes and packages (every scope, every pack)", tok)
 			}
 		})
 	}
