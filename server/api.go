@@ -35,13 +35,19 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	httpx.GetAndHead(api, "/packages/:owner/:pack", s.packageDetail)
 	api.POST("/publish-signed", s.publishSigned)
 
+	// Each route that changes something names the scope it needs
+	// (docs/protocol.md, Token scopes); reads need only an active token.
 	token := api.Group("", s.requireToken)
-	token.POST("/publish", s.publish)
+	token.POST("/publish", s.requireScope(registry.ScopePublish), s.publish)
 	httpx.GetAndHead(token, "/me", s.me)
 	httpx.GetAndHead(token, "/ssh-keys", s.listKeys)
-	token.POST("/ssh-keys", s.addKey)
-	token.DELETE("/ssh-keys/:id", s.deleteKey)
+	token.POST("/ssh-keys", s.requireScope(registry.ScopeKeys), s.addKey)
+	token.DELETE("/ssh-keys/:id", s.requireScope(registry.ScopeKeys), s.deleteKey)
 	s.routeLifecycle(token)
+	tokens := token.Group("/tokens", s.requireScope(registry.ScopeTokens))
+	httpx.GetAndHead(tokens, "", s.listTokens)
+	tokens.POST("", s.createToken)
+	tokens.DELETE("/:id", s.revokeToken)
 }
 
 func (s *Server) serveMetrics(c *gin.Context) {
@@ -109,6 +115,7 @@ func (s *Server) publish(c *gin.Context) {
 		return
 	}
 	defer release()
+	req.Token = apiToken(c)
 	p, created, err := s.svc.Publish(c, account(c), req)
 	s.shared.Metrics.RecordPublish("token", created, err)
 	if err != nil {

@@ -11,7 +11,10 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-const accountKey = "pact.account"
+const (
+	accountKey = "pact.account"
+	tokenKey   = "pact.token"
+)
 
 // requireToken is the one auth middleware of the token routes. It accepts
 // "Authorization: Bearer <token>" and "X-Pact-Token: <token>" alike.
@@ -32,6 +35,7 @@ func (s *Server) requireToken(c *gin.Context) {
 		return
 	}
 	c.Set(accountKey, acct)
+	c.Set(tokenKey, token)
 	c.Next()
 }
 
@@ -48,4 +52,10 @@ func tokenFromRequest(c *gin.Context) string {
 // account is the account requireToken authenticated.
 func account(c *gin.Context) *registry.Account {
 	return c.MustGet(accountKey).(*registry.Account)
+}
+
+// apiToken is the token requireToken authenticated, whose scopes
+// requireScope checks.
+func apiToken(c *gin.Context) *registry.Token {
+	return c.MustGet(tokenKey).(*registry.Token)
 }

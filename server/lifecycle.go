@@ -19,9 +19,10 @@ import (
 const maxLifecycleBodyBytes = 16 << 10
 
 func (s *Server) routeLifecycle(token *gin.RouterGroup) {
-	token.POST("/packages/:owner/:pack/versions/:version/yank", s.yankVersion)
-	token.POST("/packages/:owner/:pack/versions/:version/unyank", s.unyankVersion)
-	token.POST("/packages/:owner/:pack/deprecate", s.deprecatePackage)
+	yank := s.requireScope(registry.ScopeYank)
+	token.POST("/packages/:owner/:pack/versions/:version/yank", yank, s.yankVersion)
+	token.POST("/packages/:owner/:pack/versions/:version/unyank", yank, s.unyankVersion)
+	token.POST("/packages/:owner/:pack/deprecate", yank, s.deprecatePackage)
 }
 
 func (s *Server) yankVersion(c *gin.Context) {

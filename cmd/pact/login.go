@@ -25,7 +25,8 @@ func newLoginCmd(f *factory, runF func(context.Context, *loginOptions) error) *c
 		Long: `Check an API token against the registry and store it, with the host, in
 $XDG_CONFIG_HOME/pact/config.yaml (mode 0600).
 
-Make a token in the registry's dashboard, or on the server with
+Make a token in the registry's dashboard, with 'pact token create' while
+logged in with a token that has the tokens scope, or on the server with
 'pactd token create'. Pass it on standard input with --token-stdin
 (best: it stays out of your shell history), with --token, or paste it
 when asked on a terminal.`,

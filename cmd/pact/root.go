@@ -86,7 +86,7 @@ func newRootCmd(f *factory) *cobra.Command {
 		Short: "Publish and fetch pack documents on a pact registry",
 		Long: `pact publishes pack documents (*.pact.md) to a pact registry, lists and
 fetches them, yanks versions and deprecates packages, and manages the SSH
-keys used for signed publishing.
+keys used for signed publishing and the API tokens of your account.
 
 Configuration comes from flags, then the environment (PACT_HOST,
 PACT_TOKEN), then the config file written by 'pact login'
@@ -133,6 +133,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed,
 		newUnyankCmd(f, nil),
 		newDeprecateCmd(f, nil),
 		newKeysCmd(f),
+		newTokenCmd(f),
 		newValidateCmd(f, nil),
 		newCompletionCmd(f),
 		newVersionCmd(f, nil),

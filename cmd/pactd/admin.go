@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -86,15 +85,18 @@ func newTokenCmd() *cobra.Command {
 		Use:   "create",
 		Short: "Create an API token and print it",
 		Long: `Create an API token for an account and print it alone on standard output, for
-scripts. The token is shown only this once; pact stores only its SHA-256.`,
-		Example: `  PACT_TOKEN=$(pactd token create --user alice --name ci)`,
-		Args:    cobra.NoArgs,
+scripts. The token is shown only this once; pact stores only its SHA-256.
+Without --scope it holds every scope; --scope and --package limit it as
+'pact token create' does. Without --expires-in it never expires.`,
+		Example: `  PACT_TOKEN=$(pactd token create --user alice --name ci)
+  pactd token create --user alice --name ci --scope publish --package 'widget-*' --expires-in 30d`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			username, _ := cmd.Flags().GetString("user")
 			name, _ := cmd.Flags().GetString("name")
-			expiresIn, _ := cmd.Flags().GetDuration("expires-in")
-			if expiresIn < 0 {
-				return usageError{errors.New("--expires-in must be positive")}
+			spec, err := tokenSpecFlags(cmd, name)
+			if err != nil {
+				return err
 			}
 			svc, closeStore, err := openService(cmd.Context(), cmd)
 			if err != nil {
@@ -105,12 +107,7 @@ scripts. The token is shown only this once; pact stores only its SHA-256.`,
 			if err != nil {
 				return err
 			}
-			var expiresAt *time.Time
-			if expiresIn > 0 {
-				t := time.Now().Add(expiresIn).UTC()
-				expiresAt = &t
-			}
-			secret, _, err := svc.CreateToken(cmd.Context(), acct.ID, name, expiresAt)
+			secret, _, err := svc.IssueToken(cmd.Context(), acct.ID, nil, spec)
 			if err != nil {
 				return err
 			}
@@ -121,9 +118,11 @@ scripts. The token is shown only this once; pact stores only its SHA-256.`,
 	create.Flags().String("db", defaultDB, "SQLite file path, or a postgres:// URL")
 	create.Flags().String("user", "", "username of the account (required)")
 	create.Flags().String("name", "cli", "label of the token")
-	create.Flags().Duration("expires-in", 0, "lifetime, e.g. 720h (default: no expiry)")
+	create.Flags().String("expires-in", "never", "lifetime: days (30d or 30), a duration (720h) or never")
+	create.Flags().StringArray("scope", nil, "a scope the token holds: publish, yank, keys, tokens, or none (repeatable; default: every scope)")
+	create.Flags().StringArray("package", nil, "a pack-name glob the publish and yank scopes are limited to (repeatable; default: every pack)")
 	_ = create.MarkFlagRequired("user")
-	token.AddCommand(create)
+	token.AddCommand(create, newTokenListCmd(), newTokenRevokeCmd())
 	return token
 }
 

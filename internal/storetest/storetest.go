@@ -24,6 +24,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Ping", s.testPing)
 	t.Run("Accounts", s.testAccounts)
 	t.Run("Tokens", s.testTokens)
+	t.Run("TokenScopes", s.testTokenScopes)
 	t.Run("SSHKeys", s.testSSHKeys)
 	t.Run("Publish", s.testPublish)
 	t.Run("Nonces", s.testNonces)

@@ -176,3 +176,64 @@ func (su suite) testTokens(t *testing.T) {
 		wantCode(t, "TouchToken of a missing token", s.TouchToken(ctx(), tok.ID+1000, at(10)), registry.NotFound)
 	})
 }
+
+// testTokenScopes: scopes and package globs are kept as given, and nil
+// (every scope, every pack) stays distinct from an empty list (none).
+func (su suite) testTokenScopes(t *testing.T) {
+	t.Run("scopes and packages are stored as given", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		cases := []struct {
+			name     string
+			scopes   []registry.Scope
+			packages []string
+		}{
+			{"full power", nil, nil},
+			{"no scope at all", []registry.Scope{}, nil},
+			{"publish to some packs", []registry.Scope{registry.ScopePublish, registry.ScopeYank}, []string{"widget-*", "gadget", "[ab]?c"}},
+			{"every scope listed", registry.Scopes, nil},
+		}
+		for i, c := range cases {
+			tok := &registry.Token{AccountID: alice.ID, Name: c.name, Hash: tokenHash(c.name), CreatedAt: at(i), Scopes: c.scopes, Packages: c.packages}
+			if err := s.CreateToken(ctx(), tok); err != nil {
+				t.Fatalf("%s: CreateToken: %v", c.name, err)
+			}
+			byHash, err := s.TokenByHash(ctx(), tokenHash(c.name))
+			if err != nil {
+				t.Fatalf("%s: TokenByHash: %v", c.name, err)
+			}
+			byID, err := s.TokenByID(ctx(), tok.ID)
+			if err != nil {
+				t.Fatalf("%s: TokenByID: %v", c.name, err)
+			}
+			for how, got := range map[string]*registry.Token{"TokenByHash": byHash, "TokenByID": byID} {
+				if (got.Scopes == nil) != (c.scopes == nil) || !slices.Equal(got.Scopes, c.scopes) {
+					t.Errorf("%s: %s scopes = %#v, want %#v", c.name, how, got.Scopes, c.scopes)
+				}
+				if (got.Packages == nil) != (c.packages == nil) || !slices.Equal(got.Packages, c.packages) {
+					t.Errorf("%s: %s packages = %#v, want %#v", c.name, how, got.Packages, c.packages)
+				}
+			}
+		}
+		listed, err := s.ListTokens(ctx(), alice.ID)
+		if err != nil {
+			t.Fatalf("ListTokens: %v", err)
+		}
+		if len(listed) != len(cases) || listed[0].Name != "every scope listed" || !slices.Equal(listed[0].Scopes, registry.Scopes) ||
+			listed[3].Scopes != nil || listed[2].Scopes == nil || len(listed[2].Scopes) != 0 {
+			t.Errorf("ListTokens = %+v, want the four tokens newest first with their scopes", listed)
+		}
+	})
+
+	t.Run("a token is found by its id", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		tok := createToken(t, s, alice, "laptop", t0)
+		got, err := s.TokenByID(ctx(), tok.ID)
+		if err != nil || got.AccountID != alice.ID || got.Name != "laptop" || !bytes.Equal(got.Hash, tok.Hash) {
+			t.Errorf("TokenByID = %+v, %v", got, err)
+		}
+		_, err = s.TokenByID(ctx(), tok.ID+1000)
+		wantCode(t, "TokenByID of a missing token", err, registry.NotFound)
+	})
+}

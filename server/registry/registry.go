@@ -26,6 +26,13 @@ type Token struct {
 	LastUsedAt *time.Time
 	ExpiresAt  *time.Time
 	RevokedAt  *time.Time
+	// Scopes the token holds; nil holds every scope, present and future
+	// (tokens made before scopes, or without choosing), an empty list
+	// none. See scope.go and docs/protocol.md, Token scopes.
+	Scopes []Scope
+	// Packages limits the publish and yank scopes to packs matching one of
+	// these path.Match globs; nil: every pack.
+	Packages []string
 }
 
 // Active reports whether the token may authenticate at now.

@@ -68,6 +68,9 @@ type PublishRequest struct {
 	Name        string
 	Description string
 	FileName    string // of a multipart upload; the last-resort name
+	// Token is the API token a publish came with, whose publish scope
+	// must allow the pack; nil for a signed publish or an admin.
+	Token *Token
 }
 
 // Publish parses a document and stores it as a version of one of owner's
@@ -76,6 +79,11 @@ func (s *Service) Publish(ctx context.Context, owner *Account, req PublishReques
 	in, err := s.preparePublish(owner, req)
 	if err != nil {
 		return nil, false, err
+	}
+	if req.Token != nil {
+		if err := req.Token.Authorize(ScopePublish, in.PackSlug); err != nil {
+			return nil, false, err
+		}
 	}
 	pkg, created, err := s.store.Publish(ctx, in)
 	if err != nil {

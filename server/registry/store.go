@@ -35,10 +35,14 @@ type AccountStore interface {
 }
 
 type TokenStore interface {
-	// CreateToken sets t.ID and stores t.
+	// CreateToken sets t.ID and stores t, its Scopes and Packages
+	// included: nil stays nil (every scope, every pack) and an empty
+	// Scopes stays empty.
 	CreateToken(ctx context.Context, t *Token) error
 	// TokenByHash finds a token by the SHA-256 of its text, revoked or not.
 	TokenByHash(ctx context.Context, hash []byte) (*Token, error)
+	// TokenByID finds a token by its id, revoked or not; NotFound otherwise.
+	TokenByID(ctx context.Context, id int64) (*Token, error)
 	// ListTokens lists an account's tokens, newest first.
 	ListTokens(ctx context.Context, accountID int64) ([]Token, error)
 	// RevokeToken revokes one of accountID's tokens; NotFound when the

@@ -36,25 +36,93 @@ func NewSecret(prefix string, n int) string {
 	return b.String()
 }
 
-// CreateToken makes a new API token. The secret is returned once and only
-// its hash is stored.
+// CreateToken makes a new API token with every scope. The secret is
+// returned once and only its hash is stored.
 func (s *Service) CreateToken(ctx context.Context, accountID int64, name string, expiresAt *time.Time) (string, *Token, error) {
+	t, err := s.newToken(accountID, name, nil, nil, expiresAt)
+	if err != nil {
+		return "", nil, err
+	}
+	return s.storeToken(ctx, t)
+}
+
+// IssueToken makes a new API token as spec says. maker is the token the
+// request came with, nil when the account itself asks (the dashboard, the
+// host's pactd): a token needs the tokens scope and may not make a token
+// with more power than it holds (checkIssue).
+func (s *Service) IssueToken(ctx context.Context, accountID int64, maker *Token, spec TokenSpec) (string, *Token, error) {
+	if maker != nil {
+		if err := maker.Authorize(ScopeTokens, ""); err != nil {
+			return "", nil, err
+		}
+	}
+	scopes, err := ParseScopes(spec.Scopes)
+	if err != nil {
+		return "", nil, err
+	}
+	packages, err := ParsePackages(spec.Packages)
+	if err != nil {
+		return "", nil, err
+	}
+	expiresAt := spec.ExpiresAt
+	if d := spec.ExpiresInDays; d != nil {
+		if *d < 1 || *d > MaxTokenDays {
+			return "", nil, Errorf(Invalid, "expires_in_days must be between 1 and %d, or null for a token that never expires", MaxTokenDays)
+		}
+		at := s.now().AddDate(0, 0, *d)
+		expiresAt = &at
+	} else if expiresAt != nil && expiresAt.After(s.now().AddDate(0, 0, MaxTokenDays)) {
+		return "", nil, Errorf(Invalid, "a token expires within %d days at most", MaxTokenDays)
+	}
+	t, err := s.newToken(accountID, spec.Name, scopes, packages, expiresAt)
+	if err != nil {
+		return "", nil, err
+	}
+	if packages != nil && !holdsPackScope(t) {
+		return "", nil, Errorf(Invalid, "packages limits the publish and yank scopes: add one of them to scopes, or leave packages out")
+	}
+	if maker != nil {
+		if err := checkIssue(maker, t); err != nil {
+			return "", nil, err
+		}
+	}
+	tokens, err := s.store.ListTokens(ctx, accountID)
+	if err != nil {
+		return "", nil, err
+	}
+	active := 0
+	for i := range tokens {
+		if tokens[i].Active(t.CreatedAt) {
+			active++
+		}
+	}
+	if active >= MaxActiveTokens {
+		return "", nil, Errorf(Conflict, "this account holds %d active tokens, the most it may; revoke some first", active)
+	}
+	return s.storeToken(ctx, t)
+}
+
+func (s *Service) newToken(accountID int64, name string, scopes []Scope, packages []string, expiresAt *time.Time) (*Token, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = "token"
 	}
 	if err := checkLabel("token name", name, 100, false); err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	if len(name) > 100 {
-		return "", nil, Errorf(Invalid, "token name must be at most 100 characters")
+		return nil, Errorf(Invalid, "token name must be at most 100 characters")
 	}
 	now := s.now()
 	if expiresAt != nil && !expiresAt.After(now) {
-		return "", nil, Errorf(Invalid, "token expiry must be in the future")
+		return nil, Errorf(Invalid, "token expiry must be in the future")
 	}
+	return &Token{AccountID: accountID, Name: name, CreatedAt: now, ExpiresAt: expiresAt, Scopes: scopes, Packages: packages}, nil
+}
+
+func (s *Service) storeToken(ctx context.Context, t *Token) (string, *Token, error) {
 	secret := NewSecret(TokenPrefix, tokenRandomLength)
-	t := &Token{AccountID: accountID, Name: name, Hash: hashSecret(secret), CreatedAt: now, ExpiresAt: expiresAt}
+	t.Hash = hashSecret(secret)
 	if err := s.store.CreateToken(ctx, t); err != nil {
 		return "", nil, err
 	}
@@ -75,6 +143,10 @@ func (s *Service) AuthenticateToken(ctx context.Context, secret string) (*Accoun
 		return nil, nil, err
 	}
 	now := s.now()
+	if t.RevokedAt == nil && t.ExpiresAt != nil && !now.Before(*t.ExpiresAt) {
+		// Only the holder of the secret reads this, so it may say why.
+		return nil, nil, Errorf(Unauthorized, "this API token expired at %s; make a new one", t.ExpiresAt.UTC().Format(time.RFC3339))
+	}
 	if !t.Active(now) {
 		return nil, nil, ErrBadToken
 	}
@@ -90,7 +162,8 @@ func (s *Service) AuthenticateToken(ctx context.Context, secret string) (*Accoun
 	return acct, t, nil
 }
 
-// ErrBadToken answers every missing, unknown, revoked or expired token.
+// ErrBadToken answers every missing, unknown or revoked token; an expired
+// one is told that it expired.
 var ErrBadToken = &Error{Code: Unauthorized, Message: "missing or invalid API token"}
 
 // ListTokens lists an account's tokens, newest first.
@@ -102,4 +175,17 @@ func (s *Service) ListTokens(ctx context.Context, accountID int64) ([]Token, err
 // token does not exist or belongs to someone else.
 func (s *Service) RevokeToken(ctx context.Context, accountID, tokenID int64) error {
 	return s.store.RevokeToken(ctx, accountID, tokenID, s.now())
+}
+
+// RevokeTokenByID revokes any account's token, for the host's pactd token
+// revoke; it returns the token's account. NotFound when there is no such token.
+func (s *Service) RevokeTokenByID(ctx context.Context, tokenID int64) (*Account, error) {
+	t, err := s.store.TokenByID(ctx, tokenID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.RevokeToken(ctx, t.AccountID, tokenID, s.now()); err != nil {
+		return nil, err
+	}
+	return s.store.AccountByID(ctx, t.AccountID)
 }

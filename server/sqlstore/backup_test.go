@@ -54,7 +54,9 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	expires, revoked, used := at(60*24), at(30), at(20)
 	for i, tok := range []*registry.Token{
 		{AccountID: alice.ID, Name: "laptop", CreatedAt: at(2)},
-		{AccountID: alice.ID, Name: "ci", CreatedAt: at(3), ExpiresAt: &expires, LastUsedAt: &used},
+		{AccountID: alice.ID, Name: "ci", CreatedAt: at(3), ExpiresAt: &expires, LastUsedAt: &used,
+			Scopes: []registry.Scope{registry.ScopePublish, registry.ScopeYank}, Packages: []string{"widget-*", "gadget"}},
+		{AccountID: alice.ID, Name: "read-only", CreatedAt: at(3), Scopes: []registry.Scope{}},
 		{AccountID: bob.ID, Name: "old", CreatedAt: at(4), RevokedAt: &revoked},
 	} {
 		tok.Hash = bytes.Repeat([]byte{byte(i), 0x00, 0xff}, 11)[:32]
@@ -157,7 +159,7 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 					t.Fatalf("Restore: %v", err)
 				}
 				// The nonce of the deleted key is remembered too.
-				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 3, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1}
+				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 4, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1}
 				if counts != want {
 					t.Errorf("Restore counts %s, want %s", counts, want)
 				}

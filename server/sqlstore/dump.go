@@ -16,18 +16,19 @@ import (
 // of SQLite restores into PostgreSQL and back. Binary columns (document
 // content, token and session hashes) are base64, so every byte survives.
 //
-//	{"format":"pact-dump","version":2,"created_at":"...","source":"sqlite"}
+//	{"format":"pact-dump","version":3,"created_at":"...","source":"sqlite"}
 //	{"type":"account","id":1,"email":"alice@example.com",...}
 //	...
 //	{"type":"end","counts":{"accounts":1,...}}
 //
 // Version 2 added the signed lines and public key of signed versions, and
 // keeps spent nonces by key fingerprint instead of key id. Restore still
-// reads version 1 (see restore.go).
+// reads versions 1 and 2 (see restore.go).
 //
-// Version 3 added yanks (yanked_at and yank_reason of versions) and
-// deprecations (deprecated of packages); restoring an older dump leaves
-// nothing yanked or deprecated.
+// Version 3 added yanks (yanked_at and yank_reason of versions),
+// deprecations (deprecated of packages), and the scopes and packages of
+// tokens (null in older dumps: every scope, every pack); restoring an older
+// dump leaves nothing yanked or deprecated.
 const (
 	DumpFormat  = "pact-dump"
 	DumpVersion = 3
@@ -99,7 +100,7 @@ type table struct {
 var tables = []table{
 	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at`, `id`, true,
 		func() record { return new(accountRecord) }, func(c *BackupCounts) *int64 { return &c.Accounts }},
-	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at`, `id`, true,
+	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages`, `id`, true,
 		func() record { return new(tokenRecord) }, func(c *BackupCounts) *int64 { return &c.Tokens }},
 	{"ssh_keys", "ssh_key", "SSH keys", `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`, `id`, true,
 		func() record { return new(sshKeyRecord) }, func(c *BackupCounts) *int64 { return &c.SSHKeys }},
@@ -159,13 +160,19 @@ type tokenRecord struct {
 	LastUsedAt *time.Time `json:"last_used_at"`
 	ExpiresAt  *time.Time `json:"expires_at"`
 	RevokedAt  *time.Time `json:"revoked_at"`
+	// Scopes and Packages are the columns as stored: words separated by
+	// spaces, null for every scope or every pack (version 3; absent from
+	// older dumps, whose tokens keep every scope).
+	Scopes   *string `json:"scopes"`
+	Packages *string `json:"packages"`
 }
 
 func (r *tokenRecord) dest() []any {
-	return []any{&r.ID, &r.AccountID, &r.Name, &r.Hash, &r.CreatedAt, &r.LastUsedAt, &r.ExpiresAt, &r.RevokedAt}
+	return []any{&r.ID, &r.AccountID, &r.Name, &r.Hash, &r.CreatedAt, &r.LastUsedAt, &r.ExpiresAt, &r.RevokedAt, &r.Scopes, &r.Packages}
 }
 func (r *tokenRecord) args() []any {
-	return []any{r.ID, r.AccountID, r.Name, r.Hash, r.CreatedAt.UTC(), nullable(r.LastUsedAt), nullable(r.ExpiresAt), nullable(r.RevokedAt)}
+	return []any{r.ID, r.AccountID, r.Name, r.Hash, r.CreatedAt.UTC(), nullable(r.LastUsedAt), nullable(r.ExpiresAt), nullable(r.RevokedAt),
+		nullable(r.Scopes), nullable(r.Packages)}
 }
 func (r *tokenRecord) normalize() {
 	r.CreatedAt = r.CreatedAt.UTC()

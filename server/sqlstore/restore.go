@@ -296,6 +296,10 @@ func notBeforeVersion3(rec record) error {
 		if r.Deprecated != "" {
 			return errors.New("deprecated is not part of format versions before 3")
 		}
+	case *tokenRecord:
+		if r.Scopes != nil || r.Packages != nil {
+			return errors.New("scopes and packages are not part of format versions before 3")
+		}
 	}
 	return nil
 }

@@ -3,22 +3,56 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/pact-registry/pact/server/registry"
 )
 
-const tokenColumns = `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at`
+const tokenColumns = `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages`
 
 func scanToken(row scanner) (*registry.Token, error) {
 	var t registry.Token
 	var lastUsed, expires, revoked sql.NullTime
-	if err := row.Scan(&t.ID, &t.AccountID, &t.Name, &t.Hash, &t.CreatedAt, &lastUsed, &expires, &revoked); err != nil {
+	var scopes, packages sql.NullString
+	if err := row.Scan(&t.ID, &t.AccountID, &t.Name, &t.Hash, &t.CreatedAt, &lastUsed, &expires, &revoked, &scopes, &packages); err != nil {
 		return nil, err
 	}
 	t.CreatedAt = t.CreatedAt.UTC()
 	t.LastUsedAt, t.ExpiresAt, t.RevokedAt = timePtr(lastUsed), timePtr(expires), timePtr(revoked)
+	if words := splitWords(scopes); words != nil {
+		t.Scopes = make([]registry.Scope, len(words))
+		for i, w := range words {
+			t.Scopes[i] = registry.Scope(w)
+		}
+	}
+	t.Packages = splitWords(packages)
 	return &t, nil
+}
+
+// Scopes and package globs are stored as words separated by single spaces
+// (neither can hold a space); NULL is nil (every scope, every pack) and ”
+// an empty list. See migrations/*/0004_token_scopes.sql.
+func splitWords(s sql.NullString) []string {
+	if !s.Valid {
+		return nil
+	}
+	words := strings.Fields(s.String)
+	if words == nil {
+		words = []string{}
+	}
+	return words
+}
+
+func joinWords[T ~string](words []T) any {
+	if words == nil {
+		return nil
+	}
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = string(w)
+	}
+	return strings.Join(parts, " ")
 }
 
 // CreateToken stores t and sets t.ID. NotFound when the account does not
@@ -27,9 +61,10 @@ func (s *Store) CreateToken(ctx context.Context, t *registry.Token) error {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	t.CreatedAt = dbTime(t.CreatedAt)
-	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO tokens (account_id, name, hash, created_at, last_used_at, expires_at, revoked_at)
-VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		t.AccountID, t.Name, t.Hash, t.CreatedAt, nullTime(t.LastUsedAt), nullTime(t.ExpiresAt), nullTime(t.RevokedAt)).Scan(&t.ID)
+	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO tokens (account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		t.AccountID, t.Name, t.Hash, t.CreatedAt, nullTime(t.LastUsedAt), nullTime(t.ExpiresAt), nullTime(t.RevokedAt),
+		joinWords(t.Scopes), joinWords(t.Packages)).Scan(&t.ID)
 	switch {
 	case err == nil:
 		return nil
@@ -49,6 +84,20 @@ func (s *Store) TokenByHash(ctx context.Context, hash []byte) (*registry.Token, 
 	t, err := scanToken(s.read.QueryRowContext(ctx, s.q(`SELECT `+tokenColumns+` FROM tokens WHERE hash = ?`), hash))
 	if errNoRows(err) {
 		return nil, notFound("no such token")
+	}
+	if err != nil {
+		return nil, s.fault("read token", err)
+	}
+	return t, nil
+}
+
+// TokenByID finds a token by its id, revoked or expired ones included.
+func (s *Store) TokenByID(ctx context.Context, id int64) (*registry.Token, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	t, err := scanToken(s.read.QueryRowContext(ctx, s.q(`SELECT `+tokenColumns+` FROM tokens WHERE id = ?`), id))
+	if errNoRows(err) {
+		return nil, notFound("no token with id %d", id)
 	}
 	if err != nil {
 		return nil, s.fault("read token", err)

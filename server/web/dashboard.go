@@ -2,9 +2,10 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
+	"unicode"
 
 	"github.com/gin-gonic/gin"
 
@@ -35,26 +36,46 @@ var notices = map[string]string{
 
 type tokenRow struct {
 	registry.Token
-	Status string // active, revoked or expired
+	Status   string // active, revoked or expired
+	Scopes   string // "all", "none" or the scopes, for people
+	Packages string // "all" or the globs
 }
 
+// tokenScopes are the scopes the token form offers, with what each allows.
+var tokenScopes = []struct {
+	Value string
+	Label string
+}{
+	{string(registry.ScopePublish), "publish: publish versions"},
+	{string(registry.ScopeYank), "yank: yank, un-yank, deprecate"},
+	{string(registry.ScopeKeys), "keys: add and delete SSH keys"},
+	{string(registry.ScopeTokens), "tokens: create, list and revoke tokens"},
+}
+
+// defaultLifetime is the expiry the token form offers first, as pact token
+// create does (docs/protocol.md, Token scopes).
+const defaultLifetime = "90"
+
 type dashboardData struct {
-	Notice    string
-	Error     string
-	NewToken  string // the secret of a token made just now, shown once
-	TokenName string // form values to show again after an error
-	Lifetime  string
-	KeyName   string
-	PublicKey string
-	Lifetimes any
-	Tokens    []tokenRow
-	Keys      []registry.SSHKey
-	Packages  []packageView
-	More      bool // the account has more packages than are listed
+	Notice        string
+	Error         string
+	NewToken      string // the secret of a token made just now, shown once
+	TokenName     string // form values to show again after an error
+	Lifetime      string
+	TokenScopes   []string // the scopes ticked
+	TokenPackages string
+	ScopeList     any
+	KeyName       string
+	PublicKey     string
+	Lifetimes     any
+	Tokens        []tokenRow
+	Keys          []registry.SSHKey
+	Packages      []packageView
+	More          bool // the account has more packages than are listed
 }
 
 func (pages *Pages) dashboard(c *gin.Context) {
-	pages.renderDashboard(c, http.StatusOK, &dashboardData{Notice: notices[c.Query("done")]})
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{Notice: notices[c.Query("done")], Lifetime: defaultLifetime})
 }
 
 func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData) {
@@ -66,7 +87,20 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 	}
 	now := pages.now()
 	for _, t := range tokens {
-		row := tokenRow{Token: t, Status: "active"}
+		row := tokenRow{Token: t, Status: "active", Scopes: "all", Packages: "all"}
+		if t.Scopes != nil {
+			row.Scopes = "none"
+			if len(t.Scopes) > 0 {
+				names := make([]string, len(t.Scopes))
+				for i, sc := range t.Scopes {
+					names[i] = string(sc)
+				}
+				row.Scopes = strings.Join(names, ", ")
+			}
+		}
+		if t.Packages != nil {
+			row.Packages = strings.Join(t.Packages, ", ")
+		}
 		switch {
 		case t.RevokedAt != nil:
 			row.Status = "revoked"
@@ -89,27 +123,43 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 	}
 	d.More = next != ""
 	d.Lifetimes = tokenLifetimes
+	type scopeBox struct {
+		Value, Label string
+		Checked      bool
+	}
+	var boxes []scopeBox
+	for _, sc := range tokenScopes {
+		boxes = append(boxes, scopeBox{Value: sc.Value, Label: sc.Label, Checked: slices.Contains(d.TokenScopes, sc.Value)})
+	}
+	d.ScopeList = boxes
 	pages.render(c, status, "dashboard.html", "", d)
 }
 
 func (pages *Pages) createToken(c *gin.Context) {
 	acct := pages.currentAccount(c)
-	d := &dashboardData{TokenName: strings.TrimSpace(c.PostForm("name")), Lifetime: c.PostForm("expires_in_days")}
-	var expiresAt *time.Time
+	d := &dashboardData{TokenName: strings.TrimSpace(c.PostForm("name")), Lifetime: c.PostForm("expires_in_days"),
+		TokenScopes: c.PostFormArray("scope"), TokenPackages: strings.TrimSpace(c.PostForm("packages"))}
+	// No scope ticked gives every scope, as tokens made before scopes have.
+	spec := registry.TokenSpec{Name: d.TokenName}
+	if len(d.TokenScopes) > 0 {
+		spec.Scopes = d.TokenScopes
+	}
+	if globs := strings.FieldsFunc(d.TokenPackages, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }); len(globs) > 0 {
+		spec.Packages = globs
+	}
 	if d.Lifetime != "" {
 		days, err := strconv.Atoi(d.Lifetime)
-		if err != nil || days < 1 || days > 3650 {
+		if err != nil || days < 1 || days > registry.MaxTokenDays {
 			d.Error = "Choose when the token expires from the list."
 			pages.renderDashboard(c, http.StatusBadRequest, d)
 			return
 		}
-		at := pages.now().Add(time.Duration(days) * 24 * time.Hour)
-		expiresAt = &at
+		spec.ExpiresInDays = &days
 	}
-	secret, _, err := pages.svc.CreateToken(c, acct.ID, d.TokenName, expiresAt)
-	if registry.IsCode(err, registry.Invalid) {
+	secret, _, err := pages.svc.IssueToken(c, acct.ID, nil, spec)
+	if registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict) {
 		d.Error = registry.ErrorMessage(err)
-		pages.renderDashboard(c, http.StatusBadRequest, d)
+		pages.renderDashboard(c, httpx.Status(err), d)
 		return
 	}
 	if err != nil {
@@ -118,7 +168,7 @@ func (pages *Pages) createToken(c *gin.Context) {
 	}
 	// The secret is on this page only: it is not stored, so the answer to
 	// this POST must not be cached anywhere (requireLogin set no-store).
-	pages.renderDashboard(c, http.StatusOK, &dashboardData{NewToken: secret})
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{NewToken: secret, Lifetime: defaultLifetime})
 }
 
 func (pages *Pages) revokeToken(c *gin.Context) {

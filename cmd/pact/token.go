@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+func newTokenCmd(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "token <command>",
+		Short: "Create, list and revoke API tokens",
+		Long: `Manage the API tokens of your account. A token holds scopes: publish
+(optionally limited to packs by --package globs), yank (yank, un-yank and
+deprecate, limited by the same globs), keys (add and remove SSH keys) and
+tokens (create, list and revoke tokens). A token made without --scope holds
+every scope. Any active token may read (whoami, keys list).
+
+These commands need a token with the tokens scope, and a token cannot make
+a token with more power than it holds.`,
+		Example: `  $ pact token create --name ci --scope publish --package 'widget-*' --expires-in 30d
+  $ pact token list
+  $ pact token revoke 7`,
+		Args: noSubcommandArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newTokenCreateCmd(f, nil), newTokenListCmd(f, nil), newTokenRevokeCmd(f, nil))
+	return cmd
+}
+
+// maxTokenDays is the longest lifetime the registry gives a token.
+const maxTokenDays = 3650
+
+// parseExpiresIn reads --expires-in: a number of days, with or without a
+// trailing "d", or "never" (0).
+func parseExpiresIn(s string) (int, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	if v == "never" {
+		return 0, nil
+	}
+	days, err := strconv.Atoi(strings.TrimSuffix(v, "d"))
+	if err != nil || days < 1 || days > maxTokenDays || strings.HasPrefix(v, "+") {
+		return 0, usageErrorf("--expires-in %q is not a lifetime: give days from 1 to %d, as 30d or 30, or never", s, maxTokenDays)
+	}
+	return days, nil
+}
+
+// describeScopes says what a token's scopes and packages allow, for people.
+func describeScopes(scopes, packages *[]string) (string, string) {
+	s, p := "all", "all"
+	if scopes != nil {
+		s = strings.Join(*scopes, ",")
+		if s == "" {
+			s = "none (read only)"
+		}
+	}
+	if packages != nil {
+		p = strings.Join(*packages, ",")
+	}
+	return s, p
+}
+
+func tokenStatus(t client.Token, now time.Time) string {
+	switch {
+	case t.Revoked:
+		return "revoked"
+	case t.ExpiresAt != nil && !now.Before(*t.ExpiresAt):
+		return "expired"
+	}
+	return "active"
+}
+
+func optionalTime(t *time.Time, none string) string {
+	if t == nil {
+		return none
+	}
+	return formatTime(*t)
+}
+
+// printTokens prints tokens as a table for people.
+func printTokens(w io.Writer, tokens []client.Token, now time.Time) error {
+	t := newTable(w)
+	fmt.Fprintln(t, "ID\tNAME\tSCOPES\tPACKAGES\tCREATED\tEXPIRES\tLAST USED\tSTATUS")
+	for _, tok := range tokens {
+		scopes, packages := describeScopes(tok.Scopes, tok.Packages)
+		writeRow(t, strconv.FormatInt(tok.ID, 10), orDash(tok.Name), scopes, packages, formatTime(tok.CreatedAt),
+			optionalTime(tok.ExpiresAt, "never"), optionalTime(tok.LastUsedAt, "never"), tokenStatus(tok, now))
+	}
+	return t.Flush()
+}

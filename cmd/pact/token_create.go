@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+type tokenCreateOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Name      string
+	Scopes    []string
+	Packages  []string
+	ExpiresIn string
+	JSON      bool
+}
+
+func newTokenCreateCmd(f *factory, runF func(context.Context, *tokenCreateOptions) error) *cobra.Command {
+	opts := &tokenCreateOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "create",
+		Short: "Create an API token and print it once",
+		Long: `Create an API token for your account and print its secret alone on standard
+output, for scripts. The registry keeps only its hash: it is shown only
+this once.
+
+--scope gives one scope (publish, yank, keys, tokens) and may be repeated;
+without it the token holds every scope, and --scope none makes a token
+that can only read. --package limits the publish and
+yank scopes to packs whose slug matches a glob (* ? [a-z], as Go's
+path.Match) and may be repeated. --expires-in is a number of days (30d or
+30, at most 3650) or never; the default is 90d.`,
+		Example: `  $ pact token create --name ci --scope publish --package 'widget-*' --expires-in 30d
+  $ pact token create --name laptop --scope publish --scope yank --scope keys
+  $ PACT_TOKEN=$(pact token create --name deploy --scope publish --expires-in 7)`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case !cmd.Flags().Changed("scope"):
+				opts.Scopes = nil
+			case slices.Contains(opts.Scopes, "none"):
+				if len(opts.Scopes) > 1 {
+					return usageErrorf("--scope none makes a token that can only read: give it alone")
+				}
+				opts.Scopes = []string{}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runTokenCreate(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Name, "name", "", "label of the token (default: token)")
+	cmd.Flags().StringArrayVar(&opts.Scopes, "scope", nil, "a scope the token holds: publish, yank, keys, tokens, or none (repeatable; default: every scope)")
+	cmd.Flags().StringArrayVar(&opts.Packages, "package", nil, "a pack-name glob the publish and yank scopes are limited to (repeatable; default: every pack)")
+	cmd.Flags().StringVar(&opts.ExpiresIn, "expires-in", "90d", "lifetime in days (30d or 30, at most 3650), or never")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func runTokenCreate(ctx context.Context, opts *tokenCreateOptions) error {
+	days, err := parseExpiresIn(opts.ExpiresIn)
+	if err != nil {
+		return err
+	}
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	made, err := c.CreateToken(ctx, client.TokenOptions{Name: opts.Name, Scopes: opts.Scopes, Packages: opts.Packages, ExpiresInDays: days})
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, made)
+	}
+	// The secret alone on stdout, so $(pact token create) is the token.
+	fmt.Fprintln(opts.IO.Out, made.Token)
+	scopes, packages := describeScopes(made.Scopes, made.Packages)
+	opts.IO.success("Created token %d (%s): scopes %s; packages %s; expires %s", made.ID, made.Name, scopes, packages,
+		optionalTime(made.ExpiresAt, "never"))
+	if opts.IO.stdoutTTY {
+		opts.IO.info("Copy it now: it is not shown again. To use it here, run 'pact login' and paste it (or 'pact login --token-stdin' from a file).")
+	}
+	return nil
+}

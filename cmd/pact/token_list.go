@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+type tokenListOptions struct {
+	IO      *iostreams
+	Factory *factory
+	JSON    bool
+}
+
+func newTokenListCmd(f *factory, runF func(context.Context, *tokenListOptions) error) *cobra.Command {
+	opts := &tokenListOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List your API tokens",
+		Long: `List your account's API tokens, newest first: their scopes, the packs they
+may publish and yank ("all" when not limited), when they were made, expire
+and were last used, and whether they are active, expired or revoked.
+Secrets are never shown.`,
+		Example: `  $ pact token list
+  $ pact token list --json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runTokenList(cmd.Context(), opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func runTokenList(ctx context.Context, opts *tokenListOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	tokens, err := c.ListTokens(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, tokens)
+	}
+	if len(tokens) == 0 {
+		opts.IO.info("No tokens; make one with 'pact token create'")
+		return nil
+	}
+	return printTokens(opts.IO.Out, tokens, time.Now())
+}

@@ -1,0 +1,225 @@
+package registry
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Scope is one power an API token may hold (docs/protocol.md, Token scopes).
+type Scope string
+
+const (
+	// ScopePublish publishes versions (POST /api/publish), limited to the
+	// token's Packages when it has them.
+	ScopePublish Scope = "publish"
+	// ScopeYank yanks, un-yanks and deprecates, limited to the token's
+	// Packages when it has them.
+	ScopeYank Scope = "yank"
+	// ScopeKeys adds and deletes SSH keys.
+	ScopeKeys Scope = "keys"
+	// ScopeTokens lists, creates and revokes tokens.
+	ScopeTokens Scope = "tokens"
+)
+
+// Scopes are every scope, in the order lists show them.
+var Scopes = []Scope{ScopePublish, ScopeYank, ScopeKeys, ScopeTokens}
+
+// packScoped are the scopes a token's Packages limit: those that act on a pack.
+var packScoped = []Scope{ScopePublish, ScopeYank}
+
+// Bounds of what a token may carry.
+const (
+	MaxTokenPackages    = 20 // globs in Packages
+	MaxTokenGlobLength  = 64 // a pack slug is at most 64 characters
+	MaxTokenScopeInputs = 16 // entries in a scopes list as sent, duplicates included
+	MaxTokenDays        = 3650
+	// MaxActiveTokens bounds the tokens an account holds that are neither
+	// revoked nor expired, so no token can mint tokens without end.
+	MaxActiveTokens = 100
+)
+
+// FullPower reports whether t holds every scope, present and future: the
+// tokens made before scopes existed, and those made without choosing any.
+func (t *Token) FullPower() bool { return t.Scopes == nil }
+
+// HasScope reports whether t holds scope, whatever pack it acts on.
+func (t *Token) HasScope(scope Scope) bool {
+	return t.Scopes == nil || slices.Contains(t.Scopes, scope)
+}
+
+// Allows reports whether t may use scope on pack. pack "" asks about the
+// scope alone (the pack is not known yet, as before a publish is parsed).
+func (t *Token) Allows(scope Scope, pack string) bool {
+	return t.Authorize(scope, pack) == nil
+}
+
+// Authorize is Allows with the Forbidden error that says what is missing:
+// the scope, or the pack among the token's Packages.
+func (t *Token) Authorize(scope Scope, pack string) error {
+	if !t.HasScope(scope) {
+		return Errorf(Forbidden, "this token lacks the %q scope; make a token with it (pact token create --scope %s)", scope, scope)
+	}
+	if pack == "" || t.Packages == nil || !slices.Contains(packScoped, scope) {
+		return nil
+	}
+	if !MatchesPackages(t.Packages, strings.ToLower(pack)) {
+		return Errorf(Forbidden, "this token's %q scope is limited to the packs %s, and %q is not one of them",
+			scope, strings.Join(t.Packages, ", "), pack)
+	}
+	return nil
+}
+
+// MatchesPackages reports whether pack matches one of globs (path.Match).
+func MatchesPackages(globs []string, pack string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, pack); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseScopes checks a list of scope names as a client sent it and returns
+// the scopes in canonical order, each once. nil stays nil (every scope).
+func ParseScopes(names []string) ([]Scope, error) {
+	if names == nil {
+		return nil, nil
+	}
+	if len(names) > MaxTokenScopeInputs {
+		return nil, Errorf(Invalid, "scopes must list at most %d entries", MaxTokenScopeInputs)
+	}
+	seen := map[Scope]bool{}
+	for _, n := range names {
+		s := Scope(strings.ToLower(strings.TrimSpace(n)))
+		if !slices.Contains(Scopes, s) {
+			return nil, Errorf(Invalid, "scope %q is not known: use %s", truncateForMessage(n), scopeList(Scopes))
+		}
+		seen[s] = true
+	}
+	out := []Scope{}
+	for _, s := range Scopes {
+		if seen[s] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// ParsePackages checks a list of pack-name globs: lower-case slug
+// characters (a-z, 0-9, '-') and the path.Match operators * ? [ ] ^ and
+// '-' in a class; at most MaxTokenPackages of at most MaxTokenGlobLength
+// characters. Duplicates are dropped; nil stays nil (every pack).
+func ParsePackages(globs []string) ([]string, error) {
+	if globs == nil {
+		return nil, nil
+	}
+	if len(globs) == 0 {
+		return nil, Errorf(Invalid, "packages must name at least one pack or glob such as \"widget-*\"; leave it out to allow every pack")
+	}
+	if len(globs) > MaxTokenPackages {
+		return nil, Errorf(Invalid, "packages must list at most %d globs", MaxTokenPackages)
+	}
+	var out []string
+	for _, g := range globs {
+		g = strings.TrimSpace(g)
+		if g == "" {
+			return nil, Errorf(Invalid, "packages must not hold an empty glob")
+		}
+		if len(g) > MaxTokenGlobLength {
+			return nil, Errorf(Invalid, "package glob %q is longer than %d characters", truncateForMessage(g), MaxTokenGlobLength)
+		}
+		for _, r := range g {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-*?[]^", r)) {
+				return nil, Errorf(Invalid, "package glob %q may hold only a-z, 0-9, '-' and the glob operators * ? [ ] ^", g)
+			}
+		}
+		if _, err := path.Match(g, ""); err != nil {
+			return nil, Errorf(Invalid, "package glob %q is not a valid glob: %s", g, err.Error())
+		}
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// TokenSpec is what a new token is to hold.
+type TokenSpec struct {
+	Name string
+	// Scopes as a client sent them; nil gives every scope, present and
+	// future; an empty list gives none (a token that can only read).
+	Scopes []string
+	// Packages limits the publish and yank scopes to packs matching one of
+	// these globs; nil: every pack.
+	Packages []string
+	// ExpiresInDays is the lifetime, 1..MaxTokenDays; nil never expires
+	// unless ExpiresAt is set.
+	ExpiresInDays *int
+	// ExpiresAt is an exact expiry, for the host's pactd token create
+	// --expires-in 720h; within MaxTokenDays. Ignored when ExpiresInDays is set.
+	ExpiresAt *time.Time
+}
+
+// checkIssue applies the rule for tokens made with a token: the new token
+// may hold no more power than the one making it (docs/protocol.md, Token
+// scopes): its scopes are among the maker's, its packs among the maker's
+// (each glob one of the maker's, or a pack name the maker's globs match),
+// and it expires no later than the maker.
+func checkIssue(maker, t *Token) error {
+	if !maker.FullPower() {
+		if t.Scopes == nil {
+			return Errorf(Forbidden, "this token holds only the scopes %s, so the tokens it makes must list scopes among those",
+				scopeList(maker.Scopes))
+		}
+		for _, s := range t.Scopes {
+			if !maker.HasScope(s) {
+				return Errorf(Forbidden, "this token lacks the %q scope, so the tokens it makes cannot hold it", s)
+			}
+		}
+	}
+	if maker.Packages != nil && holdsPackScope(t) {
+		if t.Packages == nil {
+			return Errorf(Forbidden, "this token may publish and yank only the packs %s; a token it makes with the publish or yank scope must list packages among those",
+				strings.Join(maker.Packages, ", "))
+		}
+		for _, g := range t.Packages {
+			if !slices.Contains(maker.Packages, g) && !(isLiteralPack(g) && MatchesPackages(maker.Packages, g)) {
+				return Errorf(Forbidden, "package glob %q is not among this token's packs %s: use one of its globs or a pack name they match",
+					g, strings.Join(maker.Packages, ", "))
+			}
+		}
+	}
+	if maker.ExpiresAt != nil && (t.ExpiresAt == nil || t.ExpiresAt.After(*maker.ExpiresAt)) {
+		return Errorf(Forbidden, "this token expires at %s, so the tokens it makes must expire no later: set expires_in_days to at most %d",
+			maker.ExpiresAt.UTC().Format(time.RFC3339), int(maker.ExpiresAt.Sub(t.CreatedAt)/(24*time.Hour)))
+	}
+	return nil
+}
+
+func holdsPackScope(t *Token) bool {
+	return slices.ContainsFunc(packScoped, t.HasScope)
+}
+
+func isLiteralPack(glob string) bool { return !strings.ContainsAny(glob, "*?[]^") }
+
+func scopeList(scopes []Scope) string {
+	if len(scopes) == 0 {
+		return "(none)"
+	}
+	names := make([]string, len(scopes))
+	for i, s := range scopes {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// truncateForMessage keeps an echoed client value short.
+func truncateForMessage(s string) string {
+	if len(s) > 40 {
+		return fmt.Sprintf("%.40s…", s)
+	}
+	return s
+}

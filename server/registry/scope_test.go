@@ -1,0 +1,83 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTokenAuthorize(t *testing.T) {
+	full := &Token{}
+	none := &Token{Scopes: []Scope{}}
+	widgets := &Token{Scopes: []Scope{ScopePublish, ScopeYank, ScopeKeys}, Packages: []string{"widget-*", "gadget"}}
+	cases := []struct {
+		name  string
+		token *Token
+		scope Scope
+		pack  string
+		want  string // "" allowed; otherwise in the message
+	}{
+		{"full power publishes anything", full, ScopePublish, "anything", ""},
+		{"full power yanks anything", full, ScopeYank, "anything", ""},
+		{"full power makes tokens", full, ScopeTokens, "", ""},
+		{"no scope cannot publish", none, ScopePublish, "", `lacks the "publish" scope`},
+		{"no scope cannot yank", none, ScopeYank, "widget-a", `lacks the "yank" scope`},
+		{"no scope cannot add keys", none, ScopeKeys, "", `lacks the "keys" scope`},
+		{"a glob matches", widgets, ScopePublish, "widget-a", ""},
+		{"a name matches", widgets, ScopeYank, "gadget", ""},
+		{"matched in lower case", widgets, ScopeYank, "Widget-A", ""},
+		{"outside the globs", widgets, ScopePublish, "other", `"other" is not one of them`},
+		{"yank outside the globs", widgets, ScopeYank, "gadgets", `"gadgets" is not one of them`},
+		{"packages do not limit keys", widgets, ScopeKeys, "other", ""},
+		{"the scope alone before the pack is known", widgets, ScopePublish, "", ""},
+		{"a scope it lacks", widgets, ScopeTokens, "", `lacks the "tokens" scope`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.token.Authorize(c.scope, c.pack)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want != "" && (err == nil || !IsCode(err, Forbidden) || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("error = %v, want Forbidden mentioning %q", err, c.want)
+			}
+			if c.token.Allows(c.scope, c.pack) != (c.want == "") {
+				t.Errorf("Allows disagrees with Authorize")
+			}
+		})
+	}
+}
+
+func TestCheckIssue(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	in := func(days int) *time.Time { at := now.AddDate(0, 0, days); return &at }
+	maker := &Token{Scopes: []Scope{ScopePublish, ScopeTokens}, Packages: []string{"widget-*"}, ExpiresAt: in(10)}
+	cases := []struct {
+		name string
+		new  Token
+		want string
+	}{
+		{"same power", Token{Scopes: []Scope{ScopePublish, ScopeTokens}, Packages: []string{"widget-*"}, ExpiresAt: in(10)}, ""},
+		{"a pack its glob matches", Token{Scopes: []Scope{ScopePublish}, Packages: []string{"widget-x"}, ExpiresAt: in(1)}, ""},
+		{"no pack scope needs no packages", Token{Scopes: []Scope{ScopeTokens}, ExpiresAt: in(1)}, ""},
+		{"every scope", Token{ExpiresAt: in(1)}, "must list scopes"},
+		{"a scope it lacks", Token{Scopes: []Scope{ScopeYank}, Packages: []string{"widget-*"}, ExpiresAt: in(1)}, `lacks the "yank" scope`},
+		{"every pack", Token{Scopes: []Scope{ScopePublish}, ExpiresAt: in(1)}, "must list packages"},
+		{"a glob of its own", Token{Scopes: []Scope{ScopePublish}, Packages: []string{"widget-?"}, ExpiresAt: in(1)}, "is not among"},
+		{"a pack outside", Token{Scopes: []Scope{ScopePublish}, Packages: []string{"gadget"}, ExpiresAt: in(1)}, "is not among"},
+		{"later", Token{Scopes: []Scope{ScopeTokens}, ExpiresAt: in(11)}, "expire no later"},
+		{"never", Token{Scopes: []Scope{ScopeTokens}}, "expire no later"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.new.CreatedAt = now
+			err := checkIssue(maker, &c.new)
+			if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("checkIssue = %v, want %q", err, c.want)
+			}
+		})
+	}
+	if err := checkIssue(&Token{}, &Token{CreatedAt: now}); err != nil {
+		t.Errorf("a full-power token making a full-power token: %v", err)
+	}
+}

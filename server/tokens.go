@@ -1,0 +1,137 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/pkg/wire"
+	"github.com/pact-registry/pact/server/internal/httpx"
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// requireScope is the one check of a token's scopes (docs/protocol.md,
+// Token scopes), for routes behind requireToken: 403 naming the scope the
+// token lacks, or the pack when the route has a :pack outside the token's
+// packages. A publish names its pack only in the document, so the
+// registry checks that pack once the document is parsed.
+func (s *Server) requireScope(scope registry.Scope) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := apiToken(c).Authorize(scope, c.Param("pack")); err != nil {
+			s.shared.Fail(c, err)
+			return
+		}
+		c.Next()
+	}
+}
+
+// maxTokenBodyBytes bounds POST /api/tokens: a name, four scopes and
+// twenty short globs fit in well under 4 KB.
+const maxTokenBodyBytes = 16 << 10
+
+func (s *Server) listTokens(c *gin.Context) {
+	tokens, err := s.svc.ListTokens(c, account(c).ID)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	out := make([]wire.Token, len(tokens))
+	for i := range tokens {
+		out[i] = presentToken(&tokens[i])
+	}
+	c.JSON(http.StatusOK, wire.TokenList{OK: true, Tokens: out})
+}
+
+func (s *Server) createToken(c *gin.Context) {
+	body, err := s.decodeTokenRequest(c)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	spec := registry.TokenSpec{Name: deref(body.Name), ExpiresInDays: body.ExpiresInDays}
+	if body.Scopes != nil {
+		spec.Scopes = *body.Scopes
+		if spec.Scopes == nil { // "scopes": [] decodes to an empty list, never nil
+			spec.Scopes = []string{}
+		}
+	}
+	if body.Packages != nil {
+		spec.Packages = *body.Packages
+		if spec.Packages == nil {
+			spec.Packages = []string{}
+		}
+	}
+	secret, t, err := s.svc.IssueToken(c, account(c).ID, apiToken(c), spec)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	p := presentToken(t)
+	c.JSON(http.StatusCreated, wire.CreatedToken{OK: true, ID: p.ID, Name: p.Name, Scopes: p.Scopes, Packages: p.Packages,
+		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, LastUsedAt: p.LastUsedAt, Revoked: p.Revoked, RevokedAt: p.RevokedAt, Token: secret})
+}
+
+// decodeTokenRequest is decodeJSONBodyLimited that also refuses fields
+// it does not know: a misspelt "scope" must not make a token of every
+// scope.
+func (s *Server) decodeTokenRequest(c *gin.Context) (wire.TokenRequest, error) {
+	var body wire.TokenRequest
+	if mt, _ := mediaType(c); mt != "application/json" {
+		return body, httpx.Errorf(httpx.UnsupportedMedia, "Content-Type must be application/json")
+	}
+	release, err := s.reserveBody(c, maxTokenBodyBytes)
+	if err != nil {
+		return body, err
+	}
+	defer release()
+	raw, err := readBody(c.Writer, c.Request, maxTokenBodyBytes)
+	if err != nil {
+		return body, err
+	}
+	if err := decodeJSON(raw, &body); err != nil {
+		return body, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return body, jsonError(err)
+	}
+	for name := range fields {
+		if !slices.ContainsFunc(wire.TokenRequestFields, func(f string) bool { return foldKey(f) == foldKey(name) }) {
+			return body, registry.Errorf(registry.Invalid, "field %q is not known: a token request has name, scopes, packages and expires_in_days", name)
+		}
+	}
+	return body, nil
+}
+
+func (s *Server) revokeToken(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		s.shared.Fail(c, registry.Errorf(registry.NotFound, "no token with id %q", c.Param("id")))
+		return
+	}
+	if err := s.svc.RevokeToken(c, account(c).ID, id); err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.OK{OK: true})
+}
+
+func presentToken(t *registry.Token) wire.Token {
+	out := wire.Token{ID: t.ID, Name: t.Name, CreatedAt: wire.Time(t.CreatedAt), ExpiresAt: wire.OptionalTime(t.ExpiresAt),
+		LastUsedAt: wire.OptionalTime(t.LastUsedAt), Revoked: t.RevokedAt != nil, RevokedAt: wire.OptionalTime(t.RevokedAt)}
+	if t.Scopes != nil {
+		scopes := make([]string, len(t.Scopes))
+		for i, sc := range t.Scopes {
+			scopes[i] = string(sc)
+		}
+		out.Scopes = &scopes
+	}
+	if t.Packages != nil {
+		packages := append([]string{}, t.Packages...)
+		out.Packages = &packages
+	}
+	return out
+}
