@@ -45,10 +45,10 @@ var wireTypes = map[string]reflect.Type{
 	"YankResult":       reflect.TypeFor[wire.YankResult](),
 	"DeprecateRequest": reflect.TypeFor[wire.DeprecateRequest](),
 	"DeprecateResult":  reflect.TypeFor[wire.DeprecateResult](),
-	"Token":                reflect.TypeFor[wire.Token](),
-	"TokenList":            reflect.TypeFor[wire.TokenList](),
-	"CreatedToken":         reflect.TypeFor[wire.CreatedToken](),
-	"TokenRequest":         reflect.TypeFor[wire.TokenRequest](),
+	"Token":            reflect.TypeFor[wire.Token](),
+	"TokenList":        reflect.TypeFor[wire.TokenList](),
+	"CreatedToken":     reflect.TypeFor[wire.CreatedToken](),
+	"TokenRequest":     reflect.TypeFor[wire.TokenRequest](),
 }
 
 // formFields pairs the multipart schemas with the field names of pkg/wire.
