@@ -100,7 +100,11 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	publish(bob, "orphan", "0.1.0", "# signed by a key that was deleted since\n", 30, gone, "orphan-nonce-0123456789")
 	publish(bob, "orphan", "0.0.9", "# an older version published later\n", 31, nil, "")
 	must(s.DeleteSSHKey(ctx, bob.ID, gone.ID))
-	must(s.CreateSession(ctx, &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash-0123456789abcdef012"), CreatedAt: at(50), ExpiresAt: at(50 + 60*24*365*10)}))
+	sess := &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash-0123456789abcdef012"), CreatedAt: at(50), ExpiresAt: at(50 + 60*24*365*10),
+		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) \"Firefox/128.0\" ünï", IP: "2001:db8::7"}
+	must(s.CreateSession(ctx, sess))
+	must(s.TouchSession(ctx, sess.ID, at(55)))
+	must(s.SetAccountDisabled(ctx, bob.ID, &revoked))
 }
 
 func dump(t *testing.T, s *sqlstore.Store) []byte {
@@ -293,7 +297,7 @@ func TestRestoreRefusesDamagedDumps(t *testing.T) {
 		{"empty file", "", "the dump is empty"},
 		{"not JSON", "hello\n", "not a pact dump"},
 		{"another format", `{"format":"tarball","version":1}` + "\n", "not a pact dump"},
-		{"newer format version", `{"format":"pact-dump","version":3}` + "\n", "format version 3"},
+		{"newer format version", `{"format":"pact-dump","version":4}` + "\n", "format version 4"},
 		{"cut short", strings.Join(lines[:last], ""), "cut short"},
 		{"cut inside a line", good[:firstVersion+40], "cut short in line"},
 		{"counts do not match", strings.Join(lines[:last-1], "") + lines[last], "counts"},

@@ -16,17 +16,18 @@ import (
 // of SQLite restores into PostgreSQL and back. Binary columns (document
 // content, token and session hashes) are base64, so every byte survives.
 //
-//	{"format":"pact-dump","version":2,"created_at":"...","source":"sqlite"}
+//	{"format":"pact-dump","version":3,"created_at":"...","source":"sqlite"}
 //	{"type":"account","id":1,"email":"alice@example.com",...}
 //	...
 //	{"type":"end","counts":{"accounts":1,...}}
 //
 // Version 2 added the signed lines and public key of signed versions, and
-// keeps spent nonces by key fingerprint instead of key id. Restore still
-// reads version 1 (see restore.go).
+// keeps spent nonces by key fingerprint instead of key id. Version 3 added
+// accounts' disabled_at and sessions' last_seen_at, user_agent and ip.
+// Restore still reads versions 1 and 2 (see restore.go).
 const (
 	DumpFormat  = "pact-dump"
-	DumpVersion = 2
+	DumpVersion = 3
 	// dumpVersion1 is the oldest format Restore reads.
 	dumpVersion1 = 1
 )
@@ -91,7 +92,7 @@ type table struct {
 }
 
 var tables = []table{
-	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at`, `id`, true,
+	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at, disabled_at`, `id`, true,
 		func() record { return new(accountRecord) }, func(c *BackupCounts) *int64 { return &c.Accounts }},
 	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at`, `id`, true,
 		func() record { return new(tokenRecord) }, func(c *BackupCounts) *int64 { return &c.Tokens }},
@@ -104,7 +105,7 @@ key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed
 		func() record { return new(versionRecord) }, func(c *BackupCounts) *int64 { return &c.Versions }},
 	{"nonces", "nonce", "nonces", `fingerprint, nonce, spent_at`, `fingerprint, nonce`, false,
 		func() record { return new(nonceRecord) }, func(c *BackupCounts) *int64 { return &c.Nonces }},
-	{"sessions", "session", "sessions", `id, account_id, hash, created_at, expires_at`, `id`, true,
+	{"sessions", "session", "sessions", `id, account_id, hash, created_at, expires_at, last_seen_at, user_agent, ip`, `id`, true,
 		func() record { return new(sessionRecord) }, func(c *BackupCounts) *int64 { return &c.Sessions }},
 }
 
@@ -130,15 +131,21 @@ type accountRecord struct {
 	Username     string    `json:"username"`
 	PasswordHash string    `json:"password_hash"`
 	CreatedAt    time.Time `json:"created_at"`
+	// DisabledAt (version 3) is null while the account is enabled, and
+	// absent from older dumps.
+	DisabledAt *time.Time `json:"disabled_at"`
 }
 
 func (r *accountRecord) dest() []any {
-	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt}
+	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt, &r.DisabledAt}
 }
 func (r *accountRecord) args() []any {
-	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC()}
+	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC(), nullable(r.DisabledAt)}
 }
-func (r *accountRecord) normalize()   { r.CreatedAt = r.CreatedAt.UTC() }
+func (r *accountRecord) normalize() {
+	r.CreatedAt = r.CreatedAt.UTC()
+	utcPtr(r.DisabledAt)
+}
 func (r *accountRecord) getID() int64 { return r.ID }
 
 type tokenRecord struct {
@@ -282,16 +289,26 @@ type sessionRecord struct {
 	Hash      []byte    `json:"hash"` // SHA-256 of the cookie value
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// Version 3: absent from older dumps, whose sessions restore as last
+	// seen when they began, with no user agent and no address.
+	LastSeenAt *time.Time `json:"last_seen_at"`
+	UserAgent  *string    `json:"user_agent"`
+	IP         *string    `json:"ip"`
 }
 
 func (r *sessionRecord) dest() []any {
-	return []any{&r.ID, &r.AccountID, &r.Hash, &r.CreatedAt, &r.ExpiresAt}
+	return []any{&r.ID, &r.AccountID, &r.Hash, &r.CreatedAt, &r.ExpiresAt, &r.LastSeenAt, &r.UserAgent, &r.IP}
 }
 func (r *sessionRecord) args() []any {
-	return []any{r.ID, r.AccountID, r.Hash, r.CreatedAt.UTC(), r.ExpiresAt.UTC()}
+	seen := r.CreatedAt
+	if r.LastSeenAt != nil {
+		seen = *r.LastSeenAt
+	}
+	return []any{r.ID, r.AccountID, r.Hash, r.CreatedAt.UTC(), r.ExpiresAt.UTC(), seen.UTC(), valueOr(r.UserAgent, ""), valueOr(r.IP, "")}
 }
 func (r *sessionRecord) normalize() {
 	r.CreatedAt, r.ExpiresAt = r.CreatedAt.UTC(), r.ExpiresAt.UTC()
+	utcPtr(r.LastSeenAt)
 }
 func (r *sessionRecord) getID() int64 { return r.ID }
 
@@ -299,6 +316,13 @@ func (r *sessionRecord) getID() int64 { return r.ID }
 func nullable[T any](p *T) any {
 	if p == nil {
 		return nil
+	}
+	return *p
+}
+
+func valueOr[T any](p *T, otherwise T) T {
+	if p == nil {
+		return otherwise
 	}
 	return *p
 }

@@ -154,7 +154,7 @@ func TestRestoreReadsFormatVersion1(t *testing.T) {
 			// Dumped again, it is a current dump: the nonce under its
 			// fingerprint, the versions with their new fields.
 			again := dump(t, s)
-			for _, want := range []string{`"version":2`, `{"type":"nonce","fingerprint":"` + oldKeepFP + `","nonce":"` + oldNonce + `"`,
+			for _, want := range []string{`"version":3`, `{"type":"nonce","fingerprint":"` + oldKeepFP + `","nonce":"` + oldNonce + `"`,
 				`"signed_name":null,"signed_description":null,"public_key":"` + oldKeepKey + `"`,
 				`"signed_name":null,"signed_description":null,"public_key":null`} {
 				if !bytes.Contains(again, []byte(want)) {

@@ -37,7 +37,7 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if json.Unmarshal(line, &header) != nil || header.Format != DumpFormat {
 		return counts, invalid("this is not a pact dump: line 1 is not a %q header", DumpFormat)
 	}
-	if header.Version != DumpVersion && header.Version != dumpVersion1 {
+	if header.Version < dumpVersion1 || header.Version > DumpVersion {
 		return counts, invalid("the dump has format version %d; this pactd reads versions %d to %d", header.Version, dumpVersion1, DumpVersion)
 	}
 
@@ -160,8 +160,33 @@ func (s *Store) decodeRecord(ctx context.Context, tx *sql.Tx, version int, t tab
 	if v, ok := rec.(*versionRecord); ok && version == dumpVersion1 && (v.SignedName != nil || v.SignedDescription != nil || v.PublicKey != nil) {
 		return nil, invalid("line %d: bad %s record: signed_name, signed_description and public_key are not part of format version %d", lineNo, t.typ, version)
 	}
+	if err := checkVersion3Fields(rec, version); err != nil {
+		return nil, invalid("line %d: bad %s record: %v", lineNo, t.typ, err)
+	}
 	return rec, nil
 }
+
+// checkVersion3Fields refuses the fields version 3 added in a record of an
+// older dump, which cannot hold them.
+func checkVersion3Fields(rec record, version int) error {
+	if version >= dumpVersion3 {
+		return nil
+	}
+	switch r := rec.(type) {
+	case *accountRecord:
+		if r.DisabledAt != nil {
+			return fmt.Errorf("disabled_at is not part of format version %d", version)
+		}
+	case *sessionRecord:
+		if r.LastSeenAt != nil || r.UserAgent != nil || r.IP != nil {
+			return fmt.Errorf("last_seen_at, user_agent and ip are not part of format version %d", version)
+		}
+	}
+	return nil
+}
+
+// dumpVersion3 added accounts' disabled_at and what sessions show.
+const dumpVersion3 = 3
 
 // upgradeVersion1 leaves a database restored from a version 1 dump as the
 // migration to signed lines leaves one upgraded in place: signed lines

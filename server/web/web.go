@@ -66,6 +66,8 @@ type Pages struct {
 	loginsPerAcct *throttle // per account, from every address together
 	loginsPerIP   *throttle // per address, against spraying many usernames
 	signups       *throttle // per address
+	// passwordChanges counts wrong current passwords per account.
+	passwordChanges *throttle
 	crossOrigin   *http.CrossOriginProtection
 	pageSize      int
 	dashboardSize int
@@ -103,6 +105,10 @@ func (pages *Pages) Route(e *gin.Engine) {
 	dash.POST("/tokens/:id/revoke", pages.revokeToken)
 	dash.POST("/keys", pages.addKey)
 	dash.POST("/keys/:id/delete", pages.deleteKey)
+	httpx.GetAndHead(dash, "/account", pages.accountPage)
+	dash.POST("/password", pages.changePassword)
+	dash.POST("/sessions/:id/end", pages.endOneSession)
+	dash.POST("/logout-everywhere", pages.logoutEverywhere)
 
 	httpx.GetAndHead(e, "/:owner", pages.ownerKeysOrPage)
 	httpx.GetAndHead(e, "/:owner/:pack", pages.packagePage)
@@ -132,6 +138,7 @@ func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
 	pages.loginsPerAcct = newThrottle(attempts*accountAttemptsFactor, window)
 	pages.loginsPerIP = newThrottle(attempts*20, window)
 	pages.signups = newThrottle(20, time.Hour)
+	pages.passwordChanges = newThrottle(attempts, window)
 	// Behind a proxy the Host header may differ from the public address;
 	// a form posted from the public address is same-origin all the same.
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
