@@ -66,11 +66,12 @@ type Pages struct {
 	loginsPerAcct *throttle // per account, from every address together
 	loginsPerIP   *throttle // per address, against spraying many usernames
 	signups       *throttle // per address
-	// passwordChanges counts wrong current passwords per account.
-	passwordChanges *throttle
 	crossOrigin   *http.CrossOriginProtection
 	pageSize      int
 	dashboardSize int
+
+	// passwordChanges counts wrong current passwords per account.
+	passwordChanges *throttle
 }
 
 type staticFile struct {
