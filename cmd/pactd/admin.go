@@ -66,6 +66,7 @@ func newUserCmd() *cobra.Command {
 	_ = create.MarkFlagRequired("email")
 	_ = create.MarkFlagRequired("username")
 	user.AddCommand(create)
+	addAccountCommands(user)
 	return user
 }
 
