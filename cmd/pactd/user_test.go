@@ -99,8 +99,8 @@ func TestUserListPasswdDisableEnable(t *testing.T) {
 
 			// list, as a table and as JSON.
 			r := pactd(t, nil, "", "user", "list", "--db", db)
-			if r.code != 0 || !regexp.MustCompile(`(?m)^USERNAME +EMAIL +CREATED +DISABLED +TOKENS +KEYS +PACKAGES +SESSIONS\n` +
-				`alice +alice@example\.com +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +- +1 +0 +1 +1\n` +
+			if r.code != 0 || !regexp.MustCompile(`(?m)^USERNAME +EMAIL +CREATED +DISABLED +TOKENS +KEYS +PACKAGES +SESSIONS\n`+
+				`alice +alice@example\.com +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +- +1 +0 +1 +1\n`+
 				`bob +bob@example\.com +\S+ +- +1 +0 +0 +0\n$`).MatchString(r.stdout) {
 				t.Errorf("pactd user list: code %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
