@@ -65,6 +65,7 @@ func newUserCmd() *cobra.Command {
 	_ = create.MarkFlagRequired("email")
 	_ = create.MarkFlagRequired("username")
 	user.AddCommand(create)
+	addAccountCommands(user)
 	return user
 }
 

@@ -33,6 +33,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("ListPackages", s.testListPackages)
 	t.Run("Lifecycle", s.testLifecycle)
 	t.Run("Sessions", s.testSessions)
+	t.Run("AccountSafety", s.testAccountSafety)
 }
 
 type suite struct {

@@ -55,13 +55,7 @@ func (s *Service) CreateAccount(ctx context.Context, email, username, password s
 	if err != nil || addr.Address != email || addr.Name != "" {
 		return nil, Errorf(Invalid, "email %q is not a valid address", email)
 	}
-	if len(password) < MinPasswordLength {
-		return nil, Errorf(Invalid, "password must be at least %d characters", MinPasswordLength)
-	}
-	if len(password) > 1024 {
-		return nil, Errorf(Invalid, "password must be at most 1024 characters")
-	}
-	hash, err := HashPassword(password)
+	hash, err := newPasswordHash(password)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +83,113 @@ func (s *Service) Login(ctx context.Context, login, password string) (*Account, 
 	if !CheckPassword(acct.PasswordHash, password) {
 		return nil, fail
 	}
+	// Said only after the password held, so it tells a guesser nothing.
+	if err := checkAccountEnabled(acct); err != nil {
+		return nil, err
+	}
 	return acct, nil
+}
+
+// newPasswordHash checks a new password against the rules of sign-up and
+// hashes it.
+func newPasswordHash(password string) (string, error) {
+	if len(password) < MinPasswordLength {
+		return "", Errorf(Invalid, "password must be at least %d characters", MinPasswordLength)
+	}
+	if len(password) > MaxPasswordLength {
+		return "", Errorf(Invalid, "password must be at most %d characters", MaxPasswordLength)
+	}
+	return HashPassword(password)
+}
+
+// MaxPasswordLength bounds what is hashed.
+const MaxPasswordLength = 1024
+
+// checkAccountEnabled refuses a disabled account, whatever credential (a
+// token, an SSH signature, a password) named it; the one check of
+// disabled accounts (docs/protocol.md, Disabled accounts).
+func checkAccountEnabled(acct *Account) error {
+	if acct.DisabledAt == nil {
+		return nil
+	}
+	return &Error{Code: Forbidden, Reason: "account_disabled",
+		Message: "the account " + acct.Username + " is disabled: its log-ins, tokens and signed publishes are refused; ask the registry's operator"}
+}
+
+// ChangePassword sets a new password for acct when current is its password
+// now, and ends every other session of the account than keepSessionID, so
+// whoever learnt the old password is logged out. Unauthorized when current
+// is wrong; the new password follows the rules of sign-up.
+func (s *Service) ChangePassword(ctx context.Context, acct *Account, current, password string, keepSessionID int64) (ended int64, err error) {
+	if acct.PasswordHash == "" || !CheckPassword(acct.PasswordHash, current) {
+		return 0, Errorf(Unauthorized, "the current password is wrong")
+	}
+	return s.setPassword(ctx, acct.ID, password, keepSessionID)
+}
+
+// SetPassword sets a new password for the account named username, by the
+// operator (pactd user passwd), and ends every session of the account.
+func (s *Service) SetPassword(ctx context.Context, username, password string) (*Account, int64, error) {
+	acct, err := s.AccountByUsername(ctx, username)
+	if err != nil {
+		return nil, 0, err
+	}
+	ended, err := s.setPassword(ctx, acct.ID, password, 0)
+	return acct, ended, err
+}
+
+func (s *Service) setPassword(ctx context.Context, accountID int64, password string, keepSessionID int64) (int64, error) {
+	hash, err := newPasswordHash(password)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.store.SetPasswordHash(ctx, accountID, hash); err != nil {
+		return 0, err
+	}
+	return s.store.DeleteAccountSessions(ctx, accountID, keepSessionID)
+}
+
+// DisableAccount disables the account named username and ends its
+// sessions; its tokens and SSH keys stay, refused until EnableAccount.
+// Disabling a disabled account changes nothing but ending sessions.
+func (s *Service) DisableAccount(ctx context.Context, username string) (*Account, int64, error) {
+	acct, err := s.AccountByUsername(ctx, username)
+	if err != nil {
+		return nil, 0, err
+	}
+	now := s.now()
+	if err := s.store.SetAccountDisabled(ctx, acct.ID, &now); err != nil {
+		return nil, 0, err
+	}
+	ended, err := s.store.DeleteAccountSessions(ctx, acct.ID, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	acct, err = s.store.AccountByID(ctx, acct.ID)
+	return acct, ended, err
+}
+
+// EnableAccount enables the account named username again: its tokens and
+// SSH keys work again, and it may log in.
+func (s *Service) EnableAccount(ctx context.Context, username string) (*Account, error) {
+	acct, err := s.AccountByUsername(ctx, username)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.SetAccountDisabled(ctx, acct.ID, nil); err != nil {
+		return nil, err
+	}
+	acct.DisabledAt = nil
+	return acct, nil
+}
+
+// ListAccounts lists up to limit accounts with an id above afterID, by id,
+// with counts of what each holds, for the operator.
+func (s *Service) ListAccounts(ctx context.Context, afterID int64, limit int) ([]AccountSummary, error) {
+	if limit < 1 || limit > 1000 {
+		return nil, Errorf(Invalid, "limit must be between 1 and 1000")
+	}
+	return s.store.ListAccounts(ctx, AccountFilter{AfterID: afterID, Limit: limit, Now: s.now()})
 }
 
 // AccountByUsername returns the account named username, in any case.

@@ -14,6 +14,20 @@ type Account struct {
 	Username     string
 	PasswordHash string // encoded argon2id (HashPassword); empty means password login is disabled
 	CreatedAt    time.Time
+	// DisabledAt is when the operator disabled the account (pactd user
+	// disable); nil while it is enabled. A disabled account cannot log
+	// in, and its tokens and signed publishes are refused.
+	DisabledAt *time.Time
+}
+
+// AccountSummary is an account with counts of what it holds, for the
+// operator's list (pactd user list).
+type AccountSummary struct {
+	Account
+	ActiveTokens int64 // neither revoked nor expired
+	SSHKeys      int64
+	Packages     int64
+	Sessions     int64 // not expired
 }
 
 // Token is an API token. Only the SHA-256 of the secret is ever stored.
@@ -133,4 +147,11 @@ type Session struct {
 	Hash      []byte
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// LastSeenAt is when the session was last used, written at most once
+	// a minute; UserAgent (at most MaxUserAgentBytes) and IP are the
+	// browser's and the client address at log-in, for the owner to tell
+	// sessions apart.
+	LastSeenAt time.Time
+	UserAgent  string
+	IP         string
 }

@@ -129,6 +129,9 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAccountEnabled(owner); err != nil {
+		return nil, err
+	}
 	in, err := s.preparePublish(owner, req.PublishRequest)
 	if err != nil {
 		return nil, err

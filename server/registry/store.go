@@ -32,6 +32,24 @@ type AccountStore interface {
 	AccountByID(ctx context.Context, id int64) (*Account, error)
 	AccountByUsername(ctx context.Context, username string) (*Account, error)
 	AccountByEmail(ctx context.Context, email string) (*Account, error)
+	// ListAccounts lists accounts by id, from the first with an id above
+	// f.AfterID, at most f.Limit of them, with counts of what each holds
+	// (tokens and sessions as active at f.Now).
+	ListAccounts(ctx context.Context, f AccountFilter) ([]AccountSummary, error)
+	// SetPasswordHash replaces an account's password hash; NotFound when
+	// the account does not exist.
+	SetPasswordHash(ctx context.Context, accountID int64, hash string) error
+	// SetAccountDisabled disables an account at *at, or enables it when
+	// at is nil. Disabling a disabled account keeps the first time.
+	// NotFound when the account does not exist.
+	SetAccountDisabled(ctx context.Context, accountID int64, at *time.Time) error
+}
+
+// AccountFilter selects a page of ListAccounts.
+type AccountFilter struct {
+	AfterID int64
+	Limit   int
+	Now     time.Time
 }
 
 type TokenStore interface {
@@ -117,8 +135,22 @@ type PackageStore interface {
 }
 
 type SessionStore interface {
+	// CreateSession sets s.ID and stores s, its LastSeenAt being its
+	// CreatedAt. An account keeps at most MaxSessionsPerAccount sessions:
+	// beyond that, its least recently seen ones are deleted.
 	CreateSession(ctx context.Context, s *Session) error
 	// SessionByHash returns a session that has not expired at now.
 	SessionByHash(ctx context.Context, hash []byte, now time.Time) (*Session, error)
 	DeleteSession(ctx context.Context, hash []byte) error
+	// TouchSession records when a session was last seen.
+	TouchSession(ctx context.Context, sessionID int64, at time.Time) error
+	// ListSessions lists an account's sessions that have not expired at
+	// now, the most recently seen first, at most limit of them.
+	ListSessions(ctx context.Context, accountID int64, now time.Time, limit int) ([]Session, error)
+	// DeleteAccountSession deletes one of accountID's sessions; NotFound
+	// when it does not exist or belongs to someone else.
+	DeleteAccountSession(ctx context.Context, accountID, sessionID int64) error
+	// DeleteAccountSessions deletes every session of accountID except the
+	// one with id exceptID (0: all of them) and says how many it deleted.
+	DeleteAccountSessions(ctx context.Context, accountID, exceptID int64) (int64, error)
 }

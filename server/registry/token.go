@@ -154,6 +154,9 @@ func (s *Service) AuthenticateToken(ctx context.Context, secret string) (*Accoun
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkAccountEnabled(acct); err != nil {
+		return nil, nil, err
+	}
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= touchInterval {
 		// last_used_at is informational: a failed write (a full disk, say)
 		// must not turn every authenticated read into an error.

@@ -2,18 +2,22 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"time"
 
 	"github.com/pact-registry/pact/server/registry"
 )
 
-const accountColumns = `id, email, username, password_hash, created_at`
+const accountColumns = `id, email, username, password_hash, created_at, disabled_at`
 
-func scanAccount(row scanner) (*registry.Account, error) {
+func scanAccount(row scanner, extra ...any) (*registry.Account, error) {
 	var a registry.Account
-	if err := row.Scan(&a.ID, &a.Email, &a.Username, &a.PasswordHash, &a.CreatedAt); err != nil {
+	var disabled sql.NullTime
+	if err := row.Scan(append([]any{&a.ID, &a.Email, &a.Username, &a.PasswordHash, &a.CreatedAt, &disabled}, extra...)...); err != nil {
 		return nil, err
 	}
 	a.CreatedAt = a.CreatedAt.UTC()
+	a.DisabledAt = timePtr(disabled)
 	return &a, nil
 }
 
@@ -69,4 +73,46 @@ func (s *Store) account(ctx context.Context, where string, arg any, missing func
 		return nil, s.fault("read account", err)
 	}
 	return a, nil
+}
+
+// ListAccounts lists a page of accounts by id with counts of what each
+// holds; each count is one indexed lookup per account.
+func (s *Store) ListAccounts(ctx context.Context, f registry.AccountFilter) ([]registry.AccountSummary, error) {
+	now := dbTime(f.Now)
+	scan := func(row scanner) (*registry.AccountSummary, error) {
+		var sum registry.AccountSummary
+		a, err := scanAccount(row, &sum.ActiveTokens, &sum.SSHKeys, &sum.Packages, &sum.Sessions)
+		if err != nil {
+			return nil, err
+		}
+		sum.Account = *a
+		return &sum, nil
+	}
+	return queryList(ctx, s, "list accounts", f.Limit, scan, `SELECT `+accountColumns+`,
+  (SELECT count(*) FROM tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?)),
+  (SELECT count(*) FROM ssh_keys k WHERE k.account_id = a.id),
+  (SELECT count(*) FROM packages p WHERE p.owner_id = a.id),
+  (SELECT count(*) FROM sessions x WHERE x.account_id = a.id AND x.expires_at > ?)
+FROM accounts a WHERE a.id > ? ORDER BY a.id LIMIT ?`, now, now, f.AfterID, f.Limit)
+}
+
+// SetPasswordHash replaces an account's password hash.
+func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash string) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	res, err := s.write.ExecContext(ctx, s.q(`UPDATE accounts SET password_hash = ? WHERE id = ?`), hash, accountID)
+	return s.oneRow(res, err, "set password", func() error { return notFound("no such account %d", accountID) })
+}
+
+// SetAccountDisabled disables (at set) or enables (at nil) an account; a
+// second disabling keeps the first time.
+func (s *Store) SetAccountDisabled(ctx context.Context, accountID int64, at *time.Time) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	query, args := `UPDATE accounts SET disabled_at = NULL WHERE id = ?`, []any{accountID}
+	if at != nil {
+		query, args = `UPDATE accounts SET disabled_at = COALESCE(disabled_at, ?) WHERE id = ?`, []any{dbTime(*at), accountID}
+	}
+	res, err := s.write.ExecContext(ctx, s.q(query), args...)
+	return s.oneRow(res, err, "disable account", func() error { return notFound("no such account %d", accountID) })
 }

@@ -118,7 +118,11 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	must(err)
 	_, err = s.SetDeprecated(ctx, orphan.ID, "use alice/odd & <more>")
 	must(err)
-	must(s.CreateSession(ctx, &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash-0123456789abcdef012"), CreatedAt: at(50), ExpiresAt: at(50 + 60*24*365*10)}))
+	sess := &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash-0123456789abcdef012"), CreatedAt: at(50), ExpiresAt: at(50 + 60*24*365*10),
+		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) \"Firefox/128.0\" ünï", IP: "2001:db8::7"}
+	must(s.CreateSession(ctx, sess))
+	must(s.TouchSession(ctx, sess.ID, at(55)))
+	must(s.SetAccountDisabled(ctx, bob.ID, &revoked))
 }
 
 func dump(t *testing.T, s *sqlstore.Store) []byte {

@@ -27,14 +27,16 @@ import (
 //
 // Version 3 added yanks (yanked_at and yank_reason of versions),
 // deprecations (deprecated of packages), and the scopes and packages of
-// tokens (null in older dumps: every scope, every pack); restoring an older
+// tokens (null in older dumps: every scope, every pack), accounts'
+// disabled_at and sessions' last_seen_at, user_agent and ip; restoring an older
 // dump leaves nothing yanked or deprecated.
 const (
 	DumpFormat  = "pact-dump"
 	DumpVersion = 3
 	// dumpVersion1 is the oldest format Restore reads.
 	dumpVersion1 = 1
-	// dumpVersion3 is the first with yanks and deprecations.
+	// dumpVersion3 is the first with yanks, deprecations, token scopes,
+	// disabled accounts and what sessions show.
 	dumpVersion3 = 3
 )
 
@@ -98,7 +100,7 @@ type table struct {
 }
 
 var tables = []table{
-	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at`, `id`, true,
+	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at, disabled_at`, `id`, true,
 		func() record { return new(accountRecord) }, func(c *BackupCounts) *int64 { return &c.Accounts }},
 	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages`, `id`, true,
 		func() record { return new(tokenRecord) }, func(c *BackupCounts) *int64 { return &c.Tokens }},
@@ -113,7 +115,7 @@ yanked_at, yank_reason`, `id`, true,
 		func() record { return new(versionRecord) }, func(c *BackupCounts) *int64 { return &c.Versions }},
 	{"nonces", "nonce", "nonces", `fingerprint, nonce, spent_at`, `fingerprint, nonce`, false,
 		func() record { return new(nonceRecord) }, func(c *BackupCounts) *int64 { return &c.Nonces }},
-	{"sessions", "session", "sessions", `id, account_id, hash, created_at, expires_at`, `id`, true,
+	{"sessions", "session", "sessions", `id, account_id, hash, created_at, expires_at, last_seen_at, user_agent, ip`, `id`, true,
 		func() record { return new(sessionRecord) }, func(c *BackupCounts) *int64 { return &c.Sessions }},
 }
 
@@ -139,15 +141,21 @@ type accountRecord struct {
 	Username     string    `json:"username"`
 	PasswordHash string    `json:"password_hash"`
 	CreatedAt    time.Time `json:"created_at"`
+	// DisabledAt (version 3) is null while the account is enabled, and
+	// absent from older dumps.
+	DisabledAt *time.Time `json:"disabled_at"`
 }
 
 func (r *accountRecord) dest() []any {
-	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt}
+	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt, &r.DisabledAt}
 }
 func (r *accountRecord) args() []any {
-	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC()}
+	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC(), nullable(r.DisabledAt)}
 }
-func (r *accountRecord) normalize()   { r.CreatedAt = r.CreatedAt.UTC() }
+func (r *accountRecord) normalize() {
+	r.CreatedAt = r.CreatedAt.UTC()
+	utcPtr(r.DisabledAt)
+}
 func (r *accountRecord) getID() int64 { return r.ID }
 
 type tokenRecord struct {
@@ -307,16 +315,26 @@ type sessionRecord struct {
 	Hash      []byte    `json:"hash"` // SHA-256 of the cookie value
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// Version 3: absent from older dumps, whose sessions restore as last
+	// seen when they began, with no user agent and no address.
+	LastSeenAt *time.Time `json:"last_seen_at"`
+	UserAgent  *string    `json:"user_agent"`
+	IP         *string    `json:"ip"`
 }
 
 func (r *sessionRecord) dest() []any {
-	return []any{&r.ID, &r.AccountID, &r.Hash, &r.CreatedAt, &r.ExpiresAt}
+	return []any{&r.ID, &r.AccountID, &r.Hash, &r.CreatedAt, &r.ExpiresAt, &r.LastSeenAt, &r.UserAgent, &r.IP}
 }
 func (r *sessionRecord) args() []any {
-	return []any{r.ID, r.AccountID, r.Hash, r.CreatedAt.UTC(), r.ExpiresAt.UTC()}
+	seen := r.CreatedAt
+	if r.LastSeenAt != nil {
+		seen = *r.LastSeenAt
+	}
+	return []any{r.ID, r.AccountID, r.Hash, r.CreatedAt.UTC(), r.ExpiresAt.UTC(), seen.UTC(), valueOr(r.UserAgent, ""), valueOr(r.IP, "")}
 }
 func (r *sessionRecord) normalize() {
 	r.CreatedAt, r.ExpiresAt = r.CreatedAt.UTC(), r.ExpiresAt.UTC()
+	utcPtr(r.LastSeenAt)
 }
 func (r *sessionRecord) getID() int64 { return r.ID }
 
@@ -334,6 +352,13 @@ func nullableUTC(t *time.Time) any {
 		return nil
 	}
 	return t.UTC()
+}
+
+func valueOr[T any](p *T, otherwise T) T {
+	if p == nil {
+		return otherwise
+	}
+	return *p
 }
 
 func utcPtr(t *time.Time) {

@@ -161,13 +161,15 @@ func (s *Store) decodeRecord(ctx context.Context, tx *sql.Tx, version int, t tab
 		return nil, invalid("line %d: bad %s record: signed_name, signed_description and public_key are not part of format version %d", lineNo, t.typ, version)
 	}
 	if version < dumpVersion3 {
-		if err := notBeforeVersion3(rec); err != nil {
+		if err := notBeforeVersion3(rec, version); err != nil {
 			return nil, invalid("line %d: bad %s record: %v", lineNo, t.typ, err)
 		}
 	}
 	return rec, nil
 }
 
+// checkVersion3Fields refuses the fields version 3 added in a record of an
+// older dump, which cannot hold them.
 // upgradeVersion1 leaves a database restored from a version 1 dump as the
 // migration to signed lines leaves one upgraded in place: signed lines
 // unknown, the public key filled in where its fingerprint is registered.
@@ -286,19 +288,27 @@ func (d *dumpReader) next() ([]byte, error) {
 
 // notBeforeVersion3 refuses the yanks and deprecations of format version 3
 // in an older dump: a file claiming an older format holds none.
-func notBeforeVersion3(rec record) error {
+func notBeforeVersion3(rec record, version int) error {
 	switch r := rec.(type) {
 	case *versionRecord:
 		if r.YankedAt != nil || r.YankReason != "" {
-			return errors.New("yanked_at and yank_reason are not part of format versions before 3")
+			return fmt.Errorf("yanked_at and yank_reason are not part of format version %d", version)
 		}
 	case *packageRecord:
 		if r.Deprecated != "" {
-			return errors.New("deprecated is not part of format versions before 3")
+			return fmt.Errorf("deprecated is not part of format version %d", version)
 		}
 	case *tokenRecord:
 		if r.Scopes != nil || r.Packages != nil {
-			return errors.New("scopes and packages are not part of format versions before 3")
+			return fmt.Errorf("scopes and packages are not part of format version %d", version)
+		}
+	case *accountRecord:
+		if r.DisabledAt != nil {
+			return fmt.Errorf("disabled_at is not part of format version %d", version)
+		}
+	case *sessionRecord:
+		if r.LastSeenAt != nil || r.UserAgent != nil || r.IP != nil {
+			return fmt.Errorf("last_seen_at, user_agent and ip are not part of format version %d", version)
 		}
 	}
 	return nil

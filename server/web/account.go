@@ -20,7 +20,14 @@ type accountForm struct {
 	Username string
 	Login    string
 	Error    string
+	Notice   string
 	Closed   bool
+}
+
+// loginNotices are the messages a redirect to the log-in page can carry;
+// the query names one, so no text from the URL reaches the page.
+var loginNotices = map[string]string{
+	"logged-out-everywhere": "You are logged out everywhere: every session of your account is ended.",
 }
 
 func (pages *Pages) signupOpen() bool { return pages.cfg.Signup != "closed" }
@@ -85,7 +92,7 @@ func (pages *Pages) loginForm(c *gin.Context) {
 		c.Redirect(http.StatusSeeOther, "/dashboard")
 		return
 	}
-	pages.render(c, http.StatusOK, "login.html", "", accountForm{})
+	pages.render(c, http.StatusOK, "login.html", "", accountForm{Notice: loginNotices[c.Query("done")]})
 }
 
 func (pages *Pages) login(c *gin.Context) {
@@ -132,6 +139,15 @@ func (pages *Pages) login(c *gin.Context) {
 	if registry.IsCode(err, registry.Unauthorized) {
 		form.Error = "Wrong username or password."
 		pages.render(c, http.StatusUnauthorized, "login.html", "", form)
+		return
+	}
+	if registry.IsCode(err, registry.Forbidden) {
+		// The right password of a disabled account: no failed guess.
+		pages.loginsPerIP.Release(addr)
+		pages.loginsPerAcct.Release(account)
+		pages.logins.Reset(pair)
+		form.Error = "This account is disabled: it cannot log in, and its tokens and SSH keys are refused. Ask the operator of this registry to enable it."
+		pages.render(c, http.StatusForbidden, "login.html", "", form)
 		return
 	}
 	if err != nil { // a fault, not a guess: it costs no attempt

@@ -10,8 +10,12 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// webAccountKey holds the account of the request's session, once looked up.
-const webAccountKey = "pact.web.account"
+// webAccountKey holds the account of the request's session, once looked
+// up; webSessionKey the session itself.
+const (
+	webAccountKey = "pact.web.account"
+	webSessionKey = "pact.web.session"
+)
 
 type sessionConfig struct {
 	cookieName string
@@ -45,12 +49,13 @@ func (pages *Pages) startSession(c *gin.Context, acct *registry.Account) error {
 	if err := pages.forgetSession(c); err != nil {
 		return err
 	}
-	id, err := pages.svc.StartSession(c, acct.ID)
+	id, err := pages.svc.StartSession(c, acct.ID, registry.SessionClient{UserAgent: c.Request.UserAgent(), IP: c.ClientIP()})
 	if err != nil {
 		return err
 	}
 	pages.setSessionCookie(c, id, int(registry.SessionLifetime/time.Second))
 	c.Set(webAccountKey, acct)
+	c.Set(webSessionKey, (*registry.Session)(nil))
 	return nil
 }
 
@@ -66,6 +71,7 @@ func (pages *Pages) endSession(c *gin.Context) error {
 // forgetSession ends the session the request's cookie names, if any.
 func (pages *Pages) forgetSession(c *gin.Context) error {
 	c.Set(webAccountKey, (*registry.Account)(nil))
+	c.Set(webSessionKey, (*registry.Session)(nil))
 	cookie, err := c.Request.Cookie(pages.sessions.cookieName)
 	if err != nil {
 		return nil
@@ -79,24 +85,35 @@ func (pages *Pages) currentAccount(c *gin.Context) *registry.Account {
 	if v, ok := c.Get(webAccountKey); ok {
 		return v.(*registry.Account)
 	}
-	acct := pages.lookupSession(c)
+	acct, sess := pages.lookupSession(c)
 	c.Set(webAccountKey, acct)
+	c.Set(webSessionKey, sess)
 	return acct
 }
 
-func (pages *Pages) lookupSession(c *gin.Context) *registry.Account {
+// currentSession is the request's session, or nil (also right after a
+// log-in, whose session the request did not come with).
+func (pages *Pages) currentSession(c *gin.Context) *registry.Session {
+	pages.currentAccount(c)
+	if v, ok := c.Get(webSessionKey); ok {
+		return v.(*registry.Session)
+	}
+	return nil
+}
+
+func (pages *Pages) lookupSession(c *gin.Context) (*registry.Account, *registry.Session) {
 	cookie, err := c.Request.Cookie(pages.sessions.cookieName)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	acct, err := pages.svc.SessionAccount(c, cookie.Value)
+	acct, sess, err := pages.svc.SessionAccount(c, cookie.Value)
 	if err != nil {
 		if !registry.IsCode(err, registry.NotFound) {
 			pages.shared.Logger(c).Error("reading session", "error", err.Error())
 		}
-		return nil
+		return nil, nil
 	}
-	return acct
+	return acct, sess
 }
 
 // requireLogin sends visitors without a session to the log-in page.

@@ -69,6 +69,9 @@ type Pages struct {
 	crossOrigin   *http.CrossOriginProtection
 	pageSize      int
 	dashboardSize int
+
+	// passwordChanges counts wrong current passwords per account.
+	passwordChanges *throttle
 }
 
 type staticFile struct {
@@ -103,6 +106,10 @@ func (pages *Pages) Route(e *gin.Engine) {
 	dash.POST("/tokens/:id/revoke", pages.revokeToken)
 	dash.POST("/keys", pages.addKey)
 	dash.POST("/keys/:id/delete", pages.deleteKey)
+	httpx.GetAndHead(dash, "/account", pages.accountPage)
+	dash.POST("/password", pages.changePassword)
+	dash.POST("/sessions/:id/end", pages.endOneSession)
+	dash.POST("/logout-everywhere", pages.logoutEverywhere)
 
 	httpx.GetAndHead(e, "/:owner", pages.ownerKeysOrPage)
 	httpx.GetAndHead(e, "/:owner/:pack", pages.packagePage)
@@ -132,6 +139,7 @@ func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
 	pages.loginsPerAcct = newThrottle(attempts*accountAttemptsFactor, window)
 	pages.loginsPerIP = newThrottle(attempts*20, window)
 	pages.signups = newThrottle(20, time.Hour)
+	pages.passwordChanges = newThrottle(attempts, window)
 	// Behind a proxy the Host header may differ from the public address;
 	// a form posted from the public address is same-origin all the same.
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
