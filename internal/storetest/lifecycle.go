@@ -1,12 +1,14 @@
 package storetest
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
 	"sync"
 	"testing"
 
+	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -123,6 +125,26 @@ func (su suite) testLifecycle(t *testing.T) {
 		yank(t, s, p, "2.0.0", false, "", 11)
 		pkg, _ = yank(t, s, p, "2.0.0", false, "", 12)
 		wantPackage(t, "un-yanked twice", pkg, two)
+		yank(t, s, p, "2.0.0", true, "again", 13)
+		yank(t, s, p, "2.0.0", true, "again", 14)
+
+		// The log holds each change once: the first yank, the new reason,
+		// the un-yank and the last yank; the repeats changed nothing.
+		entries := logEntries(t, s)
+		want := []*translog.Entry{
+			registry.YankLogEntry(true, "alice", "foo", "2.0.0", "first reason", at(5)),
+			registry.YankLogEntry(true, "alice", "foo", "2.0.0", "second reason", at(9)),
+			registry.YankLogEntry(false, "alice", "foo", "2.0.0", "", at(11)),
+			registry.YankLogEntry(true, "alice", "foo", "2.0.0", "again", at(13)),
+		}
+		if len(entries) != 2+len(want) {
+			t.Fatalf("%d log entries, want the 2 publishes and %d yank events", len(entries), len(want))
+		}
+		for i, w := range want {
+			if got := entries[2+i]; !bytes.Equal(got, w.Marshal()) {
+				t.Errorf("log entry %d:\n%s\nwant\n%s", 2+i, got, w.Marshal())
+			}
+		}
 	})
 
 	t.Run("a package whose every version is yanked has no latest and is not listed", func(t *testing.T) {

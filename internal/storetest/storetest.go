@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Lifecycle", s.testLifecycle)
 	t.Run("Sessions", s.testSessions)
 	t.Run("AccountSafety", s.testAccountSafety)
+	t.Run("Log", s.testLog)
 }
 
 type suite struct {

@@ -82,6 +82,9 @@ type Version struct {
 	// given or the version is not yanked.
 	Yanked     bool   `json:"yanked"`
 	YankReason string `json:"yank_reason"`
+	// LogIndex is the version's entry in the transparency log
+	// (/log/tile/entries/...); null only while the log is being built.
+	LogIndex *int64 `json:"log_index"`
 }
 
 // Signature is the provenance of a version published by SSH signature, kept
@@ -155,6 +158,9 @@ type PublishResult struct {
 	// Warnings say what the name lost on its way to the slug: characters
 	// without a slug form, a cut. Never null: [] when nothing was lost.
 	Warnings []string `json:"warnings"`
+	// LogIndex is the transparency log entry of the version published (or
+	// of the identical one that existed).
+	LogIndex *int64 `json:"log_index"`
 }
 
 // SignedPublishResult answers POST /api/publish-signed.
@@ -165,6 +171,8 @@ type SignedPublishResult struct {
 	Created bool    `json:"created"`
 	// Warnings as in PublishResult; never null.
 	Warnings []string `json:"warnings"`
+	// LogIndex as in PublishResult.
+	LogIndex *int64 `json:"log_index"`
 }
 
 // AuthSSHSignature is the auth of every SignedPublishResult.

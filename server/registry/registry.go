@@ -89,6 +89,9 @@ type Package struct {
 	// Deprecated is the owner's deprecation message; "" when the package
 	// is not deprecated (docs/protocol.md, Deprecating a package).
 	Deprecated string
+	// LogIndex is set only on the package a publish returns: the
+	// transparency log entry of the version published (or found identical).
+	LogIndex *int64
 }
 
 // Version is one immutable published document of a package.
@@ -108,6 +111,7 @@ type Version struct {
 	// yanked; YankReason is the owner's reason, possibly "".
 	YankedAt   *time.Time
 	YankReason string
+	LogIndex    *int64      // its transparency log entry; nil only while the log is being built
 }
 
 // Yanked reports whether the owner withdrew the version: it is never the

@@ -16,6 +16,7 @@ type Store interface {
 	PackageStore
 	LifecycleStore
 	SessionStore
+	LogStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Generation changes whenever a write through this Store may have

@@ -163,7 +163,8 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 					t.Fatalf("Restore: %v", err)
 				}
 				// The nonce of the deleted key is remembered too.
-				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 4, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1}
+				// Ten versions published, two keys added and one removed, two yanks and an un-yank: 16 log entries.
+				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 4, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 16}
 				if counts != want {
 					t.Errorf("Restore counts %s, want %s", counts, want)
 				}
@@ -318,7 +319,8 @@ func TestRestoreRefusesDamagedDumps(t *testing.T) {
 		{"newer format version", `{"format":"pact-dump","version":4}` + "\n", "format version 4"},
 		{"cut short", strings.Join(lines[:last], ""), "cut short"},
 		{"cut inside a line", good[:firstVersion+40], "cut short in line"},
-		{"counts do not match", strings.Join(lines[:last-1], "") + lines[last], "counts"},
+		{"counts do not match", strings.Join(lines[:last-2], "") + lines[last-1] + lines[last], "counts"}, // a row dropped before the log state
+		{"log state missing", strings.Join(lines[:last-1], "") + lines[last], "no log state record"},
 		{"record after the end", good + tokenLine, "after its end record"},
 		{"unknown record type", strings.Join(lines[:2], "") + `{"type":"widget","id":1}` + "\n" + strings.Join(lines[2:], ""), `unknown record type "widget"`},
 		{"unknown field", strings.Replace(good, `"password_hash"`, `"pass_hash"`, 1), "unknown field"},
@@ -337,7 +339,7 @@ func TestRestoreRefusesDamagedDumps(t *testing.T) {
 				if !strings.Contains(err.Error(), c.message) {
 					t.Errorf("%s: error %q, want it to mention %q", c.name, err, c.message)
 				}
-				if n := strings.Count(records(t, dump(t, target)), "\n"); n != 1 {
+				if n := strings.Count(records(t, dump(t, target)), "\n"); n != 2 { // the log state and the end record
 					t.Fatalf("%s: a failed restore left rows behind:\n%s", c.name, dump(t, target))
 				}
 			}

@@ -29,10 +29,13 @@ import (
 // deprecations (deprecated of packages), and the scopes and packages of
 // tokens (null in older dumps: every scope, every pack), accounts'
 // disabled_at and sessions' last_seen_at, user_agent and ip; restoring an older
-// dump leaves nothing yanked or deprecated.
+// dump leaves nothing yanked or deprecated. Version 3 also added the
+// transparency log (dump_translog.go) and each version's log_index.
 const (
 	DumpFormat  = "pact-dump"
 	DumpVersion = 3
+	// dumpVersion2 is the last format without the transparency log.
+	dumpVersion2 = 2
 	// dumpVersion1 is the oldest format Restore reads.
 	dumpVersion1 = 1
 	// dumpVersion3 is the first with yanks, deprecations, token scopes,
@@ -64,6 +67,10 @@ type BackupCounts struct {
 	Versions int64 `json:"versions"`
 	Nonces   int64 `json:"nonces"`
 	Sessions int64 `json:"sessions"`
+	// The transparency log (version 3).
+	LogEntries     int64 `json:"log_entries"`
+	LogHashes      int64 `json:"log_hashes"`
+	LogCheckpoints int64 `json:"log_checkpoints"`
 }
 
 func (c BackupCounts) String() string {
@@ -111,7 +118,7 @@ deprecated`, `id`, true,
 		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
 	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
 key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key,
-yanked_at, yank_reason`, `id`, true,
+yanked_at, yank_reason, log_index`, `id`, true,
 		func() record { return new(versionRecord) }, func(c *BackupCounts) *int64 { return &c.Versions }},
 	{"nonces", "nonce", "nonces", `fingerprint, nonce, spent_at`, `fingerprint, nonce`, false,
 		func() record { return new(nonceRecord) }, func(c *BackupCounts) *int64 { return &c.Nonces }},
@@ -276,17 +283,19 @@ type versionRecord struct {
 	// absent from older dumps).
 	YankedAt   *time.Time `json:"yanked_at"`
 	YankReason string     `json:"yank_reason"`
+	// LogIndex is the version's transparency log entry (version 3).
+	LogIndex *int64 `json:"log_index"`
 }
 
 func (r *versionRecord) dest() []any {
 	return []any{&r.ID, &r.PackageID, &r.Version, &r.Name, &r.Description, &r.Scheme, &r.SHA256, &r.Size, &r.Content,
 		&r.CreatedAt, &r.KeyID, &r.KeyFingerprint, &r.SignedTimestamp, &r.Nonce, &r.Signature,
-		&r.SignedName, &r.SignedDescription, &r.PublicKey, &r.YankedAt, &r.YankReason}
+		&r.SignedName, &r.SignedDescription, &r.PublicKey, &r.YankedAt, &r.YankReason, &r.LogIndex}
 }
 func (r *versionRecord) args() []any {
 	return []any{r.ID, r.PackageID, r.Version, r.Name, r.Description, r.Scheme, r.SHA256, r.Size, r.Content,
 		r.CreatedAt.UTC(), nullable(r.KeyID), nullable(r.KeyFingerprint), nullable(r.SignedTimestamp), nullable(r.Nonce), nullable(r.Signature),
-		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey), nullableUTC(r.YankedAt), r.YankReason}
+		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey), nullableUTC(r.YankedAt), r.YankReason, nullable(r.LogIndex)}
 }
 func (r *versionRecord) normalize() {
 	r.CreatedAt = r.CreatedAt.UTC()
@@ -407,6 +416,9 @@ func (s *Store) Dump(ctx context.Context, w io.Writer) (BackupCounts, error) {
 			return counts, err
 		}
 		*t.count(&counts) = n
+	}
+	if err := s.dumpLogState(ctx, tx, enc); err != nil {
+		return counts, err
 	}
 	if err := enc.Encode(endRecord{Type: endType, Counts: counts}); err != nil {
 		return counts, err

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,8 @@ type groupCommitter struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	once    sync.Once
+	// batches counts the shared transactions run, for tests.
+	batches atomic.Int64
 }
 
 type writeJob struct {
@@ -124,6 +127,7 @@ func (g *groupCommitter) failQueued() {
 
 // commit runs a batch in one transaction and answers every job.
 func (g *groupCommitter) commit(batch []*writeJob) {
+	g.batches.Add(1)
 	errs := make([]error, len(batch))
 	if err := g.runBatch(batch, errs); err != nil {
 		// The transaction is gone: nothing of the batch was kept.
@@ -156,7 +160,9 @@ func (g *groupCommitter) runBatch(batch []*writeJob, errs []error) error {
 		}
 		if errs[i] = job.run(ctx, tx); errs[i] != nil {
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO pact_write"); err != nil {
-				return err
+				// SQLite ends the whole transaction after some errors
+				// (a full disk): then the job's error is the batch's.
+				return errs[i]
 			}
 		}
 		if _, err := tx.ExecContext(ctx, "RELEASE pact_write"); err != nil {

@@ -25,6 +25,7 @@ func (s *Store) SetYanked(ctx context.Context, packageID int64, version string, 
 	if err != nil {
 		return nil, nil, err
 	}
+	s.notifyLog()
 	s.changedPackage(pkg)
 	return pkg, v, nil
 }
@@ -35,6 +36,16 @@ func (s *Store) setYankedTx(ctx context.Context, tx *sql.Tx, packageID int64, ve
 	// package waits, then compares with the latest chosen here.
 	res, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET latest_version_id = latest_version_id WHERE id = ?`), packageID)
 	if err := s.oneRow(res, err, "yank", func() error { return notFound("no such package %d", packageID) }); err != nil {
+		return nil, nil, err
+	}
+	// The state before, so that only a change is logged: yanking a yanked
+	// version again with the same reason, or un-yanking one that is not
+	// yanked, changes nothing a reader can see.
+	var wasYanked bool
+	var oldReason string
+	err = tx.QueryRowContext(ctx, s.q(`SELECT yanked_at IS NOT NULL, yank_reason FROM versions WHERE package_id = ? AND version = ?`),
+		packageID, version).Scan(&wasYanked, &oldReason)
+	if err != nil && !errNoRows(err) {
 		return nil, nil, err
 	}
 	if yanked {
@@ -62,6 +73,12 @@ WHERE package_id = ? AND version = ?`), packageID, version)
 	pkg, err := s.packageByID(ctx, tx, packageID)
 	if err != nil {
 		return nil, nil, err
+	}
+	if wasYanked != yanked || (yanked && oldReason != reason) {
+		entry := registry.YankLogEntry(yanked, pkg.OwnerSlug, pkg.PackSlug, version, reason, at)
+		if _, err := s.appendLog(ctx, tx, entry, at); err != nil {
+			return nil, nil, err
+		}
 	}
 	v, err := scanVersion(tx.QueryRowContext(ctx, s.q(`SELECT `+versionColumns+` FROM versions v
 WHERE v.package_id = ? AND v.version = ?`), packageID, version))
