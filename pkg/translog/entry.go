@@ -1,0 +1,357 @@
+// Package translog holds what the transparency log's server and its clients share: the entry format, the
+// tile paths, entry bundles and checkpoints (docs/protocol.md, "Transparency log"). The Merkle tree, proofs
+// and signed notes come from golang.org/x/mod/sumdb/tlog and sumdb/note; this package only fixes our formats
+// on top of them. It is pure: no I/O, no server code.
+package translog
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// Header is the first line of every entry of format version 1.
+const Header = "pact-log-entry v1"
+
+// MaxEntrySize bounds an entry's marshalled size; it is the largest length an entry bundle's uint16 prefix
+// can carry.
+const MaxEntrySize = 65535
+
+// TimeLayout is how an entry writes its time: RFC 3339, UTC, whole seconds.
+const TimeLayout = "2006-01-02T15:04:05Z"
+
+// The kinds of entry this version knows. Parse keeps other kinds readable as generic key/value entries.
+const (
+	KindPublish   = "publish"
+	KindKeyAdd    = "key-add"
+	KindKeyRemove = "key-remove"
+	KindYank      = "yank"
+	KindUnyank    = "unyank"
+)
+
+// How a publish was authenticated.
+const (
+	AuthToken = "token"
+	AuthSSH   = "ssh"
+)
+
+// A Field is one `key value` line after the kind and time lines.
+type Field struct {
+	Key, Value string
+}
+
+// An Entry is one event in the log: its kind, its time and the kind's fields in their fixed order.
+type Entry struct {
+	Kind   string
+	Time   time.Time
+	Fields []Field
+}
+
+// Get answers the value of the first field named key, or "" when there is none.
+func (e *Entry) Get(key string) string {
+	for _, f := range e.Fields {
+		if f.Key == key {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+// Marshal answers the entry's bytes: the header, `kind`, `time`, then the fields, each line ending "\n".
+// These bytes are what the log stores and hashes; Marshal does not validate (Parse does).
+func (e *Entry) Marshal() []byte {
+	var b bytes.Buffer
+	b.WriteString(Header)
+	b.WriteString("\nkind ")
+	b.WriteString(e.Kind)
+	b.WriteString("\ntime ")
+	b.WriteString(e.Time.UTC().Format(TimeLayout))
+	b.WriteByte('\n')
+	for _, f := range e.Fields {
+		b.WriteString(f.Key)
+		b.WriteByte(' ')
+		b.WriteString(f.Value)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// RecordHash answers the entry's leaf hash in the Merkle tree (RFC 6962: SHA-256 of 0x00 and the bytes).
+func RecordHash(entry []byte) tlog.Hash {
+	return tlog.RecordHash(entry)
+}
+
+// kindFields lists, for each kind this version knows, its fields in their fixed order. A publish
+// authenticated by token stops after `auth`; one by SSH adds `key` and `signed-lines`.
+var kindFields = map[string][]string{
+	KindPublish:   {"owner", "pack", "version", "sha256", "size", "auth", "key", "signed-lines"},
+	KindKeyAdd:    {"owner", "key", "fingerprint"},
+	KindKeyRemove: {"owner", "key", "fingerprint"},
+	KindYank:      {"owner", "pack", "version", "reason"},
+	KindUnyank:    {"owner", "pack", "version"},
+}
+
+// Parse reads an entry strictly: the version-1 header, `kind` then `time` (RFC 3339 UTC seconds), keys of
+// [a-z0-9-]+ without duplicates, values that are non-empty printable UTF-8, every line ending "\n", at most
+// MaxEntrySize bytes. A kind this version knows must have exactly its fields, in order, with well-formed
+// values; an unknown kind is kept as generic fields. Parse(e.Marshal()) gives e back for every valid e.
+func Parse(data []byte) (*Entry, error) {
+	if len(data) > MaxEntrySize {
+		return nil, fmt.Errorf("log entry: %d bytes, more than %d", len(data), MaxEntrySize)
+	}
+	if !utf8.Valid(data) {
+		return nil, errors.New("log entry: not UTF-8")
+	}
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		return nil, errors.New("log entry: does not end with a newline")
+	}
+	lines := strings.Split(string(data[:len(data)-1]), "\n")
+	if lines[0] != Header {
+		return nil, fmt.Errorf("log entry: first line %q, want %q", clip(lines[0]), Header)
+	}
+	var kv []Field
+	seen := map[string]bool{}
+	for i, line := range lines[1:] {
+		k, v, ok := strings.Cut(line, " ")
+		if !ok || !validKey(k) {
+			return nil, fmt.Errorf("log entry: line %d is not `key value`", i+2)
+		}
+		if !validValue(v) {
+			return nil, fmt.Errorf("log entry: %s: empty value or a control character", k)
+		}
+		if seen[k] {
+			return nil, fmt.Errorf("log entry: %s appears twice", k)
+		}
+		seen[k] = true
+		kv = append(kv, Field{k, v})
+	}
+	if len(kv) < 2 || kv[0].Key != "kind" || kv[1].Key != "time" {
+		return nil, errors.New("log entry: the first fields must be kind and time")
+	}
+	t, err := time.Parse(TimeLayout, kv[1].Value)
+	if err != nil || t.Format(TimeLayout) != kv[1].Value {
+		return nil, fmt.Errorf("log entry: time %q is not RFC 3339 UTC seconds", clip(kv[1].Value))
+	}
+	e := &Entry{Kind: kv[0].Value, Time: t, Fields: kv[2:]}
+	if err := e.checkKind(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Entry) checkKind() error {
+	want, known := kindFields[e.Kind]
+	if !known {
+		return nil
+	}
+	if e.Kind == KindPublish && e.Get("auth") == AuthToken {
+		want = want[:6]
+	}
+	if len(e.Fields) != len(want) {
+		return fmt.Errorf("log entry: %s has %d fields, want %d", e.Kind, len(e.Fields), len(want))
+	}
+	for i, f := range e.Fields {
+		if f.Key != want[i] {
+			return fmt.Errorf("log entry: %s field %d is %s, want %s", e.Kind, i+1, f.Key, want[i])
+		}
+	}
+	switch e.Kind {
+	case KindPublish:
+		p, err := e.Publish()
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(NewPublish(p).Marshal(), e.Marshal()) {
+			return errors.New("log entry: publish fields are not in canonical form")
+		}
+	case KindYank:
+		if _, err := e.Yank(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func validValue(v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+	}
+	return true
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// PublishEvent is a published version as the log records it.
+type PublishEvent struct {
+	Time                 time.Time
+	Owner, Pack, Version string
+	SHA256               string // 64 lowercase hex digits of the document's bytes
+	Size                 int64  // the document's length in bytes
+	Auth                 string // AuthToken or AuthSSH
+	Key                  string // AuthSSH only: the signer's public key, authorized_keys form, no comment
+	SignedLines          []byte // AuthSSH only: the exact message lines that were signed
+}
+
+// NewPublish makes a publish entry. With Auth == AuthToken, Key and SignedLines are not written.
+func NewPublish(p PublishEvent) *Entry {
+	e := &Entry{Kind: KindPublish, Time: p.Time.UTC().Truncate(time.Second), Fields: []Field{
+		{"owner", p.Owner}, {"pack", p.Pack}, {"version", p.Version}, {"sha256", p.SHA256},
+		{"size", strconv.FormatInt(p.Size, 10)}, {"auth", p.Auth},
+	}}
+	if p.Auth != AuthToken {
+		e.Fields = append(e.Fields, Field{"key", p.Key},
+			Field{"signed-lines", base64.StdEncoding.EncodeToString(p.SignedLines)})
+	}
+	return e
+}
+
+// Publish reads a publish entry's fields.
+func (e *Entry) Publish() (PublishEvent, error) {
+	if e.Kind != KindPublish {
+		return PublishEvent{}, fmt.Errorf("log entry: kind %s, not %s", clip(e.Kind), KindPublish)
+	}
+	p := PublishEvent{Time: e.Time, Owner: e.Get("owner"), Pack: e.Get("pack"), Version: e.Get("version"),
+		SHA256: e.Get("sha256"), Auth: e.Get("auth"), Key: e.Get("key")}
+	if b, err := hex.DecodeString(p.SHA256); err != nil || len(b) != 32 || strings.ToLower(p.SHA256) != p.SHA256 {
+		return PublishEvent{}, errors.New("log entry: sha256 is not 64 lowercase hex digits")
+	}
+	size, err := strconv.ParseInt(e.Get("size"), 10, 64)
+	if err != nil || size < 0 || strconv.FormatInt(size, 10) != e.Get("size") {
+		return PublishEvent{}, errors.New("log entry: size is not a non-negative decimal")
+	}
+	p.Size = size
+	switch p.Auth {
+	case AuthToken:
+	case AuthSSH:
+		lines, err := base64.StdEncoding.Strict().DecodeString(e.Get("signed-lines"))
+		if err != nil || len(lines) == 0 {
+			return PublishEvent{}, errors.New("log entry: signed-lines is not standard padded base64")
+		}
+		if p.Key == "" {
+			return PublishEvent{}, errors.New("log entry: an ssh publish without a key")
+		}
+		p.SignedLines = lines
+	default:
+		return PublishEvent{}, fmt.Errorf("log entry: auth %q is neither token nor ssh", clip(p.Auth))
+	}
+	return p, nil
+}
+
+// KeyEvent is an SSH key added to or removed from an account.
+type KeyEvent struct {
+	Time        time.Time
+	Owner       string
+	Key         string // authorized_keys form, no comment
+	Fingerprint string // SHA256:...
+}
+
+// NewKeyAdd makes a key-add entry.
+func NewKeyAdd(k KeyEvent) *Entry { return newKeyEntry(KindKeyAdd, k) }
+
+// NewKeyRemove makes a key-remove entry.
+func NewKeyRemove(k KeyEvent) *Entry { return newKeyEntry(KindKeyRemove, k) }
+
+func newKeyEntry(kind string, k KeyEvent) *Entry {
+	return &Entry{Kind: kind, Time: k.Time.UTC().Truncate(time.Second), Fields: []Field{
+		{"owner", k.Owner}, {"key", k.Key}, {"fingerprint", k.Fingerprint},
+	}}
+}
+
+// KeyEvent reads a key-add or key-remove entry's fields.
+func (e *Entry) KeyEvent() (KeyEvent, error) {
+	if e.Kind != KindKeyAdd && e.Kind != KindKeyRemove {
+		return KeyEvent{}, fmt.Errorf("log entry: kind %s is not a key event", clip(e.Kind))
+	}
+	return KeyEvent{Time: e.Time, Owner: e.Get("owner"), Key: e.Get("key"), Fingerprint: e.Get("fingerprint")}, nil
+}
+
+// YankEvent is a version yanked (with a reason) or unyanked.
+type YankEvent struct {
+	Time                 time.Time
+	Owner, Pack, Version string
+	Reason               string // yank only; written as a JSON string
+}
+
+// NewYank makes a yank entry.
+func NewYank(y YankEvent) *Entry {
+	return &Entry{Kind: KindYank, Time: y.Time.UTC().Truncate(time.Second), Fields: []Field{
+		{"owner", y.Owner}, {"pack", y.Pack}, {"version", y.Version}, {"reason", JSONString(y.Reason)},
+	}}
+}
+
+// NewUnyank makes an unyank entry.
+func NewUnyank(y YankEvent) *Entry {
+	return &Entry{Kind: KindUnyank, Time: y.Time.UTC().Truncate(time.Second), Fields: []Field{
+		{"owner", y.Owner}, {"pack", y.Pack}, {"version", y.Version},
+	}}
+}
+
+// Yank reads a yank or unyank entry's fields.
+func (e *Entry) Yank() (YankEvent, error) {
+	if e.Kind != KindYank && e.Kind != KindUnyank {
+		return YankEvent{}, fmt.Errorf("log entry: kind %s is not a yank event", clip(e.Kind))
+	}
+	y := YankEvent{Time: e.Time, Owner: e.Get("owner"), Pack: e.Get("pack"), Version: e.Get("version")}
+	if e.Kind == KindYank {
+		r, err := ParseJSONString(e.Get("reason"))
+		if err != nil {
+			return YankEvent{}, fmt.Errorf("log entry: reason: %w", err)
+		}
+		y.Reason = r
+	}
+	return y, nil
+}
+
+// JSONString writes s as a JSON string on one line, the form of free-text values (HTML characters are not
+// escaped; invalid UTF-8 becomes U+FFFD).
+func JSONString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// ParseJSONString reads a free-text value, which must be in the form JSONString writes.
+func ParseJSONString(v string) (string, error) {
+	var s string
+	if err := json.Unmarshal([]byte(v), &s); err != nil {
+		return "", errors.New("not a JSON string")
+	}
+	if JSONString(s) != v {
+		return "", errors.New("JSON string not in canonical form")
+	}
+	return s, nil
+}

@@ -1,0 +1,160 @@
+package translog
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+var when = time.Date(2026, 11, 22, 22, 0, 0, 0, time.UTC)
+
+func TestMarshalKinds(t *testing.T) {
+	tests := []struct {
+		name  string
+		entry *Entry
+		want  string
+	}{
+		{"token publish", NewPublish(PublishEvent{Time: when, Owner: "alice", Pack: "widget", Version: "1.2.0",
+			SHA256: strings.Repeat("ab", 32), Size: 1234, Auth: AuthToken}),
+			"pact-log-entry v1\nkind publish\ntime 2026-11-22T22:00:00Z\nowner alice\npack widget\nversion 1.2.0\n" +
+				"sha256 " + strings.Repeat("ab", 32) + "\nsize 1234\nauth token\n"},
+		{"ssh publish", NewPublish(PublishEvent{Time: when.Add(500 * time.Millisecond), Owner: "alice", Pack: "widget",
+			Version: "1.2.0", SHA256: strings.Repeat("0f", 32), Size: 7, Auth: AuthSSH,
+			Key: "ssh-ed25519 AAAAC3Nza", SignedLines: []byte("pact-publish v1\nline\n")}),
+			"pact-log-entry v1\nkind publish\ntime 2026-11-22T22:00:00Z\nowner alice\npack widget\nversion 1.2.0\n" +
+				"sha256 " + strings.Repeat("0f", 32) + "\nsize 7\nauth ssh\nkey ssh-ed25519 AAAAC3Nza\n" +
+				"signed-lines cGFjdC1wdWJsaXNoIHYxCmxpbmUK\n"},
+		{"key add", NewKeyAdd(KeyEvent{Time: when, Owner: "bob", Key: "ssh-ed25519 AAAA", Fingerprint: "SHA256:xyz"}),
+			"pact-log-entry v1\nkind key-add\ntime 2026-11-22T22:00:00Z\nowner bob\nkey ssh-ed25519 AAAA\nfingerprint SHA256:xyz\n"},
+		{"key remove", NewKeyRemove(KeyEvent{Time: when, Owner: "bob", Key: "ssh-rsa AAAA", Fingerprint: "SHA256:q"}),
+			"pact-log-entry v1\nkind key-remove\ntime 2026-11-22T22:00:00Z\nowner bob\nkey ssh-rsa AAAA\nfingerprint SHA256:q\n"},
+		{"yank", NewYank(YankEvent{Time: when, Owner: "a", Pack: "p", Version: "1.0.0", Reason: "broken <b>\n\"x\""}),
+			"pact-log-entry v1\nkind yank\ntime 2026-11-22T22:00:00Z\nowner a\npack p\nversion 1.0.0\nreason \"broken <b>\\n\\\"x\\\"\"\n"},
+		{"unyank", NewUnyank(YankEvent{Time: when, Owner: "a", Pack: "p", Version: "1.0.0"}),
+			"pact-log-entry v1\nkind unyank\ntime 2026-11-22T22:00:00Z\nowner a\npack p\nversion 1.0.0\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.entry.Marshal()
+			if string(got) != tt.want {
+				t.Fatalf("Marshal:\n%s\nwant:\n%s", got, tt.want)
+			}
+			e, err := Parse(got)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if !bytes.Equal(e.Marshal(), got) {
+				t.Fatalf("round trip changed the bytes:\n%s", e.Marshal())
+			}
+		})
+	}
+}
+
+func TestTypedReaders(t *testing.T) {
+	in := PublishEvent{Time: when, Owner: "alice", Pack: "widget", Version: "1.2.0", SHA256: strings.Repeat("ab", 32),
+		Size: 9, Auth: AuthSSH, Key: "ssh-ed25519 AAAA", SignedLines: []byte("a\nb\n")}
+	e, err := Parse(NewPublish(in).Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.Publish()
+	if err != nil || p.Owner != "alice" || p.Size != 9 || string(p.SignedLines) != "a\nb\n" || p.Key != in.Key ||
+		!p.Time.Equal(when) {
+		t.Fatalf("Publish() = %+v, %v", p, err)
+	}
+	if _, err := e.KeyEvent(); err == nil {
+		t.Fatal("KeyEvent on a publish entry: no error")
+	}
+	y, err := NewYank(YankEvent{Time: when, Owner: "a", Pack: "p", Version: "1", Reason: "é\t"}).Yank()
+	if err != nil || y.Reason != "é\t" {
+		t.Fatalf("Yank() = %+v, %v", y, err)
+	}
+	k, err := NewKeyRemove(KeyEvent{Time: when, Owner: "o", Key: "k v", Fingerprint: "SHA256:f"}).KeyEvent()
+	if err != nil || k.Key != "k v" || k.Fingerprint != "SHA256:f" {
+		t.Fatalf("KeyEvent() = %+v, %v", k, err)
+	}
+}
+
+func TestParseUnknownKind(t *testing.T) {
+	in := "pact-log-entry v1\nkind release\ntime 2026-11-22T22:00:00Z\nowner alice\nnote {\"a\":1}\n"
+	e, err := Parse([]byte(in))
+	if err != nil {
+		t.Fatalf("Parse of an unknown kind: %v", err)
+	}
+	if e.Kind != "release" || e.Get("note") != `{"a":1}` || string(e.Marshal()) != in {
+		t.Fatalf("got %+v", e)
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	const head = "pact-log-entry v1\n"
+	const tm = "time 2026-11-22T22:00:00Z\n"
+	sha := "sha256 " + strings.Repeat("ab", 32) + "\n"
+	token := "kind publish\n" + tm + "owner a\npack p\nversion 1\n" + sha + "size 3\nauth token\n"
+	tests := map[string]string{
+		"empty":                "",
+		"other version":        "pact-log-entry v2\nkind publish\n" + tm,
+		"no final newline":     strings.TrimSuffix(head+token, "\n"),
+		"crlf":                 strings.ReplaceAll(head+token, "\n", "\r\n"),
+		"time first":           head + tm + "kind publish\n",
+		"no time":              head + "kind publish\n",
+		"local time":           head + "kind x\ntime 2026-11-22T22:00:00+01:00\n",
+		"fractional time":      head + "kind x\ntime 2026-11-22T22:00:00.5Z\n",
+		"duplicate key":        head + "kind x\n" + tm + "a 1\na 2\n",
+		"upper-case key":       head + "kind x\n" + tm + "Owner a\n",
+		"empty value":          head + "kind x\n" + tm + "a \n",
+		"no value":             head + "kind x\n" + tm + "a\n",
+		"blank line":           head + "kind x\n" + tm + "\n",
+		"tab in value":         head + "kind x\n" + tm + "a b\tc\n",
+		"not utf-8":            head + "kind x\n" + tm + "a \xff\n",
+		"publish missing size": head + strings.Replace(token, "size 3\n", "", 1),
+		"publish out of order": head + strings.Replace(token, "owner a\npack p\n", "pack p\nowner a\n", 1),
+		"publish upper hex":    head + strings.Replace(token, sha, strings.ToUpper(sha), 1),
+		"publish size sign":    head + strings.Replace(token, "size 3", "size +3", 1),
+		"publish size zeros":   head + strings.Replace(token, "size 3", "size 03", 1),
+		"publish auth other":   head + strings.Replace(token, "auth token", "auth magic", 1),
+		"token with key":       head + token + "key ssh-ed25519 A\n",
+		"ssh without lines":    head + strings.Replace(token, "auth token", "auth ssh", 1) + "key ssh-ed25519 A\n",
+		"ssh unpadded lines": head + strings.Replace(token, "auth token", "auth ssh", 1) +
+			"key ssh-ed25519 A\nsigned-lines YQ\n",
+		"yank reason not json": head + "kind yank\n" + tm + "owner a\npack p\nversion 1\nreason broken\n",
+		"yank reason escaped":  head + "kind yank\n" + tm + "owner a\npack p\nversion 1\nreason \"\\u0061\"\n",
+		"key-add extra field":  head + "kind key-add\n" + tm + "owner a\nkey k\nfingerprint f\nextra 1\n",
+		"too large":            head + "kind x\n" + tm + "a " + strings.Repeat("b", MaxEntrySize) + "\n",
+	}
+	for name, in := range tests {
+		t.Run(name, func(t *testing.T) {
+			if e, err := Parse([]byte(in)); err == nil {
+				t.Fatalf("Parse accepted it: %+v", e)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(NewPublish(PublishEvent{Time: when, Owner: "alice", Pack: "widget", Version: "1.2.0",
+		SHA256: strings.Repeat("ab", 32), Size: 1234, Auth: AuthToken}).Marshal())
+	f.Add(NewPublish(PublishEvent{Time: when, Owner: "alice", Pack: "widget", Version: "1.2.0",
+		SHA256: strings.Repeat("ab", 32), Size: 1, Auth: AuthSSH, Key: "ssh-ed25519 A", SignedLines: []byte("x")}).Marshal())
+	f.Add(NewKeyAdd(KeyEvent{Time: when, Owner: "o", Key: "k", Fingerprint: "f"}).Marshal())
+	f.Add(NewYank(YankEvent{Time: when, Owner: "o", Pack: "p", Version: "v", Reason: "r"}).Marshal())
+	f.Add([]byte("pact-log-entry v1\nkind other\ntime 2026-11-22T22:00:00Z\na b c\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := Parse(data)
+		if err != nil {
+			return
+		}
+		out := e.Marshal()
+		if !bytes.Equal(out, data) {
+			t.Fatalf("Parse accepted bytes that Marshal writes differently:\n%q\n%q", data, out)
+		}
+		again, err := Parse(out)
+		if err != nil {
+			t.Fatalf("Parse(Marshal(e)): %v", err)
+		}
+		if !bytes.Equal(again.Marshal(), out) {
+			t.Fatal("second round trip differs")
+		}
+	})
+}
