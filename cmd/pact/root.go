@@ -93,7 +93,8 @@ PACT_TOKEN), then the config file written by 'pact login'
 ` + defaultHost + `.
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed,
-4 not found, 5 rejected by the server.`,
+4 not found, 5 rejected by the server, 6 verification against the
+registry's transparency log failed.`,
 		Example: `  $ pact login --token-stdin < token.txt
   $ pact publish hello.pact.md
   $ pact list --owner alice
@@ -128,6 +129,8 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed,
 		newPublishCmd(f, nil),
 		newListCmd(f, nil),
 		newGetCmd(f, nil),
+		newVerifyCmd(f, nil),
+		newLogCmd(f),
 		newKeysCmd(f),
 		newValidateCmd(f, nil),
 		newCompletionCmd(f),
