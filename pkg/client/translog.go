@@ -96,8 +96,9 @@ type LogVerifier struct {
 	verifier note.Verifier
 	state    *logState
 
-	mu    sync.Mutex
-	tiles map[tlog.Tile][]byte // this run's tiles, fetched or derived from entry bundles
+	mu      sync.Mutex
+	tiles   map[tlog.Tile][]byte   // this run's tiles, fetched or derived from entry bundles
+	bundles map[tlog.Tile][][]byte // this run's entry bundles, not yet checked
 }
 
 // NewLogVerifier returns a verifier of c's log with the pinned verifier key
@@ -115,7 +116,7 @@ func (c *Client) NewLogVerifier(key, cacheDir string) (*LogVerifier, error) {
 	return &LogVerifier{
 		c: c, key: key, verifier: v,
 		state: &logState{dir: filepath.Join(cacheDir, "log", stateDirName(v))},
-		tiles: map[tlog.Tile][]byte{},
+		tiles: map[tlog.Tile][]byte{}, bundles: map[tlog.Tile][][]byte{},
 	}, nil
 }
 
@@ -373,6 +374,12 @@ func (v *LogVerifier) bundleEntries(ctx context.Context, cp *Checkpoint, bundle 
 // authenticates it without another request.
 func (v *LogVerifier) readBundle(ctx context.Context, bundle tlog.Tile, fresh bool) ([][]byte, error) {
 	if !fresh {
+		v.mu.Lock()
+		entries, ok := v.bundles[bundle]
+		v.mu.Unlock()
+		if ok {
+			return entries, nil
+		}
 		if entries := v.state.loadBundle(bundle); entries != nil {
 			v.deriveTile(bundle, entries)
 			return entries, nil
@@ -406,6 +413,9 @@ func (v *LogVerifier) readBundle(ctx context.Context, bundle tlog.Tile, fresh bo
 		return nil, verifyErrorf("inclusion", "the registry's entry bundle %s is malformed: %v", translog.TilePath(bundle), err)
 	}
 	v.deriveTile(bundle, entries)
+	v.mu.Lock()
+	v.bundles[bundle] = entries
+	v.mu.Unlock()
 	return entries, nil
 }
 
@@ -427,6 +437,7 @@ func (v *LogVerifier) deriveTile(bundle tlog.Tile, entries [][]byte) {
 func (v *LogVerifier) forgetBundle(bundle tlog.Tile) {
 	v.state.removeBundle(bundle)
 	v.mu.Lock()
+	delete(v.bundles, bundle)
 	for t := range v.tiles {
 		if t.L == 0 && t.N == bundle.N {
 			delete(v.tiles, t)
@@ -517,8 +528,8 @@ func (v *LogVerifier) VerifyVersion(ctx context.Context, owner, pack, version st
 }
 
 // tileReader reads hash tiles for tlog.TileHashReader: from this run's
-// memory, the disk cache (full tiles only: they never change) or the
-// registry. With fresh it reads every tile from the registry.
+// memory, the disk cache or the registry. With fresh it reads every tile
+// from the registry.
 type tileReader struct {
 	v     *LogVerifier
 	ctx   context.Context
@@ -555,6 +566,17 @@ func (r *tileReader) readTile(t tlog.Tile) ([]byte, error) {
 		if data := v.state.loadTile(t); data != nil {
 			return data, nil
 		}
+		if t.L == 0 {
+			// A kept entry bundle implies the level-0 tile; the tree's check
+			// authenticates it as any other.
+			if entries := v.state.loadBundle(tlog.Tile{H: t.H, L: -1, N: t.N, W: t.W}); entries != nil {
+				v.deriveTile(tlog.Tile{H: t.H, L: -1, N: t.N, W: t.W}, entries)
+				v.mu.Lock()
+				data := v.tiles[t]
+				v.mu.Unlock()
+				return data, nil
+			}
+		}
 	}
 	data, err := v.c.getLog(r.ctx, "/log/"+translog.TilePath(t), int64(t.W*tlog.HashSize))
 	if IsNotFound(err) && t.W < translog.TileWidth {
@@ -579,7 +601,7 @@ func (r *tileReader) readTile(t tlog.Tile) ([]byte, error) {
 }
 
 // SaveTiles is called with tiles tlog authenticated against a checkpoint:
-// full ones go to the disk cache for good, all stay in memory for this run.
+// they stay in memory for this run and go to the disk cache (see logState).
 func (r *tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
 	v := r.v
 	v.mu.Lock()
@@ -588,7 +610,8 @@ func (r *tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
 	}
 	v.mu.Unlock()
 	for i, t := range tiles {
-		if t.W == translog.TileWidth {
+		// Level-0 tiles are implied by the entry bundles kept beside them.
+		if t.L > 0 || t.W == translog.TileWidth {
 			v.state.saveTile(t, data[i])
 		}
 	}

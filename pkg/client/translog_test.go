@@ -40,6 +40,7 @@ type testLog struct {
 	override func(path string) ([]byte, bool)
 
 	requests atomic.Int64
+	paths    []string // every path asked for, in order
 }
 
 func newTestLog(t testing.TB, origin string) *testLog {
@@ -136,6 +137,7 @@ func (l *testLog) checkpoint() []byte {
 func (l *testLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l.requests.Add(1)
 	l.mu.Lock()
+	l.paths = append(l.paths, r.URL.Path)
 	override := l.override
 	l.mu.Unlock()
 	if override != nil {
@@ -449,5 +451,73 @@ func TestLogVerifierKeepsItsStateInTheCache(t *testing.T) {
 	}
 	if got := l.requests.Load() - before; got > 3 {
 		t.Errorf("second read of the whole log made %d requests, want at most 3", got)
+	}
+}
+
+// verifyRequests publishes a version on a log of size entries that this
+// client already verified once, and counts the requests a verification of
+// the new version makes, and of it again.
+func verifyRequests(t testing.TB, size int) (newVersion, again int64) {
+	ctx := context.Background()
+	cache := t.(interface{ TempDir() string }).TempDir()
+	l := newTestLog(t, "example.test/log")
+	l.fill(size)
+	doc := []byte("# Widget\n")
+	idx := l.publish("alice", "widget", "1.0.0", doc)
+	if _, err := logVerifier(t, l.srv.URL, l.vkey, cache).VerifyVersion(ctx, "alice", "widget", "1.0.0", &idx, doc); err != nil {
+		t.Fatal(err)
+	}
+	// Others publish; then a new version.
+	l.fill(40)
+	doc2 := []byte("# Widget 2\n")
+	idx2 := l.publish("alice", "widget", "2.0.0", doc2)
+	for _, count := range []*int64{&newVersion, &again} {
+		before := l.requests.Load()
+		if _, err := logVerifier(t, l.srv.URL, l.vkey, cache).VerifyVersion(ctx, "alice", "widget", "2.0.0", &idx2, doc2); err != nil {
+			t.Fatal(err)
+		}
+		*count = l.requests.Load() - before
+	}
+	return newVersion, again
+}
+
+// TestLogVerificationCostsAtMostTwoRequestsOnASmallLog: with the tiles of
+// an earlier run kept, verifying a new version costs the checkpoint and the
+// newest entry bundle (which also gives the newest level-0 tile); the same
+// version again costs the checkpoint alone. When the log crossed a tile's
+// end since the last run, the now full level-0 tile and the wider partial
+// tile above it are read once more.
+func TestLogVerificationCostsAtMostTwoRequestsOnASmallLog(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		size          int
+		newVer, again int64
+	}{
+		{"small", 10, 2, 1},
+		{"one tile", 200, 2, 1},
+		{"across a tile's end", 1000, 4, 1},
+		{"three levels", 70000, 2, 1},
+	} {
+		newVer, again := verifyRequests(t, tc.size)
+		t.Logf("%s (%d entries): %d requests for a new version, %d for the same again", tc.name, tc.size, newVer, again)
+		if newVer > tc.newVer || again > tc.again {
+			t.Errorf("%s: %d and %d requests, want at most %d and %d", tc.name, newVer, again, tc.newVer, tc.again)
+		}
+	}
+}
+
+// BenchmarkLogVerificationRequests reports the requests of a verification
+// on large logs (go test -bench LogVerificationRequests ./pkg/client).
+func BenchmarkLogVerificationRequests(b *testing.B) {
+	for _, size := range []int{1000, 100000, 1000000} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			var newVer, again int64
+			for b.Loop() {
+				newVer, again = verifyRequests(b, size)
+			}
+			b.ReportMetric(float64(newVer), "requests/new-version")
+			b.ReportMetric(float64(again), "requests/again")
+		})
 	}
 }

@@ -24,8 +24,11 @@ import (
 //
 //	checkpoint.json        the last checkpoint verified, and when it was first seen
 //	tile/<L>/<N>           full hash tiles, kept for good (they never change)
+//	tile/<L>/<N>.p         the widest partial tile read at that position, until
+//	                       the full one replaces it (a tile only grows: its
+//	                       hashes never change)
 //	tile/entries/<N>       full entry bundles, likewise
-//	tile/entries/<N>.p     the widest partial bundle read (its entries never change either)
+//	tile/entries/<N>.p     the widest partial bundle read
 //	watch/<owner>          where 'pact log watch' goes on for an owner
 //	forks/<time>.txt       both signed checkpoints of a detected fork
 //
@@ -127,23 +130,45 @@ func (s *logState) tilePath(t tlog.Tile) string {
 	return filepath.Join(s.dir, filepath.FromSlash(translog.TilePath(t)))
 }
 
-// loadTile returns a cached full hash tile, or a prefix of it for a
-// partial tile of the same position; nil when there is none.
+// loadTile returns the hashes of t from a kept tile at t's position: the
+// full tile, or the widest partial one seen if it is at least as wide (a
+// tile's hashes never change, it only grows); nil when there is none.
 func (s *logState) loadTile(t tlog.Tile) []byte {
 	full := t
 	full.W = translog.TileWidth
-	data, err := os.ReadFile(s.tilePath(full))
-	if err != nil || len(data) != translog.TileWidth*tlog.HashSize {
-		return nil
+	path := s.tilePath(full)
+	for _, p := range []string{path, path + ".p"} {
+		data, err := os.ReadFile(p)
+		if err != nil || len(data) > translog.TileWidth*tlog.HashSize || len(data)%tlog.HashSize != 0 {
+			continue
+		}
+		if len(data) >= t.W*tlog.HashSize {
+			return data[:t.W*tlog.HashSize]
+		}
 	}
-	return data[:t.W*tlog.HashSize]
+	return nil
 }
 
+// saveTile keeps an authenticated tile: a full one for good (dropping the
+// partial one), a partial one if it is wider than the one kept.
 func (s *logState) saveTile(t tlog.Tile, data []byte) {
-	if t.W != translog.TileWidth {
+	full := t
+	full.W = translog.TileWidth
+	path := s.tilePath(full)
+	if t.W == translog.TileWidth {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		// A cache: failing to keep a tile costs a request later.
+		if writeAtomic(path, data) == nil {
+			os.Remove(path + ".p")
+		}
 		return
 	}
-	_ = writeAtomic(s.tilePath(t), data) // a cache: failing to keep it costs a request later
+	if old, err := os.ReadFile(path + ".p"); err == nil && len(old) >= len(data) {
+		return
+	}
+	_ = writeAtomic(path+".p", data)
 }
 
 func (s *logState) bundlePaths(bundle tlog.Tile) (full, partial string) {
