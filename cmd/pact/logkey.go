@@ -63,9 +63,6 @@ func (f *factory) logVerifier(ctx context.Context, c *client.Client, flagKey str
 		return c.NewLogVerifier(pinned, cacheDir)
 	}
 	announced, err := c.LogKey(ctx)
-	if client.IsNotFound(err) {
-		return nil, &client.VerificationError{Check: "log-key", Msg: "the registry serves no transparency log (GET /log/key answered 404)"}
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func verifyErrorf(check, format string, args ...any) error {
 func (c *Client) LogKey(ctx context.Context) (string, error) {
 	data, err := c.getLog(ctx, "/log/key", maxLogKeyBytes)
 	if err != nil {
-		return "", err
+		return "", logRouteError("/log/key", err)
 	}
 	key := strings.TrimSpace(string(data))
 	if _, err := note.NewVerifier(key); err != nil {
@@ -82,6 +82,20 @@ func (c *Client) getLog(ctx context.Context, path string, limit int64) ([]byte, 
 		return nil, err
 	}
 	return resp.body, nil
+}
+
+// logRouteError turns a refusal of one of the log's routes (a 4xx answer)
+// into a VerificationError: a registry that will not show its log cannot
+// be verified. Server faults and network failures stay what they are.
+func logRouteError(path string, err error) error {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode < 400 || apiErr.StatusCode >= 500 || apiErr.StatusCode == http.StatusTooManyRequests {
+		return err
+	}
+	if apiErr.StatusCode == http.StatusNotFound && (path == "/log/key" || path == "/log/checkpoint") {
+		return verifyErrorf("checkpoint", "the registry serves no transparency log (GET %s answered 404)", path)
+	}
+	return verifyErrorf("inclusion", "the registry refuses GET %s: %s", path, apiErr.Error())
 }
 
 // LogVerifier checks versions and events against the registry's
@@ -148,11 +162,8 @@ type SeenCheckpoint struct {
 // fetchCheckpoint GETs /log/checkpoint and checks its signature and form.
 func (v *LogVerifier) fetchCheckpoint(ctx context.Context) (*Checkpoint, error) {
 	data, err := v.c.getLog(ctx, "/log/checkpoint", maxCheckpointBytes)
-	if IsNotFound(err) {
-		return nil, verifyErrorf("checkpoint", "the registry serves no transparency log (GET /log/checkpoint answered 404)")
-	}
 	if err != nil {
-		return nil, err
+		return nil, logRouteError("/log/checkpoint", err)
 	}
 	cp, err := translog.OpenCheckpoint(data, v.verifier)
 	if err != nil {
@@ -406,7 +417,7 @@ func (v *LogVerifier) readBundle(ctx context.Context, bundle tlog.Tile, fresh bo
 		if IsNotFound(err) {
 			return nil, verifyErrorf("inclusion", "the registry does not serve the entry bundle %s of its log", translog.TilePath(bundle))
 		}
-		return nil, err
+		return nil, logRouteError(path, err)
 	}
 	entries, err := translog.DecodeBundle(data, bundle.W)
 	if err != nil {
@@ -592,7 +603,7 @@ func (r *tileReader) readTile(t tlog.Tile) ([]byte, error) {
 		if IsNotFound(err) {
 			return nil, verifyErrorf("inclusion", "the registry does not serve the tile %s of its log", translog.TilePath(t))
 		}
-		return nil, err
+		return nil, logRouteError("/log/"+translog.TilePath(t), err)
 	}
 	if len(data) != t.W*tlog.HashSize {
 		return nil, verifyErrorf("inclusion", "the registry's tile %s holds %d bytes, not %d hashes", translog.TilePath(t), len(data), t.W)
