@@ -29,6 +29,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	}
 
 	httpx.GetAndHead(e, "/raw/:owner/:file", s.raw)
+	s.routeLog(e)
 
 	api := e.Group("/api", s.limitByIP)
 	httpx.GetAndHead(api, "/packages", newFirstPageCache(s.svc).serve, s.listPackages)
@@ -114,7 +115,7 @@ func (s *Server) publish(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created, Warnings: presentWarnings(p)})
+	c.JSON(http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex})
 }
 
 func (s *Server) publishSigned(c *gin.Context) {
@@ -130,7 +131,7 @@ func (s *Server) publishSigned(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created, Warnings: presentWarnings(p)})
+	c.JSON(http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex})
 }
 
 // verifyAndPublish checks the signature, then the key's rate limit (only

@@ -27,6 +27,7 @@ func (s *Server) presentVersion(p *registry.Package, v *registry.Version) wire.V
 	out := wire.Version{
 		Version: v.Version, Name: v.Name, Description: v.Description, Scheme: v.Scheme, SHA256: v.SHA256,
 		Size: v.Size, CreatedAt: wire.Time(v.CreatedAt), RawURL: s.shared.URLs.VersionRaw(p.OwnerSlug, p.PackSlug, v.Version),
+		LogIndex: v.LogIndex,
 	}
 	if pv := v.Provenance; pv != nil {
 		sig := &wire.Signature{Fingerprint: pv.Fingerprint, Timestamp: pv.Timestamp, Nonce: pv.Nonce, Signature: pv.Signature,

@@ -89,6 +89,7 @@ func New(svc *registry.Service, cfg Config) *Server {
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	if strings.HasPrefix(p, "/api/") || p == "/api" || strings.HasPrefix(p, "/raw/") ||
+		strings.HasPrefix(p, "/log/") ||
 		p == "/openapi.json" || p == "/healthz" || p == "/readyz" || p == "/metrics" {
 		s.api.ServeHTTP(w, r)
 		return

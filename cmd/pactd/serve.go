@@ -42,6 +42,7 @@ type serveConfig struct {
 	LoginWindow     time.Duration
 	MetricsAddr     string
 	PprofAddr       string
+	Log             logSettings
 }
 
 // storeSettings are the database's own settings, handed to sqlstore.Open.
@@ -83,6 +84,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.DurationVar(&c.Store.BusyTimeout, "db-busy-timeout", sqlstore.DefaultBusyTimeout, "SQLite only: how long a statement waits for another connection's or process's lock before the request gets 503")
 	f.Int64Var(&c.Store.ReadCacheBytes, "db-read-cache-bytes", sqlstore.DefaultCacheBytes, "SQLite only: memory for hot raw documents, in bytes (0 turns the cache off)")
 	f.StringVar(&c.BaseURL, "base-url", "", "public base URL used in every link (default http://<addr>)")
+	c.Log.flags(f)
 	f.Int64Var(&c.MaxBody, "max-body", packfmt.DefaultMaxBytes, "largest pack document accepted, in bytes")
 	f.StringVar(&c.Signup, "signup", "open", "dashboard sign-up: open or closed")
 	f.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long to wait for requests in flight at shutdown")
@@ -275,6 +277,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 	}
 	defer store.Close()
 	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody})
+	if err := startLog(ctx, svc, cfg.Log, baseURL, log); err != nil {
+		ln.Close()
+		return err
+	}
 	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log,
 		Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies,
 		LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow, SeparateMetrics: cfg.MetricsAddr != ""})

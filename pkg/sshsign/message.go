@@ -26,6 +26,14 @@ const (
 // description is an empty line. A field holding \r or \n is refused with an
 // error wrapping ErrMultilineField, because it would shift the lines.
 func Message(timestamp int64, nonce string, content []byte, name, description string) ([]byte, error) {
+	digest := sha256.Sum256(content)
+	return MessageForDigest(timestamp, nonce, hex.EncodeToString(digest[:]), name, description)
+}
+
+// MessageForDigest is Message for a document known by its lowercase hex
+// SHA-256, as a version's record keeps it (the transparency log writes the
+// signed lines of versions from it).
+func MessageForDigest(timestamp int64, nonce, sha256Hex, name, description string) ([]byte, error) {
 	for _, field := range []struct{ label, value string }{
 		{"nonce", nonce}, {"name", name}, {"description", description},
 	} {
@@ -33,14 +41,13 @@ func Message(timestamp int64, nonce string, content []byte, name, description st
 			return nil, fmt.Errorf("%s %w", field.label, ErrMultilineField)
 		}
 	}
-	digest := sha256.Sum256(content)
 	var b strings.Builder
-	b.Grow(len(MessageHeader) + 20 + len(nonce) + 2*len(digest) + len(name) + len(description) + 6)
+	b.Grow(len(MessageHeader) + 20 + len(nonce) + len(sha256Hex) + len(name) + len(description) + 6)
 	for _, line := range []string{
 		MessageHeader,
 		strconv.FormatInt(timestamp, 10),
 		nonce,
-		hex.EncodeToString(digest[:]),
+		sha256Hex,
 		name,
 		description,
 	} {

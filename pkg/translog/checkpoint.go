@@ -1,6 +1,7 @@
 package translog
 
 import (
+	"crypto/ed25519"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -92,4 +93,20 @@ func OpenCheckpoint(msg []byte, v note.Verifier) (Checkpoint, error) {
 // secret) and the verifier key (name+hash+key, published).
 func GenerateKey(rand io.Reader, origin string) (signerKey, verifierKey string, err error) {
 	return note.GenerateKey(rand, origin)
+}
+
+// VerifierKey answers the verifier key (name+hash+key) of a signer key in note's PRIVATE+KEY+name+hash+key
+// form, as GenerateKey writes it; an error when it is not an Ed25519 signer key.
+func VerifierKey(signerKey string) (string, error) {
+	if _, err := note.NewSigner(signerKey); err != nil {
+		return "", fmt.Errorf("log key: %w", err)
+	}
+	rest, _ := strings.CutPrefix(signerKey, "PRIVATE+KEY+")
+	i := strings.LastIndex(rest, "+")
+	name, key := rest[:strings.LastIndex(rest[:i], "+")], rest[i+1:]
+	raw, err := base64.StdEncoding.DecodeString(key)
+	if err != nil || len(raw) != 1+ed25519.SeedSize || raw[0] != 1 {
+		return "", errors.New("log key: not an Ed25519 signer key")
+	}
+	return note.NewEd25519VerifierKey(name, ed25519.NewKeyFromSeed(raw[1:]).Public().(ed25519.PublicKey))
 }

@@ -142,3 +142,19 @@ func TestCheckpoint(t *testing.T) {
 		t.Errorf("extension line: %+v, %v", ext, err)
 	}
 }
+
+func TestVerifierKey(t *testing.T) {
+	skey, vkey, err := GenerateKey(rand.Reader, "pact.example.com:8080/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := VerifierKey(skey)
+	if err != nil || got != vkey {
+		t.Fatalf("VerifierKey = %q, %v; want %q", got, err, vkey)
+	}
+	for _, bad := range []string{"", vkey, "PRIVATE+KEY+x+00000000+AAAA"} {
+		if _, err := VerifierKey(bad); err == nil {
+			t.Errorf("VerifierKey(%q) accepted it", bad)
+		}
+	}
+}

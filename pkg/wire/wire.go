@@ -74,6 +74,9 @@ type Version struct {
 	CreatedAt   time.Time  `json:"created_at"`
 	RawURL      string     `json:"raw_url"`
 	Signature   *Signature `json:"signature"` // null for versions published with a token
+	// LogIndex is the version's entry in the transparency log
+	// (/log/tile/entries/...); null only while the log is being built.
+	LogIndex *int64 `json:"log_index"`
 }
 
 // Signature is the provenance of a version published by SSH signature, kept
@@ -147,6 +150,9 @@ type PublishResult struct {
 	// Warnings say what the name lost on its way to the slug: characters
 	// without a slug form, a cut. Never null: [] when nothing was lost.
 	Warnings []string `json:"warnings"`
+	// LogIndex is the transparency log entry of the version published (or
+	// of the identical one that existed).
+	LogIndex *int64 `json:"log_index"`
 }
 
 // SignedPublishResult answers POST /api/publish-signed.
@@ -157,6 +163,8 @@ type SignedPublishResult struct {
 	Created bool    `json:"created"`
 	// Warnings as in PublishResult; never null.
 	Warnings []string `json:"warnings"`
+	// LogIndex as in PublishResult.
+	LogIndex *int64 `json:"log_index"`
 }
 
 // AuthSSHSignature is the auth of every SignedPublishResult.

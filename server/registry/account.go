@@ -20,7 +20,7 @@ var reservedUsernames = map[string]bool{
 	"dashboard": true, "static": true, "assets": true, "metrics": true, "healthz": true,
 	"readyz": true, "admin": true, "openapi.json": true, "openapi": true, "settings": true,
 	"account": true, "new": true, "search": true, "about": true, "help": true, "www": true,
-	"root": true, "pact": true, "favicon.ico": true, "robots.txt": true, "keys": true,
+	"root": true, "pact": true, "log": true, "favicon.ico": true, "robots.txt": true, "keys": true,
 }
 
 var usernamePattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,37}[a-z0-9])?$`)

@@ -65,6 +65,9 @@ type Package struct {
 	// Warnings are set only on the package a publish returns: what the
 	// published name lost on its way to the slug. They are never stored.
 	Warnings []string
+	// LogIndex is set only on the package a publish returns: the
+	// transparency log entry of the version published (or found identical).
+	LogIndex *int64
 }
 
 // Version is one immutable published document of a package.
@@ -80,6 +83,7 @@ type Version struct {
 	Content     []byte // filled only by calls that say they return content
 	CreatedAt   time.Time
 	Provenance  *Provenance // nil for token publishes
+	LogIndex    *int64      // its transparency log entry; nil only while the log is being built
 }
 
 // Provenance records how a signed version was authenticated, so anyone can

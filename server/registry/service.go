@@ -19,6 +19,7 @@ type Service struct {
 	store            Store
 	clock            func() time.Time
 	maxDocumentBytes int64
+	log              *LogSigner // set by InitLog
 }
 
 // Options are the settings of a Service; the zero value is usable.

@@ -15,6 +15,7 @@ type Store interface {
 	SSHKeyStore
 	PackageStore
 	SessionStore
+	LogStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Generation changes whenever a write through this Store may have

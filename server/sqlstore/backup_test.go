@@ -141,7 +141,8 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 					t.Fatalf("Restore: %v", err)
 				}
 				// The nonce of the deleted key is remembered too.
-				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 3, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1}
+				// Ten versions published, two keys added and one removed: 13 log entries.
+				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 3, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 13}
 				if counts != want {
 					t.Errorf("Restore counts %s, want %s", counts, want)
 				}
@@ -293,10 +294,11 @@ func TestRestoreRefusesDamagedDumps(t *testing.T) {
 		{"empty file", "", "the dump is empty"},
 		{"not JSON", "hello\n", "not a pact dump"},
 		{"another format", `{"format":"tarball","version":1}` + "\n", "not a pact dump"},
-		{"newer format version", `{"format":"pact-dump","version":3}` + "\n", "format version 3"},
+		{"newer format version", `{"format":"pact-dump","version":4}` + "\n", "format version 4"},
 		{"cut short", strings.Join(lines[:last], ""), "cut short"},
 		{"cut inside a line", good[:firstVersion+40], "cut short in line"},
-		{"counts do not match", strings.Join(lines[:last-1], "") + lines[last], "counts"},
+		{"counts do not match", strings.Join(lines[:last-2], "") + lines[last-1] + lines[last], "counts"}, // a row dropped before the log state
+		{"log state missing", strings.Join(lines[:last-1], "") + lines[last], "no log state record"},
 		{"record after the end", good + tokenLine, "after its end record"},
 		{"unknown record type", strings.Join(lines[:2], "") + `{"type":"widget","id":1}` + "\n" + strings.Join(lines[2:], ""), `unknown record type "widget"`},
 		{"unknown field", strings.Replace(good, `"password_hash"`, `"pass_hash"`, 1), "unknown field"},
@@ -315,7 +317,7 @@ func TestRestoreRefusesDamagedDumps(t *testing.T) {
 				if !strings.Contains(err.Error(), c.message) {
 					t.Errorf("%s: error %q, want it to mention %q", c.name, err, c.message)
 				}
-				if n := strings.Count(records(t, dump(t, target)), "\n"); n != 1 {
+				if n := strings.Count(records(t, dump(t, target)), "\n"); n != 2 { // the log state and the end record
 					t.Fatalf("%s: a failed restore left rows behind:\n%s", c.name, dump(t, target))
 				}
 			}

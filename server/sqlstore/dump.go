@@ -22,11 +22,14 @@ import (
 //	{"type":"end","counts":{"accounts":1,...}}
 //
 // Version 2 added the signed lines and public key of signed versions, and
-// keeps spent nonces by key fingerprint instead of key id. Restore still
-// reads version 1 (see restore.go).
+// keeps spent nonces by key fingerprint instead of key id. Version 3 added
+// the transparency log (dump_translog.go) and each version's log_index.
+// Restore still reads versions 1 and 2 (see restore.go).
 const (
 	DumpFormat  = "pact-dump"
-	DumpVersion = 2
+	DumpVersion = 3
+	// dumpVersion2 is the last format without the transparency log.
+	dumpVersion2 = 2
 	// dumpVersion1 is the oldest format Restore reads.
 	dumpVersion1 = 1
 )
@@ -55,6 +58,10 @@ type BackupCounts struct {
 	Versions int64 `json:"versions"`
 	Nonces   int64 `json:"nonces"`
 	Sessions int64 `json:"sessions"`
+	// The transparency log (version 3).
+	LogEntries     int64 `json:"log_entries"`
+	LogHashes      int64 `json:"log_hashes"`
+	LogCheckpoints int64 `json:"log_checkpoints"`
 }
 
 func (c BackupCounts) String() string {
@@ -100,7 +107,7 @@ var tables = []table{
 	{"packages", "package", "packages", `id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at`, `id`, true,
 		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
 	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
-key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key`, `id`, true,
+key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key, log_index`, `id`, true,
 		func() record { return new(versionRecord) }, func(c *BackupCounts) *int64 { return &c.Versions }},
 	{"nonces", "nonce", "nonces", `fingerprint, nonce, spent_at`, `fingerprint, nonce`, false,
 		func() record { return new(nonceRecord) }, func(c *BackupCounts) *int64 { return &c.Nonces }},
@@ -246,17 +253,19 @@ type versionRecord struct {
 	SignedName        *string `json:"signed_name"`
 	SignedDescription *string `json:"signed_description"`
 	PublicKey         *string `json:"public_key"`
+	// LogIndex is the version's transparency log entry (version 3).
+	LogIndex *int64 `json:"log_index"`
 }
 
 func (r *versionRecord) dest() []any {
 	return []any{&r.ID, &r.PackageID, &r.Version, &r.Name, &r.Description, &r.Scheme, &r.SHA256, &r.Size, &r.Content,
 		&r.CreatedAt, &r.KeyID, &r.KeyFingerprint, &r.SignedTimestamp, &r.Nonce, &r.Signature,
-		&r.SignedName, &r.SignedDescription, &r.PublicKey}
+		&r.SignedName, &r.SignedDescription, &r.PublicKey, &r.LogIndex}
 }
 func (r *versionRecord) args() []any {
 	return []any{r.ID, r.PackageID, r.Version, r.Name, r.Description, r.Scheme, r.SHA256, r.Size, r.Content,
 		r.CreatedAt.UTC(), nullable(r.KeyID), nullable(r.KeyFingerprint), nullable(r.SignedTimestamp), nullable(r.Nonce), nullable(r.Signature),
-		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey)}
+		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey), nullable(r.LogIndex)}
 }
 func (r *versionRecord) normalize()   { r.CreatedAt = r.CreatedAt.UTC() }
 func (r *versionRecord) getID() int64 { return r.ID }
@@ -349,6 +358,9 @@ func (s *Store) Dump(ctx context.Context, w io.Writer) (BackupCounts, error) {
 			return counts, err
 		}
 		*t.count(&counts) = n
+	}
+	if err := s.dumpLogState(ctx, tx, enc); err != nil {
+		return counts, err
 	}
 	if err := enc.Encode(endRecord{Type: endType, Counts: counts}); err != nil {
 		return counts, err

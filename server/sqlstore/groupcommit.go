@@ -156,7 +156,9 @@ func (g *groupCommitter) runBatch(batch []*writeJob, errs []error) error {
 		}
 		if errs[i] = job.run(ctx, tx); errs[i] != nil {
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO pact_write"); err != nil {
-				return err
+				// SQLite ends the whole transaction after some errors
+				// (a full disk): then the job's error is the batch's.
+				return errs[i]
 			}
 		}
 		if _, err := tx.ExecContext(ctx, "RELEASE pact_write"); err != nil {

@@ -27,16 +27,21 @@ func scanPackage(row scanner) (*registry.Package, error) {
 // versionColumns leaves out content, which only VersionDocument reads.
 const versionColumns = `v.id, v.package_id, v.version, v.name, v.description, v.scheme, v.sha256, v.size,
 v.created_at, v.key_id, v.key_fingerprint, v.signed_timestamp, v.nonce, v.signature, v.signed_name,
-v.signed_description, v.public_key`
+v.signed_description, v.public_key, v.log_index`
 
 func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	var v registry.Version
 	var keyID, timestamp sql.NullInt64
 	var fingerprint, nonce, signature, signedName, signedDescription, publicKey sql.NullString
+	var logIndex sql.NullInt64
 	dest := append([]any{&v.ID, &v.PackageID, &v.Version, &v.Name, &v.Description, &v.Scheme, &v.SHA256, &v.Size,
-		&v.CreatedAt, &keyID, &fingerprint, &timestamp, &nonce, &signature, &signedName, &signedDescription, &publicKey}, extra...)
+		&v.CreatedAt, &keyID, &fingerprint, &timestamp, &nonce, &signature, &signedName, &signedDescription, &publicKey,
+		&logIndex}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
+	}
+	if logIndex.Valid {
+		v.LogIndex = &logIndex.Int64
 	}
 	v.CreatedAt = v.CreatedAt.UTC()
 	if fingerprint.Valid {
@@ -82,6 +87,9 @@ func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registr
 		if created && s.cache != nil {
 			s.cache.published(in.OwnerSlug, in.PackSlug)
 		}
+		if created {
+			s.notifyLog()
+		}
 		return pkg, created, nil
 	}
 	for attempt := 1; ; attempt++ {
@@ -91,6 +99,9 @@ func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registr
 		}
 		if err != nil {
 			return nil, false, s.fault("publish", err)
+		}
+		if created {
+			s.notifyLog()
 		}
 		return pkg, created, nil
 	}
@@ -164,7 +175,8 @@ ON CONFLICT (owner_id, pack_slug) DO NOTHING`),
 		return nil, false, err
 	}
 
-	exists, err := s.sameVersion(ctx, tx, packageID, in)
+	var logIndex sql.NullInt64
+	exists, err := s.sameVersion(ctx, tx, packageID, in, &logIndex)
 	if err != nil {
 		return nil, false, err
 	}
@@ -182,7 +194,7 @@ RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.
 			int64(len(in.Content)), in.Content, now}, provenanceArgs(in.Provenance)...)...).Scan(&versionID)
 		switch {
 		case errNoRows(err):
-			if _, err := s.sameVersion(ctx, tx, packageID, in); err != nil {
+			if _, err := s.sameVersion(ctx, tx, packageID, in, &logIndex); err != nil {
 				return nil, false, err
 			}
 		case err != nil && in.Provenance != nil && s.dialect.isForeignKeyViolation(err):
@@ -196,12 +208,26 @@ RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.
 			if err := s.updateLatest(ctx, tx, packageID, versionID, in, now); err != nil {
 				return nil, false, err
 			}
+			// Last, so that on PostgreSQL the log's row lock is held only
+			// for the commit (translog.go).
+			entry := registry.PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance)
+			index, err := s.appendLog(ctx, tx, entry, now)
+			if err != nil {
+				return nil, false, err
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE versions SET log_index = ? WHERE id = ?`), index, versionID); err != nil {
+				return nil, false, err
+			}
+			logIndex = sql.NullInt64{Int64: index, Valid: true}
 		}
 	}
 
 	pkg, err = scanPackage(tx.QueryRowContext(ctx, s.q(`SELECT `+packageColumns+packageFrom+` WHERE p.id = ?`), packageID))
 	if err != nil {
 		return nil, false, err
+	}
+	if logIndex.Valid {
+		pkg.LogIndex = &logIndex.Int64
 	}
 	return pkg, created, nil
 }
@@ -233,9 +259,10 @@ WHERE id = ?`), in.Name, in.Description, in.Scheme, in.Version, in.SHA256, versi
 
 // sameVersion looks in.Version up: false when it does not exist, true when
 // it exists with in's content, VersionConflict when with other content.
-func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, packageID int64, in registry.PublishInput) (bool, error) {
+// It reads the version's log index into logIndex.
+func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, packageID int64, in registry.PublishInput, logIndex *sql.NullInt64) (bool, error) {
 	var sha string
-	err := tx.QueryRowContext(ctx, s.q(`SELECT sha256 FROM versions WHERE package_id = ? AND version = ?`), packageID, in.Version).Scan(&sha)
+	err := tx.QueryRowContext(ctx, s.q(`SELECT sha256, log_index FROM versions WHERE package_id = ? AND version = ?`), packageID, in.Version).Scan(&sha, logIndex)
 	switch {
 	case errNoRows(err):
 		return false, nil

@@ -37,7 +37,7 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if json.Unmarshal(line, &header) != nil || header.Format != DumpFormat {
 		return counts, invalid("this is not a pact dump: line 1 is not a %q header", DumpFormat)
 	}
-	if header.Version != DumpVersion && header.Version != dumpVersion1 {
+	if header.Version != DumpVersion && header.Version != dumpVersion2 && header.Version != dumpVersion1 {
 		return counts, invalid("the dump has format version %d; this pactd reads versions %d to %d", header.Version, dumpVersion1, DumpVersion)
 	}
 
@@ -61,6 +61,7 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	}
 
 	var end *endRecord
+	logState := false
 	for {
 		line, err := in.next()
 		if errors.Is(err, io.EOF) {
@@ -78,6 +79,16 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 				return counts, invalid("the dump is cut short in line %d; nothing was restored", in.line)
 			}
 			return counts, invalid("line %d: not a JSON record: %v", in.line, err)
+		}
+		if probe.Type == logStateType {
+			if header.Version < DumpVersion || logState {
+				return counts, invalid("line %d: a log state record is not expected here", in.line)
+			}
+			logState = true
+			if err := s.restoreLogState(ctx, tx, line); err != nil {
+				return counts, invalid("line %d: bad log state record: %v", in.line, err)
+			}
+			continue
 		}
 		if probe.Type == endType {
 			end = new(endRecord)
@@ -113,6 +124,16 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if header.Version == dumpVersion1 {
 		if err := s.upgradeVersion1(ctx, tx); err != nil {
 			return counts, err
+		}
+	}
+	if !logState {
+		// A dump made before the log: build it as the migration that
+		// made the log does.
+		if counts.LogEntries > 0 {
+			return counts, invalid("the dump holds log entries but no log state record; nothing was restored")
+		}
+		if err := s.backfillLog(ctx, tx); err != nil {
+			return counts, s.fault("restore: build the transparency log", err)
 		}
 	}
 	if err := s.resetSequences(ctx, tx); err != nil {
@@ -160,6 +181,12 @@ func (s *Store) decodeRecord(ctx context.Context, tx *sql.Tx, version int, t tab
 	if v, ok := rec.(*versionRecord); ok && version == dumpVersion1 && (v.SignedName != nil || v.SignedDescription != nil || v.PublicKey != nil) {
 		return nil, invalid("line %d: bad %s record: signed_name, signed_description and public_key are not part of format version %d", lineNo, t.typ, version)
 	}
+	if v, ok := rec.(*versionRecord); ok && version < DumpVersion && v.LogIndex != nil {
+		return nil, invalid("line %d: bad %s record: log_index is not part of format version %d", lineNo, t.typ, version)
+	}
+	if version < DumpVersion && strings.HasPrefix(t.typ, "log_") {
+		return nil, invalid("line %d: %s records are not part of format version %d", lineNo, t.typ, version)
+	}
 	return rec, nil
 }
 
@@ -190,6 +217,9 @@ func (s *Store) prepareRestore(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, "LOCK TABLE "+strings.Join(names, ", ")+" IN EXCLUSIVE MODE"); err != nil {
 			return s.fault("restore", err)
 		}
+	}
+	if err := s.clearEmptyLog(ctx, tx); err != nil {
+		return s.fault("restore", err)
 	}
 	var holding []string
 	for _, t := range tables {

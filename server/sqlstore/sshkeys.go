@@ -21,17 +21,32 @@ func scanSSHKey(row scanner) (*registry.SSHKey, error) {
 	return &k, nil
 }
 
-// CreateSSHKey stores k and sets k.ID. Conflict when any account has
-// registered the fingerprint; NotFound when the account does not exist.
+// CreateSSHKey stores k and sets k.ID, and appends its key-add entry to
+// the transparency log in the same transaction. Conflict when any account
+// has registered the fingerprint; NotFound when the account does not exist.
 func (s *Store) CreateSSHKey(ctx context.Context, k *registry.SSHKey) error {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
 	k.CreatedAt = dbTime(k.CreatedAt)
-	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO ssh_keys (account_id, name, type, fingerprint, public_key, created_at, last_used_at)
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var owner string
+		err := tx.QueryRowContext(ctx, s.q(`SELECT username FROM accounts WHERE id = ?`), k.AccountID).Scan(&owner)
+		if errNoRows(err) {
+			return notFound("no such account %d", k.AccountID)
+		}
+		if err != nil {
+			return err
+		}
+		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO ssh_keys (account_id, name, type, fingerprint, public_key, created_at, last_used_at)
 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		k.AccountID, k.Name, k.Type, k.Fingerprint, k.PublicKey, k.CreatedAt, nullTime(k.LastUsedAt)).Scan(&k.ID)
+			k.AccountID, k.Name, k.Type, k.Fingerprint, k.PublicKey, k.CreatedAt, nullTime(k.LastUsedAt)).Scan(&k.ID)
+		if err != nil {
+			return err
+		}
+		_, err = s.appendLog(ctx, tx, registry.KeyLogEntry(true, owner, k, k.CreatedAt), k.CreatedAt)
+		return err
+	})
 	switch {
 	case err == nil:
+		s.notifyLog()
 		return nil
 	case s.dialect.isUniqueViolation(err):
 		return conflict("an SSH key with fingerprint %s is registered already", k.Fingerprint)
@@ -60,17 +75,38 @@ func (s *Store) ListSSHKeys(ctx context.Context, accountID int64) ([]registry.SS
 ORDER BY created_at, id`, accountID)
 }
 
-// DeleteSSHKey deletes one of accountID's keys. Versions it signed keep
-// their provenance (fingerprint, signature); only the link to the key goes.
+// DeleteSSHKey deletes one of accountID's keys and appends its key-remove
+// entry to the transparency log in the same transaction. Versions it
+// signed keep their provenance (fingerprint, signature); only the link to
+// the key goes.
 func (s *Store) DeleteSSHKey(ctx context.Context, accountID, keyID int64) error {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	res, err := s.write.ExecContext(ctx, s.q(`DELETE FROM ssh_keys WHERE id = ? AND account_id = ?`), keyID, accountID)
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var k registry.SSHKey
+		var owner string
+		err := tx.QueryRowContext(ctx, s.q(`SELECT k.public_key, k.fingerprint, a.username FROM ssh_keys k
+JOIN accounts a ON a.id = k.account_id WHERE k.id = ? AND k.account_id = ?`), keyID, accountID).Scan(&k.PublicKey, &k.Fingerprint, &owner)
+		if errNoRows(err) {
+			return notFound("no such SSH key %d", keyID)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM ssh_keys WHERE id = ?`), keyID); err != nil {
+			return err
+		}
+		now := dbTime(time.Now())
+		_, err = s.appendLog(ctx, tx, registry.KeyLogEntry(false, owner, &k, now), now)
+		return err
+	})
 	if s.cache != nil {
 		// Versions it signed no longer link to it (key_id is set to NULL).
 		s.cache.reset()
 	}
-	return s.oneRow(res, err, "delete SSH key", func() error { return notFound("no such SSH key %d", keyID) })
+	if err != nil {
+		return s.fault("delete SSH key", err)
+	}
+	s.notifyLog()
+	return nil
 }
 
 // TouchSSHKey records when a key last signed a publish. It follows every

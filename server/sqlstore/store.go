@@ -89,6 +89,8 @@ type Store struct {
 	// (readcache.go; nil too when Options.CacheBytes < 0).
 	group *groupCommitter
 	cache *readCache
+	// logAppended wakes this process's log sequencer (translog.go).
+	logAppended chan struct{}
 }
 
 var _ registry.Store = (*Store)(nil)
@@ -110,6 +112,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.logAppended = make(chan struct{}, 1)
 	// Connect under the statement timeout first: an unreachable server
 	// should fail Open quickly, not hang it.
 	if err := s.ping(ctx, s.write); err != nil {

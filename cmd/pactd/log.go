@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/pact-registry/pact/pkg/translog"
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/sqlstore"
+)
+
+// The transparency log's settings and the `pactd log` commands
+// (docs/operations.md, The transparency log).
+
+type logSettings struct {
+	KeyFile string
+	Origin  string
+}
+
+func (c *logSettings) flags(f *pflag.FlagSet) {
+	f.StringVar(&c.KeyFile, "log-key-file", "", "file holding the transparency log's signer key (pactd log genkey); default: the key kept in the database, made at the first start")
+	f.StringVar(&c.Origin, "log-origin", "", "name of a log key made at the first start (default <host of --base-url>/log)")
+}
+
+// How the sequencer runs: right after this process appends, and every
+// logPoll for other replicas' appends; at most one checkpoint per
+// logMinGap. A publish is covered by a checkpoint well within a second.
+const (
+	logPoll   = 500 * time.Millisecond
+	logMinGap = 100 * time.Millisecond
+)
+
+// startLog loads (or makes) the log's key, signs a first checkpoint if
+// there is none, and starts the sequencer for as long as ctx lasts.
+func startLog(ctx context.Context, svc *registry.Service, cfg logSettings, baseURL string, log *slog.Logger) error {
+	operatorKey := ""
+	if cfg.KeyFile != "" {
+		b, err := os.ReadFile(cfg.KeyFile)
+		if err != nil {
+			return fmt.Errorf("--log-key-file: %w", err)
+		}
+		operatorKey = strings.TrimSpace(string(b))
+	}
+	origin := cfg.Origin
+	if origin == "" {
+		origin = logOrigin(baseURL)
+	}
+	if err := svc.InitLog(ctx, origin, operatorKey); err != nil {
+		return fmt.Errorf("transparency log: %w", err)
+	}
+	if _, err := svc.SequenceLog(ctx); err != nil {
+		return fmt.Errorf("transparency log: %w", err)
+	}
+	go svc.RunLogSequencer(ctx, logPoll, logMinGap, func(err error) {
+		log.Error("transparency log: sequencing failed; retrying", "err", err.Error())
+	})
+	return nil
+}
+
+// logOrigin is the default name of the log: the host of the base URL and /log.
+func logOrigin(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" {
+		return registry.DefaultLogOrigin("localhost")
+	}
+	return registry.DefaultLogOrigin(u.Host)
+}
+
+func newLogCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "log",
+		Short: "The transparency log: its key, and a check of the whole log",
+		Long: `Every version published and every SSH key added or removed is an entry of the
+registry's transparency log (docs/protocol.md, Transparency log). These
+commands read the database directly (--db, PACTD_DB or the config file).`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newLogKeyCmd(), newLogCheckCmd(), newLogGenkeyCmd())
+	return cmd
+}
+
+func newLogKeyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "key",
+		Short: "Print the log's verifier key",
+		Long: `Print the verifier key of the transparency log (the signed-note name+hash+key
+form), which clients pin: pact get --log-key KEY or PACT_LOG_KEY.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withService(cmd, func(ctx context.Context, svc *registry.Service) error {
+				key, err := svc.StoredLogVerifierKey(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), key)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().String("db", defaultDB, "SQLite file path, or a postgres:// URL")
+	return cmd
+}
+
+func newLogCheckCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Recompute the log and compare it with every checkpoint and document",
+		Long: `Recompute the Merkle tree from the stored entries, compare it with every stored
+hash and signed checkpoint, and compare each version's document (its bytes and
+sha256) with its log entry. Exits 1 naming the first mismatch.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withService(cmd, func(ctx context.Context, svc *registry.Service) error {
+				err := svc.CheckLog(ctx, func(line string) { fmt.Fprintln(cmd.OutOrStdout(), line) })
+				if err != nil {
+					return fmt.Errorf("log check failed: %w", err)
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), "log check passed")
+				return nil
+			})
+		},
+	}
+	cmd.Flags().String("db", defaultDB, "SQLite file path, or a postgres:// URL")
+	return cmd
+}
+
+func newLogGenkeyCmd() *cobra.Command {
+	var origin string
+	cmd := &cobra.Command{
+		Use:   "genkey",
+		Short: "Print a new log signer key, for --log-key-file",
+		Long: `Print a new Ed25519 signer key for the transparency log, in note's
+PRIVATE+KEY+name+hash+key form, for operators who keep the key out of the
+database (pactd serve --log-key-file). Its name is --origin. Keep it secret;
+pactd log key prints the matching verifier key once pactd has started with it.`,
+		Example: `  pactd log genkey --origin pact.example.com/log > /etc/pact/log.key`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if origin == "" {
+				return usageError{errors.New("--origin is required, e.g. pact.example.com/log")}
+			}
+			skey, _, err := translog.GenerateKey(rand.Reader, origin)
+			if err != nil {
+				return usageError{err}
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), skey)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&origin, "origin", "", "the log's name, e.g. pact.example.com/log")
+	return cmd
+}
+
+// withService opens db and runs fn with a service over it.
+func withService(cmd *cobra.Command, fn func(context.Context, *registry.Service) error) error {
+	db, err := dbSetting(cmd)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	store, err := sqlstore.Open(ctx, db, sqlstore.Options{StatementTimeout: time.Minute})
+	if err != nil {
+		return fmt.Errorf("opening database: %w", err)
+	}
+	defer store.Close()
+	return fn(ctx, registry.NewService(store, registry.Options{}))
+}

@@ -1,0 +1,450 @@
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/pact-registry/pact/pkg/sshsign"
+	"github.com/pact-registry/pact/pkg/translog"
+)
+
+// The transparency log (docs/protocol.md, Transparency log): every change to
+// what users fetch or who may publish is appended by the store in the
+// transaction of the change; a sequencer then hashes the new entries into
+// the Merkle tree and signs a checkpoint. The hashing, proofs and signed
+// notes are golang.org/x/mod/sumdb's; the formats are pkg/translog's.
+
+// LogStore keeps the log.
+type LogStore interface {
+	// SetLogKey stores the log's keys unless it has some already, and
+	// answers the ones it keeps (signer "" when they are kept outside the
+	// database). Safe against concurrent replicas: the first one wins.
+	SetLogKey(ctx context.Context, signerKey, verifierKey string) (signer, verifier string, err error)
+	// LogState answers the keys, the number of entries appended and the
+	// size of the tree sequenced so far.
+	LogState(ctx context.Context) (LogState, error)
+	// SequenceLog hashes up to max appended entries into the tree and
+	// stores a checkpoint that sign makes for the new size; when there is
+	// nothing new and a checkpoint of the current size exists, it changes
+	// nothing. It answers the tree size. Safe with concurrent replicas.
+	SequenceLog(ctx context.Context, max int, sign func(size int64, root tlog.Hash) ([]byte, error)) (int64, error)
+	// LatestCheckpoint answers the signed checkpoint of the largest size;
+	// NotFound when none was signed yet.
+	LatestCheckpoint(ctx context.Context) (size int64, signed []byte, err error)
+	// LogCheckpoints calls fn for each stored checkpoint, by size.
+	LogCheckpoints(ctx context.Context, fn func(size int64, signed []byte) error) error
+	// LogHashes answers the stored hashes at the given stored-hash indexes
+	// (tlog.StoredHashIndex); NotFound when one is not stored.
+	LogHashes(ctx context.Context, indexes []int64) ([]tlog.Hash, error)
+	// LogEntries answers the entries with index in [start, end), which
+	// must all exist.
+	LogEntries(ctx context.Context, start, end int64) ([][]byte, error)
+	// LoggedVersions answers up to limit versions with id > after, by id,
+	// with their documents, for the log's check.
+	LoggedVersions(ctx context.Context, after int64, limit int) ([]LoggedVersion, error)
+	// LogAppended receives (without blocking the writer) after a write that
+	// appended to the log commits.
+	LogAppended() <-chan struct{}
+}
+
+// LogState is where the log stands.
+type LogState struct {
+	SignerKey   string // "" when kept outside the database
+	VerifierKey string // "" before the first start
+	Entries     int64  // appended
+	TreeSize    int64  // hashed into the tree and covered by a checkpoint
+}
+
+// LoggedVersion is a version as the log's check compares it with its entry.
+type LoggedVersion struct {
+	ID                   int64
+	Owner, Pack, Version string
+	SHA256               string
+	Content              []byte
+	LogIndex             *int64
+}
+
+// PublishLogEntry is the log entry of a published version: owner and pack
+// are its slugs, sha256 and size its document's. Provenance nil means a
+// token publish.
+func PublishLogEntry(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance) *translog.Entry {
+	ev := translog.PublishEvent{Time: at, Owner: owner, Pack: pack, Version: version, SHA256: sha256Hex, Size: size,
+		Auth: translog.AuthToken}
+	if p != nil {
+		ev.Auth = translog.AuthSSH
+		ev.Key = p.PublicKey
+		if ev.Key == "" {
+			// Versions signed before public keys were kept: the
+			// fingerprint is all that is known of the key.
+			ev.Key = p.Fingerprint
+		}
+		lines, err := sshsign.MessageForDigest(p.Timestamp, p.Nonce, sha256Hex, p.SignedName, p.SignedDescription)
+		if !p.SignedLinesKnown || err != nil {
+			// What was signed beyond the digest is not known: only the
+			// four lines that certainly were signed are logged.
+			lines, _ = sshsign.MessageForDigest(p.Timestamp, p.Nonce, sha256Hex, "", "")
+			lines = lines[:len(lines)-2]
+		}
+		ev.SignedLines = lines
+	}
+	return translog.NewPublish(ev)
+}
+
+// KeyLogEntry is the log entry of an SSH key added to (added true) or
+// removed from owner's account.
+func KeyLogEntry(added bool, owner string, k *SSHKey, at time.Time) *translog.Entry {
+	ev := translog.KeyEvent{Time: at, Owner: owner, Key: k.PublicKey, Fingerprint: k.Fingerprint}
+	if added {
+		return translog.NewKeyAdd(ev)
+	}
+	return translog.NewKeyRemove(ev)
+}
+
+// LogSigner is the log's signing key, held by the Service after InitLog.
+type LogSigner struct {
+	signer      note.Signer
+	verifierKey string
+}
+
+// DefaultLogOrigin is the log's name for a server at baseURL: its host and
+// "/log" (pact.example.com/log).
+func DefaultLogOrigin(host string) string { return host + "/log" }
+
+// InitLog gives the service the log's key: operatorKey (a signer key in
+// note's PRIVATE+KEY+... form, kept outside the database) when not empty,
+// else the key kept in the database, generated and named origin at the
+// first start. A database whose log has another key refuses operatorKey,
+// and one whose key is kept outside refuses to start without it.
+func (s *Service) InitLog(ctx context.Context, origin, operatorKey string) error {
+	st, err := s.store.LogState(ctx)
+	if err != nil {
+		return err
+	}
+	outside := func(vkey string) error {
+		return errors.New("the log's key is kept outside the database (its verifier key is " + vkey + "): pass it with --log-key-file")
+	}
+	var skey string
+	switch operatorKey = strings.TrimSpace(operatorKey); {
+	case operatorKey != "":
+		vkey, err := translog.VerifierKey(operatorKey)
+		if err != nil {
+			return err
+		}
+		if st.VerifierKey == "" {
+			if _, st.VerifierKey, err = s.store.SetLogKey(ctx, "", vkey); err != nil {
+				return err
+			}
+		}
+		if st.VerifierKey != vkey {
+			return fmt.Errorf("the log key file holds the key %s, but this database's log is signed by %s", vkey, st.VerifierKey)
+		}
+		skey = operatorKey
+	case st.VerifierKey == "":
+		newSigner, newVerifier, err := translog.GenerateKey(rand.Reader, origin)
+		if err != nil {
+			return fmt.Errorf("generating the log key: %w", err)
+		}
+		// Another replica may have stored its key first: theirs wins.
+		if skey, st.VerifierKey, err = s.store.SetLogKey(ctx, newSigner, newVerifier); err != nil {
+			return err
+		}
+		if skey == "" {
+			return outside(st.VerifierKey)
+		}
+	default:
+		if skey = st.SignerKey; skey == "" {
+			return outside(st.VerifierKey)
+		}
+	}
+	signer, err := note.NewSigner(skey)
+	if err != nil {
+		return fmt.Errorf("the log key: %w", err)
+	}
+	s.log = &LogSigner{signer: signer, verifierKey: st.VerifierKey}
+	return nil
+}
+
+// LogVerifierKey answers the log's verifier key (name+hash+key), "" before
+// InitLog.
+func (s *Service) LogVerifierKey() string {
+	if s.log == nil {
+		return ""
+	}
+	return s.log.verifierKey
+}
+
+// StoredLogVerifierKey answers the verifier key the database keeps, for
+// commands that do not serve (pactd log key).
+func (s *Service) StoredLogVerifierKey(ctx context.Context) (string, error) {
+	st, err := s.store.LogState(ctx)
+	if err != nil {
+		return "", err
+	}
+	if st.VerifierKey == "" {
+		return "", Errorf(NotFound, "the log has no key yet: it is made at the first start of pactd serve")
+	}
+	return st.VerifierKey, nil
+}
+
+// maxSequenceBatch bounds the entries one sequencing round hashes, so one
+// round holds the tree's lock (and on SQLite the writer) briefly.
+const maxSequenceBatch = 4096
+
+// SequenceLog hashes the entries appended since the last round into the
+// tree and signs a checkpoint of the new size; it answers the tree size.
+func (s *Service) SequenceLog(ctx context.Context) (int64, error) {
+	if s.log == nil {
+		return 0, errors.New("the log has no key: InitLog first")
+	}
+	for {
+		st, err := s.store.LogState(ctx)
+		if err != nil {
+			return 0, err
+		}
+		size, err := s.store.SequenceLog(ctx, maxSequenceBatch, func(size int64, root tlog.Hash) ([]byte, error) {
+			return translog.SignCheckpoint(translog.Checkpoint{Origin: s.log.signer.Name(), Size: size, Hash: root}, s.log.signer)
+		})
+		if err != nil || size >= st.Entries {
+			return size, err
+		}
+	}
+}
+
+// RunLogSequencer sequences the log soon after every append this process
+// commits, and every poll for the appends of other replicas, until ctx
+// ends. At most one checkpoint is signed per minGap, so a busy registry
+// signs a few a second, not one per publish.
+func (s *Service) RunLogSequencer(ctx context.Context, poll, minGap time.Duration, onError func(error)) {
+	appended := s.store.LogAppended()
+	ticker := time.NewTicker(poll)
+	defer ticker.Stop()
+	for {
+		if _, err := s.SequenceLog(ctx); err != nil && ctx.Err() == nil && onError != nil {
+			onError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(minGap):
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-appended:
+		case <-ticker.C:
+		}
+	}
+}
+
+// LogCheckpoint answers the latest signed checkpoint.
+func (s *Service) LogCheckpoint(ctx context.Context) ([]byte, error) {
+	_, signed, err := s.store.LatestCheckpoint(ctx)
+	return signed, err
+}
+
+// LogTile answers a hash tile or an entry bundle by its C2SP path
+// ("tile/0/x001/234", "tile/entries/005.p/7"), within the latest
+// checkpoint's tree. full reports a full tile, which never changes.
+func (s *Service) LogTile(ctx context.Context, path string) (data []byte, full bool, err error) {
+	t, err := translog.ParseTilePath(path)
+	if err != nil {
+		return nil, false, Errorf(Invalid, "%s", err.Error())
+	}
+	size, _, err := s.store.LatestCheckpoint(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	full = t.W == translog.TileWidth
+	beyond := Errorf(NotFound, "%s lies beyond the log's tree of %d entries", path, size)
+	if t.L == -1 {
+		start := t.N * translog.TileWidth
+		if start+int64(t.W) > size {
+			return nil, false, beyond
+		}
+		entries, err := s.store.LogEntries(ctx, start, start+int64(t.W))
+		if err != nil {
+			return nil, false, err
+		}
+		data, err := translog.EncodeBundle(entries)
+		return data, full, err
+	}
+	if t.N<<translog.TileHeight+int64(t.W) > size>>(translog.TileHeight*t.L) {
+		return nil, false, beyond
+	}
+	data, err = tlog.ReadTileData(t, tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		return s.store.LogHashes(ctx, indexes)
+	}))
+	return data, full, err
+}
+
+// checkBatch is how many entries or versions CheckLog reads at a time.
+const checkBatch = 1024
+
+// CheckLog recomputes the tree from the stored entries and compares it
+// with every stored hash and checkpoint, and every version's document with
+// its entry. The error names the first mismatch; report gets a line per
+// stage.
+func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
+	st, err := s.store.LogState(ctx)
+	if err != nil {
+		return err
+	}
+	if st.VerifierKey == "" {
+		return errors.New("the log has no key yet: it is made at the first start of pactd serve")
+	}
+	verifier, err := note.NewVerifier(st.VerifierKey)
+	if err != nil {
+		return fmt.Errorf("the log's verifier key: %w", err)
+	}
+	// Every hash of the tree, at tlog's stored-hash indexes: 2 per entry.
+	hashes := make([]tlog.Hash, 0, tlog.StoredHashCount(st.Entries))
+	memory := tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		out := make([]tlog.Hash, len(indexes))
+		for i, x := range indexes {
+			if x >= int64(len(hashes)) {
+				return nil, fmt.Errorf("hash %d is not computed", x)
+			}
+			out[i] = hashes[x]
+		}
+		return out, nil
+	})
+	type logged struct {
+		index int64
+		ev    translog.PublishEvent
+	}
+	publishes := map[string]logged{}
+	for start := int64(0); start < st.Entries; start += checkBatch {
+		end := min(start+checkBatch, st.Entries)
+		entries, err := s.store.LogEntries(ctx, start, end)
+		if err != nil {
+			return err
+		}
+		for i, data := range entries {
+			n := start + int64(i)
+			e, err := translog.Parse(data)
+			if err != nil {
+				return fmt.Errorf("log entry %d: %v", n, err)
+			}
+			if e.Kind == translog.KindPublish {
+				ev, _ := e.Publish()
+				key := publishKey(ev.Owner, ev.Pack, ev.Version)
+				if prev, ok := publishes[key]; ok {
+					return fmt.Errorf("log entry %d: version %s/%s %s was logged already in entry %d", n, ev.Owner, ev.Pack, ev.Version, prev.index)
+				}
+				publishes[key] = logged{n, ev}
+			}
+			hs, err := tlog.StoredHashes(n, data, memory)
+			if err != nil {
+				return err
+			}
+			hashes = append(hashes, hs...)
+		}
+	}
+	report(fmt.Sprintf("entries: %d read and parsed, the tree recomputed", st.Entries))
+
+	stored := tlog.StoredHashCount(st.TreeSize)
+	for start := int64(0); start < stored; start += checkBatch {
+		end := min(start+checkBatch, stored)
+		indexes := make([]int64, 0, end-start)
+		for x := start; x < end; x++ {
+			indexes = append(indexes, x)
+		}
+		got, err := s.store.LogHashes(ctx, indexes)
+		if err != nil {
+			return fmt.Errorf("stored hashes: %w", err)
+		}
+		for i, h := range got {
+			if h != hashes[start+int64(i)] {
+				level, n := tlog.SplitStoredHashIndex(start + int64(i))
+				return fmt.Errorf("stored hash %d (level %d, node %d) differs from the hash recomputed from the entries", start+int64(i), level, n)
+			}
+		}
+	}
+	report(fmt.Sprintf("stored hashes: %d equal to the recomputed ones", stored))
+
+	checkpoints, latest := 0, int64(-1)
+	err = s.store.LogCheckpoints(ctx, func(size int64, signed []byte) error {
+		c, err := translog.OpenCheckpoint(signed, verifier)
+		if err != nil {
+			return fmt.Errorf("checkpoint of size %d: %v", size, err)
+		}
+		if c.Size != size || size > st.Entries {
+			return fmt.Errorf("checkpoint of size %d: it says %d entries, the log has %d", size, c.Size, st.Entries)
+		}
+		root, err := tlog.TreeHash(size, memory)
+		if err != nil {
+			return err
+		}
+		if root != c.Hash {
+			return fmt.Errorf("checkpoint of size %d: root hash %s differs from the one recomputed from the entries (%s)", size, c.Hash, root)
+		}
+		checkpoints++
+		latest = size
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if latest != st.TreeSize {
+		return fmt.Errorf("the latest checkpoint covers %d entries, the tree %d", latest, st.TreeSize)
+	}
+	report(fmt.Sprintf("checkpoints: %d signed by %s and equal to the recomputed tree", checkpoints, verifier.Name()))
+
+	versions := 0
+	for after := int64(0); ; {
+		list, err := s.store.LoggedVersions(ctx, after, checkBatch)
+		if err != nil {
+			return err
+		}
+		for _, v := range list {
+			after = v.ID
+			versions++
+			name := fmt.Sprintf("version %s/%s %s", v.Owner, v.Pack, v.Version)
+			if v.LogIndex == nil {
+				return fmt.Errorf("%s: not in the log", name)
+			}
+			l, ok := publishes[publishKey(v.Owner, v.Pack, v.Version)]
+			if !ok || l.index != *v.LogIndex {
+				return fmt.Errorf("%s: log entry %d does not record it", name, *v.LogIndex)
+			}
+			sum := sha256.Sum256(v.Content)
+			actual := hex.EncodeToString(sum[:])
+			if actual != l.ev.SHA256 || v.SHA256 != l.ev.SHA256 {
+				shown := actual
+				if actual == l.ev.SHA256 {
+					shown = v.SHA256
+				}
+				return fmt.Errorf("%s: document sha256 %s differs from log entry %d (%s)", name, shown, l.index, l.ev.SHA256)
+			}
+			if int64(len(v.Content)) != l.ev.Size {
+				return fmt.Errorf("%s: document of %d bytes, log entry %d says %d", name, len(v.Content), l.index, l.ev.Size)
+			}
+			delete(publishes, publishKey(v.Owner, v.Pack, v.Version))
+		}
+		if len(list) < checkBatch {
+			break
+		}
+	}
+	if len(publishes) > 0 {
+		first := logged{index: st.Entries}
+		for _, l := range publishes {
+			if l.index < first.index {
+				first = l
+			}
+		}
+		return fmt.Errorf("log entry %d: version %s/%s %s is logged but not in the database", first.index, first.ev.Owner, first.ev.Pack, first.ev.Version)
+	}
+	report(fmt.Sprintf("versions: %d documents equal to their log entries", versions))
+	return nil
+}
+
+func publishKey(owner, pack, version string) string { return owner + "\x00" + pack + "\x00" + version }

@@ -1,0 +1,464 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/pact-registry/pact/pkg/translog"
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// The transparency log's storage (docs/protocol.md, Transparency log;
+// docs/design.md). log_head.next_index hands out entry indexes: every write
+// the log records appends its entry with appendLog inside its own
+// transaction, so an entry exists iff the change committed. On PostgreSQL
+// the UPDATE of that one row locks it until the appender commits, which
+// orders appenders on every replica into one dense sequence; on SQLite the
+// one writer does (and a group-commit batch gets consecutive indexes). The
+// sequencer (SequenceLog) later hashes entries into tlog's stored hashes,
+// under log_tree's row (locked FOR UPDATE on PostgreSQL), so replicas
+// sequencing at once take turns.
+
+// logMigration is the migration that creates the log; the store appends
+// the versions and keys that exist already right after it, in the same
+// transaction (backfillLog).
+const logMigration = 7
+
+// appendLog appends entry, made at at, to the log inside tx and answers
+// its index. Every change the log records calls it in its own
+// transaction; a new kind of event needs only its entry (pkg/translog)
+// and this call. Callers signal the sequencer after commit (notifyLog).
+func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry, at time.Time) (int64, error) {
+	data := entry.Marshal()
+	if len(data) > translog.MaxEntrySize {
+		return 0, invalid("the log entry of this change would be %d bytes, more than %d", len(data), translog.MaxEntrySize)
+	}
+	var index int64
+	err := tx.QueryRowContext(ctx, `UPDATE log_head SET next_index = next_index + 1 WHERE id = 1 RETURNING next_index - 1`).Scan(&index)
+	if err != nil {
+		return 0, err
+	}
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO log_entries (idx, entry, created_at) VALUES (?, ?, ?)`), index, data, dbTime(at))
+	return index, err
+}
+
+// notifyLog tells this process's sequencer that an append committed.
+func (s *Store) notifyLog() {
+	select {
+	case s.logAppended <- struct{}{}:
+	default:
+	}
+}
+
+// LogAppended receives after an append of this Store commits.
+func (s *Store) LogAppended() <-chan struct{} { return s.logAppended }
+
+// writeTx runs write in a transaction: a shared one on SQLite (group
+// commit), its own one on PostgreSQL, retried when it loses a race.
+func (s *Store) writeTx(ctx context.Context, write func(ctx context.Context, tx *sql.Tx) error) error {
+	if s.group != nil {
+		return s.group.do(ctx, write)
+	}
+	for attempt := 1; ; attempt++ {
+		err := func() error {
+			ctx, cancel := s.deadline(ctx)
+			defer cancel()
+			tx, err := s.write.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer tx.Rollback()
+			if err := write(ctx, tx); err != nil {
+				return err
+			}
+			return tx.Commit()
+		}()
+		if err != nil && attempt < maxPublishAttempts && s.dialect.isRetryable(err) && ctx.Err() == nil {
+			continue
+		}
+		return err
+	}
+}
+
+func (s *Store) forUpdate() string {
+	if s.dialect.name() == "postgres" {
+		return ` FOR UPDATE`
+	}
+	return ``
+}
+
+// SetLogKey stores the log's keys unless it has some; see registry.LogStore.
+func (s *Store) SetLogKey(ctx context.Context, signerKey, verifierKey string) (string, string, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	_, err := s.write.ExecContext(ctx, s.q(`UPDATE log_tree SET signer_key = ?, verifier_key = ? WHERE id = 1 AND verifier_key = ''`),
+		signerKey, verifierKey)
+	if err != nil {
+		return "", "", s.fault("store the log key", err)
+	}
+	st, err := s.LogState(ctx)
+	return st.SignerKey, st.VerifierKey, err
+}
+
+// LogState answers where the log stands.
+func (s *Store) LogState(ctx context.Context) (registry.LogState, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var st registry.LogState
+	err := s.read.QueryRowContext(ctx, `SELECT t.signer_key, t.verifier_key, h.next_index, t.tree_size
+FROM log_tree t, log_head h WHERE t.id = 1 AND h.id = 1`).Scan(&st.SignerKey, &st.VerifierKey, &st.Entries, &st.TreeSize)
+	return st, s.fault("read the log state", err)
+}
+
+// SequenceLog hashes new entries into the tree and stores a signed
+// checkpoint; see registry.LogStore.
+func (s *Store) SequenceLog(ctx context.Context, max int, sign func(size int64, root tlog.Hash) ([]byte, error)) (int64, error) {
+	var size int64
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+		size, err = s.sequenceTx(ctx, tx, max, sign)
+		return err
+	})
+	return size, s.fault("sequence the log", err)
+}
+
+func (s *Store) sequenceTx(ctx context.Context, tx *sql.Tx, max int, sign func(int64, tlog.Hash) ([]byte, error)) (int64, error) {
+	var size int64
+	if err := tx.QueryRowContext(ctx, `SELECT tree_size FROM log_tree WHERE id = 1`+s.forUpdate()).Scan(&size); err != nil {
+		return 0, err
+	}
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT idx, entry FROM log_entries WHERE idx >= ? ORDER BY idx LIMIT ?`), size, max)
+	if err != nil {
+		return 0, err
+	}
+	var entries [][]byte
+	for rows.Next() {
+		var idx int64
+		var data []byte
+		if err := rows.Scan(&idx, &data); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if idx != size+int64(len(entries)) {
+			break // appends commit in index order, so a gap is never seen; stop at one all the same
+		}
+		entries = append(entries, data)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if len(entries) == 0 {
+		var signed int
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM log_checkpoints WHERE size = ?`), size).Scan(&signed); err != nil {
+			return 0, err
+		}
+		if signed > 0 {
+			return size, nil
+		}
+	}
+
+	// New hashes are kept here until they are written; older ones are
+	// read from the table (a few per entry: the tree's right edge).
+	known := map[int64]tlog.Hash{}
+	reader := tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		var missing []int64
+		for _, x := range indexes {
+			if _, ok := known[x]; !ok {
+				missing = append(missing, x)
+			}
+		}
+		if len(missing) > 0 {
+			got, err := s.readHashes(ctx, tx, missing)
+			if err != nil {
+				return nil, err
+			}
+			for i, x := range missing {
+				known[x] = got[i]
+			}
+		}
+		out := make([]tlog.Hash, len(indexes))
+		for i, x := range indexes {
+			out[i] = known[x]
+		}
+		return out, nil
+	})
+	var newIDs []int64
+	for i, data := range entries {
+		n := size + int64(i)
+		hashes, err := tlog.StoredHashes(n, data, reader)
+		if err != nil {
+			return 0, err
+		}
+		first := tlog.StoredHashIndex(0, n)
+		for j, h := range hashes {
+			known[first+int64(j)] = h
+			newIDs = append(newIDs, first+int64(j))
+		}
+	}
+	newSize := size + int64(len(entries))
+	for start := 0; start < len(newIDs); start += 256 {
+		chunk := newIDs[start:min(start+256, len(newIDs))]
+		args := make([]any, 0, 2*len(chunk))
+		for _, id := range chunk {
+			h := known[id]
+			args = append(args, id, h[:])
+		}
+		values := strings.TrimSuffix(strings.Repeat("(?, ?), ", len(chunk)), ", ")
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO log_hashes (id, hash) VALUES `+values), args...); err != nil {
+			return 0, err
+		}
+	}
+	root, err := tlog.TreeHash(newSize, reader)
+	if err != nil {
+		return 0, err
+	}
+	signed, err := sign(newSize, root)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO log_checkpoints (size, note, created_at) VALUES (?, ?, ?)`),
+		newSize, signed, dbTime(time.Now())); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE log_tree SET tree_size = ? WHERE id = 1`), newSize); err != nil {
+		return 0, err
+	}
+	return newSize, nil
+}
+
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// readHashes reads stored hashes by index, in the order asked.
+func (s *Store) readHashes(ctx context.Context, db queryer, indexes []int64) ([]tlog.Hash, error) {
+	byID := make(map[int64]tlog.Hash, len(indexes))
+	for start := 0; start < len(indexes); start += 512 {
+		chunk := indexes[start:min(start+512, len(indexes))]
+		args := make([]any, len(chunk))
+		for i, x := range chunk {
+			args[i] = x
+		}
+		rows, err := db.QueryContext(ctx, s.q(`SELECT id, hash FROM log_hashes WHERE id IN (`+
+			strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ")+`)`), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id int64
+			var h []byte
+			if err := rows.Scan(&id, &h); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if len(h) != tlog.HashSize {
+				rows.Close()
+				return nil, fmt.Errorf("stored hash %d is %d bytes long", id, len(h))
+			}
+			byID[id] = tlog.Hash(h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]tlog.Hash, len(indexes))
+	for i, x := range indexes {
+		h, ok := byID[x]
+		if !ok {
+			return nil, notFound("the log has no stored hash %d", x)
+		}
+		out[i] = h
+	}
+	return out, nil
+}
+
+// LogHashes answers stored hashes by index.
+func (s *Store) LogHashes(ctx context.Context, indexes []int64) ([]tlog.Hash, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	hashes, err := s.readHashes(ctx, s.read, indexes)
+	return hashes, s.fault("read log hashes", err)
+}
+
+// LatestCheckpoint answers the checkpoint of the largest tree.
+func (s *Store) LatestCheckpoint(ctx context.Context) (int64, []byte, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var size int64
+	var signed []byte
+	err := s.read.QueryRowContext(ctx, `SELECT size, note FROM log_checkpoints ORDER BY size DESC LIMIT 1`).Scan(&size, &signed)
+	if errNoRows(err) {
+		return 0, nil, registry.Errorf(registry.Unavailable, "the log has no checkpoint yet: try again in a moment")
+	}
+	return size, signed, s.fault("read the checkpoint", err)
+}
+
+// LogCheckpoints calls fn for every checkpoint, smallest first.
+func (s *Store) LogCheckpoints(ctx context.Context, fn func(size int64, signed []byte) error) error {
+	for after := int64(-1); ; {
+		type cp struct {
+			size   int64
+			signed []byte
+		}
+		list, err := queryList(ctx, s, "read checkpoints", 256, func(row scanner) (*cp, error) {
+			var c cp
+			return &c, row.Scan(&c.size, &c.signed)
+		}, `SELECT size, note FROM log_checkpoints WHERE size > ? ORDER BY size LIMIT 256`, after)
+		if err != nil {
+			return err
+		}
+		for _, c := range list {
+			if err := fn(c.size, c.signed); err != nil {
+				return err
+			}
+			after = c.size
+		}
+		if len(list) < 256 {
+			return nil
+		}
+	}
+}
+
+// LogEntries answers the entries with index in [start, end).
+func (s *Store) LogEntries(ctx context.Context, start, end int64) ([][]byte, error) {
+	type entry struct {
+		idx  int64
+		data []byte
+	}
+	list, err := queryList(ctx, s, "read log entries", int(end-start), func(row scanner) (*entry, error) {
+		var e entry
+		return &e, row.Scan(&e.idx, &e.data)
+	}, `SELECT idx, entry FROM log_entries WHERE idx >= ? AND idx < ? ORDER BY idx`, start, end)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(list))
+	for i, e := range list {
+		if e.idx != start+int64(i) {
+			return nil, s.fault("read log entries", fmt.Errorf("log entry %d is missing", start+int64(i)))
+		}
+		out[i] = e.data
+	}
+	if int64(len(out)) != end-start {
+		return nil, s.fault("read log entries", fmt.Errorf("log entry %d is missing", start+int64(len(out))))
+	}
+	return out, nil
+}
+
+// LoggedVersions answers versions with their documents, by id.
+func (s *Store) LoggedVersions(ctx context.Context, after int64, limit int) ([]registry.LoggedVersion, error) {
+	return queryList(ctx, s, "read versions", limit, func(row scanner) (*registry.LoggedVersion, error) {
+		var v registry.LoggedVersion
+		var idx sql.NullInt64
+		if err := row.Scan(&v.ID, &v.Owner, &v.Pack, &v.Version, &v.SHA256, &v.Content, &idx); err != nil {
+			return nil, err
+		}
+		if idx.Valid {
+			v.LogIndex = &idx.Int64
+		}
+		return &v, nil
+	}, `SELECT v.id, a.username, p.pack_slug, v.version, v.sha256, v.content, v.log_index
+FROM versions v JOIN packages p ON p.id = v.package_id JOIN accounts a ON a.id = p.owner_id
+WHERE v.id > ? ORDER BY v.id LIMIT ?`, after, limit)
+}
+
+// backfillLog appends the versions and keys that exist but are not logged
+// yet, in the order they were made (time, then versions before keys, then
+// id), and gives each version its log_index. The migration that creates the
+// log and a restore of a dump made before it run it.
+func (s *Store) backfillLog(ctx context.Context, tx *sql.Tx) error {
+	type event struct {
+		at      time.Time
+		kind    int // 0 version, 1 key
+		id      int64
+		entry   *translog.Entry
+		version bool
+	}
+	var events []event
+	rows, err := tx.QueryContext(ctx, `SELECT v.id, a.username, p.pack_slug, v.version, v.sha256, v.size, v.created_at,
+v.key_fingerprint, v.signed_timestamp, v.nonce, v.signed_name, v.signed_description, v.public_key
+FROM versions v JOIN packages p ON p.id = v.package_id JOIN accounts a ON a.id = p.owner_id
+WHERE v.log_index IS NULL ORDER BY v.id`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id, size int64
+		var owner, pack, version, sum string
+		var at time.Time
+		var fingerprint, nonce, signedName, signedDescription, publicKey sql.NullString
+		var timestamp sql.NullInt64
+		if err := rows.Scan(&id, &owner, &pack, &version, &sum, &size, &at, &fingerprint, &timestamp, &nonce,
+			&signedName, &signedDescription, &publicKey); err != nil {
+			rows.Close()
+			return err
+		}
+		var p *registry.Provenance
+		if fingerprint.Valid {
+			p = &registry.Provenance{Fingerprint: fingerprint.String, Timestamp: timestamp.Int64, Nonce: nonce.String,
+				SignedLinesKnown: signedName.Valid && signedDescription.Valid, SignedName: signedName.String,
+				SignedDescription: signedDescription.String, PublicKey: publicKey.String}
+		}
+		events = append(events, event{at: at.UTC(), kind: 0, id: id, version: true,
+			entry: registry.PublishLogEntry(owner, pack, version, sum, size, at, p)})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var logged int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM log_entries`).Scan(&logged); err != nil {
+		return err
+	}
+	if logged == 0 {
+		// Keys are logged as they are added from now on; the ones that
+		// exist are appended once, with the log's first entries.
+		rows, err = tx.QueryContext(ctx, `SELECT k.id, a.username, k.fingerprint, k.public_key, k.created_at
+FROM ssh_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var k registry.SSHKey
+			var owner string
+			if err := rows.Scan(&k.ID, &owner, &k.Fingerprint, &k.PublicKey, &k.CreatedAt); err != nil {
+				rows.Close()
+				return err
+			}
+			events = append(events, event{at: k.CreatedAt.UTC(), kind: 1, id: k.ID, entry: registry.KeyLogEntry(true, owner, &k, k.CreatedAt)})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	sort.SliceStable(events, func(i, j int) bool {
+		a, b := events[i], events[j]
+		if !a.at.Equal(b.at) {
+			return a.at.Before(b.at)
+		}
+		if a.kind != b.kind {
+			return a.kind < b.kind
+		}
+		return a.id < b.id
+	})
+	for _, e := range events {
+		index, err := s.appendLog(ctx, tx, e.entry, e.at)
+		if err != nil {
+			return err
+		}
+		if e.version {
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE versions SET log_index = ? WHERE id = ?`), index, e.id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/server/internal/httpx"
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// The transparency log's read side (docs/protocol.md, Transparency log):
+// the latest signed checkpoint, hash tiles and entry bundles in the C2SP
+// tlog-tiles layout, and the verifier key.
+
+const (
+	cacheCheckpoint  = "no-cache"
+	cachePartialTile = "public, max-age=60"
+)
+
+func (s *Server) routeLog(e *gin.Engine) {
+	httpx.GetAndHead(e, "/log/checkpoint", s.logCheckpoint)
+	httpx.GetAndHead(e, "/log/key", s.logKey)
+	httpx.GetAndHead(e, "/log/tile/*path", s.logTile)
+}
+
+func (s *Server) logCheckpoint(c *gin.Context) {
+	signed, err := s.svc.LogCheckpoint(c)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	writeLogBody(c, "text/plain; charset=utf-8", cacheCheckpoint, signed)
+}
+
+func (s *Server) logKey(c *gin.Context) {
+	key := s.svc.LogVerifierKey()
+	if key == "" {
+		s.shared.Fail(c, registry.Errorf(registry.Unavailable, "the log has no key yet"))
+		return
+	}
+	writeLogBody(c, "text/plain; charset=utf-8", cacheCheckpoint, []byte(key+"\n"))
+}
+
+func (s *Server) logTile(c *gin.Context) {
+	data, full, err := s.svc.LogTile(c, "tile"+c.Param("path"))
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	cache := cachePartialTile
+	if full {
+		cache = cachePinned
+	}
+	writeLogBody(c, "application/octet-stream", cache, data)
+}
+
+func writeLogBody(c *gin.Context, contentType, cache string, body []byte) {
+	h := c.Writer.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", cache)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	c.Status(http.StatusOK)
+	if c.Request.Method != http.MethodHead {
+		_, _ = c.Writer.Write(body)
+	}
+}
