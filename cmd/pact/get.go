@@ -191,7 +191,7 @@ func verifyDownload(ctx context.Context, f *factory, c *client.Client, logKey, o
 	}
 	var index *int64
 	if ver := detail.FindVersion(version); ver != nil {
-		index = versionLogIndex(ver)
+		index = ver.LogIndex
 	}
 	proof, err := v.VerifyVersion(ctx, detail.Package.OwnerSlug, detail.Package.PackSlug, version, index, content)
 	if err != nil {
