@@ -195,7 +195,7 @@ func verifyDownload(ctx context.Context, f *factory, c *client.Client, logKey, o
 	}
 	proof, err := v.VerifyVersion(ctx, detail.Package.OwnerSlug, detail.Package.PackSlug, version, index, content)
 	if err != nil {
-		return nil, explainKeyMismatch(ctx, c, v, err)
+		return nil, f.explainKeyMismatch(ctx, c, v, err)
 	}
 	return proof, nil
 }

@@ -107,7 +107,7 @@ func runLogWatch(ctx context.Context, opts *logWatchOptions) error {
 			if opts.Follow && errors.Is(err, context.Canceled) {
 				return nil
 			}
-			return explainKeyMismatch(ctx, c, v, err)
+			return opts.Factory.explainKeyMismatch(ctx, c, v, err)
 		}
 		for pos < cp.Size {
 			end := min(cp.Size, pos+watchChunk)

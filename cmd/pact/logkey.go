@@ -48,7 +48,11 @@ func (f *factory) logVerifier(ctx context.Context, c *client.Client, flagKey str
 		key = os.Getenv("PACT_LOG_KEY")
 	}
 	if key != "" {
-		return c.NewLogVerifier(key, cacheDir)
+		v, err := c.NewLogVerifier(key, cacheDir)
+		if err != nil {
+			return nil, &usageError{msg: err.Error()}
+		}
+		return v, nil
 	}
 	cfg, err := f.Config()
 	if err != nil {
@@ -60,6 +64,7 @@ func (f *factory) logVerifier(ctx context.Context, c *client.Client, flagKey str
 		return nil, err
 	}
 	if pinned != "" {
+		f.logKeyPinned = true
 		return c.NewLogVerifier(pinned, cacheDir)
 	}
 	announced, err := c.LogKey(ctx)
@@ -102,11 +107,11 @@ func pinnedLogKey(path, host string) (string, error) {
 	return strings.TrimSpace(settings.LogKeys[host]), nil
 }
 
-// explainKeyMismatch adds to a checkpoint that the pinned key does not
-// verify what the registry announces now, so the user can tell a changed
-// key (ask the operator; re-pin by removing the line from the config) from
-// a registry that is not the one they pinned.
-func explainKeyMismatch(ctx context.Context, c *client.Client, v *client.LogVerifier, err error) error {
+// explainKeyMismatch adds to a checkpoint that the key does not verify the
+// key the registry announces now, so the user can tell a changed key (ask
+// the operator; re-pin by removing the line from the config) from a
+// registry that is not the one they pinned.
+func (f *factory) explainKeyMismatch(ctx context.Context, c *client.Client, v *client.LogVerifier, err error) error {
 	var verr *client.VerificationError
 	if !errors.As(err, &verr) || verr.Check != "checkpoint" || !strings.Contains(verr.Msg, "not signed by the pinned key") {
 		return err
@@ -115,7 +120,9 @@ func explainKeyMismatch(ctx context.Context, c *client.Client, v *client.LogVeri
 	if kerr != nil || announced == v.Key() {
 		return err
 	}
-	return &client.VerificationError{Check: verr.Check, Msg: fmt.Sprintf(
-		"%s; the registry now announces the key %s. A changed key is not trusted silently: if the registry's operator confirms it, pin it with --log-key or remove the old one under %s in the config",
-		verr.Msg, announced, logKeysSetting)}
+	msg := fmt.Sprintf("%s; the registry announces the key %s", verr.Msg, announced)
+	if f.logKeyPinned {
+		msg += fmt.Sprintf(". A changed key is not trusted silently: if the registry's operator confirms it, pass it with --log-key or remove the old one under %s in the config to pin the new one", logKeysSetting)
+	}
+	return &client.VerificationError{Check: verr.Check, Msg: msg}
 }

@@ -20,6 +20,9 @@ type factory struct {
 	// global flags, bound by newRootCmd
 	rootCmd *cobra.Command
 	cfg     *config
+	// logKeyPinned says the log key in use came from the config file (not
+	// --log-key or PACT_LOG_KEY), for the advice on a changed key.
+	logKeyPinned bool
 }
 
 type buildInfo struct {
