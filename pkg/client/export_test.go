@@ -24,3 +24,6 @@ func UseFakeClock(c *Client) {
 		return nil
 	}
 }
+
+// PactdBin is the pactd built for the tests.
+func PactdBin() string { return pactdBin }
