@@ -265,12 +265,6 @@ func (v *LogVerifier) checkConsistent(ctx context.Context, seen *SeenCheckpoint,
 		return err
 	})
 	if err != nil {
-		var verr *VerificationError
-		if errors.As(err, &verr) {
-			// Tiles that cannot support the new checkpoint while the old one
-			// was proved with cached ones: the same evidence.
-			return fork()
-		}
 		return err
 	}
 	if tlog.CheckTree(proof, cp.Size, cp.Hash, seen.Size, seen.Hash) != nil {
@@ -310,8 +304,13 @@ func isTransient(err error) bool {
 }
 
 // Entries returns the entries [start, end) of cp's tree, each proved to be
-// the entry the checkpoint's tree holds at its index.
+// the entry the checkpoint's tree holds at its index. It keeps no full
+// bundle on disk: a reader of long ranges (pact log watch) reads each once.
 func (v *LogVerifier) Entries(ctx context.Context, cp *Checkpoint, start, end int64) ([][]byte, error) {
+	return v.entries(ctx, cp, start, end, false)
+}
+
+func (v *LogVerifier) entries(ctx context.Context, cp *Checkpoint, start, end int64, keep bool) ([][]byte, error) {
 	if start < 0 || end > cp.Size || start > end {
 		return nil, fmt.Errorf("entries [%d, %d) are not in a log of %d entries", start, end, cp.Size)
 	}
@@ -320,7 +319,7 @@ func (v *LogVerifier) Entries(ctx context.Context, cp *Checkpoint, start, end in
 		bundle := translog.EntryTile(start, cp.Size)
 		lo := bundle.N * translog.TileWidth
 		hi := min(end, lo+int64(bundle.W))
-		entries, err := v.bundleEntries(ctx, cp, bundle, start, hi)
+		entries, err := v.bundleEntries(ctx, cp, bundle, start, hi, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -332,7 +331,7 @@ func (v *LogVerifier) Entries(ctx context.Context, cp *Checkpoint, start, end in
 
 // bundleEntries returns the entries [start, end) of one entry bundle,
 // checked against the leaf hashes of cp's tree.
-func (v *LogVerifier) bundleEntries(ctx context.Context, cp *Checkpoint, bundle tlog.Tile, start, end int64) ([][]byte, error) {
+func (v *LogVerifier) bundleEntries(ctx context.Context, cp *Checkpoint, bundle tlog.Tile, start, end int64, keep bool) ([][]byte, error) {
 	lo := bundle.N * translog.TileWidth
 	for _, fresh := range []bool{false, true} {
 		entries, err := v.readBundle(ctx, bundle, fresh)
@@ -366,7 +365,12 @@ func (v *LogVerifier) bundleEntries(ctx context.Context, cp *Checkpoint, bundle 
 			}
 		}
 		if ok {
-			v.state.saveBundle(bundle, entries)
+			v.mu.Lock()
+			delete(v.bundles, bundle) // checked: the disk (or a new read) serves it again
+			v.mu.Unlock()
+			if keep || bundle.W < translog.TileWidth {
+				v.state.saveBundle(bundle, entries)
+			}
 			return entries[start-lo : end-lo], nil
 		}
 		if fresh {
@@ -463,7 +467,7 @@ func (v *LogVerifier) ProveEntry(ctx context.Context, cp *Checkpoint, index int6
 	if index < 0 || index >= cp.Size {
 		return nil, nil, verifyErrorf("inclusion", "log index %d is not in the checkpoint of %d entries", index, cp.Size)
 	}
-	entries, err := v.Entries(ctx, cp, index, index+1)
+	entries, err := v.entries(ctx, cp, index, index+1, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -622,8 +626,9 @@ func (r *tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
 	v.mu.Unlock()
 	for i, t := range tiles {
 		// Level-0 tiles are implied by the entry bundles kept beside them.
+		// Tiles read afresh replace kept ones, which failed to authenticate.
 		if t.L > 0 || t.W == translog.TileWidth {
-			v.state.saveTile(t, data[i])
+			v.state.saveTile(t, data[i], r.fresh)
 		}
 	}
 }

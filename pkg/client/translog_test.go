@@ -420,7 +420,7 @@ func mustLatest(t *testing.T, v *client.LogVerifier) *client.Checkpoint {
 }
 
 // TestLogVerifierKeepsItsStateInTheCache shows where the state lives and
-// that full tiles are read once.
+// that what was proved once is not read again.
 func TestLogVerifierKeepsItsStateInTheCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -429,28 +429,38 @@ func TestLogVerifierKeepsItsStateInTheCache(t *testing.T) {
 	l.fill(600)
 	v := logVerifier(t, l.srv.URL, l.vkey, cache)
 	cp := mustLatest(t, v)
+	// A long read (pact log watch) keeps the tiles, not the full bundles;
+	// proving one entry keeps its bundle.
 	if _, err := v.Entries(ctx, cp, 0, cp.Size); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := v.ProveEntry(ctx, cp, 5); err != nil {
 		t.Fatal(err)
 	}
 	dir := v.StateDir()
 	if !strings.HasPrefix(dir, filepath.Join(cache, "log", "example.test_log+")) {
 		t.Fatalf("state dir = %s, want one under %s named by the log", dir, cache)
 	}
-	for _, f := range []string{"checkpoint.json", "tile/entries/000", "tile/entries/001", "tile/entries/002.p"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			t.Errorf("%s: %v", f, err)
+	for f, want := range map[string]bool{
+		"checkpoint.json": true, "tile/0/000": true, "tile/0/001": true, "tile/1/000.p": true,
+		"tile/entries/000": true, "tile/entries/001": false, "tile/entries/002.p": true,
+	} {
+		if _, err := os.Stat(filepath.Join(dir, f)); (err == nil) != want {
+			t.Errorf("%s kept = %v, want %v", f, err == nil, want)
 		}
 	}
-	// A second run reads the full bundles from the cache: the checkpoint
-	// and the newest bundle are all it asks for.
+	// A second run proves entries of the first and last bundle with the
+	// checkpoint as its only request.
 	before := l.requests.Load()
 	v = logVerifier(t, l.srv.URL, l.vkey, cache)
 	cp = mustLatest(t, v)
-	if _, err := v.Entries(ctx, cp, 0, cp.Size); err != nil {
-		t.Fatal(err)
+	for _, i := range []int64{5, 599} {
+		if _, _, err := v.ProveEntry(ctx, cp, i); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if got := l.requests.Load() - before; got > 3 {
-		t.Errorf("second read of the whole log made %d requests, want at most 3", got)
+	if got := l.requests.Load() - before; got != 1 {
+		t.Errorf("second run made %d requests, want 1", got)
 	}
 }
 
@@ -520,4 +530,19 @@ func BenchmarkLogVerificationRequests(b *testing.B) {
 			b.ReportMetric(float64(again), "requests/again")
 		})
 	}
+}
+
+func TestLogVerifierRefusesTilesThatDoNotMatchTheCheckpoint(t *testing.T) {
+	t.Parallel()
+	l := newTestLog(t, "example.test/log")
+	l.fill(600)
+	l.override = func(path string) ([]byte, bool) {
+		if strings.HasPrefix(path, "/log/tile/1/") {
+			return make([]byte, 2*tlog.HashSize), true
+		}
+		return nil, false
+	}
+	v := logVerifier(t, l.srv.URL, l.vkey, t.TempDir())
+	_, _, err := v.ProveEntry(context.Background(), mustLatest(t, v), 5)
+	wantVerificationError(t, err, "inclusion", "the registry's log tiles do not match its signed checkpoint of 600 entries")
 }

@@ -150,13 +150,14 @@ func (s *logState) loadTile(t tlog.Tile) []byte {
 }
 
 // saveTile keeps an authenticated tile: a full one for good (dropping the
-// partial one), a partial one if it is wider than the one kept.
-func (s *logState) saveTile(t tlog.Tile, data []byte) {
+// partial one), a partial one if it is wider than the one kept; with
+// replace, whatever is kept.
+func (s *logState) saveTile(t tlog.Tile, data []byte, replace bool) {
 	full := t
 	full.W = translog.TileWidth
 	path := s.tilePath(full)
 	if t.W == translog.TileWidth {
-		if _, err := os.Stat(path); err == nil {
+		if _, err := os.Stat(path); err == nil && !replace {
 			return
 		}
 		// A cache: failing to keep a tile costs a request later.
@@ -165,7 +166,7 @@ func (s *logState) saveTile(t tlog.Tile, data []byte) {
 		}
 		return
 	}
-	if old, err := os.ReadFile(path + ".p"); err == nil && len(old) >= len(data) {
+	if old, err := os.ReadFile(path + ".p"); err == nil && len(old) >= len(data) && !replace {
 		return
 	}
 	_ = writeAtomic(path+".p", data)
