@@ -52,8 +52,9 @@ last checkpoint this machine saw (the key as for 'pact get'). A failed
 check exits 6.
 
 Without --follow, prints what is new and exits; with --follow, keeps
-asking the registry every --interval until interrupted. --json prints one
-JSON object per line.
+asking the registry every --interval until interrupted (a registry out of
+reach is reported and asked again; a failed check still exits 6). --json
+prints one JSON object per line.
 
 The position is kept per registry and owner in the user's cache
 directory (e.g. ~/.cache/pact/log/...).`,
@@ -102,31 +103,18 @@ func runLogWatch(ctx context.Context, opts *logWatchOptions) error {
 		pos = opts.From
 	}
 	for {
-		cp, err := v.Latest(ctx, 0)
-		if err != nil {
-			if opts.Follow && errors.Is(err, context.Canceled) {
-				return nil
-			}
-			return opts.Factory.explainKeyMismatch(ctx, c, v, err)
-		}
-		for pos < cp.Size {
-			end := min(cp.Size, pos+watchChunk)
-			entries, err := v.Entries(ctx, cp, pos, end)
-			if err != nil {
-				if opts.Follow && errors.Is(err, context.Canceled) {
-					return nil
-				}
-				return err
-			}
-			for i, data := range entries {
-				if err := printLogEvent(opts, owner, pos+int64(i), data); err != nil {
-					return err
-				}
-			}
-			pos = end
-			if err := v.SetWatchPosition(owner, pos); err != nil {
-				return fmt.Errorf("keeping the watch position: %w", err)
-			}
+		next, err := watchOnce(ctx, opts, c, v, owner, pos)
+		pos = next
+		var verr *client.VerificationError
+		switch {
+		case err == nil:
+		case opts.Follow && ctx.Err() != nil:
+			return nil // interrupting --follow is how it ends
+		case opts.Follow && !errors.As(err, &verr):
+			// The registry is unreachable for a while: say so, keep watching.
+			opts.IO.info("warning: %v; trying again in %s", err, opts.Interval)
+		default:
+			return err
 		}
 		if !opts.Follow {
 			return nil
@@ -135,10 +123,36 @@ func runLogWatch(ctx context.Context, opts *logWatchOptions) error {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil // interrupting --follow is how it ends
+			return nil
 		case <-t.C:
 		}
 	}
+}
+
+// watchOnce prints owner's events from pos to the log's current checkpoint
+// and returns where the next round starts.
+func watchOnce(ctx context.Context, opts *logWatchOptions, c *client.Client, v *client.LogVerifier, owner string, pos int64) (int64, error) {
+	cp, err := v.Latest(ctx, 0)
+	if err != nil {
+		return pos, opts.Factory.explainKeyMismatch(ctx, c, v, err)
+	}
+	for pos < cp.Size {
+		end := min(cp.Size, pos+watchChunk)
+		entries, err := v.Entries(ctx, cp, pos, end)
+		if err != nil {
+			return pos, err
+		}
+		for i, data := range entries {
+			if err := printLogEvent(opts, owner, pos+int64(i), data); err != nil {
+				return pos, err
+			}
+		}
+		pos = end
+		if err := v.SetWatchPosition(owner, pos); err != nil {
+			return pos, fmt.Errorf("keeping the watch position: %w", err)
+		}
+	}
+	return pos, nil
 }
 
 // printLogEvent prints entry index if it is owner's.
