@@ -98,6 +98,20 @@ func (b *bench) measure(ctx context.Context) error {
 		return err
 	}
 
+	// The transparency log's reads, against the raw path above.
+	for _, p := range []struct {
+		id, path string
+		paths    []string
+	}{
+		{"log-checkpoint", "GET /log/checkpoint", []string{"/log/checkpoint"}},
+		{"log-tile", fmt.Sprintf("GET /log/tile/0/{N} (%d tiles)", len(db.LogTiles)), db.LogTiles},
+		{"log-entries", fmt.Sprintf("GET /log/tile/entries/{N} (%d bundles)", len(db.LogBundles)), db.LogBundles},
+	} {
+		if err := getRow(server.URL, p.id, p.path, "pactd", db, p.paths, server); err != nil {
+			return err
+		}
+	}
+
 	if ref != nil {
 		if err := b.measureReference(ctx, ref); err != nil {
 			return err

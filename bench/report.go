@@ -118,6 +118,7 @@ func (rep *report) Missed() int {
 const (
 	rawVsNginx        = 0.9
 	listVsRaw         = 0.5
+	logVsRaw          = 0.5
 	maxGetP99ms       = 10
 	minPublishRate    = 2000
 	minSignedRate     = 1500
@@ -148,6 +149,13 @@ func (rep *report) evaluate() {
 			if id == "list" {
 				atLeast(r, fmt.Sprintf("≥ %.1f× pactd raw", listVsRaw), r.Ratio, listVsRaw)
 			}
+		}
+	}
+	// The transparency log's reads are held to half of pactd's raw path.
+	for _, id := range []string{"log-checkpoint", "log-tile", "log-entries"} {
+		if r := rep.row(id); r != nil && raw != nil && raw.RPS > 0 {
+			r.Ratio, r.RatioOf = r.RPS/raw.RPS, "pactd raw"
+			atLeast(r, fmt.Sprintf("≥ %.1f× pactd raw", logVsRaw), r.Ratio, logVsRaw)
 		}
 	}
 	for _, id := range []string{"raw", "list", "list-deep"} {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"golang.org/x/mod/sumdb/tlog"
+
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/pact-registry/pact/pkg/translog"
 	"strings"
 	"time"
 
@@ -61,6 +64,10 @@ type seeded struct {
 	// DeepCursor the next_cursor that leads to it.
 	DeepPage   int
 	DeepCursor string
+	// LogTiles and LogBundles are /log/tile/... paths inside the seeded
+	// log: full tiles when it has 256 entries or more, else partial ones.
+	LogTiles   []string
+	LogBundles []string
 	Took       time.Duration
 	Bytes      int64
 }
@@ -148,6 +155,17 @@ func seedDatabase(ctx context.Context, path string, n, docBytes, rawDocs int) (*
 	}
 	s.Fingerprint = key.Fingerprint
 
+	// The log arrives sequenced, with its key, as a registry that has been
+	// serving does: pactd's start-up is not spent hashing the seed.
+	if err := svc.InitLog(ctx, "bench.invalid/log", ""); err != nil {
+		return nil, err
+	}
+	size, err := svc.SequenceLog(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sequencing the seeded log: %w", err)
+	}
+	s.LogTiles, s.LogBundles = logPaths(size)
+
 	// The raw path's documents are spread evenly over the database, read
 	// back through the store so nginx serves exactly what pactd does.
 	count := min(rawDocs, n)
@@ -213,4 +231,18 @@ func deepCursor(ctx context.Context, svc *registry.Service, packages int) (int, 
 		cursor, skip = next, skip-limit
 	}
 	return page, cursor, nil
+}
+
+// logPaths are the level-0 hash tiles and the entry bundles of a log of
+// size entries: its full ones, or its one partial one when it has none.
+func logPaths(size int64) (tiles, bundles []string) {
+	for n := int64(0); (n+1)*translog.TileWidth <= size; n++ {
+		tiles = append(tiles, "/log/"+translog.TilePath(tlog.Tile{H: translog.TileHeight, L: 0, N: n, W: translog.TileWidth}))
+		bundles = append(bundles, "/log/"+translog.TilePath(tlog.Tile{H: translog.TileHeight, L: -1, N: n, W: translog.TileWidth}))
+	}
+	if len(tiles) == 0 {
+		tiles = append(tiles, "/log/"+translog.TilePath(tlog.Tile{H: translog.TileHeight, L: 0, N: 0, W: int(size)}))
+		bundles = append(bundles, "/log/"+translog.TilePath(tlog.Tile{H: translog.TileHeight, L: -1, N: 0, W: int(size)}))
+	}
+	return tiles, bundles
 }

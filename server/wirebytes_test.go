@@ -48,7 +48,7 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		resp := env.API.PostJSON("/api/publish", map[string]any{"content": tokenDoc, "description": "Tom & Jerry <3>"}, alice.Bearer())
 		tokenID := resp.JSON(t)["package"].(map[string]any)["id"]
 		tokenPkg := pkg(tokenID, "token-pack", "Tom & Jerry <3>", tokenDoc)
-		want("publish", resp, 200, `{"ok":true,"package":`+tokenPkg+`,"created":true,"warnings":[]}`)
+		want("publish", resp, 200, `{"ok":true,"package":`+tokenPkg+`,"created":true,"warnings":[],"log_index":0}`)
 
 		pubLine := readPub(t, pub)
 		publicKey := strings.Join(strings.Fields(pubLine)[:2], " ")
@@ -74,7 +74,7 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		})
 		signedID := resp.JSON(t)["package"].(map[string]any)["id"]
 		signedPkg := pkg(signedID, "signed-pack", "", signedDoc)
-		want("signed publish", resp, 200, `{"ok":true,"package":`+signedPkg+`,"auth":"ssh-signature","created":true,"warnings":[]}`)
+		want("signed publish", resp, 200, `{"ok":true,"package":`+signedPkg+`,"auth":"ssh-signature","created":true,"warnings":[],"log_index":2}`)
 
 		want("list", env.API.Get("/api/packages"), 200,
 			`{"ok":true,"packages":[`+signedPkg+`,`+tokenPkg+`],"next_cursor":null}`)
@@ -82,18 +82,18 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		cursor, _ := resp.JSON(t)["next_cursor"].(string)
 		want("first page", resp, 200, `{"ok":true,"packages":[`+signedPkg+`],"next_cursor":`+quoteJSON(cursor)+`}`)
 
-		version := func(pack, description, doc, signature string) string {
+		version := func(pack, description, doc, signature string, logIndex int) string {
 			sum := sha256.Sum256([]byte(doc))
 			return fmt.Sprintf(`{"version":"1.0.0","name":%q,"description":%s,"scheme":"review-v1","sha256":%q,"size":%d,`+
-				`"created_at":%s,"raw_url":%q,"signature":%s}`,
-				pack, quoteJSON(description), hex.EncodeToString(sum[:]), len(doc), at, base+"/raw/alice/"+pack+"@1.0.0.pact.md", signature)
+				`"created_at":%s,"raw_url":%q,"signature":%s,"log_index":%d}`,
+				pack, quoteJSON(description), hex.EncodeToString(sum[:]), len(doc), at, base+"/raw/alice/"+pack+"@1.0.0.pact.md", signature, logIndex)
 		}
 		provenance := fmt.Sprintf(`{"fingerprint":%q,"timestamp":%d,"nonce":%q,"signature":%s,"signed_lines_known":true,`+
 			`"signed_name":"","signed_description":"","public_key":%q}`, fingerprint, ts, nonce, quoteJSON(signature), publicKey)
 		want("signed detail", env.API.Get("/api/packages/alice/signed-pack"), 200,
-			`{"ok":true,"package":`+signedPkg+`,"versions":[`+version("signed-pack", "", signedDoc, provenance)+`]}`)
+			`{"ok":true,"package":`+signedPkg+`,"versions":[`+version("signed-pack", "", signedDoc, provenance, 2)+`]}`)
 		want("token detail", env.API.Get("/api/packages/alice/token-pack"), 200,
-			`{"ok":true,"package":`+tokenPkg+`,"versions":[`+version("token-pack", "Tom & Jerry <3>", tokenDoc, "null")+`]}`)
+			`{"ok":true,"package":`+tokenPkg+`,"versions":[`+version("token-pack", "Tom & Jerry <3>", tokenDoc, "null", 0)+`]}`)
 
 		want("me", env.API.Get("/api/me", alice.Bearer()), 200,
 			fmt.Sprintf(`{"ok":true,"user":{"id":%d,"email":"alice@example.com","username":"alice","created_at":%s}}`, alice.Account.ID, at))

@@ -40,8 +40,8 @@ const (
 	logMinGap = 100 * time.Millisecond
 )
 
-// startLog loads (or makes) the log's key, signs a first checkpoint if
-// there is none, and starts the sequencer for as long as ctx lasts.
+// startLog loads (or makes) the log's key and starts the sequencer for as
+// long as ctx lasts.
 func startLog(ctx context.Context, svc *registry.Service, cfg logSettings, baseURL string, log *slog.Logger) error {
 	operatorKey := ""
 	if cfg.KeyFile != "" {
@@ -58,9 +58,8 @@ func startLog(ctx context.Context, svc *registry.Service, cfg logSettings, baseU
 	if err := svc.InitLog(ctx, origin, operatorKey); err != nil {
 		return fmt.Errorf("transparency log: %w", err)
 	}
-	if _, err := svc.SequenceLog(ctx); err != nil {
-		return fmt.Errorf("transparency log: %w", err)
-	}
+	// The sequencer's first round signs the first checkpoint; serving does
+	// not wait for it, so a registry upgraded to the log starts at once.
 	go svc.RunLogSequencer(ctx, logPoll, logMinGap, func(err error) {
 		log.Error("transparency log: sequencing failed; retrying", "err", err.Error())
 	})

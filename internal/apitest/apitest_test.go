@@ -53,7 +53,7 @@ func validVersion(signature any) map[string]any {
 	return map[string]any{
 		"version": "1.0", "name": "Code review", "description": "", "scheme": "", "sha256": sha, "size": 120,
 		"created_at": "2026-03-01T12:00:00Z", "raw_url": "http://pact.test/raw/alice/code-review@1.0.pact.md",
-		"signature": signature,
+		"signature": signature, "log_index": 7,
 	}
 }
 
@@ -295,7 +295,7 @@ func TestHarnessReportsWhatTheDocumentDoesNotAllow(t *testing.T) {
 
 // What the helpers put on the wire, as a server sees it.
 func TestRequestsReachTheServerAsWritten(t *testing.T) {
-	publishResult := map[string]any{"ok": true, "package": validPackage(), "created": true, "warnings": []string{}}
+	publishResult := map[string]any{"ok": true, "package": validPackage(), "created": true, "warnings": []string{}, "log_index": 0}
 	type seen struct {
 		method, path, contentType, token, authorization string
 		fields                                          map[string]string

@@ -75,6 +75,20 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	t.Cleanup(func() { store.Close() })
 	clock := &Clock{now: time.Now().UTC().Truncate(time.Second)}
 	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes})
+	// The transparency log, as pactd serve runs it.
+	if err := svc.InitLog(context.Background(), "servertest/log", ""); err != nil {
+		t.Fatalf("starting the log: %v", err)
+	}
+	if _, err := svc.SequenceLog(context.Background()); err != nil {
+		t.Fatalf("first checkpoint: %v", err)
+	}
+	sequencing, stopSequencer := context.WithCancel(context.Background())
+	sequencerDone := make(chan struct{})
+	go func() {
+		defer close(sequencerDone)
+		svc.RunLogSequencer(sequencing, 500*time.Millisecond, 10*time.Millisecond, nil)
+	}()
+	t.Cleanup(func() { stopSequencer(); <-sequencerDone })
 	// The base URL is only known once the listener exists, so the handler
 	// is installed after the server starts.
 	ts := httptest.NewUnstartedServer(nil)

@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("ConcurrentPublish", s.testConcurrentPublish)
 	t.Run("ListPackages", s.testListPackages)
 	t.Run("Sessions", s.testSessions)
+	t.Run("Log", s.testLog)
 }
 
 type suite struct {

@@ -70,6 +70,12 @@ func TestEveryRouteOfTheInterfaceIsDescribed(t *testing.T) {
 		{"GET", "/openapi.json", []int{200}},
 		{"GET", "/healthz", []int{200}},
 		{"GET", "/readyz", []int{200, 503}},
+		{"GET", "/log/checkpoint", []int{200, 503}},
+		{"HEAD", "/log/checkpoint", []int{200, 503}},
+		{"GET", "/log/key", []int{200, 503}},
+		{"GET", "/log/tile/{level}/{index}", []int{200, 400, 404}},
+		{"HEAD", "/log/tile/{level}/{index}", []int{200, 400, 404}},
+		{"GET", "/log/tile/entries/{index}", []int{200, 400, 404}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -208,8 +214,10 @@ func TestEveryBodyHasASchemaOfTheRightMediaType(t *testing.T) {
 				switch {
 				case status == "200" && strings.HasPrefix(path, "/raw/"):
 					want = "text/markdown"
-				case status == "200" && (path == "/{owner}.keys" || path == "/metrics"):
+				case status == "200" && (path == "/{owner}.keys" || path == "/metrics" || path == "/log/checkpoint" || path == "/log/key"):
 					want = "text/plain"
+				case status == "200" && strings.HasPrefix(path, "/log/tile/"):
+					want = "application/octet-stream"
 				}
 				media := content.Get(want)
 				if media == nil {
@@ -283,6 +291,8 @@ func TestNullableFields(t *testing.T) {
 		nullable      bool
 	}{
 		{"Version", "signature", true},
+		{"Version", "log_index", true},
+		{"PublishResult", "log_index", true},
 		{"Key", "last_used_at", true},
 		{"PackageList", "next_cursor", true},
 		{"Package", "raw_url", false},
@@ -314,6 +324,9 @@ func TestResponseHeaders(t *testing.T) {
 		{"pinned raw is immutable", "GET", "/raw/{owner}/{pack}@{version}.pact.md", 200, "Cache-Control", "public, max-age=31536000, immutable"},
 		{"latest HEAD matches its GET", "HEAD", "/raw/{owner}/{pack}.pact.md", 200, "Cache-Control", "public, max-age=60"},
 		{"pinned HEAD matches its GET", "HEAD", "/raw/{owner}/{pack}@{version}.pact.md", 200, "Cache-Control", "public, max-age=31536000, immutable"},
+		{"the checkpoint is never cached", "GET", "/log/checkpoint", 200, "Cache-Control", "no-cache"},
+		{"a full hash tile is immutable", "GET", "/log/tile/{level}/{index}", 200, "Cache-Control", "public, max-age=31536000, immutable"},
+		{"a partial entry bundle is cached a minute", "GET", "/log/tile/entries/{index}", 200, "Cache-Control", "public, max-age=60"},
 		{"latest raw has an ETag", "GET", "/raw/{owner}/{pack}.pact.md", 200, "ETag", `"` + strings.Repeat("ab", 32) + `"`},
 		{"pinned raw has an ETag", "GET", "/raw/{owner}/{pack}@{version}.pact.md", 200, "ETag", `"` + strings.Repeat("0f", 32) + `"`},
 		{"401 names the realm", "GET", "/api/me", 401, "WWW-Authenticate", `Bearer realm="pact"`},

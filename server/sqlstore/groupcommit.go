@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,8 @@ type groupCommitter struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	once    sync.Once
+	// batches counts the shared transactions run, for tests.
+	batches atomic.Int64
 }
 
 type writeJob struct {
@@ -124,6 +127,7 @@ func (g *groupCommitter) failQueued() {
 
 // commit runs a batch in one transaction and answers every job.
 func (g *groupCommitter) commit(batch []*writeJob) {
+	g.batches.Add(1)
 	errs := make([]error, len(batch))
 	if err := g.runBatch(batch, errs); err != nil {
 		// The transaction is gone: nothing of the batch was kept.

@@ -115,6 +115,11 @@ VALUES (1, 1, 'old', 'Old', '1.1.0', '`+sha([]byte(oldDocs[1]))+`', 2, `+ts+`, `
 			}
 			s := open(t, dsn, sqlstore.Options{})
 			wantOlderVersions(t, s)
+			// A dump from before the log: the log is built from it as the
+			// migration builds it, its two versions and one key.
+			if st, err := s.LogState(context.Background()); err != nil || st.Entries != 3 {
+				t.Errorf("the log after restoring version 1: %+v, %v; want 3 entries", st, err)
+			}
 		})
 	}
 }

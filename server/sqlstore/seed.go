@@ -41,6 +41,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		return s.fault("seed", err)
 	}
 	defer setLatest.Close()
+	setLogIndex, err := prepare(`UPDATE versions SET log_index = ? WHERE id = ?`)
+	if err != nil {
+		return s.fault("seed", err)
+	}
+	defer setLogIndex.Close()
 
 	for i := range inputs {
 		in := &inputs[i]
@@ -60,10 +65,22 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		if _, err := setLatest.ExecContext(ctx, versionID, packageID); err != nil {
 			return s.fault("seed", err)
 		}
+		// Seeded versions are logged as published ones are (translog.go).
+		entry := registry.PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, nil)
+		index, err := s.appendLog(ctx, tx, entry, now)
+		if err != nil {
+			return s.fault("seed: log the version", err)
+		}
+		if _, err := setLogIndex.ExecContext(ctx, index, versionID); err != nil {
+			return s.fault("seed", err)
+		}
 	}
 	err = tx.Commit()
 	if s.cache != nil {
 		s.cache.reset()
+	}
+	if err == nil {
+		s.notifyLog()
 	}
 	return s.fault("seed", err)
 }

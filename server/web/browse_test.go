@@ -317,6 +317,8 @@ func TestAPIReferenceCoversTheWholeInterface(t *testing.T) {
 	page := servertest.NewWebClient(t, env.URL).Get("/docs")
 	servertest.WantPage(t, page, http.StatusOK, "REST API", `href="/openapi.json"`)
 	assertNoInlineCode(t, page.Body)
+	// The transparency log's verifier key, to pin (docs/protocol.md).
+	servertest.WantPage(t, page, http.StatusOK, `<code class="log-key">`+env.Service.LogVerifierKey()+`</code>`)
 
 	var doc struct {
 		Info       struct{ Version string }

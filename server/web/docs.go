@@ -242,7 +242,14 @@ func (pages *Pages) apiReference(c *gin.Context) {
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("internal error\n"))
 		return
 	}
-	pages.render(c, http.StatusOK, "docs.html", "", docsPage)
+	pages.render(c, http.StatusOK, "docs.html", "", docsWithKey{docsPage, pages.svc.LogVerifierKey()})
+}
+
+// docsWithKey is the shared reference plus this server's transparency log
+// key, which clients pin (docs/protocol.md, Transparency log).
+type docsWithKey struct {
+	*docsView
+	LogKey string
 }
 
 func buildDocs(raw []byte) (*docsView, error) {

@@ -1,0 +1,204 @@
+package main_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/pact-registry/pact/internal/logtest"
+	"github.com/pact-registry/pact/internal/storetest"
+)
+
+// tamper changes a version's document bytes and its sha256 together,
+// directly in the database, as an intruder with database access would.
+func tamper(t *testing.T, dsn, owner, pack, version string) {
+	t.Helper()
+	driver := "sqlite3"
+	if strings.HasPrefix(dsn, "postgres") {
+		driver = "pgx"
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	forged := []byte("# widget\n\nNow with a backdoor.\n\n```yaml pact:pack\nname: widget\nversion: " + version + "\n```\n")
+	sum := sha256.Sum256(forged)
+	q := `UPDATE versions SET content = $1, sha256 = $2, size = $3 WHERE version = $4 AND package_id =
+(SELECT p.id FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE a.username = $5 AND p.pack_slug = $6)`
+	res, err := db.ExecContext(context.Background(), q, forged, hex.EncodeToString(sum[:]), len(forged), version, owner, pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("tampering changed %d rows", n)
+	}
+}
+
+// A document changed in the database behind the log's back (bytes and
+// sha256 together) is found by pactd log check, which names the version;
+// before that the check passes, and pactd log key prints the served key.
+func TestLogCheckFindsTamperedDocuments(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []struct {
+		name string
+		dsn  func(*testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "pact.db") }},
+		{"postgres", func(t *testing.T) string { return storetest.PostgresURL(t) }},
+	} {
+		t.Run(backend.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := backend.dsn(t)
+			srv, token := startWithToken(t, "alice", dsn)
+			for _, v := range []string{"1.0.0", "1.1.0", "1.2.0"} {
+				wantAnswer(t, "publish "+v, publish(t, srv.URL, token, packDocument("widget", v, "Edition "+v)), http.StatusOK)
+			}
+			key := registerKey(t, srv.URL, token, "laptop")
+			body := key.signedPublish(t, packDocument("signed", "1.0.0", "Signed."), "tamper-nonce-000000000001")
+			wantAnswer(t, "signed publish", call(t, httpClient, http.MethodPost, srv.URL+"/api/publish-signed", "", body), http.StatusOK)
+			l := logtest.WaitFor(t, srv.URL, 5)
+
+			if r := pactd(t, nil, "", "log", "key", "--db", dsn); r.code != 0 || strings.TrimSpace(r.stdout) != l.VerifierKey {
+				t.Errorf("pactd log key: code %d, %q; the server serves %q", r.code, r.stdout, l.VerifierKey)
+			}
+			if r := pactd(t, nil, "", "log", "check", "--db", dsn); r.code != 0 || !strings.Contains(r.stdout, "log check passed") {
+				t.Fatalf("pactd log check before tampering: code %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+
+			tamper(t, dsn, "alice", "widget", "1.1.0")
+			r := pactd(t, nil, "", "log", "check", "--db", dsn)
+			if r.code == 0 || !strings.Contains(r.stderr, "version alice/widget 1.1.0: document sha256") ||
+				!strings.Contains(r.stderr, "differs from log entry 1 ("+logtest.Field(l.Entries[1], "sha256")+")") {
+				t.Errorf("pactd log check after tampering: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// Two replicas on one PostgreSQL database publishing at once keep one
+// linear log: every acknowledged publish has its own index, one checkpoint
+// covers them all, every inclusion proof verifies from either replica, and
+// each replica's checkpoints are consistent with the other's.
+func TestLogOneLinearLogAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.PostgresURL(t)
+	first, token := startWithToken(t, "alice", dsn)
+	second := startPactd(t, dsn)
+	replicas := []string{first.URL, second.URL}
+
+	// A few publishes first, so a client has seen a checkpoint before the rush.
+	const before = 3
+	for i := range before {
+		wantAnswer(t, "publish", publish(t, replicas[i%2], token, packDocument("early", fmt.Sprintf("0.0.%d", i), "Early.")), http.StatusOK)
+	}
+	earlier := logtest.WaitFor(t, second.URL, before)
+
+	const perWriter, writers = 15, 4
+	indexes := make(chan int64, perWriter*writers)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range perWriter {
+				base := replicas[(w+i)%2]
+				a := call(t, httpClient, http.MethodPost, base+"/api/publish", token,
+					map[string]string{"content": packDocument(fmt.Sprintf("pack-%d", w), fmt.Sprintf("1.0.%d", i), "Concurrent.")})
+				if a.status != http.StatusOK {
+					t.Errorf("publish on %s: %s", base, a)
+					return
+				}
+				var out struct {
+					LogIndex *int64 `json:"log_index"`
+				}
+				if err := json.Unmarshal(a.body, &out); err != nil || out.LogIndex == nil {
+					t.Errorf("publish answer without log_index: %s", a)
+					return
+				}
+				indexes <- *out.LogIndex
+			}
+		})
+	}
+	wg.Wait()
+	close(indexes)
+	seen := map[int64]bool{}
+	for i := range indexes {
+		if seen[i] {
+			t.Errorf("log index %d was given to two publishes", i)
+		}
+		seen[i] = true
+	}
+	const total = before + perWriter*writers
+	for i := int64(before); i < total; i++ {
+		if !seen[i] {
+			t.Errorf("no publish got log index %d", i)
+		}
+	}
+	var logs []*logtest.Log
+	for _, r := range replicas {
+		l := logtest.WaitFor(t, r, total)
+		if l.Tree.N != total {
+			t.Fatalf("%s: the log holds %d entries, want %d", r, l.Tree.N, total)
+		}
+		logs = append(logs, l)
+	}
+	if logs[0].Tree != logs[1].Tree {
+		t.Errorf("the replicas serve different trees of the same size: %+v and %+v", logs[0].Tree, logs[1].Tree)
+	}
+	if err := logtest.Consistent(second.URL, earlier.Tree, logs[1].Tree); err != nil {
+		t.Errorf("a checkpoint taken during the publishes is not consistent with the final one: %v", err)
+	}
+	if r := pactd(t, nil, "", "log", "check", "--db", dsn); r.code != 0 {
+		t.Errorf("pactd log check: code %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A dump carries the log and its key: the registry restored into the other
+// engine serves the same log under the same key, and pactd log check
+// passes on it.
+func TestLogSurvivesDumpAndRestore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	original := filepath.Join(dir, "original.db")
+	srv, token := startWithToken(t, "alice", original)
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		wantAnswer(t, "publish", publish(t, srv.URL, token, packDocument("widget", v, "Kept.")), http.StatusOK)
+	}
+	key := registerKey(t, srv.URL, token, "laptop")
+	wantAnswer(t, "delete key", call(t, httpClient, http.MethodDelete, fmt.Sprintf("%s/api/ssh-keys/%d", srv.URL, key.id), token, nil), http.StatusOK)
+	before := logtest.WaitFor(t, srv.URL, 4)
+
+	dumpFile := filepath.Join(dir, "dump.jsonl")
+	if r := pactd(t, nil, "", "dump", "--db", original, "-o", dumpFile); r.code != 0 || !strings.Contains(r.stdout, "log entries: 4") {
+		t.Fatalf("pactd dump: code %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, target := range []string{filepath.Join(dir, "restored.db"), storetest.PostgresURL(t)} {
+		if r := pactd(t, nil, "", "restore", "--db", target, "-i", dumpFile); r.code != 0 {
+			t.Fatalf("pactd restore: code %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		if r := pactd(t, nil, "", "log", "check", "--db", target); r.code != 0 {
+			t.Fatalf("pactd log check on the restored registry: code %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		restored, token2 := startWithToken(t, "bob", target)
+		after := logtest.WaitFor(t, restored.URL, 4)
+		if after.VerifierKey != before.VerifierKey || after.Tree != before.Tree {
+			t.Errorf("restored log: key %s, tree %+v; want %s, %+v", after.VerifierKey, after.Tree, before.VerifierKey, before.Tree)
+		}
+		// It goes on growing, consistently with what clients saw before.
+		wantAnswer(t, "publish after restore", publish(t, restored.URL, token2, packDocument("gadget", "1.0.0", "New.")), http.StatusOK)
+		grown := logtest.WaitFor(t, restored.URL, 5)
+		if err := logtest.Consistent(restored.URL, before.Tree, grown.Tree); err != nil {
+			t.Errorf("the restored log is not consistent with the original: %v", err)
+		}
+	}
+}

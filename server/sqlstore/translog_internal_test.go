@@ -1,0 +1,152 @@
+package sqlstore
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/internal/storetest"
+	"github.com/pact-registry/pact/pkg/translog"
+	"github.com/pact-registry/pact/server/registry"
+)
+
+func logTestAccount(t *testing.T, s *Store, name string) *registry.Account {
+	t.Helper()
+	a := &registry.Account{Email: name + "@example.com", Username: name, CreatedAt: time.Now()}
+	if err := s.CreateAccount(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func logTestInput(a *registry.Account, pack, version string, at time.Time) registry.PublishInput {
+	content := []byte("# " + pack + " " + version + "\n")
+	return registry.PublishInput{OwnerID: a.ID, OwnerSlug: a.Username, PackSlug: pack, Name: pack, Version: version,
+		Content: content, SHA256: sha256Hex(content), Now: at}
+}
+
+// Group commit still batches with the log on: concurrent publishes share
+// transactions, and the entries of the publishes get dense indexes.
+func TestGroupCommitBatchesLogAppends(t *testing.T) {
+	s := openForTest(t, storetest.SQLiteDSN(t), Options{})
+	alice := logTestAccount(t, s, "alice")
+	before := s.group.batches.Load()
+	const n = 64
+	indexes := make([]int64, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			p, _, err := s.Publish(t.Context(), logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			indexes[i] = *p.LogIndex
+		})
+	}
+	close(start)
+	wg.Wait()
+	batches := s.group.batches.Load() - before
+	if batches >= n {
+		t.Errorf("%d publishes took %d transactions: group commit does not batch", n, batches)
+	}
+	seen := map[int64]bool{}
+	for _, x := range indexes {
+		seen[x] = true
+	}
+	for i := int64(0); i < n; i++ {
+		if !seen[i] {
+			t.Errorf("no publish got log index %d", i)
+		}
+	}
+	t.Logf("%d publishes in %d transactions", n, batches)
+}
+
+// The migration that makes the log appends the versions and keys that
+// exist, in the order they were made, and gives each version its index.
+func TestLogMigrationAppendsWhatExists(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		dsn  func(testing.TB) string
+	}{{"sqlite", storetest.SQLiteDSN}, {"postgres", storetest.PostgresURL}} {
+		t.Run(b.name, func(t *testing.T) {
+			dsn := b.dsn(t)
+			s, err := Open(t.Context(), dsn, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			alice := logTestAccount(t, s, "alice")
+			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			if _, _, err := s.Publish(t.Context(), logTestInput(alice, "widget", "1.0.0", t0)); err != nil {
+				t.Fatal(err)
+			}
+			key := &registry.SSHKey{AccountID: alice.ID, Name: "k", Type: "ssh-ed25519", Fingerprint: "SHA256:abc",
+				PublicKey: "ssh-ed25519 AAAA", CreatedAt: t0.Add(time.Minute)}
+			if err := s.CreateSSHKey(t.Context(), key); err != nil {
+				t.Fatal(err)
+			}
+			in := logTestInput(alice, "widget", "2.0.0", t0.Add(2*time.Minute))
+			in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: t0.Unix(),
+				Nonce: "nonce-000000000000001", Signature: "sig", SignedLinesKnown: true, SignedDescription: "d", PublicKey: key.PublicKey}
+			if _, _, err := s.Publish(t.Context(), in); err != nil {
+				t.Fatal(err)
+			}
+			want := logEntriesOf(t, s)
+
+			// Back to the schema before the log.
+			for _, stmt := range []string{`DROP TABLE log_entries`, `DROP TABLE log_hashes`, `DROP TABLE log_checkpoints`,
+				`DROP TABLE log_head`, `DROP TABLE log_tree`, `ALTER TABLE versions DROP COLUMN log_index`,
+				`DELETE FROM schema_migrations WHERE version = 7`} {
+				if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+			}
+			s.Close()
+
+			s = openForTest(t, dsn, Options{})
+			got := logEntriesOf(t, s)
+			if len(got) != 3 {
+				t.Fatalf("%d entries after the migration, want 3", len(got))
+			}
+			for i := range want {
+				if string(got[i]) != string(want[i]) {
+					t.Errorf("entry %d after the migration:\n%s\nas logged when it happened:\n%s", i, got[i], want[i])
+				}
+			}
+			p, err := s.PackageBySlug(t.Context(), "alice", "widget")
+			if err != nil {
+				t.Fatal(err)
+			}
+			versions, _ := s.ListVersions(t.Context(), p.ID)
+			for _, v := range versions {
+				e, _ := translog.Parse(got[*v.LogIndex])
+				if e.Get("version") != v.Version {
+					t.Errorf("version %s has log index %d, which logs %s", v.Version, *v.LogIndex, got[*v.LogIndex])
+				}
+			}
+		})
+	}
+}
+
+func logEntriesOf(t *testing.T, s *Store) [][]byte {
+	t.Helper()
+	st, err := s.LogState(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := s.LogEntries(t.Context(), 0, st.Entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,139 @@
+package server_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/pact-registry/pact/internal/logtest"
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
+	"github.com/pact-registry/pact/pkg/sshsign"
+)
+
+// Every publish (token or signed) and every key added or removed is a log
+// entry, in order; the log served over HTTP verifies with sumdb's own
+// verifiers; log_index names each version's entry (docs/protocol.md,
+// Transparency log).
+func TestLogRecordsPublishesAndKeys(t *testing.T) {
+	dir := t.TempDir()
+	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		logIndex := func(resp map[string]any) int64 {
+			t.Helper()
+			f, ok := resp["log_index"].(float64)
+			if !ok {
+				t.Fatalf("no log_index in %v", resp)
+			}
+			return int64(f)
+		}
+
+		first := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}, alice.Bearer())
+		wantStatus(t, first.Status, http.StatusOK, first.Body)
+		second := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.1.0")}, alice.Bearer())
+		wantStatus(t, second.Status, http.StatusOK, second.Body)
+		// The identical version again: no new entry, the same index.
+		again := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.1.0")}, alice.Bearer())
+		wantStatus(t, again.Status, http.StatusOK, again.Body)
+		if a, b := logIndex(second.JSON(t)), logIndex(again.JSON(t)); a != b || a != 1 || logIndex(first.JSON(t)) != 0 {
+			t.Errorf("log_index: first %d, second %d, identical again %d; want 0, 1, 1", logIndex(first.JSON(t)), a, b)
+		}
+
+		s := registerKey(t, env, alice, priv, pub)
+		content := packDoc("signed", "2.0.0")
+		ts, nonce := env.Clock.Now().Unix(), sshsign.NewNonce()
+		signed := env.API.PostJSON("/api/publish-signed", signedBody(t, s, ts, nonce, content, "", "Signed."))
+		wantStatus(t, signed.Status, http.StatusOK, signed.Body)
+		if logIndex(signed.JSON(t)) != 3 {
+			t.Errorf("signed publish log_index %d, want 3", logIndex(signed.JSON(t)))
+		}
+		keys := env.API.Get("/api/ssh-keys", alice.Bearer()).JSON(t)["keys"].([]any)
+		keyID := keys[0].(map[string]any)["id"].(float64)
+		deleted := env.API.Delete(fmt.Sprintf("/api/ssh-keys/%d", int64(keyID)), alice.Bearer())
+		wantStatus(t, deleted.Status, http.StatusOK, deleted.Body)
+
+		l := logtest.WaitFor(t, env.URL, 5)
+		if l.Tree.N != 5 {
+			t.Fatalf("the log holds %d entries, want 5", l.Tree.N)
+		}
+		kinds := []string{}
+		for _, e := range l.Entries {
+			kinds = append(kinds, logtest.Field(e, "kind")+" "+logtest.Field(e, "auth"))
+		}
+		if got := strings.Join(kinds, ","); got != "publish token,publish token,key-add ,publish ssh,key-remove " {
+			t.Errorf("entry kinds %q", got)
+		}
+		keyLine := strings.Join(strings.Fields(sshtest.PublicKeyLine(t, pub))[:2], " ") // no comment
+		message, _ := sshsign.Message(ts, nonce, []byte(content), "", "Signed.")
+		sshEntry := l.Entries[3]
+		if logtest.Field(sshEntry, "key") != keyLine || logtest.Field(sshEntry, "signed-lines") != base64.StdEncoding.EncodeToString(message) ||
+			logtest.Field(sshEntry, "owner") != "alice" || logtest.Field(sshEntry, "pack") != "signed" {
+			t.Errorf("the signed publish's entry:\n%s\nwant key %s and the signed lines\n%s", sshEntry, keyLine, message)
+		}
+		for _, i := range []int{2, 4} {
+			if logtest.Field(l.Entries[i], "key") != keyLine || logtest.Field(l.Entries[i], "fingerprint") != s.fingerprint {
+				t.Errorf("entry %d:\n%s\nwant the key and %s", i, l.Entries[i], s.fingerprint)
+			}
+		}
+
+		// Each version of the package answer names its own entry.
+		detail := env.API.Get("/api/packages/alice/widget").JSON(t)
+		for _, v := range detail["versions"].([]any) {
+			v := v.(map[string]any)
+			entry := l.Entries[int(v["log_index"].(float64))]
+			if logtest.Field(entry, "version") != v["version"] || logtest.Field(entry, "sha256") != v["sha256"] {
+				t.Errorf("version %v: its log entry is\n%s", v["version"], entry)
+			}
+		}
+
+		// HEAD answers as GET without a body; the key is the one the service holds.
+		if h := env.API.Head("/log/checkpoint"); h.Status != http.StatusOK || len(h.Body) != 0 || h.Header.Get("Cache-Control") != "no-cache" {
+			t.Errorf("HEAD /log/checkpoint: %d %q %q", h.Status, h.Header.Get("Cache-Control"), h.Body)
+		}
+		if key := env.API.Get("/log/key"); string(key.Body) != env.Service.LogVerifierKey()+"\n" {
+			t.Errorf("/log/key = %q", key.Body)
+		}
+		partial := env.API.Get("/log/tile/0/000.p/5")
+		if partial.Status != http.StatusOK || len(partial.Body) != 5*32 || partial.Header.Get("Cache-Control") != "public, max-age=60" {
+			t.Errorf("GET /log/tile/0/000.p/5: %d %q, %d bytes", partial.Status, partial.Header.Get("Cache-Control"), len(partial.Body))
+		}
+	})
+}
+
+// Tile paths are parsed strictly and served only within the tree: a
+// malformed path is 400, a tile beyond the latest checkpoint 404, and no
+// path makes the server read more than one tile.
+func TestLogTileBounds(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		logtest.WaitFor(t, env.URL, 1)
+		for path, status := range map[string]int{
+			"/log/tile/entries/000.p/1":  http.StatusOK,
+			"/log/tile/0/000.p/1":        http.StatusOK,
+			"/log/tile/entries/000.p/2":  http.StatusNotFound, // beyond the tree
+			"/log/tile/entries/000":      http.StatusNotFound,
+			"/log/tile/0/001.p/1":        http.StatusNotFound,
+			"/log/tile/1/000.p/1":        http.StatusNotFound,
+			"/log/tile/7/x999/999":       http.StatusNotFound,
+			"/log/tile/0/00":             http.StatusBadRequest, // not three digits
+			"/log/tile/0/x000/000":       http.StatusBadRequest, // not canonical
+			"/log/tile/0/000.p/256":      http.StatusBadRequest,
+			"/log/tile/0/000.p/0":        http.StatusBadRequest,
+			"/log/tile/8/000":            http.StatusBadRequest, // no level 8 in a 64-bit tree
+			"/log/tile/data/000":         http.StatusBadRequest, // sumdb's spelling, not C2SP's
+			"/log/tile/entries/000.p/01": http.StatusBadRequest,
+			"/log/tile/0/" + strings.Repeat("x999/", 2000) + "999": http.StatusBadRequest,
+			"/log/tile/0/x9223/x372/x036/x854/x775/x808/000":        http.StatusBadRequest,
+		} {
+			got := env.API.Get(path)
+			if got.Status != status {
+				t.Errorf("GET %.60s: %d %s, want %d", path, got.Status, got.Body, status)
+			}
+		}
+	})
+}
