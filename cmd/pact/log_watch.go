@@ -239,6 +239,9 @@ func logEventJSON(index int64, e *translog.Entry) map[string]any {
 }
 
 func keyFingerprint(line string) string {
+	if strings.HasPrefix(line, "SHA256:") {
+		return safeText(line) // a key logged before the registry kept it: its fingerprint
+	}
 	pub, _, err := sshsign.ParseAuthorizedKey(line)
 	if err != nil {
 		return "unknown key"

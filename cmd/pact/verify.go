@@ -90,6 +90,9 @@ type signatureVerified struct {
 	Timestamp   string `json:"timestamp"`
 	Nonce       string `json:"nonce"`
 	Verified    bool   `json:"verified"`
+	// Unverifiable says why a signature logged before the registry kept
+	// what was signed could not be checked again.
+	Unverifiable string `json:"unverifiable,omitempty"`
 }
 
 func runVerify(ctx context.Context, opts *verifyOptions) error {
@@ -151,7 +154,8 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		out.PreviousCheckpoint = &checkpointJSON{Origin: prev.Origin, Size: prev.Size, RootHash: base64.StdEncoding.EncodeToString(prev.Hash[:]), SeenAt: &seen}
 	}
 	if sig != nil {
-		out.Signature = &signatureVerified{Key: sig.Key, Fingerprint: sig.Fingerprint, Timestamp: sig.Timestamp, Nonce: sig.Nonce, Verified: true}
+		out.Signature = &signatureVerified{Key: sig.Key, Fingerprint: sig.Fingerprint, Timestamp: sig.Timestamp, Nonce: sig.Nonce,
+			Verified: sig.Unverifiable == "", Unverifiable: sig.Unverifiable}
 	}
 	if opts.JSON {
 		return exportJSON(opts.IO.Out, out)
@@ -169,9 +173,12 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		row("consistent", "first checkpoint of this log seen here: kept to check the next ones against")
 	}
 	row("document", "sha256 %s, %d bytes: matches the logged entry", out.SHA256, out.Size)
-	if sig != nil {
+	switch {
+	case sig != nil && sig.Unverifiable != "":
+		row("signature", "%s not checked again: %s", sig.Fingerprint, sig.Unverifiable)
+	case sig != nil:
 		row("signature", "%s verified over the logged six-line message (timestamp %s, nonce %s)", sig.Fingerprint, sig.Timestamp, sig.Nonce)
-	} else {
+	default:
 		row("signature", "none: published with an API token")
 	}
 	opts.IO.success("%s/%s %s verified", out.Owner, out.Pack, version)

@@ -14,6 +14,10 @@ type SignatureProof struct {
 	Fingerprint string
 	Timestamp   string // the message's timestamp line
 	Nonce       string // the message's nonce line
+	// Unverifiable, when not empty, says why the signature could not be
+	// checked again: a version signed before the registry kept the signed
+	// lines (or the key) was logged with what is known for certain only.
+	Unverifiable string
 }
 
 // VerifySignature re-verifies the SSH signature of a version published by
@@ -26,13 +30,25 @@ func (p *VersionProof) VerifySignature(armored string) (*SignatureProof, error) 
 	if pub.Auth != translog.AuthSSH {
 		return nil, nil
 	}
+	lines := strings.Split(string(pub.SignedLines), "\n")
+	// Versions signed before the registry kept what was signed are logged
+	// with the four lines known for certain (header, timestamp, nonce,
+	// sha256), and with the key's fingerprint when the key was not kept.
+	legacy := len(lines) == 5 && lines[4] == ""
+	if (len(lines) != 7 || lines[6] != "") && !legacy || lines[0] != sshsign.MessageHeader || lines[3] != pub.SHA256 {
+		return nil, verifyErrorf("signature", "the log's entry %d holds signed lines that are not the six-line message over its sha256", p.Index)
+	}
+	if strings.HasPrefix(pub.Key, "SHA256:") {
+		return &SignatureProof{Key: pub.Key, Fingerprint: pub.Key, Timestamp: lines[1], Nonce: lines[2],
+			Unverifiable: "signed before the registry kept the public key: only its fingerprint is logged"}, nil
+	}
 	key, _, err := sshsign.ParseAuthorizedKey(pub.Key)
 	if err != nil {
 		return nil, verifyErrorf("signature", "the log's entry %d names a signer key that does not parse: %v", p.Index, err)
 	}
-	lines := strings.Split(string(pub.SignedLines), "\n")
-	if len(lines) != 7 || lines[6] != "" || lines[0] != sshsign.MessageHeader || lines[3] != pub.SHA256 {
-		return nil, verifyErrorf("signature", "the log's entry %d holds signed lines that are not the six-line message over its sha256", p.Index)
+	if legacy {
+		return &SignatureProof{Key: pub.Key, Fingerprint: sshsign.Fingerprint(key), Timestamp: lines[1], Nonce: lines[2],
+			Unverifiable: "signed before the registry kept the signed name and description lines: what was signed is not known"}, nil
 	}
 	if armored == "" {
 		return nil, verifyErrorf("signature", "the log says %s signed entry %d, but the registry shows no signature for it", sshsign.Fingerprint(key), p.Index)
@@ -53,5 +69,9 @@ func sameKey(a, b string) bool {
 // SignatureKeyMatches reports whether the registry's public key of a signed
 // version (its API answer) is the key the log recorded.
 func (p *VersionProof) SignatureKeyMatches(publicKey string) bool {
+	if strings.HasPrefix(p.Publish.Key, "SHA256:") {
+		k, _, err := sshsign.ParseAuthorizedKey(publicKey)
+		return err == nil && sshsign.Fingerprint(k) == p.Publish.Key
+	}
 	return sameKey(publicKey, p.Publish.Key)
 }
