@@ -53,6 +53,7 @@ type Server struct {
 
 	limitIP, limitToken, limitKey *keyedLimiter
 	publishing                    *publishSlots
+	tiles                         *tileCache // the log's tiles served (translog.go)
 }
 
 // New builds the server around a registry service.
@@ -71,6 +72,7 @@ func New(svc *registry.Service, cfg Config) *Server {
 		limitToken: newKeyedLimiter(cfg.Limits.PerToken),
 		limitKey:   newKeyedLimiter(cfg.Limits.PerKey),
 		publishing: newPublishSlots(cfg.Limits.MaxConcurrentPublishes, cfg.Limits.PublishQueueWait),
+		tiles:      newTileCache(maxTileCacheBytes),
 	}
 	s.api = s.shared.NewEngine()
 	s.routeAPI(s.api)

@@ -44,16 +44,22 @@ func (s *Server) logKey(c *gin.Context) {
 }
 
 func (s *Server) logTile(c *gin.Context) {
-	data, full, err := s.svc.LogTile(c, "tile"+c.Param("path"))
-	if err != nil {
-		s.shared.Fail(c, err)
-		return
+	path := "tile" + c.Param("path")
+	t, ok := s.tiles.get(path)
+	if !ok {
+		data, full, err := s.svc.LogTile(c, path)
+		if err != nil {
+			s.shared.Fail(c, err)
+			return
+		}
+		t = &cachedTile{path: path, data: data, full: full}
+		s.tiles.put(t)
 	}
 	cache := cachePartialTile
-	if full {
+	if t.full {
 		cache = cachePinned
 	}
-	writeLogBody(c, "application/octet-stream", cache, data)
+	writeLogBody(c, "application/octet-stream", cache, t.data)
 }
 
 func writeLogBody(c *gin.Context, contentType, cache string, body []byte) {

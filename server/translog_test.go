@@ -1,7 +1,10 @@
 package server_test
 
 import (
+	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,6 +14,8 @@ import (
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/sqlstore"
 )
 
 // Every publish (token or signed) and every key added or removed is a log
@@ -134,6 +139,36 @@ func TestLogTileBounds(t *testing.T) {
 			if got.Status != status {
 				t.Errorf("GET %.60s: %d %s, want %d", path, got.Status, got.Body, status)
 			}
+		}
+	})
+}
+
+// A log of more than one tile: full tiles, a partial one, and a tile of
+// level 1 all verify with tlog's own proofs, and a full tile is immutable.
+func TestLogBeyondOneTile(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		var batch []registry.PublishInput
+		for i := range 600 {
+			content := []byte(packDoc(fmt.Sprintf("pack-%03d", i), "1.0.0"))
+			sum := sha256.Sum256(content)
+			batch = append(batch, registry.PublishInput{OwnerID: alice.Account.ID, OwnerSlug: "alice",
+				PackSlug: fmt.Sprintf("pack-%03d", i), Name: fmt.Sprintf("pack-%03d", i), Version: "1.0.0",
+				Content: content, SHA256: hex.EncodeToString(sum[:]), Now: env.Clock.Now()})
+		}
+		if err := env.Store.(*sqlstore.Store).Seed(context.Background(), batch); err != nil {
+			t.Fatal(err)
+		}
+		l := logtest.WaitFor(t, env.URL, 600)
+		if l.Tree.N != 600 {
+			t.Fatalf("tree of %d entries, want 600", l.Tree.N)
+		}
+		full := env.API.Get("/log/tile/entries/001")
+		if full.Status != http.StatusOK || full.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+			t.Errorf("GET /log/tile/entries/001: %d %q", full.Status, full.Header.Get("Cache-Control"))
+		}
+		if level1 := env.API.Get("/log/tile/1/000.p/2"); level1.Status != http.StatusOK || len(level1.Body) != 64 {
+			t.Errorf("GET /log/tile/1/000.p/2: %d, %d bytes", level1.Status, len(level1.Body))
 		}
 	})
 }

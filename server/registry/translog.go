@@ -38,7 +38,7 @@ type LogStore interface {
 	// nothing. It answers the tree size. Safe with concurrent replicas.
 	SequenceLog(ctx context.Context, max int, sign func(size int64, root tlog.Hash) ([]byte, error)) (int64, error)
 	// LatestCheckpoint answers the signed checkpoint of the largest size;
-	// NotFound when none was signed yet.
+	// Unavailable when none was signed yet.
 	LatestCheckpoint(ctx context.Context) (size int64, signed []byte, err error)
 	// LogCheckpoints calls fn for each stored checkpoint, by size.
 	LogCheckpoints(ctx context.Context, fn func(size int64, signed []byte) error) error
@@ -205,7 +205,7 @@ func (s *Service) SequenceLog(ctx context.Context) (int64, error) {
 	if s.log == nil {
 		return 0, errors.New("the log has no key: InitLog first")
 	}
-	for {
+	for last := int64(-1); ; {
 		st, err := s.store.LogState(ctx)
 		if err != nil {
 			return 0, err
@@ -213,9 +213,12 @@ func (s *Service) SequenceLog(ctx context.Context) (int64, error) {
 		size, err := s.store.SequenceLog(ctx, maxSequenceBatch, func(size int64, root tlog.Hash) ([]byte, error) {
 			return translog.SignCheckpoint(translog.Checkpoint{Origin: s.log.signer.Name(), Size: size, Hash: root}, s.log.signer)
 		})
-		if err != nil || size >= st.Entries {
+		// Done when caught up, or when a round made no progress (the
+		// next one, a moment later, will).
+		if err != nil || size >= st.Entries || size == last {
 			return size, err
 		}
+		last = size
 	}
 }
 
