@@ -19,6 +19,7 @@ const (
 	exitAuth     = 3 // the server refused the credentials (401)
 	exitNotFound = 4 // the server has no such thing (404)
 	exitRejected = 5 // the server refused the request (other 4xx)
+	exitVerify   = 6 // what the registry served does not verify against its transparency log
 )
 
 // usageError is a mistake in the command line.
@@ -44,6 +45,7 @@ func exitStatus(err error) (code int, message string) {
 	var silent *silentError
 	var apiErr *client.APIError
 	var urlErr *url.Error
+	var verifyErr *client.VerificationError
 	switch {
 	case err == nil:
 		return exitOK, ""
@@ -51,6 +53,8 @@ func exitStatus(err error) (code int, message string) {
 		return silent.code, ""
 	case errors.As(err, &usage):
 		return exitUsage, usage.msg
+	case errors.As(err, &verifyErr):
+		return exitVerify, err.Error()
 	case errors.Is(err, context.Canceled):
 		return exitError, "interrupted"
 	case errors.As(err, &apiErr):

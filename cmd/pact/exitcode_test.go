@@ -30,6 +30,7 @@ func TestExitStatus(t *testing.T) {
 		{"503", &client.APIError{StatusCode: 503, Message: "unavailable"}, 1, "unavailable"},
 		{"unreachable", &url.Error{Op: "Get", URL: "http://localhost:8080/api/me", Err: errors.New("connection refused")}, 1, "cannot reach the registry (Get http://localhost:8080/api/me): connection refused"},
 		{"interrupted", context.Canceled, 1, "interrupted"},
+		{"verification", fmt.Errorf("alice/widget 1.0.0: %w; nothing written", &client.VerificationError{Check: "entry", Msg: "the document's sha256 differs from the logged one"}), 6, "alice/widget 1.0.0: the document's sha256 differs from the logged one; nothing written"},
 		{"already reported", &silentError{code: 1}, 1, ""},
 		{"local", errors.New("reading x: no such file"), 1, "reading x: no such file"},
 	}

@@ -23,6 +23,7 @@ type getOptions struct {
 	Version string // "" for the latest
 	Output  string // "" for PACK.pact.md, "-" for stdout
 	JSON    bool
+	Verify  verifyFlags
 }
 
 func newGetCmd(f *factory, runF func(context.Context, *getOptions) error) *cobra.Command {
@@ -37,11 +38,21 @@ version not yanked, releases before pre-releases; a pack with no semantic
 version offers its last publish. A yanked version is still fetched when
 named, with a warning on stderr, as is a deprecated package's. Writes PACK.pact.md in the current directory unless -o says where;
 "-o -" writes to standard output. A regular file is replaced whole; a
-device or FIFO (-o /dev/null) is written to; a symbolic link is followed.`,
+device or FIFO (-o /dev/null) is written to; a symbolic link is followed.
+
+Before writing anything, pact checks the document against the registry's
+transparency log: the log's checkpoint is signed by the log's key, it
+extends the last checkpoint this machine saw, the version's entry is
+included in it, and the entry holds the document's sha256 and size, its
+owner, pack and version. The key is --log-key, else PACT_LOG_KEY, else
+the one pinned in the config file; on first use the registry's key is
+pinned there and printed (trust on first use). A failed check writes
+nothing and exits 6. --no-verify skips the check.`,
 		Example: `  $ pact get alice/hello
   $ pact get alice/hello@1.0.0 -o vendor/hello.pact.md
   $ pact get alice/hello@latest
-  $ pact get alice/hello -o - | less`,
+  $ pact get alice/hello -o - | less
+  $ pact get --no-verify alice/hello`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
@@ -60,6 +71,7 @@ device or FIFO (-o /dev/null) is written to; a symbolic link is followed.`,
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", `file to write ("-" for standard output; default PACK.pact.md)`)
 	addJSONFlag(cmd, &opts.JSON)
+	addVerifyFlags(cmd, &opts.Verify, true)
 	return cmd
 }
 
@@ -86,6 +98,11 @@ type download struct {
 	Yanked     bool   `json:"yanked"`
 	YankReason string `json:"yank_reason"`
 	Deprecated string `json:"deprecated"`
+	// Verified says the document was checked against the log; LogIndex and
+	// CheckpointSize say where (absent with --no-verify).
+	Verified       bool   `json:"verified"`
+	LogIndex       *int64 `json:"log_index,omitempty"`
+	CheckpointSize *int64 `json:"checkpoint_size,omitempty"`
 }
 
 func runGet(ctx context.Context, opts *getOptions) error {
@@ -119,6 +136,13 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	if got != want {
 		return fmt.Errorf("checksum mismatch for %s/%s %s: downloaded sha256 %s, the registry reports %s; nothing written", opts.Owner, opts.Pack, version, got, want)
 	}
+	var proof *client.VersionProof
+	if !opts.Verify.NoVerify {
+		proof, err = verifyDownload(ctx, opts.Factory, c, opts.Verify.LogKey, opts.Owner, opts.Pack, detail, version, content)
+		if err != nil {
+			return fmt.Errorf("%s/%s %s: %w; nothing written", opts.Owner, opts.Pack, version, err)
+		}
+	}
 	// The download goes ahead (pins keep working); the owner's warnings go
 	// to stderr, where scripts that read stdout do not trip on them.
 	warnLifecycle(opts.IO, &detail.Package, v)
@@ -146,16 +170,26 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		return err
 	}
 	if opts.JSON {
-		out := download{
+		d := download{
 			Owner: opts.Owner, Pack: opts.Pack, Version: version, SHA256: got, Size: len(content), Path: path,
 			Deprecated: detail.Package.Deprecated,
 		}
 		if v != nil {
-			out.Yanked, out.YankReason = v.Yanked, v.YankReason
+			d.Yanked, d.YankReason = v.Yanked, v.YankReason
 		}
-		return exportJSON(opts.IO.Out, out)
+		if proof != nil {
+			d.Verified = true
+			d.LogIndex = &proof.Index
+			d.CheckpointSize = &proof.Checkpoint.Size
+		}
+		return exportJSON(opts.IO.Out, d)
 	}
 	opts.IO.success("Downloaded %s/%s %s to %s (sha256 %s verified)", opts.Owner, opts.Pack, version, path, got)
+	if proof != nil {
+		opts.IO.info("  logged at index %d, included in the checkpoint of %d entries of %s", proof.Index, proof.Checkpoint.Size, proof.Checkpoint.Origin)
+	} else {
+		opts.IO.info("  not checked against the registry's transparency log (--no-verify)")
+	}
 	return nil
 }
 
@@ -172,4 +206,25 @@ func warnLifecycle(io *iostreams, p *client.Package, v *client.Version) {
 	if p.Deprecated != "" {
 		io.info("warning: %s is deprecated: %s", p.FullName(), p.Deprecated)
 	}
+}
+
+// verifyDownload checks content, the registry's version of owner/pack, against
+// its transparency log.
+func verifyDownload(ctx context.Context, f *factory, c *client.Client, logKey, owner, pack string, detail *client.PackageDetail, version string, content []byte) (*client.VersionProof, error) {
+	if !strings.EqualFold(detail.Package.OwnerSlug, owner) || !strings.EqualFold(detail.Package.PackSlug, pack) {
+		return nil, &client.VerificationError{Check: "entry", Msg: fmt.Sprintf("the registry answered for %s when asked for %s/%s", detail.Package.FullName(), owner, pack)}
+	}
+	v, err := f.logVerifier(ctx, c, logKey)
+	if err != nil {
+		return nil, err
+	}
+	var index *int64
+	if ver := detail.FindVersion(version); ver != nil {
+		index = ver.LogIndex
+	}
+	proof, err := v.VerifyVersion(ctx, detail.Package.OwnerSlug, detail.Package.PackSlug, version, index, content)
+	if err != nil {
+		return nil, f.explainKeyMismatch(ctx, c, v, err)
+	}
+	return proof, nil
 }

@@ -113,6 +113,7 @@ func TestCLIShowsAHostileRegistrysTextWithoutObeyingIt(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	t.Setenv("PACT_HOST", srv.URL)
 	t.Setenv("PACT_TOKEN", "pact_0123456789")
 	if err := os.WriteFile("doc.pact.md", []byte("```yaml pact:pack\nname: mine\nversion: 1.0.0\n```\n"), 0o644); err != nil {
@@ -132,10 +133,13 @@ func TestCLIShowsAHostileRegistrysTextWithoutObeyingIt(t *testing.T) {
 	}{
 		{"list", []string{"list"}, false, 0, `desc \x1b]0;pwned\x07\x1b[2J\rfake\u009b31m\u202eexe.txt\x7f`, ""},
 		{"list --json", []string{"list", "--json"}, false, 0, `\u009b31m\u202eexe.txt\u007f`, ""},
-		{"get", []string{"get", "alice/hello"}, false, 0, "Downloaded alice/hello 1.0.0 to hello.pact.md", "hello.pact.md"},
-		{"get -o - on a terminal", []string{"get", "alice/hello", "-o", "-"}, true, 0, "# Doc \\x1b]0;pwned", ""},
+		// This registry keeps no transparency log: pact get refuses what it
+		// cannot verify, unless told not to verify.
+		{"get verified", []string{"get", "alice/hello", "-o", "verified.md"}, false, 6, `alice/hello 1.0.0: the registry refuses GET /log/key: refused \x1b]0;pwned`, ""},
+		{"get", []string{"get", "--no-verify", "alice/hello"}, false, 0, "Downloaded alice/hello 1.0.0 to hello.pact.md", "hello.pact.md"},
+		{"get -o - on a terminal", []string{"get", "--no-verify", "alice/hello", "-o", "-"}, true, 0, "# Doc \\x1b]0;pwned", ""},
 		{"get with an unknown version", []string{"get", "alice/hello@9"}, false, 4, `not found \x1b]0;pwned`, ""},
-		{"get with a slug that leaves the directory", []string{"get", "alice/traversal"}, false, 1, `"../../escaped", which is not a slug`, ""},
+		{"get with a slug that leaves the directory", []string{"get", "--no-verify", "alice/traversal"}, false, 1, `"../../escaped", which is not a slug`, ""},
 		{"whoami", []string{"whoami"}, false, 0, `alice\x1b]0;pwned`, ""},
 		{"whoami --json", []string{"whoami", "--json"}, false, 0, `alice\u001b]0;pwned\u0007`, ""},
 		{"keys list", []string{"keys", "list"}, false, 0, `laptop\x1b]0;pwned`, ""},
@@ -163,6 +167,9 @@ func TestCLIShowsAHostileRegistrysTextWithoutObeyingIt(t *testing.T) {
 				}
 			}
 		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "verified.md")); err == nil {
+		t.Errorf("pact get wrote a document it could not verify")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "..", "..", "escaped.pact.md")); err == nil {
 		t.Errorf("a registry's pack slug made pact write outside the directory")

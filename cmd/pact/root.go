@@ -20,6 +20,9 @@ type factory struct {
 	// global flags, bound by newRootCmd
 	rootCmd *cobra.Command
 	cfg     *config
+	// logKeyPinned says the log key in use came from the config file (not
+	// --log-key or PACT_LOG_KEY), for the advice on a changed key.
+	logKeyPinned bool
 }
 
 type buildInfo struct {
@@ -94,7 +97,8 @@ PACT_TOKEN), then the config file written by 'pact login'
 ` + defaultHost + `.
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed,
-4 not found, 5 rejected by the server.`,
+4 not found, 5 rejected by the server, 6 verification against the
+registry's transparency log failed.`,
 		Example: `  $ pact login --token-stdin < token.txt
   $ pact publish hello.pact.md
   $ pact list --owner alice
@@ -132,6 +136,8 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed,
 		newYankCmd(f, nil),
 		newUnyankCmd(f, nil),
 		newDeprecateCmd(f, nil),
+		newVerifyCmd(f, nil),
+		newLogCmd(f),
 		newKeysCmd(f),
 		newTokenCmd(f),
 		newValidateCmd(f, nil),

@@ -94,6 +94,13 @@ func setupScript(env *testscript.Env, pactd string) error {
 			env.T().Log(err)
 		}
 	})
+	return setupScriptOn(env, srv)
+}
+
+// setupScriptOn gives a script the account, agent and variables of
+// TestScripts around a running pactd.
+func setupScriptOn(env *testscript.Env, srv *pactdtest.Server) error {
+	pactd := srv.Bin
 	token, err := srv.CreateUserWithToken("alice")
 	if err != nil {
 		return err

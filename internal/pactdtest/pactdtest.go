@@ -65,6 +65,17 @@ func StartDB(bin, db string, flags ...string) (*Server, error) {
 	return start(bin, db, "127.0.0.1:0", flags)
 }
 
+// StartDBAt is StartDB on a given address ("127.0.0.1:43210"), so a restart
+// keeps the URL clients know.
+func StartDBAt(bin, db, addr string, flags ...string) (*Server, error) {
+	return start(bin, db, addr, flags)
+}
+
+// Addr is the host:port the server listens on.
+func (s *Server) Addr() string {
+	return strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
+}
+
 func start(bin, db, addr string, flags []string) (*Server, error) {
 	s := &Server{DB: db, Bin: bin, logs: &syncBuffer{}, done: make(chan struct{})}
 	args := append([]string{"serve", "--addr", addr, "--db", db}, flags...)

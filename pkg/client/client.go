@@ -137,6 +137,11 @@ type request struct {
 	withToken bool
 	// repeatable marks requests that are safe to send more than once.
 	repeatable bool
+	// maxBytes bounds the answer's body when not 0 (else maxResponseBytes);
+	// a longer answer is an error, not a truncated body.
+	maxBytes int64
+	// accept replaces the Accept header (application/json).
+	accept string
 }
 
 // response is a completed exchange with a status below 400 (or 304).
@@ -220,7 +225,11 @@ func (c *Client) once(ctx context.Context, r request) (*response, error) {
 		req.Header[k] = vs
 	}
 	req.Header.Set("User-Agent", c.userAgent)
-	req.Header.Set("Accept", "application/json")
+	if r.accept != "" {
+		req.Header.Set("Accept", r.accept)
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -236,12 +245,23 @@ func (c *Client) once(ctx context.Context, r request) (*response, error) {
 		return nil, &transportError{err: err}
 	}
 	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes))
+	limit := int64(maxResponseBytes)
+	if r.maxBytes > 0 {
+		limit = r.maxBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, limit+1))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &transportError{err: fmt.Errorf("reading the response of %s %s: %w", r.method, r.path, err)}
+	}
+	if int64(len(data)) > limit {
+		if r.maxBytes == 0 {
+			data = data[:limit] // the documented cut of ordinary answers
+		} else if res.StatusCode < 400 {
+			return nil, &TooLargeError{Path: r.path, Limit: limit}
+		}
 	}
 	if res.StatusCode >= 400 {
 		apiErr := newAPIError(res.StatusCode, data)

@@ -49,3 +49,14 @@ func newAPIError(status int, body []byte) *APIError {
 	}
 	return &APIError{StatusCode: status, Message: strings.ToLower(msg)}
 }
+
+// TooLargeError is an answer longer than the bound the client sets for its
+// route (the log's checkpoint, tiles, entry bundles).
+type TooLargeError struct {
+	Path  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the answer of GET %s is larger than %d bytes", e.Path, e.Limit)
+}

@@ -1,0 +1,21 @@
+package main
+
+import "github.com/spf13/cobra"
+
+func newLogCmd(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "log <command>",
+		Short: "Read the registry's transparency log",
+		Long: `The registry appends every version published, every SSH key added or
+removed and every yank to a public, append-only transparency log. 'pact
+log watch' shows an owner the events of their account, so a publish or a
+key they did not make does not go unnoticed.`,
+		Example: `  $ pact log watch --owner alice`,
+		Args:    noSubcommandArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newLogWatchCmd(f, nil))
+	return cmd
+}

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+	"github.com/pact-registry/pact/pkg/sshsign"
+	"github.com/pact-registry/pact/pkg/translog"
+)
+
+// Bounds of --interval: often enough to notice, rarely enough to be polite.
+const (
+	minWatchInterval     = time.Second
+	maxWatchInterval     = time.Hour
+	defaultWatchInterval = 30 * time.Second
+	// watchChunk is how many entries are read (and the position kept) at a
+	// time: a few bundles, so a long log is read in bounded memory.
+	watchChunk = 16 * translog.TileWidth
+)
+
+type logWatchOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Owner    string
+	From     int64
+	FromSet  bool
+	Follow   bool
+	Interval time.Duration
+	JSON     bool
+	Verify   verifyFlags
+}
+
+func newLogWatchCmd(f *factory, runF func(context.Context, *logWatchOptions) error) *cobra.Command {
+	opts := &logWatchOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "watch --owner NAME",
+		Short: "Print an owner's events from the transparency log",
+		Long: `Print every event of the transparency log for one owner (versions
+published, SSH keys added or removed, yanks), one line each, from where
+the last run for that owner stopped; the first run starts at the log's
+beginning, --from N at entry N. Every entry printed is proved to be in
+the log's checkpoint, which is signed by the log's key and extends the
+last checkpoint this machine saw (the key as for 'pact get'). A failed
+check exits 6.
+
+Without --follow, prints what is new and exits; with --follow, keeps
+asking the registry every --interval until interrupted (a registry out of
+reach is reported and asked again; a failed check still exits 6). --json
+prints one JSON object per line.
+
+The position is kept per registry and owner in the user's cache
+directory (e.g. ~/.cache/pact/log/...).`,
+		Example: `  $ pact log watch --owner alice
+  $ pact log watch --owner alice --follow --interval 1m
+  $ pact log watch --owner alice --from 0 --json | jq .`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Owner == "" {
+				return usageErrorf("--owner is required")
+			}
+			opts.FromSet = cmd.Flags().Changed("from")
+			if opts.FromSet && opts.From < 0 {
+				return usageErrorf("--from must be 0 or more")
+			}
+			if opts.Interval < minWatchInterval || opts.Interval > maxWatchInterval {
+				return usageErrorf("--interval must be between %s and %s", minWatchInterval, maxWatchInterval)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runLogWatch(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Owner, "owner", "", "the owner whose events to print (required)")
+	cmd.Flags().Int64Var(&opts.From, "from", 0, "start at this log index instead of the kept position")
+	cmd.Flags().BoolVar(&opts.Follow, "follow", false, "keep polling for new events until interrupted")
+	cmd.Flags().DurationVar(&opts.Interval, "interval", defaultWatchInterval, "with --follow, how often to poll (1s to 1h)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object per line for scripts")
+	addVerifyFlags(cmd, &opts.Verify, false)
+	return cmd
+}
+
+func runLogWatch(ctx context.Context, opts *logWatchOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	v, err := opts.Factory.logVerifier(ctx, c, opts.Verify.LogKey)
+	if err != nil {
+		return err
+	}
+	owner := strings.ToLower(opts.Owner)
+	pos, _ := v.WatchPosition(owner)
+	if opts.FromSet {
+		pos = opts.From
+	}
+	for {
+		next, err := watchOnce(ctx, opts, c, v, owner, pos)
+		pos = next
+		var verr *client.VerificationError
+		switch {
+		case err == nil:
+		case opts.Follow && ctx.Err() != nil:
+			return nil // interrupting --follow is how it ends
+		case opts.Follow && !errors.As(err, &verr):
+			// The registry is unreachable for a while: say so, keep watching.
+			opts.IO.info("warning: %v; trying again in %s", err, opts.Interval)
+		default:
+			return err
+		}
+		if !opts.Follow {
+			return nil
+		}
+		t := time.NewTimer(opts.Interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// watchOnce prints owner's events from pos to the log's current checkpoint
+// and returns where the next round starts.
+func watchOnce(ctx context.Context, opts *logWatchOptions, c *client.Client, v *client.LogVerifier, owner string, pos int64) (int64, error) {
+	cp, err := v.Latest(ctx, 0)
+	if err != nil {
+		return pos, opts.Factory.explainKeyMismatch(ctx, c, v, err)
+	}
+	for pos < cp.Size {
+		end := min(cp.Size, pos+watchChunk)
+		entries, err := v.Entries(ctx, cp, pos, end)
+		if err != nil {
+			return pos, err
+		}
+		for i, data := range entries {
+			if err := printLogEvent(opts, owner, pos+int64(i), data); err != nil {
+				return pos, err
+			}
+		}
+		pos = end
+		if err := v.SetWatchPosition(owner, pos); err != nil {
+			return pos, fmt.Errorf("keeping the watch position: %w", err)
+		}
+	}
+	return pos, nil
+}
+
+// printLogEvent prints entry index if it is owner's.
+func printLogEvent(opts *logWatchOptions, owner string, index int64, data []byte) error {
+	e, err := translog.Parse(data)
+	if err != nil {
+		return &client.VerificationError{Check: "entry", Msg: fmt.Sprintf("the log's entry %d does not parse: %v", index, err)}
+	}
+	if e.Get("owner") != owner {
+		return nil
+	}
+	if opts.JSON {
+		line, err := json.Marshal(logEventJSON(index, e))
+		if err != nil {
+			return err
+		}
+		_, err = opts.IO.Out.Write(append(escapeJSONText(line), '\n'))
+		return err
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, describeLogEvent(e))
+	return err
+}
+
+// describeLogEvent is one line for people:
+// "2026-11-22 22:00 alice published widget 1.2.0 (ssh SHA256:…)".
+func describeLogEvent(e *translog.Entry) string {
+	when := formatTime(e.Time)
+	who := safeText(e.Get("owner"))
+	get := func(k string) string { return safeText(e.Get(k)) }
+	switch e.Kind {
+	case translog.KindPublish:
+		how := "token"
+		if e.Get("auth") == translog.AuthSSH {
+			how = "ssh " + keyFingerprint(e.Get("key"))
+		}
+		return fmt.Sprintf("%s %s published %s %s (%s)", when, who, get("pack"), get("version"), how)
+	case translog.KindKeyAdd:
+		return fmt.Sprintf("%s %s added key %s (%s)", when, who, get("fingerprint"), keyType(e.Get("key")))
+	case translog.KindKeyRemove:
+		return fmt.Sprintf("%s %s removed key %s (%s)", when, who, get("fingerprint"), keyType(e.Get("key")))
+	case translog.KindYank:
+		reason, _ := translog.ParseJSONString(e.Get("reason"))
+		line := fmt.Sprintf("%s %s yanked %s %s", when, who, get("pack"), get("version"))
+		if reason != "" {
+			line += ": " + safeText(reason)
+		}
+		return line
+	case translog.KindUnyank:
+		return fmt.Sprintf("%s %s unyanked %s %s", when, who, get("pack"), get("version"))
+	default:
+		var parts []string
+		for _, f := range e.Fields {
+			if f.Key != "owner" {
+				parts = append(parts, safeText(f.Key+"="+f.Value))
+			}
+		}
+		return fmt.Sprintf("%s %s %s %s", when, who, safeText(e.Kind), strings.Join(parts, " "))
+	}
+}
+
+// logEventJSON is an entry for scripts: index, kind, time and every field
+// (hyphens in names become underscores), with free text decoded and the
+// signer's fingerprint added.
+func logEventJSON(index int64, e *translog.Entry) map[string]any {
+	out := map[string]any{"index": index, "kind": e.Kind, "time": e.Time.UTC().Format(time.RFC3339)}
+	for _, f := range e.Fields {
+		out[strings.ReplaceAll(f.Key, "-", "_")] = f.Value
+	}
+	if e.Kind == translog.KindYank {
+		if reason, err := translog.ParseJSONString(e.Get("reason")); err == nil {
+			out["reason"] = reason
+		}
+	}
+	if e.Kind == translog.KindPublish {
+		if p, err := e.Publish(); err == nil {
+			out["size"] = p.Size
+			if p.Auth == translog.AuthSSH {
+				out["signed_lines"] = string(p.SignedLines)
+				out["fingerprint"] = keyFingerprint(p.Key)
+			}
+		}
+	}
+	return out
+}
+
+func keyFingerprint(line string) string {
+	if strings.HasPrefix(line, "SHA256:") {
+		return safeText(line) // a key logged before the registry kept it: its fingerprint
+	}
+	pub, _, err := sshsign.ParseAuthorizedKey(line)
+	if err != nil {
+		return "unknown key"
+	}
+	return sshsign.Fingerprint(pub)
+}
+
+func keyType(line string) string {
+	typ, _, _ := strings.Cut(line, " ")
+	return safeText(typ)
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for tampering with PostgreSQL
+	_ "github.com/mattn/go-sqlite3"    // the "sqlite3" driver, for tampering with SQLite
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/pact-registry/pact/internal/pactdtest"
+	"github.com/pact-registry/pact/internal/sshtest"
+	"github.com/pact-registry/pact/internal/storetest"
+)
+
+// logServers holds each log script's pactd (by $WORK), for the commands
+// that stop, tamper with and copy it.
+var logServers sync.Map // string → *logScriptServer
+
+type logScriptServer struct {
+	mu      sync.Mutex
+	srv     *pactdtest.Server
+	bin     string
+	backend string
+	// newDB makes a fresh empty database of the backend (PostgreSQL), or
+	// returns a file name in $WORK (SQLite).
+	newDB func(name string) string
+}
+
+// TestLogScripts runs testdata/logscript/*.txtar, the transparency log seen
+// from the CLI, on SQLite and on PostgreSQL: each script gets what
+// TestScripts gives (pactd at $PACTD_URL with an account alice, $TOKEN, an
+// ssh-agent) plus the condition [sqlite] or [postgres] and these commands:
+//
+//	pactd-restart                  stop pactd and start it again on the same database and address
+//	tamper OWNER PACK VERSION FILE  replace a version's bytes, sha256 and size in the database
+//	pactd-copy                     copy the database (pactd stopped meanwhile) and start a
+//	                               second pactd on the copy at $COPY_URL
+func TestLogScripts(t *testing.T) {
+	bin := buildPactd(t)
+	sshtest.Require(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			if backend == "postgres" {
+				storetest.RequirePostgres(t)
+			}
+			var mu sync.Mutex
+			newDB := func(name string) string {
+				mu.Lock()
+				defer mu.Unlock()
+				return storetest.PostgresURL(t)
+			}
+			testscript.Run(t, testscript.Params{
+				Dir:                 "testdata/logscript",
+				RequireExplicitExec: true,
+				Setup: func(env *testscript.Env) error {
+					ls := &logScriptServer{bin: bin, backend: backend, newDB: newDB}
+					db := filepath.Join(env.WorkDir, "pact.db")
+					if backend == "postgres" {
+						db = newDB("main")
+					} else {
+						ls.newDB = func(name string) string { return filepath.Join(env.WorkDir, name+".db") }
+					}
+					srv, err := pactdtest.StartDB(bin, db)
+					if err != nil {
+						return err
+					}
+					ls.srv = srv
+					logServers.Store(env.WorkDir, ls)
+					env.Defer(func() {
+						ls.mu.Lock()
+						defer ls.mu.Unlock()
+						if err := ls.srv.Stop(); err != nil {
+							env.T().Log(err)
+						}
+					})
+					return setupScriptOn(env, srv)
+				},
+				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+					"json":          cmdJSON,
+					"jsonenv":       cmdJSONEnv,
+					"exitcode":      cmdExitCode,
+					"pactd-restart": cmdPactdRestart,
+					"tamper":        cmdTamper,
+					"pactd-copy":    cmdPactdCopy,
+				},
+				Condition: func(cond string) (bool, error) {
+					switch cond {
+					case "sqlite", "postgres":
+						return cond == backend, nil
+					}
+					return false, fmt.Errorf("unknown condition %q", cond)
+				},
+			})
+		})
+	}
+}
+
+func scriptServer(ts *testscript.TestScript) *logScriptServer {
+	v, ok := logServers.Load(ts.Getenv("WORK"))
+	if !ok {
+		ts.Fatalf("no pactd for this script")
+	}
+	return v.(*logScriptServer)
+}
+
+// restart stops pactd and starts it on db at the same address.
+func (ls *logScriptServer) restart(ts *testscript.TestScript, between func(db string)) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ts.Check(ls.srv.Stop())
+	if between != nil {
+		between(ls.srv.DB)
+	}
+	addr := ls.srv.Addr()
+	var srv *pactdtest.Server
+	var err error
+	// The port was ours a moment ago; give the kernel a moment to free it.
+	for range 50 {
+		if srv, err = pactdtest.StartDBAt(ls.bin, ls.srv.DB, addr); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ts.Check(err)
+	ls.srv = srv
+}
+
+func cmdPactdRestart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: pactd-restart")
+	}
+	scriptServer(ts).restart(ts, nil)
+}
+
+// cmdTamper rewrites a version in the database as an intruder would: new
+// bytes with their own sha256 and size, so the registry's answers agree
+// with each other and only the log can tell. pactd is restarted around it,
+// so no cache of the old bytes survives.
+func cmdTamper(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: tamper OWNER PACK VERSION FILE")
+	}
+	content := []byte(ts.ReadFile(args[3]))
+	sum := sha256.Sum256(content)
+	digest := hex.EncodeToString(sum[:])
+	ls := scriptServer(ts)
+	ls.restart(ts, func(db string) {
+		driver, dsn, ph := "sqlite3", db, func(i int) string { return "?" }
+		if ls.backend == "postgres" {
+			driver, ph = "pgx", func(i int) string { return fmt.Sprintf("$%d", i) }
+		}
+		conn, err := sql.Open(driver, dsn)
+		ts.Check(err)
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		res, err := conn.ExecContext(ctx, fmt.Sprintf(`UPDATE versions SET content = %s, sha256 = %s, size = %s
+			WHERE version = %s AND package_id = (SELECT p.id FROM packages p JOIN accounts a ON a.id = p.owner_id
+			WHERE a.username = %s AND p.pack_slug = %s)`, ph(1), ph(2), ph(3), ph(4), ph(5), ph(6)),
+			content, digest, len(content), args[2], args[0], args[1])
+		ts.Check(err)
+		if n, _ := res.RowsAffected(); n != 1 {
+			ts.Fatalf("tamper: %d versions changed, want 1", n)
+		}
+		_, err = conn.ExecContext(ctx, fmt.Sprintf(`UPDATE packages SET sha256 = %s WHERE version = %s AND pack_slug = %s`, ph(1), ph(2), ph(3)),
+			digest, args[2], args[1])
+		ts.Check(err)
+	})
+}
+
+// cmdPactdCopy copies the script's database while pactd is stopped and
+// starts a second pactd on the copy, at $COPY_URL: the same log, key and
+// accounts, from then on free to diverge.
+func cmdPactdCopy(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: pactd-copy")
+	}
+	ls := scriptServer(ts)
+	var copyDB string
+	ls.restart(ts, func(db string) {
+		copyDB = ls.newDB("copy")
+		if ls.backend == "postgres" {
+			// CREATE DATABASE ... TEMPLATE copies a database nobody is
+			// connected to: pactd is stopped, and this session uses another.
+			dst, err := url.Parse(copyDB)
+			ts.Check(err)
+			src, err := url.Parse(db)
+			ts.Check(err)
+			adminURL := *src
+			adminURL.Path = "/postgres"
+			admin, err := sql.Open("pgx", adminURL.String())
+			ts.Check(err)
+			defer admin.Close()
+			_, err = admin.Exec(`DROP DATABASE "` + strings.TrimPrefix(dst.Path, "/") + `"`)
+			ts.Check(err)
+			_, err = admin.Exec(`CREATE DATABASE "` + strings.TrimPrefix(dst.Path, "/") + `" TEMPLATE "` + strings.TrimPrefix(src.Path, "/") + `"`)
+			ts.Check(err)
+			return
+		}
+		data, err := os.ReadFile(db)
+		ts.Check(err)
+		ts.Check(os.WriteFile(copyDB, data, 0o600))
+	})
+	srv, err := pactdtest.StartDB(ls.bin, copyDB)
+	ts.Check(err)
+	ts.Defer(func() { srv.Stop() })
+	ts.Setenv("COPY_URL", srv.URL)
+}

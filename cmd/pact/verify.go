@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+type verifyOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Owner   string
+	Pack    string
+	Version string // "" for the latest
+	JSON    bool
+	Verify  verifyFlags
+}
+
+func newVerifyCmd(f *factory, runF func(context.Context, *verifyOptions) error) *cobra.Command {
+	opts := &verifyOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "verify OWNER/PACK[@VERSION]",
+		Short: "Check a version against the registry's transparency log",
+		Long: `Check a version, the latest or the one named after @, against the
+registry's transparency log and print the whole chain: the version is
+logged at an index; that entry is included in the log's checkpoint, which
+is signed by the log's key and extends the last checkpoint this machine
+saw; the entry holds the sha256 and size of the document the registry
+serves; and for a version published by SSH signature, the signature
+verifies with the logged public key over the logged six-line message.
+
+The log's key comes as for 'pact get': --log-key, PACT_LOG_KEY, the key
+pinned in the config, or the registry's, pinned on first use. Writes no
+file. Exits 6 when a check fails.`,
+		Example: `  $ pact verify alice/hello
+  $ pact verify alice/hello@1.0.0 --json`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			opts.Owner, opts.Pack, opts.Version, err = parsePackRef(args[0])
+			if err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runVerify(cmd.Context(), opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	addVerifyFlags(cmd, &opts.Verify, false)
+	return cmd
+}
+
+// verification is what --json prints.
+type verification struct {
+	Owner              string             `json:"owner"`
+	Pack               string             `json:"pack"`
+	Version            string             `json:"version"`
+	LogIndex           int64              `json:"log_index"`
+	Entry              string             `json:"entry"`
+	Checkpoint         checkpointJSON     `json:"checkpoint"`
+	PreviousCheckpoint *checkpointJSON    `json:"previous_checkpoint"`
+	SHA256             string             `json:"sha256"`
+	Size               int64              `json:"size"`
+	Auth               string             `json:"auth"`
+	Signature          *signatureVerified `json:"signature"`
+	Verified           bool               `json:"verified"`
+}
+
+type checkpointJSON struct {
+	Origin   string     `json:"origin"`
+	Size     int64      `json:"size"`
+	RootHash string     `json:"root_hash"`
+	SeenAt   *time.Time `json:"seen_at,omitempty"`
+}
+
+type signatureVerified struct {
+	Key         string `json:"key"`
+	Fingerprint string `json:"fingerprint"`
+	Timestamp   string `json:"timestamp"`
+	Nonce       string `json:"nonce"`
+	Verified    bool   `json:"verified"`
+	// Unverifiable says why a signature logged before the registry kept
+	// what was signed could not be checked again.
+	Unverifiable string `json:"unverifiable,omitempty"`
+}
+
+func runVerify(ctx context.Context, opts *verifyOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	detail, err := c.GetPackage(ctx, opts.Owner, opts.Pack)
+	if err != nil {
+		return err
+	}
+	version := opts.Version
+	if version == "" || strings.EqualFold(version, "latest") {
+		version = detail.Package.Version
+	}
+	ver := detail.FindVersion(version)
+	if ver == nil {
+		return fmt.Errorf("%s/%s has no version %s", opts.Owner, opts.Pack, version)
+	}
+	content, _, err := c.Raw(ctx, opts.Owner, opts.Pack, version)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("%s/%s %s: %w", opts.Owner, opts.Pack, version, err)
+	}
+	proof, err := verifyDownload(ctx, opts.Factory, c, opts.Verify.LogKey, opts.Owner, opts.Pack, detail, version, content)
+	if err != nil {
+		return fail(err)
+	}
+	var sig *client.SignatureProof
+	if ver.Signature != nil && ver.Signature.PublicKey != nil && proof.Publish.Auth != "ssh" {
+		return fail(&client.VerificationError{Check: "signature", Msg: fmt.Sprintf("the registry shows a signature by %s, but the log's entry %d records a publish with a token", ver.Signature.Fingerprint, proof.Index)})
+	}
+	if proof.Publish.Auth == "ssh" {
+		armored := ""
+		if ver.Signature != nil {
+			armored = ver.Signature.Signature
+			if ver.Signature.PublicKey != nil && !proof.SignatureKeyMatches(*ver.Signature.PublicKey) {
+				return fail(&client.VerificationError{Check: "signature", Msg: fmt.Sprintf("the registry shows the signer key %s, but the log's entry %d records another", ver.Signature.Fingerprint, proof.Index)})
+			}
+		}
+		sig, err = proof.VerifySignature(armored)
+		if err != nil {
+			return fail(err)
+		}
+	}
+
+	cp := proof.Checkpoint
+	sum := sha256.Sum256(content)
+	out := verification{
+		Owner: detail.Package.OwnerSlug, Pack: detail.Package.PackSlug, Version: version,
+		LogIndex: proof.Index, Entry: string(proof.EntryBytes),
+		Checkpoint: checkpointJSON{Origin: cp.Origin, Size: cp.Size, RootHash: base64.StdEncoding.EncodeToString(cp.Hash[:])},
+		SHA256:     hex.EncodeToString(sum[:]), Size: int64(len(content)), Auth: proof.Publish.Auth, Verified: true,
+	}
+	if prev := cp.Previous; prev != nil {
+		seen := prev.SeenAt
+		out.PreviousCheckpoint = &checkpointJSON{Origin: prev.Origin, Size: prev.Size, RootHash: base64.StdEncoding.EncodeToString(prev.Hash[:]), SeenAt: &seen}
+	}
+	if sig != nil {
+		out.Signature = &signatureVerified{Key: sig.Key, Fingerprint: sig.Fingerprint, Timestamp: sig.Timestamp, Nonce: sig.Nonce,
+			Verified: sig.Unverifiable == "", Unverifiable: sig.Unverifiable}
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, out)
+	}
+	w := opts.IO.Out
+	row := func(label, format string, args ...any) {
+		fmt.Fprintf(w, "  %-11s %s\n", label, fmt.Sprintf(format, safeArgs(args)...))
+	}
+	fmt.Fprintf(w, "%s/%s %s\n", safeText(out.Owner), safeText(out.Pack), safeText(version))
+	row("logged", "at index %d: %s by %s, %s, auth %s", proof.Index, proof.Entry.Kind, proof.Publish.Owner, formatTime(proof.Entry.Time)+" UTC", proof.Publish.Auth)
+	row("included", "in the checkpoint of %d entries of %s (root hash %s), signed by the log's key", cp.Size, cp.Origin, out.Checkpoint.RootHash)
+	if prev := cp.Previous; prev != nil {
+		row("consistent", "with the checkpoint of %d entries seen on %s UTC", prev.Size, formatTime(prev.SeenAt))
+	} else {
+		row("consistent", "first checkpoint of this log seen here: kept to check the next ones against")
+	}
+	row("document", "sha256 %s, %d bytes: matches the logged entry", out.SHA256, out.Size)
+	switch {
+	case sig != nil && sig.Unverifiable != "":
+		row("signature", "%s not checked again: %s", sig.Fingerprint, sig.Unverifiable)
+	case sig != nil:
+		row("signature", "%s verified over the logged six-line message (timestamp %s, nonce %s)", sig.Fingerprint, sig.Timestamp, sig.Nonce)
+	default:
+		row("signature", "none: published with an API token")
+	}
+	opts.IO.success("%s/%s %s verified", out.Owner, out.Pack, version)
+	return nil
+}
