@@ -34,8 +34,6 @@ import (
 const (
 	DumpFormat  = "pact-dump"
 	DumpVersion = 3
-	// dumpVersion2 is the last format without the transparency log.
-	dumpVersion2 = 2
 	// dumpVersion1 is the oldest format Restore reads.
 	dumpVersion1 = 1
 	// dumpVersion3 is the first with yanks, deprecations, token scopes,
