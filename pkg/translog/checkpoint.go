@@ -101,9 +101,14 @@ func VerifierKey(signerKey string) (string, error) {
 	if _, err := note.NewSigner(signerKey); err != nil {
 		return "", fmt.Errorf("log key: %w", err)
 	}
+	// PRIVATE+KEY+<name>+<hash>+<base64 key>: a name holds no "+", but the
+	// standard base64 of the key may.
 	rest, _ := strings.CutPrefix(signerKey, "PRIVATE+KEY+")
-	i := strings.LastIndex(rest, "+")
-	name, key := rest[:strings.LastIndex(rest[:i], "+")], rest[i+1:]
+	parts := strings.SplitN(rest, "+", 3)
+	if len(parts) != 3 {
+		return "", errors.New("log key: not an Ed25519 signer key")
+	}
+	name, key := parts[0], parts[2]
 	raw, err := base64.StdEncoding.DecodeString(key)
 	if err != nil || len(raw) != 1+ed25519.SeedSize || raw[0] != 1 {
 		return "", errors.New("log key: not an Ed25519 signer key")

@@ -158,3 +158,17 @@ func TestVerifierKey(t *testing.T) {
 		}
 	}
 }
+
+// A key whose base64 holds "+" (most do, in one character of 64) keeps its
+// name: VerifierKey must not split the key text on it.
+func TestVerifierKeyOfManyKeys(t *testing.T) {
+	for range 200 {
+		skey, vkey, err := GenerateKey(rand.Reader, "pact.example.com/log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := VerifierKey(skey); err != nil || got != vkey {
+			t.Fatalf("VerifierKey(%s) = %q, %v; want %q", skey, got, err, vkey)
+		}
+	}
+}
