@@ -30,6 +30,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("NoncesByFingerprint", s.testNoncesByFingerprint)
 	t.Run("ConcurrentPublish", s.testConcurrentPublish)
 	t.Run("ListPackages", s.testListPackages)
+	t.Run("Search", s.testSearch)
 	t.Run("Sessions", s.testSessions)
 }
 

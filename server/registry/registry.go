@@ -65,6 +65,9 @@ type Package struct {
 	// Warnings are set only on the package a publish returns: what the
 	// published name lost on its way to the slug. They are never stored.
 	Warnings []string
+	// SearchRank is set by a search (PackageFilter.Query): SearchExact,
+	// SearchPrefix or SearchOther.
+	SearchRank int
 }
 
 // Version is one immutable published document of a package.

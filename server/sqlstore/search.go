@@ -1,0 +1,284 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// A search (docs/protocol.md, "Search") is up to three queries, one per
+// rank, each in its own index order, so that every page costs about what
+// the first does:
+//
+//   - exact: the slug is the query's words joined by '-' (or, for a query
+//     "owner/slug", that package), through packages_slug_latest;
+//   - prefix: the slug starts with them (with the owner, for "owner/slug"),
+//     slugs in alphabetical order, through packages_slug_latest or the
+//     (owner_id, pack_slug) key;
+//   - other: every word occurs in "owner/slug", the name or the
+//     description. The rarest of the words' trigrams (package_grams, kept
+//     by triggers, see migration 0006) drives a walk newest first; two more
+//     trigrams are checked by index look-ups before a row is read; LIKE
+//     decides. A query whose words are all shorter than a trigram matches
+//     an owner's name exactly instead.
+const (
+	// gramProbes bounds how many trigrams one search measures.
+	gramProbes = 24
+	// gramProbeCap is where counting a trigram's packages stops: one this
+	// common finds a page's matches quickly when the words are common too.
+	gramProbeCap = 1000
+	// gramChecks is how many trigrams besides the driving one a candidate
+	// must have before its row is read.
+	gramChecks = 2
+)
+
+// slugKey is what a slug may be: the exact and prefix ranks only look
+// for keys of this form.
+var slugKey = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+
+// searchPlan is a query cut into what the three ranks need.
+type searchPlan struct {
+	words []string // folded as the index folds, each distinct
+	// owner is set for a one-word query "owner/slug"; key is then the
+	// slug part ("" for "owner/": all the owner's packages are prefix
+	// matches).
+	owner, key string
+	keyed      bool // the exact and prefix ranks apply
+}
+
+func (s *Store) planSearch(ctx context.Context, query string) (*searchPlan, error) {
+	var folded string
+	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+s.dialect.fold()+`(CAST(? AS TEXT))`), query).Scan(&folded); err != nil {
+		return nil, s.fault("search", err)
+	}
+	p := &searchPlan{}
+	if n := len(strings.Fields(folded)); n > maxQueryWords {
+		return nil, invalid("a search may have at most %d words", maxQueryWords)
+	}
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(folded) {
+		if !seen[w] {
+			seen[w] = true
+			p.words = append(p.words, w)
+		}
+	}
+	if owner, slug, ok := strings.Cut(folded, "/"); ok && len(p.words) == 1 {
+		owner = strings.TrimSpace(owner)
+		slug = strings.TrimSpace(slug)
+		p.owner, p.key = owner, slug
+		p.keyed = slugKey.MatchString(owner) && (slug == "" || slugKey.MatchString(slug))
+	} else {
+		p.key = strings.Join(strings.Fields(folded), "-")
+		p.keyed = slugKey.MatchString(p.key)
+	}
+	return p, nil
+}
+
+// grams are the distinct trigrams of the words, at most gramProbes of
+// them, taken from every word in turn.
+func (p *searchPlan) grams() []string {
+	var per [][]string
+	for _, w := range p.words {
+		r := []rune(w)
+		var g []string
+		for i := 0; i+3 <= len(r); i++ {
+			g = append(g, string(r[i:i+3]))
+		}
+		if len(g) > 0 {
+			per = append(per, g)
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; len(out) < gramProbes; i++ {
+		more := false
+		for _, g := range per {
+			if i < len(g) {
+				more = true
+				if !seen[g[i]] && len(out) < gramProbes {
+					seen[g[i]] = true
+					out = append(out, g[i])
+				}
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+// searchPackages returns a page of a search, in rank order, starting
+// after (f.Rank, f.AfterSlug, f.Before).
+func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([]registry.Package, error) {
+	// One deadline for the whole search, whatever number of queries it takes.
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	plan, err := s.planSearch(ctx, f.Query)
+	if err != nil {
+		return nil, err
+	}
+	var common []string
+	var commonArgs []any
+	if f.Owner != "" {
+		common = append(common, `p.owner_id = (SELECT id FROM accounts WHERE lower(username) = lower(?))`)
+		commonArgs = append(commonArgs, f.Owner)
+	}
+	if f.Scheme != "" {
+		common = append(common, `p.scheme = ?`)
+		commonArgs = append(commonArgs, f.Scheme)
+	}
+	slug := `p.pack_slug` + s.slugBytewise()
+	var ownerOf []string // the owner of "owner/slug"
+	var ownerArgs []any
+	if plan.owner != "" {
+		// IN, not =: when no such owner, NOT (...) below must be true.
+		ownerOf = []string{`p.owner_id IN (SELECT id FROM accounts WHERE lower(username) = ?)`}
+		ownerArgs = []any{plan.owner}
+	}
+	// keyEnd bounds the slugs that start with the key: slugs are ASCII
+	// below DEL.
+	keyEnd := plan.key + "\x7f"
+
+	var out []registry.Package
+	run := func(rank int, query string, args ...any) error {
+		if len(out) >= f.Limit {
+			return nil
+		}
+		args = append(args, f.Limit-len(out))
+		pkgs, err := queryList(ctx, s, "search", 0, scanPackage, query+` LIMIT ?`, args...)
+		if err != nil {
+			return err
+		}
+		for i := range pkgs {
+			pkgs[i].SearchRank = rank
+		}
+		out = append(out, pkgs...)
+		return nil
+	}
+	sel := `SELECT ` + packageColumns + packageFrom + ` WHERE `
+
+	if plan.keyed && f.Rank <= registry.SearchExact && plan.key != "" {
+		where := append(append(append([]string{}, common...), ownerOf...), `p.pack_slug = ?`)
+		args := append(append(append([]any{}, commonArgs...), ownerArgs...), plan.key)
+		if f.Rank == registry.SearchExact && f.Before > 0 {
+			where = append(where, `p.latest_version_id < ?`)
+			args = append(args, f.Before)
+		}
+		if err := run(registry.SearchExact, sel+strings.Join(where, ` AND `)+` ORDER BY p.latest_version_id DESC`, args...); err != nil {
+			return nil, err
+		}
+	}
+	if plan.keyed && f.Rank <= registry.SearchPrefix {
+		where := append(append(append([]string{}, common...), ownerOf...), slug+` > ?`, slug+` < ?`)
+		args := append(append(append([]any{}, commonArgs...), ownerArgs...), plan.key, keyEnd)
+		if f.Rank == registry.SearchPrefix {
+			where = append(where, `(`+slug+` > ? OR (p.pack_slug = ? AND p.latest_version_id < ?))`)
+			args = append(args, f.AfterSlug, f.AfterSlug, f.Before)
+		}
+		if err := run(registry.SearchPrefix, sel+strings.Join(where, ` AND `)+` ORDER BY `+slug+`, p.latest_version_id DESC`, args...); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) >= f.Limit {
+		return out, nil
+	}
+
+	// The other matches: every word somewhere, not an exact or prefix match.
+	where := append([]string{}, common...)
+	args := append([]any{}, commonArgs...)
+	for _, w := range plan.words {
+		pattern := "%" + escapeLike(w) + "%"
+		where = append(where, `((a.username || '/' || p.pack_slug) LIKE ? ESCAPE '\' OR `+s.dialect.fold()+`(p.name) LIKE ? ESCAPE '\' OR `+
+			s.dialect.fold()+`(p.description) LIKE ? ESCAPE '\')`)
+		args = append(args, pattern, pattern, pattern)
+	}
+	if plan.keyed {
+		excluded := slug + ` >= ? AND ` + slug + ` < ?`
+		if plan.owner != "" {
+			excluded = ownerOf[0] + ` AND ` + excluded
+			args = append(args, ownerArgs...)
+		}
+		where = append(where, `NOT (`+excluded+`)`)
+		args = append(args, plan.key, keyEnd)
+	}
+	grams := plan.grams()
+	if len(grams) == 0 {
+		// No trigram to look up: an owner's name, exactly.
+		if len(plan.words) != 1 || plan.owner != "" {
+			return out, nil
+		}
+		where = append(where, `p.owner_id = (SELECT id FROM accounts WHERE lower(username) = ?)`)
+		args = append(args, plan.words[0])
+		if f.Rank == registry.SearchOther && f.Before > 0 {
+			where = append(where, `p.latest_version_id < ?`)
+			args = append(args, f.Before)
+		}
+		return out, run(registry.SearchOther, sel+strings.Join(where, ` AND `)+` ORDER BY p.latest_version_id DESC`, args...)
+	}
+	grams, err = s.rarestGrams(ctx, grams)
+	if err != nil {
+		return nil, err
+	}
+	// CROSS JOIN: SQLite keeps this order (walk the trigram, then read
+	// the rows); PostgreSQL plans as it likes, and walks the trigram too.
+	query := `SELECT ` + packageColumns + ` FROM package_grams g CROSS JOIN packages p CROSS JOIN accounts a
+WHERE g.gram = ? AND p.id = g.package_id AND p.latest_version_id = g.latest_version_id AND a.id = p.owner_id`
+	head := []any{grams[0]}
+	if f.Rank == registry.SearchOther && f.Before > 0 {
+		query += ` AND g.latest_version_id < ?`
+		head = append(head, f.Before)
+	}
+	for _, g := range grams[1:min(len(grams), 1+gramChecks)] {
+		query += ` AND EXISTS (SELECT 1 FROM package_grams h WHERE h.gram = ? AND h.latest_version_id = g.latest_version_id AND h.package_id = g.package_id)`
+		head = append(head, g)
+	}
+	query += ` AND ` + strings.Join(where, ` AND `) + ` ORDER BY g.latest_version_id DESC`
+	return out, run(registry.SearchOther, query, append(head, args...)...)
+}
+
+// rarestGrams orders grams by how many packages have them (counted up to
+// gramProbeCap), rarest first.
+func (s *Store) rarestGrams(ctx context.Context, grams []string) ([]string, error) {
+	cols := make([]string, len(grams))
+	args := make([]any, len(grams))
+	for i, g := range grams {
+		cols[i] = fmt.Sprintf(`(SELECT count(*) FROM (SELECT 1 FROM package_grams WHERE gram = ? LIMIT %d) c%d)`, gramProbeCap, i)
+		args[i] = g
+	}
+	counts := make([]int64, len(grams))
+	dest := make([]any, len(grams))
+	for i := range counts {
+		dest[i] = &counts[i]
+	}
+	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+strings.Join(cols, `, `)), args...).Scan(dest...); err != nil {
+		return nil, s.fault("search", err)
+	}
+	order := make([]int, len(grams))
+	for i := range order {
+		order[i] = i
+	}
+	// Stable: equally common trigrams keep the words' order.
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && counts[order[j]] < counts[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	out := make([]string, len(grams))
+	for i, k := range order {
+		out[i] = grams[k]
+	}
+	return out, nil
+}
+
+// slugBytewise makes a comparison of slugs byte-wise whatever the database's
+// collation, as packages_slug_latest is.
+func (s *Store) slugBytewise() string {
+	if s.dialect.name() == "postgres" {
+		return ` COLLATE "C"`
+	}
+	return ""
+}
