@@ -2,8 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/pact-registry/pact/server/registry"
@@ -27,9 +29,9 @@ import (
 const (
 	// gramProbes bounds how many trigrams one search measures.
 	gramProbes = 24
-	// gramProbeCap is where counting a trigram's packages stops: one this
-	// common finds a page's matches quickly when the words are common too.
-	gramProbeCap = 1000
+	// gramProbeCap is how many of a trigram's newest postings are read to
+	// estimate how common it is (rarestGrams).
+	gramProbeCap = 256
 	// gramChecks is how many trigrams besides the driving one a candidate
 	// must have before its row is read.
 	gramChecks = 2
@@ -240,33 +242,44 @@ WHERE g.gram = ? AND p.id = g.package_id AND p.latest_version_id = g.latest_vers
 	return out, run(registry.SearchOther, query, append(head, args...)...)
 }
 
-// rarestGrams orders grams by how many packages have them (counted up to
-// gramProbeCap), rarest first.
+// rarestGrams orders grams by an estimate of how many packages have
+// them, rarest first. Each trigram's newest gramProbeCap postings are
+// read: fewer than that is the count; otherwise the id range they span
+// says how dense the trigram is among all packages (ids grow with every
+// publish), so a trigram in 0.5% of the packages is told from one in all
+// of them at the cost of reading gramProbeCap index entries.
 func (s *Store) rarestGrams(ctx context.Context, grams []string) ([]string, error) {
-	cols := make([]string, len(grams))
-	args := make([]any, len(grams))
+	cols := []string{`(SELECT max(latest_version_id) FROM packages)`}
+	args := make([]any, 0, 2*len(grams))
 	for i, g := range grams {
-		cols[i] = fmt.Sprintf(`(SELECT count(*) FROM (SELECT 1 FROM package_grams WHERE gram = ? LIMIT %d) c%d)`, gramProbeCap, i)
-		args[i] = g
+		probe := fmt.Sprintf(`(SELECT latest_version_id FROM package_grams WHERE gram = ? ORDER BY latest_version_id DESC LIMIT %d) p%d`, gramProbeCap, i)
+		cols = append(cols, `(SELECT count(*) FROM `+probe+`)`, `(SELECT min(latest_version_id) FROM `+strings.Replace(probe, fmt.Sprintf(") p%d", i), fmt.Sprintf(") q%d", i), 1)+`)`)
+		args = append(args, g, g)
 	}
+	var newest sql.NullInt64
 	counts := make([]int64, len(grams))
-	dest := make([]any, len(grams))
-	for i := range counts {
-		dest[i] = &counts[i]
+	oldest := make([]sql.NullInt64, len(grams))
+	dest := []any{&newest}
+	for i := range grams {
+		dest = append(dest, &counts[i], &oldest[i])
 	}
 	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+strings.Join(cols, `, `)), args...).Scan(dest...); err != nil {
 		return nil, s.fault("search", err)
+	}
+	estimate := make([]float64, len(grams))
+	for i := range grams {
+		estimate[i] = float64(counts[i])
+		if counts[i] >= gramProbeCap && oldest[i].Valid {
+			span := float64(newest.Int64-oldest[i].Int64) + 1
+			estimate[i] = float64(gramProbeCap) * float64(newest.Int64) / max(span, 1)
+		}
 	}
 	order := make([]int, len(grams))
 	for i := range order {
 		order[i] = i
 	}
 	// Stable: equally common trigrams keep the words' order.
-	for i := 1; i < len(order); i++ {
-		for j := i; j > 0 && counts[order[j]] < counts[order[j-1]]; j-- {
-			order[j], order[j-1] = order[j-1], order[j]
-		}
-	}
+	sort.SliceStable(order, func(a, b int) bool { return estimate[order[a]] < estimate[order[b]] })
 	out := make([]string, len(grams))
 	for i, k := range order {
 		out[i] = grams[k]
