@@ -295,3 +295,42 @@ func (s *Store) slugBytewise() string {
 	}
 	return ""
 }
+
+// deferSearchIndex turns the search index's triggers off for the rest of
+// tx, for a bulk load that calls indexPackages before it commits: one
+// sorted pass instead of a scattered insert per package.
+func (s *Store) deferSearchIndex(ctx context.Context, tx *sql.Tx) error {
+	query := `UPDATE search_index_state SET deferred = 1`
+	if s.dialect.name() == "postgres" {
+		query = `SET LOCAL pact.search_index_deferred = 'on'`
+	}
+	_, err := tx.ExecContext(ctx, query)
+	return err
+}
+
+// indexPackages adds the trigrams of the packages with ids from fromID
+// on, and turns the triggers back on.
+func (s *Store) indexPackages(ctx context.Context, tx *sql.Tx, fromID int64) error {
+	query := `INSERT OR IGNORE INTO package_grams (gram, latest_version_id, package_id)
+SELECT substr(t.s, n, 3), t.latest_version_id, t.id
+FROM (SELECT p.id, p.latest_version_id,
+             pact_fold(a.username || '/' || p.pack_slug || char(10) || p.name || char(10) || p.description) AS s
+      FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ? AND p.latest_version_id <> 0) t
+JOIN search_positions ON n <= length(t.s) - 2
+ORDER BY 1, 2, 3`
+	on := `UPDATE search_index_state SET deferred = 0`
+	if s.dialect.name() == "postgres" {
+		query = `INSERT INTO package_grams (gram, latest_version_id, package_id)
+SELECT g, p.latest_version_id, p.id
+FROM packages p, package_grams_of(package_search_text(p.owner_id, p.pack_slug, p.name, p.description)) AS g
+WHERE p.id >= ? AND p.latest_version_id <> 0
+ORDER BY 1, 2, 3
+ON CONFLICT DO NOTHING`
+		on = `SET LOCAL pact.search_index_deferred = 'off'`
+	}
+	if _, err := tx.ExecContext(ctx, s.q(query), fromID); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, on)
+	return err
+}

@@ -28,9 +28,15 @@ $$;
 
 -- A package gets its trigrams once it has a latest version (the publish
 -- inserts it with latest_version_id 0 and sets it in the same transaction).
+-- A bulk load (Store.Seed, Store.Restore) sets pact.search_index_deferred
+-- for its transaction and indexes what it loaded in one pass before it
+-- commits.
 CREATE FUNCTION package_grams_sync() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    IF current_setting('pact.search_index_deferred', true) = 'on' THEN
+        RETURN NULL;
+    END IF;
     IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.latest_version_id <> 0 THEN
         IF TG_OP = 'UPDATE' AND OLD.latest_version_id = NEW.latest_version_id AND OLD.name = NEW.name
            AND OLD.description = NEW.description AND OLD.pack_slug = NEW.pack_slug AND OLD.owner_id = NEW.owner_id THEN
@@ -53,10 +59,12 @@ $$;
 CREATE TRIGGER package_grams_sync AFTER INSERT OR UPDATE OR DELETE ON packages
 FOR EACH ROW EXECUTE FUNCTION package_grams_sync();
 
+-- What is there already (Store.indexPackages does the same).
 INSERT INTO package_grams (gram, latest_version_id, package_id)
 SELECT g, p.latest_version_id, p.id
 FROM packages p, package_grams_of(package_search_text(p.owner_id, p.pack_slug, p.name, p.description)) AS g
 WHERE p.latest_version_id <> 0
+ORDER BY 1, 2, 3
 ON CONFLICT DO NOTHING;
 
 -- Exact and prefix matches of slugs (search ranks 0 and 1), in byte order
