@@ -22,19 +22,15 @@ import (
 //     (owner_id, pack_slug) key;
 //   - other: every word occurs in "owner/slug", the name or the
 //     description. The rarest of the words' trigrams (package_grams, kept
-//     by triggers, see migration 0006) drives a walk newest first; two more
-//     trigrams are checked by index look-ups before a row is read; LIKE
-//     decides. A query whose words are all shorter than a trigram matches
-//     an owner's name exactly instead.
+//     by triggers, see migration 0006) drives a walk newest first
+//     (walkGram); LIKE decides. A query whose words are all shorter than a
+//     trigram matches an owner's name exactly instead.
 const (
 	// gramProbes bounds how many trigrams one search measures.
 	gramProbes = 24
 	// gramProbeCap is how many of a trigram's newest postings are read to
 	// estimate how common it is (rarestGrams).
 	gramProbeCap = 256
-	// gramChecks is how many trigrams besides the driving one a candidate
-	// must have before its row is read.
-	gramChecks = 2
 )
 
 // slugKey is what a slug may be: the exact and prefix ranks only look
@@ -225,21 +221,66 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	if err != nil {
 		return nil, err
 	}
-	// CROSS JOIN: SQLite keeps this order (walk the trigram, then read
-	// the rows); PostgreSQL plans as it likes, and walks the trigram too.
-	query := `SELECT ` + packageColumns + ` FROM package_grams g CROSS JOIN packages p CROSS JOIN accounts a
-WHERE g.gram = ? AND p.id = g.package_id AND p.latest_version_id = g.latest_version_id AND a.id = p.owner_id`
-	head := []any{grams[0]}
-	if f.Rank == registry.SearchOther && f.Before > 0 {
-		query += ` AND g.latest_version_id < ?`
-		head = append(head, f.Before)
+	before := int64(0)
+	if f.Rank == registry.SearchOther {
+		before = f.Before
 	}
-	for _, g := range grams[1:min(len(grams), 1+gramChecks)] {
-		query += ` AND EXISTS (SELECT 1 FROM package_grams h WHERE h.gram = ? AND h.latest_version_id = g.latest_version_id AND h.package_id = g.package_id)`
-		head = append(head, g)
+	return s.walkGram(ctx, grams[0], before, f.Limit, out, where, args)
+}
+
+// gramBatches are the sizes of the successive batches walkGram reads from
+// a trigram's postings: small first (a common word fills a page from the
+// first one), then larger. Fixed sizes keep the statements few.
+var gramBatches = []int{32, 128, 512, 2048}
+
+// walkGram reads gram's postings newest first, in batches, and keeps the
+// packages that meet where (with args) until out holds limit packages or
+// the postings end. Two steps, not one join, so that both engines walk the
+// index in order: given one query, PostgreSQL's planner may rather scan
+// every package when it believes the words rare.
+func (s *Store) walkGram(ctx context.Context, gram string, before int64, limit int, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
+	for round := 0; len(out) < limit; round++ {
+		size := gramBatches[min(round, len(gramBatches)-1)]
+		query := `SELECT latest_version_id, package_id FROM package_grams WHERE gram = ?`
+		qargs := []any{gram}
+		if before > 0 {
+			query += ` AND latest_version_id < ?`
+			qargs = append(qargs, before)
+		}
+		type posting struct{ latest, id int64 }
+		postings, err := queryList(ctx, s, "search", size, func(row scanner) (*posting, error) {
+			var p posting
+			return &p, row.Scan(&p.latest, &p.id)
+		}, query+` ORDER BY latest_version_id DESC LIMIT ?`, append(qargs, size)...)
+		if err != nil || len(postings) == 0 {
+			return out, err
+		}
+		ids := make([]any, size) // padded with 0, which no package has
+		for i := range ids {
+			ids[i] = int64(0)
+		}
+		for i, p := range postings {
+			ids[i] = p.id
+		}
+		found, err := queryList(ctx, s, "search", 0, scanPackage, `SELECT `+packageColumns+packageFrom+
+			` WHERE p.id IN (?`+strings.Repeat(`, ?`, size-1)+`) AND `+strings.Join(where, ` AND `)+
+			` ORDER BY p.latest_version_id DESC`, append(ids, args...)...)
+		if err != nil {
+			return out, err
+		}
+		for _, p := range found {
+			if len(out) == limit {
+				break
+			}
+			p.SearchRank = registry.SearchOther
+			out = append(out, p)
+		}
+		if len(postings) < size {
+			break
+		}
+		before = postings[len(postings)-1].latest
 	}
-	query += ` AND ` + strings.Join(where, ` AND `) + ` ORDER BY g.latest_version_id DESC`
-	return out, run(registry.SearchOther, query, append(head, args...)...)
+	return out, nil
 }
 
 // rarestGrams orders grams by an estimate of how many packages have
@@ -320,10 +361,14 @@ JOIN search_positions ON n <= length(t.s) - 2
 ORDER BY 1, 2, 3`
 	on := `UPDATE search_index_state SET deferred = 0`
 	if s.dialect.name() == "postgres" {
+		// package_search_text and package_grams_of written out, as the
+		// planner would not inline them.
 		query = `INSERT INTO package_grams (gram, latest_version_id, package_id)
-SELECT g, p.latest_version_id, p.id
-FROM packages p, package_grams_of(package_search_text(p.owner_id, p.pack_slug, p.name, p.description)) AS g
-WHERE p.id >= ? AND p.latest_version_id <> 0
+SELECT DISTINCT substr(t.s, n, 3), t.latest_version_id, t.id
+FROM (SELECT p.id, p.latest_version_id,
+             lower(a.username || '/' || p.pack_slug || chr(10) || p.name || chr(10) || p.description) AS s
+      FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ? AND p.latest_version_id <> 0) t,
+     generate_series(1, length(t.s) - 2) AS n
 ORDER BY 1, 2, 3
 ON CONFLICT DO NOTHING`
 		on = `SET LOCAL pact.search_index_deferred = 'off'`

@@ -21,9 +21,15 @@ func (s *Store) Seed(ctx context.Context, inputs []registry.PublishInput) error 
 	}
 	defer tx.Rollback()
 
-	// The search index is built for the whole batch at the end.
+	// The search index is built for the whole batch at the end, a step
+	// that may take longer than a request's statement timeout.
 	if err := s.deferSearchIndex(ctx, tx); err != nil {
 		return s.fault("seed", err)
+	}
+	if s.dialect.name() == "postgres" {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return s.fault("seed", err)
+		}
 	}
 	firstID := int64(-1)
 	prepare := func(query string) (*sql.Stmt, error) { return tx.PrepareContext(ctx, s.q(query)) }
