@@ -31,6 +31,9 @@ const (
 	// gramProbeCap is how many of a trigram's newest postings are read to
 	// estimate how common it is (rarestGrams).
 	gramProbeCap = 256
+	// gramChecks is how many trigrams besides the driving one a posting
+	// must have (index look-ups) before its package is read, on SQLite.
+	gramChecks = 2
 )
 
 // slugKey is what a slug may be: the exact and prefix ranks only look
@@ -225,7 +228,14 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	if f.Rank == registry.SearchOther {
 		before = f.Before
 	}
-	return s.walkGram(ctx, grams[0], before, f.Limit, out, where, args)
+	checks := gramChecks
+	if s.dialect.name() == "postgres" {
+		// PostgreSQL would rather read the driving trigram's every posting
+		// (a bitmap scan, then a sort) than walk the index and stop early
+		// once it sees a filter it cannot estimate.
+		checks = 0
+	}
+	return s.walkGram(ctx, grams[:min(len(grams), 1+checks)], before, f.Limit, out, where, args)
 }
 
 // gramBatches are the sizes of the successive batches walkGram reads from
@@ -233,25 +243,30 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 // first one), then larger. Fixed sizes keep the statements few.
 var gramBatches = []int{32, 128, 512, 2048}
 
-// walkGram reads gram's postings newest first, in batches, and keeps the
-// packages that meet where (with args) until out holds limit packages or
-// the postings end. Two steps, not one join, so that both engines walk the
-// index in order: given one query, PostgreSQL's planner may rather scan
-// every package when it believes the words rare.
-func (s *Store) walkGram(ctx context.Context, gram string, before int64, limit int, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
+// walkGram reads the postings of grams[0] newest first, in batches, that
+// the other grams have too (index look-ups), and keeps the packages that
+// meet where (with args) until out holds limit packages or the postings
+// end. Two steps, not one join, so that both engines walk the index in
+// order: given one query, PostgreSQL's planner may rather scan every
+// package when it believes the words rare.
+func (s *Store) walkGram(ctx context.Context, grams []string, before int64, limit int, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
 	for round := 0; len(out) < limit; round++ {
 		size := gramBatches[min(round, len(gramBatches)-1)]
-		query := `SELECT latest_version_id, package_id FROM package_grams WHERE gram = ?`
-		qargs := []any{gram}
+		query := `SELECT g.latest_version_id, g.package_id FROM package_grams g WHERE g.gram = ?`
+		qargs := []any{grams[0]}
 		if before > 0 {
-			query += ` AND latest_version_id < ?`
+			query += ` AND g.latest_version_id < ?`
 			qargs = append(qargs, before)
+		}
+		for _, other := range grams[1:] {
+			query += ` AND EXISTS (SELECT 1 FROM package_grams h WHERE h.gram = ? AND h.latest_version_id = g.latest_version_id AND h.package_id = g.package_id)`
+			qargs = append(qargs, other)
 		}
 		type posting struct{ latest, id int64 }
 		postings, err := queryList(ctx, s, "search", size, func(row scanner) (*posting, error) {
 			var p posting
 			return &p, row.Scan(&p.latest, &p.id)
-		}, query+` ORDER BY latest_version_id DESC LIMIT ?`, append(qargs, size)...)
+		}, query+` ORDER BY g.latest_version_id DESC LIMIT ?`, append(qargs, size)...)
 		if err != nil || len(postings) == 0 {
 			return out, err
 		}
