@@ -32,7 +32,7 @@ const (
 	// estimate how common it is (rarestGrams).
 	gramProbeCap = 256
 	// gramChecks is how many trigrams besides the driving one a posting
-	// must have (index look-ups) before its package is read, on SQLite.
+	// must have (index look-ups) before its package is read.
 	gramChecks = 2
 )
 
@@ -107,6 +107,35 @@ func (p *searchPlan) grams() []string {
 		}
 		if !more {
 			break
+		}
+	}
+	return out
+}
+
+// pickChecks returns the driving trigram (the rarest, grams being rarest
+// first) and up to n more to check, taken from other words first: words
+// that are common alone but never meet are then told apart by index
+// look-ups, before any package is read.
+func (p *searchPlan) pickChecks(grams []string, n int) []string {
+	wordOf := func(g string) int {
+		for i, w := range p.words {
+			if strings.Contains(w, g) {
+				return i
+			}
+		}
+		return -1
+	}
+	out := grams[:1]
+	used := map[int]bool{wordOf(grams[0]): true}
+	taken := map[string]bool{grams[0]: true}
+	for _, g := range grams[1:] {
+		if len(out) < 1+n && !used[wordOf(g)] {
+			out, used[wordOf(g)], taken[g] = append(out, g), true, true
+		}
+	}
+	for _, g := range grams[1:] {
+		if len(out) < 1+n && !taken[g] {
+			out, taken[g] = append(out, g), true
 		}
 	}
 	return out
@@ -228,14 +257,7 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	if f.Rank == registry.SearchOther {
 		before = f.Before
 	}
-	checks := gramChecks
-	if s.dialect.name() == "postgres" {
-		// PostgreSQL would rather read the driving trigram's every posting
-		// (a bitmap scan, then a sort) than walk the index and stop early
-		// once it sees a filter it cannot estimate.
-		checks = 0
-	}
-	return s.walkGram(ctx, grams[:min(len(grams), 1+checks)], before, f.Limit, out, where, args)
+	return s.walkGram(ctx, plan.pickChecks(grams, gramChecks), before, f.Limit, out, where, args)
 }
 
 // gramBatches are the sizes of the successive batches walkGram reads from
@@ -250,45 +272,67 @@ var gramBatches = []int{32, 128, 512, 2048}
 // order: given one query, PostgreSQL's planner may rather scan every
 // package when it believes the words rare.
 func (s *Store) walkGram(ctx context.Context, grams []string, before int64, limit int, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
+	// The batch is read by the inner query (an index walk whatever the
+	// planner believes about the checks); the checks run on its rows only.
+	check := `1`
+	var checkArgs []any
+	for i, other := range grams[1:] {
+		if i == 0 {
+			check = `CASE WHEN `
+		} else {
+			check += ` AND `
+		}
+		check += `EXISTS (SELECT 1 FROM package_grams h WHERE h.gram = ? AND h.latest_version_id = x.latest_version_id AND h.package_id = x.package_id)`
+		checkArgs = append(checkArgs, other)
+	}
+	if len(grams) > 1 {
+		check += ` THEN 1 ELSE 0 END`
+	}
 	for round := 0; len(out) < limit; round++ {
 		size := gramBatches[min(round, len(gramBatches)-1)]
-		query := `SELECT g.latest_version_id, g.package_id FROM package_grams g WHERE g.gram = ?`
-		qargs := []any{grams[0]}
+		inner := `SELECT latest_version_id, package_id FROM package_grams WHERE gram = ?`
+		qargs := append(append([]any{}, checkArgs...), grams[0])
 		if before > 0 {
-			query += ` AND g.latest_version_id < ?`
+			inner += ` AND latest_version_id < ?`
 			qargs = append(qargs, before)
 		}
-		for _, other := range grams[1:] {
-			query += ` AND EXISTS (SELECT 1 FROM package_grams h WHERE h.gram = ? AND h.latest_version_id = g.latest_version_id AND h.package_id = g.package_id)`
-			qargs = append(qargs, other)
+		type posting struct {
+			latest, id int64
+			ok         int
 		}
-		type posting struct{ latest, id int64 }
 		postings, err := queryList(ctx, s, "search", size, func(row scanner) (*posting, error) {
 			var p posting
-			return &p, row.Scan(&p.latest, &p.id)
-		}, query+` ORDER BY g.latest_version_id DESC LIMIT ?`, append(qargs, size)...)
+			return &p, row.Scan(&p.latest, &p.id, &p.ok)
+		}, `SELECT x.latest_version_id, x.package_id, `+check+` FROM (`+inner+` ORDER BY latest_version_id DESC LIMIT ?) x
+ORDER BY x.latest_version_id DESC`, append(qargs, size)...)
 		if err != nil || len(postings) == 0 {
 			return out, err
 		}
 		ids := make([]any, size) // padded with 0, which no package has
-		for i := range ids {
-			ids[i] = int64(0)
-		}
-		for i, p := range postings {
-			ids[i] = p.id
-		}
-		found, err := queryList(ctx, s, "search", 0, scanPackage, `SELECT `+packageColumns+packageFrom+
-			` WHERE p.id IN (?`+strings.Repeat(`, ?`, size-1)+`) AND `+strings.Join(where, ` AND `)+
-			` ORDER BY p.latest_version_id DESC`, append(ids, args...)...)
-		if err != nil {
-			return out, err
-		}
-		for _, p := range found {
-			if len(out) == limit {
-				break
+		n := 0
+		for _, p := range postings {
+			if p.ok == 1 {
+				ids[n] = p.id
+				n++
 			}
-			p.SearchRank = registry.SearchOther
-			out = append(out, p)
+		}
+		if n > 0 {
+			for i := n; i < size; i++ {
+				ids[i] = int64(0)
+			}
+			found, err := queryList(ctx, s, "search", 0, scanPackage, `SELECT `+packageColumns+packageFrom+
+				` WHERE p.id IN (?`+strings.Repeat(`, ?`, size-1)+`) AND `+strings.Join(where, ` AND `)+
+				` ORDER BY p.latest_version_id DESC`, append(ids, args...)...)
+			if err != nil {
+				return out, err
+			}
+			for _, p := range found {
+				if len(out) == limit {
+					break
+				}
+				p.SearchRank = registry.SearchOther
+				out = append(out, p)
+			}
 		}
 		if len(postings) < size {
 			break
