@@ -122,6 +122,13 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if err := s.indexPackages(ctx, tx, 0); err != nil {
 		return counts, s.fault("restore: build the search index", err)
 	}
+	if s.dialect.name() == "postgres" {
+		// Fresh statistics, or the planner guesses about tables it has
+		// never seen filled (the search's batches by id among them).
+		if _, err := tx.ExecContext(ctx, "ANALYZE packages, package_grams, accounts"); err != nil {
+			return counts, s.fault("restore: analyze", err)
+		}
+	}
 	if err := s.resetSequences(ctx, tx); err != nil {
 		return counts, err
 	}
