@@ -151,7 +151,9 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	if err != nil {
 		return nil, err
 	}
-	var common []string
+	// A package without a latest version (none yet, or, where versions
+	// can be withdrawn, none left) is never listed, found or not.
+	common := []string{`p.latest_version_id > 0`}
 	var commonArgs []any
 	if f.Owner != "" {
 		common = append(common, `p.owner_id = (SELECT id FROM accounts WHERE lower(username) = lower(?))`)
