@@ -44,7 +44,8 @@ prefix) and owner names only. At most 200 bytes and 16 words. A search's
 		Example: `  $ pact list
   $ pact list --owner alice --scheme chat
   $ pact list --query "code review" --limit 5
-  $ pact list -q alice/widget  $ pact list --all --json | jq -r '.packages[].raw_url'`,
+  $ pact list -q alice/widget
+  $ pact list --all --json | jq -r '.packages[].raw_url'`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit < 1 || opts.Limit > 100 {
