@@ -98,6 +98,12 @@ func (b *bench) measure(ctx context.Context) error {
 		return err
 	}
 
+	r, kb, err := b.getConns(ctx, server.URL, "search", searchPaths(db.Packages), server, b.cfg.SearchConns)
+	if err != nil {
+		return err
+	}
+	peakKB = max(peakKB, kb)
+	b.rep.add(rowOf("search", searchPath+", SQLite", "pactd", db.Packages, r, kb))
 	// The transparency log's reads, against the raw path above.
 	for _, p := range []struct {
 		id, path string
@@ -140,6 +146,11 @@ func (b *bench) measure(ctx context.Context) error {
 			return err
 		}
 	}
+	if b.cfg.Postgres != "" {
+		if err := b.measureSearchOnPostgres(ctx); err != nil {
+			return fmt.Errorf("search on PostgreSQL: %w", err)
+		}
+	}
 	b.rep.add(&row{ID: "rss", Path: "pactd peak RSS under load", Server: "pactd", Packages: db.Packages, PeakRSSMB: float64(peakKB) / 1024,
 		Notes: []string{"VmHWM of /proc/PID/status, reset before each path where the kernel allows"}})
 	return nil
@@ -177,9 +188,14 @@ func (b *bench) measureReference(ctx context.Context, ref *seeded) error {
 // get warms a GET path up, then measures it with wrk. p is the pactd
 // serving it (nil for nginx), for its peak RSS and profile.
 func (b *bench) get(ctx context.Context, base, id string, paths []string, p *pactd) (result, int64, error) {
-	b.progress("%s: GET %s%s: %s", id, base, paths[0], b.cfg.Duration)
+	return b.getConns(ctx, base, id, paths, p, b.cfg.Conns)
+}
+
+// getConns is get with conns connections.
+func (b *bench) getConns(ctx context.Context, base, id string, paths []string, p *pactd, conns int) (result, int64, error) {
+	b.progress("%s: GET %s%s: %s, %d connections", id, base, paths[0], b.cfg.Duration, conns)
 	if !b.cfg.Short {
-		if _, err := runWrk(ctx, b.work, base, paths, b.cfg.Conns, b.cfg.WrkThreads, time.Second); err != nil {
+		if _, err := runWrk(ctx, b.work, base, paths, conns, b.cfg.WrkThreads, time.Second); err != nil {
 			return result{}, 0, err
 		}
 	}
@@ -188,7 +204,7 @@ func (b *bench) get(ctx context.Context, base, id string, paths []string, p *pac
 		p.resetPeakRSS()
 		prof = b.startProfile(p, id)
 	}
-	r, err := runWrk(ctx, b.work, base, paths, b.cfg.Conns, b.cfg.WrkThreads, b.cfg.Duration)
+	r, err := runWrk(ctx, b.work, base, paths, conns, b.cfg.WrkThreads, b.cfg.Duration)
 	if err != nil {
 		return result{}, 0, err
 	}
@@ -221,18 +237,25 @@ func (b *bench) waitProfile(prof <-chan error) error {
 }
 
 func (b *bench) seed(ctx context.Context, name string, packages int) (*seeded, error) {
-	b.progress("seeding %d packages into %s", packages, name)
-	s, err := seedDatabase(ctx, filepath.Join(b.work, name), packages, b.cfg.DocBytes, b.cfg.RawDocs)
+	path, engine := filepath.Join(b.work, name), "SQLite"
+	if isPostgres(name) {
+		path, engine = name, "PostgreSQL"
+	}
+	b.progress("seeding %d packages into %s", packages, path)
+	s, err := seedDatabase(ctx, path, packages, b.cfg.DocBytes, b.cfg.RawDocs)
 	if err != nil {
 		return nil, err
 	}
 	var size int64
 	for _, suffix := range []string{"", "-wal"} {
-		if info, err := os.Stat(s.Path + suffix); err == nil {
+		if info, err := os.Stat(s.Path + suffix); err == nil && engine == "SQLite" {
 			size += info.Size()
 		}
 	}
-	b.rep.Seeded = append(b.rep.Seeded, seedSummary{Packages: packages, Seconds: s.Took.Seconds(), DBMB: float64(size) / (1 << 20)})
+	if engine == "PostgreSQL" {
+		size = postgresSize(ctx, path)
+	}
+	b.rep.Seeded = append(b.rep.Seeded, seedSummary{Packages: packages, Engine: engine, Seconds: s.Took.Seconds(), DBMB: float64(size) / (1 << 20)})
 	b.progress("seeded %d packages in %s", packages, s.Took.Round(time.Millisecond))
 	return s, nil
 }

@@ -44,6 +44,8 @@ type config struct {
 	PprofDir    string
 	MaxPostRate int
 	Pactd       string
+	Postgres    string
+	SearchConns int
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -63,6 +65,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.PprofDir, "pprof", "", "directory to write a CPU profile of pactd for every pactd path into (needs pactd --pprof-addr)")
 	fs.IntVar(&c.MaxPostRate, "max-post-rate", 20000, "bound on publishes per second of measuring time (the load generator stops at duration × this)")
 	fs.StringVar(&c.Pactd, "pactd", "", "measure this pactd binary instead of building ./cmd/pactd (for before/after comparisons)")
+	fs.StringVar(&c.Postgres, "postgres", "", "also seed a fresh database on this PostgreSQL server (postgres://...; made and dropped by the run) and measure search there")
+	fs.IntVar(&c.SearchConns, "search-conns", 4, "connections for the search paths (their target is a search's latency, not a saturated queue)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -88,6 +92,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-conns must be at least 1")
 	case c.DocBytes < 400:
 		return c, errors.New("-doc-bytes must be at least 400")
+	case c.SearchConns < 1:
+		return c, errors.New("-search-conns must be at least 1")
+	case c.Postgres != "" && !isPostgres(c.Postgres):
+		return c, errors.New("-postgres must be a postgres:// URL")
 	case c.RawDocs < 1:
 		return c, errors.New("-raw-docs must be at least 1")
 	}

@@ -70,7 +70,7 @@ func startPactd(ctx context.Context, bin, db, logPath string, pprof bool) (*pact
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Env = pactdtest.CleanEnv()
 	p.cmd.Stdout, p.cmd.Stderr = log, log
-	p.cmd.Dir = filepath.Dir(db)
+	p.cmd.Dir = filepath.Dir(logPath)
 	start := time.Now()
 	if err := p.cmd.Start(); err != nil {
 		log.Close()

@@ -73,6 +73,7 @@ type report struct {
 
 type seedSummary struct {
 	Packages int     `json:"packages"`
+	Engine   string  `json:"engine"`
 	Seconds  float64 `json:"seconds"`
 	DBMB     float64 `json:"database_mb"`
 }
@@ -125,6 +126,7 @@ const (
 	maxLargeVsRef     = 1.25
 	maxPeakRSSMB      = 150
 	maxStartupSeconds = 0.5
+	maxSearchP99ms    = 20
 )
 
 // evaluate computes the ratios and checks every target the measured rows allow.
@@ -172,6 +174,11 @@ func (rep *report) evaluate() {
 			atMost(r, fmt.Sprintf("p99 ≤ %d ms", maxGetP99ms), r.P99ms, maxGetP99ms)
 		}
 	}
+	for _, id := range []string{"search", "search@postgres"} {
+		if r := rep.row(id); r != nil {
+			atMost(r, fmt.Sprintf("p99 ≤ %d ms", maxSearchP99ms), r.P99ms, maxSearchP99ms)
+		}
+	}
 	if r := rep.row("publish"); r != nil {
 		atLeast(r, fmt.Sprintf("≥ %d/s", minPublishRate), r.RPS, minPublishRate)
 	}
@@ -204,7 +211,7 @@ func (rep *report) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "\nload: wrk -t%d -c%d (GET), %d Go clients (POST), %s per path, %d-byte documents\n",
 		rep.Config.WrkThreads, rep.Config.Conns, rep.Config.Conns, rep.Config.Duration, rep.Config.DocBytes)
 	for _, s := range rep.Seeded {
-		fmt.Fprintf(w, "seeded %d packages through sqlstore in %.1f s (database %.0f MB)\n", s.Packages, s.Seconds, s.DBMB)
+		fmt.Fprintf(w, "seeded %d packages through sqlstore into %s in %.1f s (database %.0f MB)\n", s.Packages, s.Engine, s.Seconds, s.DBMB)
 	}
 	if rep.Config.Short {
 		fmt.Fprintln(w, "-short: targets shown, not asserted")

@@ -79,7 +79,11 @@ type seeded struct {
 func seedDatabase(ctx context.Context, path string, n, docBytes, rawDocs int) (*seeded, error) {
 	start := time.Now()
 	// Seeding need not survive a power cut; pactd reopens with FULL.
-	store, err := sqlstore.Open(ctx, path, sqlstore.Options{SQLiteSynchronous: "OFF"})
+	opts := sqlstore.Options{SQLiteSynchronous: "OFF"}
+	if isPostgres(path) {
+		opts = sqlstore.Options{}
+	}
+	store, err := sqlstore.Open(ctx, path, opts)
 	if err != nil {
 		return nil, err
 	}

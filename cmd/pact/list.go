@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -33,10 +34,19 @@ recently first, one page at a time. VERSION is the latest version: the
 highest semantic version not yanked, not the last publish; a package whose
 every version is yanked is not listed. A deprecated package shows
 "DEPRECATED: " and its message instead of its description. When more packages follow, pact says so on stderr and prints the
-cursor of the next page; --all fetches every page.`,
+cursor of the next page; --all fetches every page.
+
+--query searches: every word must occur in the package's owner/slug, name or
+description (case-insensitive). Results are ranked: the slug equal to the
+words joined by "-" (or, for OWNER/SLUG, that package) first, then slugs
+starting with them in alphabetical order, then every other match, newest
+first. Words all shorter than 3 characters match slugs (exactly or by
+prefix) and owner names only. At most 200 bytes and 16 words. A search's
+--cursor must be passed with the same --query, --owner and --scheme.`,
 		Example: `  $ pact list
   $ pact list --owner alice --scheme chat
   $ pact list --query "code review" --limit 5
+  $ pact list -q alice/widget
   $ pact list --all --json | jq -r '.packages[].raw_url'`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -57,7 +67,7 @@ cursor of the next page; --all fetches every page.`,
 	fl.StringVar(&opts.Cursor, "cursor", "", "start at this page (the next_cursor of the previous one)")
 	fl.StringVar(&opts.Owner, "owner", "", "only packages of this owner")
 	fl.StringVar(&opts.Scheme, "scheme", "", "only packages of this scheme")
-	fl.StringVarP(&opts.Query, "query", "q", "", "only packages whose name or description holds these words")
+	fl.StringVarP(&opts.Query, "query", "q", "", "search: packages whose owner/slug, name or description holds every word, exact slug first")
 	fl.BoolVar(&opts.All, "all", false, "follow next_cursor and list every matching package")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
@@ -115,7 +125,23 @@ func runList(ctx context.Context, opts *listOptions) error {
 		return err
 	}
 	if out.NextCursor != nil {
-		opts.IO.info("More packages follow: pact list --cursor %s (or --all)", *out.NextCursor)
+		// A search's cursor belongs to its search: the hint repeats it.
+		again := "pact list"
+		for _, f := range []struct{ flag, value string }{{"--query", opts.Query}, {"--owner", opts.Owner}, {"--scheme", opts.Scheme}} {
+			if f.value != "" {
+				again += " " + f.flag + " " + shellWord(f.value)
+			}
+		}
+		opts.IO.info("More packages follow: %s --cursor %s (or --all)", again, *out.NextCursor)
 	}
 	return nil
+}
+
+// shellWord quotes s for a POSIX shell when it holds more than letters,
+// digits and ._/:@- .
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/:@-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -41,7 +41,8 @@ func catalogue(t *testing.T, s registry.Store) (newestFirst []string, inputs map
 	return newestFirst, inputs
 }
 
-// matches is the model of a PackageFilter (without paging).
+// matches is the model of a PackageFilter (without paging); the order of
+// a search is searchModel's.
 func matches(in registry.PublishInput, f registry.PackageFilter) bool {
 	if f.Owner != "" && !strings.EqualFold(in.OwnerSlug, f.Owner) {
 		return false
@@ -49,12 +50,7 @@ func matches(in registry.PublishInput, f registry.PackageFilter) bool {
 	if f.Scheme != "" && in.Scheme != f.Scheme {
 		return false
 	}
-	for _, word := range strings.Fields(strings.ToLower(f.Query)) {
-		if !strings.Contains(strings.ToLower(in.Name), word) && !strings.Contains(strings.ToLower(in.Description), word) {
-			return false
-		}
-	}
-	return true
+	return searchMatches(in, f.Query)
 }
 
 func names(packages []registry.Package) []string {
@@ -84,6 +80,18 @@ func (su suite) testListPackages(t *testing.T) {
 		{"words may match name and description", registry.PackageFilter{Query: "  beta   gamma "}},
 		{"a word that matches nothing", registry.PackageFilter{Query: "alpha zebra"}},
 		{"all filters", registry.PackageFilter{Owner: "alice", Scheme: "skill", Query: "alpha"}},
+		{"exact slug", registry.PackageFilter{Query: "pack-07"}},
+		{"exact slug from words", registry.PackageFilter{Query: "Pack 07"}},
+		{"slug prefix", registry.PackageFilter{Query: "pack-1"}},
+		{"slug prefix and other matches", registry.PackageFilter{Query: "pack"}},
+		{"owner/slug", registry.PackageFilter{Query: "bob/pack-10"}},
+		{"owner/slug prefix", registry.PackageFilter{Query: "bob/pack-1"}},
+		{"owner/", registry.PackageFilter{Query: "carol/"}},
+		{"part of owner/slug", registry.PackageFilter{Query: "ob/pack-2"}},
+		{"owner name", registry.PackageFilter{Query: "carol"}},
+		{"part of a slug", registry.PackageFilter{Query: "ck-3"}},
+		{"search and scheme", registry.PackageFilter{Query: "pack-2", Scheme: "skill"}},
+		{"search and owner", registry.PackageFilter{Query: "pack", Owner: "alice"}},
 	}
 
 	t.Run("filters", func(t *testing.T) {
@@ -96,17 +104,13 @@ func (su suite) testListPackages(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: ListPackages: %v", c.name, err)
 			}
-			want := []string{}
-			for _, name := range all {
-				if matches(inputs[name], f) {
-					want = append(want, name)
-				}
-			}
+			want := listModel(all, inputs, f)
 			if !slices.Equal(names(got), want) {
 				t.Errorf("%s: ListPackages = %q\nwant %q", c.name, names(got), want)
 			}
 			for i := 1; i < len(got); i++ {
-				if got[i].LatestVersionID >= got[i-1].LatestVersionID {
+				if got[i].SearchRank == got[i-1].SearchRank && got[i].SearchRank != registry.SearchPrefix &&
+					got[i].LatestVersionID >= got[i-1].LatestVersionID {
 					t.Errorf("%s: not ordered by the publish of the latest version: %d after %d", c.name, got[i].LatestVersionID, got[i-1].LatestVersionID)
 				}
 			}
@@ -134,12 +138,15 @@ func (su suite) testListPackages(t *testing.T) {
 			for _, pageSize := range []int{1, 7, 45} {
 				var seen []string
 				var before int64
+				var rank int
+				var afterSlug string
 				for pages := 0; ; pages++ {
 					if pages > 50 {
 						t.Fatalf("%s, pages of %d: the walk does not end", c.name, pageSize)
 					}
 					f := c.filter
 					f.Before, f.Limit = before, pageSize+1 // one more, to learn whether a next page exists
+					f.Rank, f.AfterSlug = rank, afterSlug
 					page, err := s.ListPackages(ctx(), f)
 					if err != nil {
 						t.Fatalf("%s: ListPackages: %v", c.name, err)
@@ -152,14 +159,10 @@ func (su suite) testListPackages(t *testing.T) {
 					if len(page) <= pageSize {
 						break
 					}
-					before = shown[len(shown)-1].LatestVersionID
+					last := shown[len(shown)-1]
+					before, rank, afterSlug = last.LatestVersionID, last.SearchRank, last.PackSlug
 				}
-				want := []string{}
-				for _, name := range all {
-					if matches(inputs[name], c.filter) {
-						want = append(want, name)
-					}
-				}
+				want := listModel(all, inputs, c.filter)
 				if !slices.Equal(seen, want) {
 					t.Errorf("%s, pages of %d: walk saw %q\nwant %q", c.name, pageSize, seen, want)
 				}
@@ -225,12 +228,16 @@ func (su suite) testListPackages(t *testing.T) {
 			query string
 			want  []string
 		}{
-			{"%", []string{"alice/percent"}},
-			{"0%", []string{"alice/percent"}},
-			{"_", []string{"alice/underscore"}},
+			{"00%", []string{"alice/percent"}},
+			{"100% pure", []string{"alice/percent"}},
+			{"e_c", []string{"alice/underscore"}},
 			{"snake_case", []string{"alice/underscore"}},
-			{`\`, []string{"alice/backslash"}},
 			{`k\s`, []string{"alice/backslash"}},
+			{`ck\ s`, []string{"alice/backslash"}},
+			// Words shorter than a trigram alone match slugs and owners only.
+			{"%", []string{}},
+			{"_", []string{}},
+			{`\`, []string{}},
 			{"pure", []string{"alice/plain", "alice/percent"}},
 			{"über", []string{"alice/umlaut"}},
 			{"ÜBER", []string{"alice/umlaut"}},

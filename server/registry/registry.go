@@ -92,6 +92,9 @@ type Package struct {
 	// LogIndex is set only on the package a publish returns: the
 	// transparency log entry of the version published (or found identical).
 	LogIndex *int64
+	// SearchRank is set by a search (PackageFilter.Query): SearchExact,
+	// SearchPrefix or SearchOther.
+	SearchRank int
 }
 
 // Version is one immutable published document of a package.

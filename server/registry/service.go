@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pact-registry/pact/pkg/packfmt"
@@ -162,23 +163,34 @@ func (s *Service) ListPackages(ctx context.Context, q ListQuery) ([]Package, str
 	if limit < 1 || limit > MaxListLimit {
 		return nil, "", Errorf(Invalid, "limit must be between 1 and %d", MaxListLimit)
 	}
-	before, err := decodeCursor(q.Cursor)
-	if err != nil {
+	if err := checkSearch(q.Query); err != nil {
 		return nil, "", err
 	}
-	if len(q.Query) > 200 {
-		return nil, "", Errorf(Invalid, "q must be at most 200 characters")
+	f := PackageFilter{Limit: limit + 1, Query: q.Query, Owner: q.Owner, Scheme: q.Scheme}
+	search := strings.TrimSpace(q.Query) != ""
+	if search {
+		if err := decodeSearchCursor(q, &f); err != nil {
+			return nil, "", err
+		}
+	} else {
+		before, err := decodeCursor(q.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		f.Before = before
 	}
-	pkgs, err := s.store.ListPackages(ctx, PackageFilter{
-		Limit: limit + 1, Before: before, Query: q.Query, Owner: q.Owner, Scheme: q.Scheme,
-	})
+	pkgs, err := s.store.ListPackages(ctx, f)
 	if err != nil {
 		return nil, "", err
 	}
 	next := ""
 	if len(pkgs) > limit {
 		pkgs = pkgs[:limit]
-		next = encodeCursor(pkgs[limit-1].LatestVersionID)
+		if search {
+			next = encodeSearchCursor(q, pkgs[limit-1])
+		} else {
+			next = encodeCursor(pkgs[limit-1].LatestVersionID)
+		}
 	}
 	return pkgs, next, nil
 }

@@ -102,14 +102,30 @@ type PublishInput struct {
 
 // PackageFilter selects a page of the package list, the package whose
 // latest version was published last first. A package whose every version
-// is yanked has no latest version and is never listed.
+// is yanked has no latest version and is never listed. With a Query the
+// list is a search, in rank order (see SearchRank and docs/protocol.md,
+// "Search").
 type PackageFilter struct {
 	Limit  int
 	Before int64  // only packages with LatestVersionID < Before; 0: from the newest
-	Query  string // every word must occur in name or description (case-insensitive)
+	Query  string // every word must occur in owner/slug, name or description (case-insensitive)
 	Owner  string // owner slug
 	Scheme string
+	// A search's page starts after the package at (Rank, AfterSlug,
+	// Before) in rank order; AfterSlug only for SearchPrefix. The zero
+	// values start at the first page.
+	Rank      int
+	AfterSlug string
 }
+
+// The ranks of a search, best first. Within SearchExact and SearchOther
+// the newest latest version comes first; within SearchPrefix the slugs
+// are in alphabetical order, then newest first.
+const (
+	SearchExact  = 0 // the slug, or owner/slug, is the query
+	SearchPrefix = 1 // the slug (of the owner, for owner/slug) starts with the query
+	SearchOther  = 2 // every word occurs somewhere
+)
 
 type PackageStore interface {
 	// Publish stores a version in one transaction: it spends the nonce of

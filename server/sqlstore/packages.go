@@ -300,12 +300,16 @@ func provenanceArgs(p *registry.Provenance) []any {
 const maxQueryWords = 16
 
 // ListPackages returns one page, the package whose latest version was
-// published last first. f.Limit rows at most
+// published last first, or with f.Query a page of a search in rank order
+// (searchPackages). f.Limit rows at most
 // are returned; a caller that wants to know whether a next page exists asks
 // for one more than it shows.
 func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]registry.Package, error) {
 	if f.Limit <= 0 {
 		return nil, invalid("limit must be positive")
+	}
+	if strings.TrimSpace(f.Query) != "" {
+		return s.searchPackages(ctx, f)
 	}
 	// Nothing is cached here: the server keeps the encoded first pages
 	// under Generation, and deeper pages cost what the first does through
@@ -332,17 +336,10 @@ func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]r
 		where = append(where, `p.scheme = ?`)
 		args = append(args, f.Scheme)
 	}
-	words := strings.Fields(f.Query)
-	if len(words) > maxQueryWords {
-		return nil, invalid("a search may have at most %d words", maxQueryWords)
+	query := `SELECT ` + packageColumns + packageFrom
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, ` AND `)
 	}
-	fold := s.dialect.fold()
-	for _, word := range words {
-		pattern := "%" + escapeLike(word) + "%"
-		where = append(where, `(`+fold+`(p.name) LIKE `+fold+`(?) ESCAPE '\' OR `+fold+`(p.description) LIKE `+fold+`(?) ESCAPE '\')`)
-		args = append(args, pattern, pattern)
-	}
-	query := `SELECT ` + packageColumns + packageFrom + ` WHERE ` + strings.Join(where, ` AND `)
 	query += ` ORDER BY p.latest_version_id DESC LIMIT ?`
 	args = append(args, f.Limit)
 

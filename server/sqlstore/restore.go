@@ -49,6 +49,10 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if err := s.prepareRestore(ctx, tx); err != nil {
 		return counts, err
 	}
+	// The search index is derived, not dumped: built in one pass at the end.
+	if err := s.deferSearchIndex(ctx, tx); err != nil {
+		return counts, s.fault("restore", err)
+	}
 	inserts := map[string]*sql.Stmt{}
 	for _, t := range tables {
 		placeholders := strings.TrimSuffix(strings.Repeat("?, ", strings.Count(t.columns, ",")+1), ", ")
@@ -134,6 +138,16 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 		}
 		if err := s.backfillLog(ctx, tx); err != nil {
 			return counts, s.fault("restore: build the transparency log", err)
+		}
+	}
+	if err := s.indexPackages(ctx, tx, 0); err != nil {
+		return counts, s.fault("restore: build the search index", err)
+	}
+	if s.dialect.name() == "postgres" {
+		// Fresh statistics, or the planner guesses about tables it has
+		// never seen filled (the search's batches by id among them).
+		if _, err := tx.ExecContext(ctx, "ANALYZE packages, package_grams, accounts"); err != nil {
+			return counts, s.fault("restore: analyze", err)
 		}
 	}
 	if err := s.resetSequences(ctx, tx); err != nil {

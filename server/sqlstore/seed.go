@@ -21,6 +21,17 @@ func (s *Store) Seed(ctx context.Context, inputs []registry.PublishInput) error 
 	}
 	defer tx.Rollback()
 
+	// The search index is built for the whole batch at the end, a step
+	// that may take longer than a request's statement timeout.
+	if err := s.deferSearchIndex(ctx, tx); err != nil {
+		return s.fault("seed", err)
+	}
+	if s.dialect.name() == "postgres" {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return s.fault("seed", err)
+		}
+	}
+	firstID := int64(-1)
 	prepare := func(query string) (*sql.Stmt, error) { return tx.PrepareContext(ctx, s.q(query)) }
 	insertPackage, err := prepare(`INSERT INTO packages
 (owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at)
@@ -74,6 +85,12 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		if _, err := setLogIndex.ExecContext(ctx, index, versionID); err != nil {
 			return s.fault("seed", err)
 		}
+		if firstID < 0 {
+			firstID = packageID
+		}
+	}
+	if err := s.indexPackages(ctx, tx, max(firstID, 0)); err != nil {
+		return s.fault("seed: search index", err)
 	}
 	err = tx.Commit()
 	if s.cache != nil {

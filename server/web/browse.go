@@ -18,6 +18,7 @@ type packageView struct {
 	Path           string // the page, relative to the site
 	RawURL         string
 	InstallCommand string
+	SchemeURL      string // the search filtered by the package's scheme
 }
 
 func (pages *Pages) viewPackage(p *registry.Package) packageView {
@@ -27,7 +28,23 @@ func (pages *Pages) viewPackage(p *registry.Package) packageView {
 		Path:           "/" + p.OwnerSlug + "/" + p.PackSlug,
 		RawURL:         raw,
 		InstallCommand: httpx.InstallCommand(raw, p.PackSlug),
+		SchemeURL:      searchURL("", p.Scheme),
 	}
+}
+
+// searchURL is the search page for q and scheme ("" for any).
+func searchURL(q, scheme string) string {
+	v := url.Values{}
+	if q != "" {
+		v.Set("q", q)
+	}
+	if scheme != "" {
+		v.Set("scheme", scheme)
+	}
+	if len(v) == 0 {
+		return "/"
+	}
+	return "/?" + v.Encode()
 }
 
 // packageList is one page of packages and the links to its neighbours.
@@ -35,6 +52,11 @@ type packageList struct {
 	Heading  string
 	Packages []packageView
 	Query    string
+	Scheme   string // the scheme filter, "" for any
+	// Schemes are the schemes to offer in the filter: those on this page
+	// and the chosen one.
+	Schemes  []string
+	AnyURL   string // the search without the scheme filter
 	NextURL  string // "" on the last page
 	FirstURL string // "" on the first page
 	Empty    string // what to say when there are none
@@ -46,14 +68,30 @@ func (pages *Pages) listPage(c *gin.Context, base string, q registry.ListQuery) 
 	if err != nil {
 		return nil, err
 	}
-	list := &packageList{Query: q.Query}
+	list := &packageList{Query: q.Query, Scheme: q.Scheme, AnyURL: searchURL(q.Query, "")}
+	seen := map[string]bool{"": true}
+	if q.Scheme != "" {
+		seen[q.Scheme] = true
+		list.Schemes = append(list.Schemes, q.Scheme)
+	}
 	for i := range pkgs {
-		list.Packages = append(list.Packages, pages.viewPackage(&pkgs[i]))
+		view := pages.viewPackage(&pkgs[i])
+		if q.Owner == "" {
+			view.SchemeURL = searchURL(q.Query, view.Scheme)
+		}
+		list.Packages = append(list.Packages, view)
+		if !seen[view.Scheme] {
+			seen[view.Scheme] = true
+			list.Schemes = append(list.Schemes, view.Scheme)
+		}
 	}
 	link := func(cursor string) string {
 		v := url.Values{}
 		if q.Query != "" {
 			v.Set("q", q.Query)
+		}
+		if q.Scheme != "" {
+			v.Set("scheme", q.Scheme)
 		}
 		if cursor != "" {
 			v.Set("cursor", cursor)
@@ -75,16 +113,24 @@ func (pages *Pages) listPage(c *gin.Context, base string, q registry.ListQuery) 
 // home lists the latest packages, or those matching the search box.
 func (pages *Pages) home(c *gin.Context) {
 	query := strings.TrimSpace(c.Query("q"))
-	list, err := pages.listPage(c, "/", registry.ListQuery{Query: query, Cursor: c.Query("cursor")})
+	scheme := strings.TrimSpace(c.Query("scheme"))
+	list, err := pages.listPage(c, "/", registry.ListQuery{Query: query, Scheme: scheme, Cursor: c.Query("cursor")})
 	if err != nil {
 		pages.errorPage(c, err)
 		return
 	}
 	list.Heading = "Latest packages"
 	list.Empty = "Nothing has been published yet."
-	if query != "" {
+	switch {
+	case query != "" && scheme != "":
+		list.Heading = "Packages matching “" + query + "” of scheme " + scheme
+		list.Empty = "No package of this scheme matches your search."
+	case query != "":
 		list.Heading = "Packages matching “" + query + "”"
 		list.Empty = "No package matches your search."
+	case scheme != "":
+		list.Heading = "Packages of scheme " + scheme
+		list.Empty = "No package has this scheme."
 	}
 	pages.render(c, http.StatusOK, "home.html", query, list)
 }

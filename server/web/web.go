@@ -214,6 +214,8 @@ func (pages *Pages) templateFuncs() template.FuncMap {
 		"unix":     func(sec int64) time.Time { return time.Unix(sec, 0) },
 		"day":      func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 		"lower":    strings.ToLower,
+		// schemeURL is the search filtered by a scheme.
+		"schemeURL": func(scheme string) string { return searchURL("", scheme) },
 	}
 }
 

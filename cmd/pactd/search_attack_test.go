@@ -1,0 +1,200 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/internal/storetest"
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/sqlstore"
+)
+
+// attackPackages is the size of the store the hostile searches run on.
+const attackPackages = 20000
+
+// seedForAttack fills dsn with attackPackages packages: half say "alpha",
+// half "omega" (never both), every one "pack" and "made"; some hold
+// wildcard characters and non-ASCII letters.
+func seedForAttack(t *testing.T, dsn string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := sqlstore.Open(ctx, dsn, sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var owners []*registry.Account
+	for i := range 20 {
+		a := &registry.Account{Email: fmt.Sprintf("o%d@example.com", i), Username: fmt.Sprintf("owner-%02d", i), CreatedAt: time.Now()}
+		if err := s.CreateAccount(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		owners = append(owners, a)
+	}
+	extras := []string{"", "100% pure", "snake_case", "Größe über", "日本語のパック", "emoji 🙂🙂🙂", `back\slash`}
+	base := time.Now().Add(-time.Hour)
+	for first := 0; first < attackPackages; first += 5000 {
+		var batch []registry.PublishInput
+		for i := first; i < min(first+5000, attackPackages); i++ {
+			o := owners[i%len(owners)]
+			name := fmt.Sprintf("pack-%05d", i)
+			word := []string{"alpha", "omega"}[i%2]
+			content := []byte("# " + name + "\n")
+			batch = append(batch, registry.PublishInput{OwnerID: o.ID, OwnerSlug: o.Username, PackSlug: name, Name: name,
+				Description: fmt.Sprintf("A pack made for the %s side %s", word, extras[i%len(extras)]), Scheme: "s",
+				Version: "1.0.0", Content: content, SHA256: "00", Now: base.Add(time.Duration(i) * time.Millisecond)})
+		}
+		if err := s.Seed(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestHostileSearches sends the worst searches we could think of to a real
+// pactd on a store of attackPackages packages, many at once: every answer is
+// right (or a 400 naming the bound), and pactd's memory stays bounded.
+func TestHostileSearches(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			dsn := filepath.Join(t.TempDir(), "pact.db")
+			if backend == "postgres" {
+				dsn = storetest.PostgresURL(t)
+			}
+			seedForAttack(t, dsn)
+			// The machine is shared: a generous statement timeout, so the
+			// answers are checked rather than the machine's load.
+			srv := startPactd(t, dsn, "--db-statement-timeout", "60s")
+
+			type result struct {
+				status int
+				count  int // packages on the first page (limit 100)
+				error  string
+			}
+			search := func(q string, extra ...string) result {
+				path := srv.URL + "/api/packages?limit=100&q=" + url.QueryEscape(q) + strings.Join(extra, "")
+				resp, err := http.Get(path)
+				if err != nil {
+					return result{error: err.Error()}
+				}
+				defer resp.Body.Close()
+				var body struct {
+					Packages []json.RawMessage `json:"packages"`
+					Error    string            `json:"error"`
+				}
+				if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+					return result{status: resp.StatusCode, error: err.Error()}
+				}
+				return result{status: resp.StatusCode, count: len(body.Packages), error: body.Error}
+			}
+			// rotations are n distinct words of size letters cut from the
+			// rotations of word.
+			rotations := func(word string, n, size int) string {
+				var out []string
+				for i := range n {
+					out = append(out, (word[i:] + word[:i])[:size])
+				}
+				return strings.Join(out, " ")
+			}
+			many := func(word string, n int) string { return strings.TrimSpace(strings.Repeat(word+" ", n)) }
+			distinct := func(words ...string) string { return strings.Join(words, " ") }
+			cases := []struct {
+				name, q string
+				status  int
+				count   int // -1: do not check
+				msg     string
+			}{
+				{"two common words that never meet", "alpha omega", 200, 0, ""},
+				{"16 common words that never meet", distinct("alpha", "omega", "pack", "made", "for", "the", "side",
+					"ack", "ade", "pac", "lph", "meg", "ome", "alp", "ega", "pha"), 200, 0, ""},
+				{"16 words of 11 characters, all of common trigrams", rotations("packmadeside", 12, 11) + " " + rotations("alphaomegas", 4, 11), 200, 0, ""},
+				{"common words, a full first page", "pack made alpha", 200, 100, ""},
+				{"200 percent signs", strings.Repeat("%", 200), 200, 0, ""},
+				{"200 underscores", strings.Repeat("_", 200), 200, 0, ""},
+				{"wildcards around a common word", "%pack% _made_ %", 200, 0, ""},
+				{"a literal percent", "100%", 200, -1, ""},
+				{"a literal underscore", "snake_case", 200, -1, ""},
+				{"backslashes", `\\\\ back\slash`, 200, 0, ""},
+				{"many short words", many("a", 16), 200, 0, ""},
+				{"short wildcards", "% _", 200, 0, ""},
+				{"owner/slug of wildcards", "%/%", 200, 0, ""},
+				{"owner/ of every package of an owner", "owner-01/", 200, 100, ""},
+				{"unicode letters", "größe über", 200, 100, ""},
+				{"unicode upper case", "GRÖSSE", 200, 0, ""},
+				{"CJK", "日本語", 200, 100, ""},
+				{"emoji", "🙂🙂🙂", 200, 100, ""},
+				{"two emoji: shorter than a trigram", "🙂🙂", 200, 0, ""},
+				{"100 two-byte letters", strings.Repeat("é", 100), 200, 0, ""},
+				{"combining marks", strings.Repeat("e\u0301", 66), 200, 0, ""},
+				{"dotted capital I", strings.Repeat("İ", 100), 200, 0, ""},
+				{"right-to-left text", "\u202ealpha\u202c", 200, 0, ""},
+				{"201 bytes", strings.Repeat("a", 201), 400, -1, "at most 200 bytes"},
+				{"17 words", many("pack", 17), 400, -1, "at most 16 words"},
+				{"invalid UTF-8", "pack\xff\xfe", 400, -1, "UTF-8"},
+				{"a NUL", "pack\x00", 400, -1, "NUL"},
+			}
+			check := func(c int) string {
+				tc := cases[c]
+				got := search(tc.q)
+				switch {
+				case got.status != tc.status:
+					return fmt.Sprintf("%s: status %d (%s), want %d", tc.name, got.status, got.error, tc.status)
+				case tc.count >= 0 && got.count != tc.count:
+					return fmt.Sprintf("%s: %d packages, want %d", tc.name, got.count, tc.count)
+				case tc.count < 0 && tc.status == 200 && got.count == 0:
+					return fmt.Sprintf("%s: no packages", tc.name)
+				case !strings.Contains(got.error, tc.msg):
+					return fmt.Sprintf("%s: error %q, want it to mention %q", tc.name, got.error, tc.msg)
+				}
+				return ""
+			}
+			for c := range cases {
+				start := time.Now()
+				if msg := check(c); msg != "" {
+					t.Error(msg)
+				}
+				t.Logf("%s: %v", cases[c].name, time.Since(start).Round(time.Millisecond))
+			}
+
+			// All of them at once, from 16 clients, a few rounds.
+			srv.ResetPeakRSS()
+			var wg sync.WaitGroup
+			errs := make(chan string, 16*len(cases))
+			start := time.Now()
+			for w := range 16 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for r := range 3 {
+						for c := range cases {
+							if msg := check((c + w + r) % len(cases)); msg != "" {
+								errs <- msg
+								return
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for msg := range errs {
+				t.Errorf("under load: %s", msg)
+			}
+			peak := srv.PeakRSSMiB()
+			t.Logf("%d hostile searches from 16 clients in %v; pactd peak RSS %.1f MiB", 16*3*len(cases), time.Since(start).Round(time.Millisecond), peak)
+			if peak >= 150 {
+				t.Errorf("pactd's peak RSS reached %.1f MiB under hostile searches, want under 150", peak)
+			}
+			if got := search("pack-00042"); got.status != 200 || got.count != 1 {
+				t.Errorf("after the attack, an exact slug search answers %d with %d packages", got.status, got.count)
+			}
+		})
+	}
+}

@@ -1,0 +1,17 @@
+package sqlstore
+
+import "context"
+
+// SearchIndex counts the rows of the search index and says whether its
+// triggers are on, for tests.
+func SearchIndex(ctx context.Context, s *Store) (rows int64, triggersOn bool, err error) {
+	if err := s.read.QueryRowContext(ctx, "SELECT count(*) FROM package_grams").Scan(&rows); err != nil {
+		return 0, false, err
+	}
+	if s.dialect.name() == "postgres" {
+		return rows, true, nil // SET LOCAL ends with its transaction
+	}
+	var deferred int
+	err = s.read.QueryRowContext(ctx, "SELECT deferred FROM search_index_state").Scan(&deferred)
+	return rows, deferred == 0, err
+}

@@ -1,0 +1,442 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// A search (docs/protocol.md, "Search") is up to three queries, one per
+// rank, each in its own index order, so that every page costs about what
+// the first does:
+//
+//   - exact: the slug is the query's words joined by '-' (or, for a query
+//     "owner/slug", that package), through packages_slug_latest;
+//   - prefix: the slug starts with them (with the owner, for "owner/slug"),
+//     slugs in alphabetical order, through packages_slug_latest or the
+//     (owner_id, pack_slug) key;
+//   - other: every word occurs in "owner/slug", the name or the
+//     description. The rarest of the words' trigrams (package_grams, kept
+//     by triggers, see migration 0006) drives a walk newest first
+//     (walkGram); LIKE decides. A query whose words are all shorter than a
+//     trigram matches an owner's name exactly instead.
+const (
+	// gramProbes bounds how many trigrams one search measures.
+	gramProbes = 24
+	// gramProbeCap is how many of a trigram's newest postings are read to
+	// estimate how common it is (rarestGrams).
+	gramProbeCap = 256
+	// gramChecks is how many trigrams besides the driving one a posting
+	// must have (index look-ups) before its package is read.
+	gramChecks = 2
+)
+
+// slugKey is what a slug may be: the exact and prefix ranks only look
+// for keys of this form.
+var slugKey = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+
+// searchPlan is a query cut into what the three ranks need.
+type searchPlan struct {
+	words []string // folded as the index folds, each distinct
+	// owner is set for a one-word query "owner/slug"; key is then the
+	// slug part ("" for "owner/": all the owner's packages are prefix
+	// matches).
+	owner, key string
+	keyed      bool // the exact and prefix ranks apply
+}
+
+func (s *Store) planSearch(ctx context.Context, query string) (*searchPlan, error) {
+	var folded string
+	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+s.dialect.fold()+`(CAST(? AS TEXT))`), query).Scan(&folded); err != nil {
+		return nil, s.fault("search", err)
+	}
+	p := &searchPlan{}
+	if n := len(strings.Fields(folded)); n > maxQueryWords {
+		return nil, invalid("a search may have at most %d words", maxQueryWords)
+	}
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(folded) {
+		if !seen[w] {
+			seen[w] = true
+			p.words = append(p.words, w)
+		}
+	}
+	if owner, slug, ok := strings.Cut(folded, "/"); ok && len(p.words) == 1 {
+		owner = strings.TrimSpace(owner)
+		slug = strings.TrimSpace(slug)
+		p.owner, p.key = owner, slug
+		p.keyed = slugKey.MatchString(owner) && (slug == "" || slugKey.MatchString(slug))
+	} else {
+		p.key = strings.Join(strings.Fields(folded), "-")
+		p.keyed = slugKey.MatchString(p.key)
+	}
+	return p, nil
+}
+
+// grams are the distinct trigrams of the words, at most gramProbes of
+// them, taken from every word in turn.
+func (p *searchPlan) grams() []string {
+	var per [][]string
+	for _, w := range p.words {
+		r := []rune(w)
+		var g []string
+		for i := 0; i+3 <= len(r); i++ {
+			g = append(g, string(r[i:i+3]))
+		}
+		if len(g) > 0 {
+			per = append(per, g)
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; len(out) < gramProbes; i++ {
+		more := false
+		for _, g := range per {
+			if i < len(g) {
+				more = true
+				if !seen[g[i]] && len(out) < gramProbes {
+					seen[g[i]] = true
+					out = append(out, g[i])
+				}
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+// pickChecks returns the driving trigram (the rarest, grams being rarest
+// first) and up to n more to check, taken from other words first: words
+// that are common alone but never meet are then told apart by index
+// look-ups, before any package is read.
+func (p *searchPlan) pickChecks(grams []string, n int) []string {
+	wordOf := func(g string) int {
+		for i, w := range p.words {
+			if strings.Contains(w, g) {
+				return i
+			}
+		}
+		return -1
+	}
+	out := grams[:1]
+	used := map[int]bool{wordOf(grams[0]): true}
+	taken := map[string]bool{grams[0]: true}
+	for _, g := range grams[1:] {
+		if len(out) < 1+n && !used[wordOf(g)] {
+			out, used[wordOf(g)], taken[g] = append(out, g), true, true
+		}
+	}
+	for _, g := range grams[1:] {
+		if len(out) < 1+n && !taken[g] {
+			out, taken[g] = append(out, g), true
+		}
+	}
+	return out
+}
+
+// searchPackages returns a page of a search, in rank order, starting
+// after (f.Rank, f.AfterSlug, f.Before).
+func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([]registry.Package, error) {
+	// One deadline for the whole search, whatever number of queries it takes.
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	plan, err := s.planSearch(ctx, f.Query)
+	if err != nil {
+		return nil, err
+	}
+	// A package without a latest version (none yet, or, where versions
+	// can be withdrawn, none left) is never listed, found or not.
+	common := []string{`p.latest_version_id > 0`}
+	var commonArgs []any
+	if f.Owner != "" {
+		common = append(common, `p.owner_id = (SELECT id FROM accounts WHERE lower(username) = lower(?))`)
+		commonArgs = append(commonArgs, f.Owner)
+	}
+	if f.Scheme != "" {
+		common = append(common, `p.scheme = ?`)
+		commonArgs = append(commonArgs, f.Scheme)
+	}
+	slug := `p.pack_slug` + s.slugBytewise()
+	var ownerOf []string // the owner of "owner/slug"
+	var ownerArgs []any
+	if plan.owner != "" {
+		// IN, not =: when no such owner, NOT (...) below must be true.
+		ownerOf = []string{`p.owner_id IN (SELECT id FROM accounts WHERE lower(username) = ?)`}
+		ownerArgs = []any{plan.owner}
+	}
+	// keyEnd bounds the slugs that start with the key: slugs are ASCII
+	// below DEL.
+	keyEnd := plan.key + "\x7f"
+
+	var out []registry.Package
+	run := func(rank int, query string, args ...any) error {
+		if len(out) >= f.Limit {
+			return nil
+		}
+		args = append(args, f.Limit-len(out))
+		pkgs, err := queryList(ctx, s, "search", 0, scanPackage, query+` LIMIT ?`, args...)
+		if err != nil {
+			return err
+		}
+		for i := range pkgs {
+			pkgs[i].SearchRank = rank
+		}
+		out = append(out, pkgs...)
+		return nil
+	}
+	sel := `SELECT ` + packageColumns + packageFrom + ` WHERE `
+
+	if plan.keyed && f.Rank <= registry.SearchExact && plan.key != "" {
+		where := append(append(append([]string{}, common...), ownerOf...), `p.pack_slug = ?`)
+		args := append(append(append([]any{}, commonArgs...), ownerArgs...), plan.key)
+		if f.Rank == registry.SearchExact && f.Before > 0 {
+			where = append(where, `p.latest_version_id < ?`)
+			args = append(args, f.Before)
+		}
+		if err := run(registry.SearchExact, sel+strings.Join(where, ` AND `)+` ORDER BY p.latest_version_id DESC`, args...); err != nil {
+			return nil, err
+		}
+	}
+	if plan.keyed && f.Rank <= registry.SearchPrefix {
+		where := append(append(append([]string{}, common...), ownerOf...), slug+` > ?`, slug+` < ?`)
+		args := append(append(append([]any{}, commonArgs...), ownerArgs...), plan.key, keyEnd)
+		if f.Rank == registry.SearchPrefix {
+			where = append(where, `(`+slug+` > ? OR (p.pack_slug = ? AND p.latest_version_id < ?))`)
+			args = append(args, f.AfterSlug, f.AfterSlug, f.Before)
+		}
+		if err := run(registry.SearchPrefix, sel+strings.Join(where, ` AND `)+` ORDER BY `+slug+`, p.latest_version_id DESC`, args...); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) >= f.Limit {
+		return out, nil
+	}
+
+	// The other matches: every word somewhere, not an exact or prefix match.
+	where := append([]string{}, common...)
+	args := append([]any{}, commonArgs...)
+	for _, w := range plan.words {
+		pattern := "%" + escapeLike(w) + "%"
+		where = append(where, `((a.username || '/' || p.pack_slug) LIKE ? ESCAPE '\' OR `+s.dialect.fold()+`(p.name) LIKE ? ESCAPE '\' OR `+
+			s.dialect.fold()+`(p.description) LIKE ? ESCAPE '\')`)
+		args = append(args, pattern, pattern, pattern)
+	}
+	if plan.keyed {
+		excluded := slug + ` >= ? AND ` + slug + ` < ?`
+		if plan.owner != "" {
+			excluded = ownerOf[0] + ` AND ` + excluded
+			args = append(args, ownerArgs...)
+		}
+		where = append(where, `NOT (`+excluded+`)`)
+		args = append(args, plan.key, keyEnd)
+	}
+	grams := plan.grams()
+	if len(grams) == 0 {
+		// No trigram to look up: an owner's name, exactly.
+		if len(plan.words) != 1 || plan.owner != "" {
+			return out, nil
+		}
+		where = append(where, `p.owner_id = (SELECT id FROM accounts WHERE lower(username) = ?)`)
+		args = append(args, plan.words[0])
+		if f.Rank == registry.SearchOther && f.Before > 0 {
+			where = append(where, `p.latest_version_id < ?`)
+			args = append(args, f.Before)
+		}
+		return out, run(registry.SearchOther, sel+strings.Join(where, ` AND `)+` ORDER BY p.latest_version_id DESC`, args...)
+	}
+	grams, err = s.rarestGrams(ctx, grams)
+	if err != nil {
+		return nil, err
+	}
+	before := int64(0)
+	if f.Rank == registry.SearchOther {
+		before = f.Before
+	}
+	return s.walkGram(ctx, plan.pickChecks(grams, gramChecks), before, f.Limit, out, where, args)
+}
+
+// gramBatches are the sizes of the successive batches walkGram reads from
+// a trigram's postings: small first (a common word fills a page from the
+// first one), then larger. Fixed sizes keep the statements few.
+var gramBatches = []int{32, 128, 512, 2048}
+
+// walkGram reads the postings of grams[0] newest first, in batches, that
+// the other grams have too (index look-ups), and keeps the packages that
+// meet where (with args) until out holds limit packages or the postings
+// end. Two steps, not one join, so that both engines walk the index in
+// order: given one query, PostgreSQL's planner may rather scan every
+// package when it believes the words rare.
+func (s *Store) walkGram(ctx context.Context, grams []string, before int64, limit int, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
+	// The batch is read by the inner query (an index walk whatever the
+	// planner believes about the checks); the checks run on its rows only.
+	check := `1`
+	var checkArgs []any
+	for i, other := range grams[1:] {
+		if i == 0 {
+			check = `CASE WHEN `
+		} else {
+			check += ` AND `
+		}
+		check += `EXISTS (SELECT 1 FROM package_grams h WHERE h.gram = ? AND h.latest_version_id = x.latest_version_id AND h.package_id = x.package_id)`
+		checkArgs = append(checkArgs, other)
+	}
+	if len(grams) > 1 {
+		check += ` THEN 1 ELSE 0 END`
+	}
+	for round := 0; len(out) < limit; round++ {
+		size := gramBatches[min(round, len(gramBatches)-1)]
+		inner := `SELECT latest_version_id, package_id FROM package_grams WHERE gram = ?`
+		qargs := append(append([]any{}, checkArgs...), grams[0])
+		if before > 0 {
+			inner += ` AND latest_version_id < ?`
+			qargs = append(qargs, before)
+		}
+		type posting struct {
+			latest, id int64
+			ok         int
+		}
+		postings, err := queryList(ctx, s, "search", size, func(row scanner) (*posting, error) {
+			var p posting
+			return &p, row.Scan(&p.latest, &p.id, &p.ok)
+		}, `SELECT x.latest_version_id, x.package_id, `+check+` FROM (`+inner+` ORDER BY latest_version_id DESC LIMIT ?) x
+ORDER BY x.latest_version_id DESC`, append(qargs, size)...)
+		if err != nil || len(postings) == 0 {
+			return out, err
+		}
+		ids := make([]any, size) // padded with 0, which no package has
+		n := 0
+		for _, p := range postings {
+			if p.ok == 1 {
+				ids[n] = p.id
+				n++
+			}
+		}
+		if n > 0 {
+			for i := n; i < size; i++ {
+				ids[i] = int64(0)
+			}
+			found, err := queryList(ctx, s, "search", 0, scanPackage, `SELECT `+packageColumns+packageFrom+
+				` WHERE p.id IN (?`+strings.Repeat(`, ?`, size-1)+`) AND `+strings.Join(where, ` AND `)+
+				` ORDER BY p.latest_version_id DESC`, append(ids, args...)...)
+			if err != nil {
+				return out, err
+			}
+			for _, p := range found {
+				if len(out) == limit {
+					break
+				}
+				p.SearchRank = registry.SearchOther
+				out = append(out, p)
+			}
+		}
+		if len(postings) < size {
+			break
+		}
+		before = postings[len(postings)-1].latest
+	}
+	return out, nil
+}
+
+// rarestGrams orders grams by an estimate of how many packages have
+// them, rarest first. Each trigram's newest gramProbeCap postings are
+// read: fewer than that is the count; otherwise the id range they span
+// says how dense the trigram is among all packages (ids grow with every
+// publish), so a trigram in 0.5% of the packages is told from one in all
+// of them at the cost of reading gramProbeCap index entries.
+func (s *Store) rarestGrams(ctx context.Context, grams []string) ([]string, error) {
+	cols := []string{`(SELECT max(latest_version_id) FROM packages)`}
+	args := make([]any, 0, 2*len(grams))
+	for i, g := range grams {
+		probe := fmt.Sprintf(`(SELECT latest_version_id FROM package_grams WHERE gram = ? ORDER BY latest_version_id DESC LIMIT %d) p%d`, gramProbeCap, i)
+		cols = append(cols, `(SELECT count(*) FROM `+probe+`)`, `(SELECT min(latest_version_id) FROM `+strings.Replace(probe, fmt.Sprintf(") p%d", i), fmt.Sprintf(") q%d", i), 1)+`)`)
+		args = append(args, g, g)
+	}
+	var newest sql.NullInt64
+	counts := make([]int64, len(grams))
+	oldest := make([]sql.NullInt64, len(grams))
+	dest := []any{&newest}
+	for i := range grams {
+		dest = append(dest, &counts[i], &oldest[i])
+	}
+	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+strings.Join(cols, `, `)), args...).Scan(dest...); err != nil {
+		return nil, s.fault("search", err)
+	}
+	estimate := make([]float64, len(grams))
+	for i := range grams {
+		estimate[i] = float64(counts[i])
+		if counts[i] >= gramProbeCap && oldest[i].Valid {
+			span := float64(newest.Int64-oldest[i].Int64) + 1
+			estimate[i] = float64(gramProbeCap) * float64(newest.Int64) / max(span, 1)
+		}
+	}
+	order := make([]int, len(grams))
+	for i := range order {
+		order[i] = i
+	}
+	// Stable: equally common trigrams keep the words' order.
+	sort.SliceStable(order, func(a, b int) bool { return estimate[order[a]] < estimate[order[b]] })
+	out := make([]string, len(grams))
+	for i, k := range order {
+		out[i] = grams[k]
+	}
+	return out, nil
+}
+
+// slugBytewise makes a comparison of slugs byte-wise whatever the database's
+// collation, as packages_slug_latest is.
+func (s *Store) slugBytewise() string {
+	if s.dialect.name() == "postgres" {
+		return ` COLLATE "C"`
+	}
+	return ""
+}
+
+// deferSearchIndex turns the search index's triggers off for the rest of
+// tx, for a bulk load that calls indexPackages before it commits: one
+// sorted pass instead of a scattered insert per package.
+func (s *Store) deferSearchIndex(ctx context.Context, tx *sql.Tx) error {
+	query := `UPDATE search_index_state SET deferred = 1`
+	if s.dialect.name() == "postgres" {
+		query = `SET LOCAL pact.search_index_deferred = 'on'`
+	}
+	_, err := tx.ExecContext(ctx, query)
+	return err
+}
+
+// indexPackages adds the trigrams of the packages with ids from fromID
+// on, and turns the triggers back on.
+func (s *Store) indexPackages(ctx context.Context, tx *sql.Tx, fromID int64) error {
+	query := `INSERT OR IGNORE INTO package_grams (gram, latest_version_id, package_id)
+SELECT substr(t.s, n, 3), t.latest_version_id, t.id
+FROM (SELECT p.id, p.latest_version_id,
+             pact_fold(a.username || '/' || p.pack_slug || char(10) || p.name || char(10) || p.description) AS s
+      FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ? AND p.latest_version_id <> 0) t
+JOIN search_positions ON n <= length(t.s) - 2
+ORDER BY 1, 2, 3`
+	on := `UPDATE search_index_state SET deferred = 0`
+	if s.dialect.name() == "postgres" {
+		// package_search_text and package_grams_of written out, as the
+		// planner would not inline them.
+		query = `INSERT INTO package_grams (gram, latest_version_id, package_id)
+SELECT DISTINCT substr(t.s, n, 3), t.latest_version_id, t.id
+FROM (SELECT p.id, p.latest_version_id,
+             lower(a.username || '/' || p.pack_slug || chr(10) || p.name || chr(10) || p.description) AS s
+      FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ? AND p.latest_version_id <> 0) t,
+     generate_series(1, length(t.s) - 2) AS n
+ORDER BY 1, 2, 3
+ON CONFLICT DO NOTHING`
+		on = `SET LOCAL pact.search_index_deferred = 'off'`
+	}
+	if _, err := tx.ExecContext(ctx, s.q(query), fromID); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, on)
+	return err
+}

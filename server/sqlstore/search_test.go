@@ -1,0 +1,176 @@
+package sqlstore_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/sqlstore"
+)
+
+// searchAll walks every page of a search, 7 at a time.
+func searchAll(t *testing.T, s *sqlstore.Store, query string) []string {
+	t.Helper()
+	f := registry.PackageFilter{Query: query}
+	var out []string
+	for pages := 0; pages < 100; pages++ {
+		f.Limit = 8
+		page, err := s.ListPackages(context.Background(), f)
+		if err != nil {
+			t.Fatalf("q=%q: %v", query, err)
+		}
+		shown := page[:min(7, len(page))]
+		for _, p := range shown {
+			out = append(out, fmt.Sprintf("%d:%s/%s", p.SearchRank, p.OwnerSlug, p.PackSlug))
+		}
+		if len(page) <= 7 {
+			return out
+		}
+		last := shown[len(shown)-1]
+		f.Rank, f.AfterSlug, f.Before = last.SearchRank, last.PackSlug, last.LatestVersionID
+	}
+	t.Fatalf("q=%q: the walk does not end", query)
+	return nil
+}
+
+var indexQueries = []string{"pack", "pack-01", "owner-1/pack-012", "called 0042", "ünïcødé", "second", "zeppelin", "pa", "owner-2"}
+
+// catalogueOf publishes n packages through Publish (the triggers) or, with
+// seed, through Seed (the bulk path), and a second version of some.
+func catalogueOf(t *testing.T, s *sqlstore.Store, n int, seed bool) {
+	t.Helper()
+	ctx := context.Background()
+	var owners []*registry.Account
+	for i := range 3 {
+		a := &registry.Account{Email: fmt.Sprintf("o%d@example.com", i), Username: fmt.Sprintf("owner-%d", i), CreatedAt: time.Now()}
+		if err := s.CreateAccount(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		owners = append(owners, a)
+	}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var inputs []registry.PublishInput
+	for i := range n {
+		o := owners[i%3]
+		name := fmt.Sprintf("pack-%04d", i)
+		content := []byte("# " + name + "\n")
+		in := registry.PublishInput{OwnerID: o.ID, OwnerSlug: o.Username, PackSlug: name, Name: name,
+			Description: "Called " + name + " Ünïcødé", Scheme: "s", Version: "1.0.0", Content: content, SHA256: sha(content),
+			Now: base.Add(time.Duration(i) * time.Second)}
+		inputs = append(inputs, in)
+	}
+	if seed {
+		if err := s.Seed(ctx, inputs); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		for _, in := range inputs {
+			if _, _, err := s.Publish(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := 0; i < n; i += 10 {
+		in := inputs[i]
+		in.Version, in.Description, in.Content = "2.0.0", "the second edition", []byte("# 2\n")
+		in.SHA256, in.Now = sha(in.Content), base.Add(time.Hour+time.Duration(i)*time.Second)
+		if _, _, err := s.Publish(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSearchIndexAfterSeedAndRestore: a bulk load (Seed, Restore) builds
+// the index in one pass and turns its triggers back on; a restore rebuilds
+// the index the dump leaves out, complete, on either engine.
+func TestSearchIndexAfterSeedAndRestore(t *testing.T) {
+	ctx := context.Background()
+	for _, from := range backends {
+		t.Run(from.name, func(t *testing.T) {
+			published := open(t, from.dsn(t), sqlstore.Options{})
+			catalogueOf(t, published, 120, false)
+			seeded := open(t, from.dsn(t), sqlstore.Options{})
+			catalogueOf(t, seeded, 120, true)
+			wantRows, on, err := sqlstore.SearchIndex(ctx, published)
+			if err != nil || !on || wantRows == 0 {
+				t.Fatalf("published: %d index rows, triggers on %v, %v", wantRows, on, err)
+			}
+			if rows, on, err := sqlstore.SearchIndex(ctx, seeded); err != nil || !on || rows != wantRows {
+				t.Errorf("seeded: %d index rows, triggers on %v, %v; want %d rows, on", rows, on, err, wantRows)
+			}
+			for _, q := range indexQueries {
+				want := searchAll(t, published, q)
+				if got := searchAll(t, seeded, q); !slices.Equal(got, want) {
+					t.Errorf("q=%q: seeded store finds %q\nwant %q", q, got, want)
+				}
+			}
+			for _, to := range backends {
+				restored := open(t, to.dsn(t), sqlstore.Options{})
+				var buf bytes.Buffer
+				if _, err := published.Dump(ctx, &buf); err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Contains(buf.Bytes(), []byte("package_gram")) {
+					t.Errorf("the dump holds the search index")
+				}
+				if _, err := restored.Restore(ctx, &buf); err != nil {
+					t.Fatalf("Restore into %s: %v", to.name, err)
+				}
+				if rows, on, err := sqlstore.SearchIndex(ctx, restored); err != nil || !on || rows != wantRows {
+					t.Errorf("restored into %s: %d index rows, triggers on %v, %v; want %d rows, on", to.name, rows, on, err, wantRows)
+				}
+				for _, q := range indexQueries {
+					want := searchAll(t, published, q)
+					if got := searchAll(t, restored, q); !slices.Equal(got, want) {
+						t.Errorf("q=%q: restored into %s finds %q\nwant %q", q, to.name, got, want)
+					}
+				}
+				// The triggers work after the restore: a publish is found at once.
+				owner, err := restored.AccountByUsername(ctx, "owner-0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				content := []byte("# z\n")
+				if _, _, err := restored.Publish(ctx, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner-0", PackSlug: "zeppelin",
+					Name: "Zeppelin", Version: "1.0.0", Content: content, SHA256: sha(content), Now: time.Now()}); err != nil {
+					t.Fatal(err)
+				}
+				if got := searchAll(t, restored, "zeppelin"); !slices.Equal(got, []string{"0:owner-0/zeppelin"}) {
+					t.Errorf("restored into %s: a new publish is found as %q", to.name, got)
+				}
+			}
+		})
+	}
+}
+
+// TestSearchIndexMigrationIndexesExistingPackages: packages stored before
+// the index existed are found after the upgrade.
+func TestSearchIndexMigrationIndexesExistingPackages(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			dsn := b.dsn(t)
+			err := sqlstore.MigrateTo(context.Background(), dsn, 2,
+				`INSERT INTO accounts (id, email, username, created_at) VALUES (7, 'a@example.com', 'alice', '2026-01-01 00:00:00')`,
+				`INSERT INTO packages (id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at)
+VALUES (3, 7, 'old-pack', 'Old Pack', 'stored before the index', '', '1.0.0', 'ab', 0, '2026-01-01 00:00:00', '2026-01-01 00:00:00')`,
+				`INSERT INTO versions (id, package_id, version, name, description, scheme, sha256, size, content, created_at)
+VALUES (5, 3, '1.0.0', 'Old Pack', 'stored before the index', '', 'ab', 1, 'x', '2026-01-01 00:00:00')`,
+				`UPDATE packages SET latest_version_id = 5 WHERE id = 3`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := open(t, dsn, sqlstore.Options{})
+			for q, want := range map[string][]string{
+				"old-pack": {"0:alice/old-pack"}, "before the": {"2:alice/old-pack"}, "alice/old": {"1:alice/old-pack"},
+			} {
+				if got := searchAll(t, s, q); !slices.Equal(got, want) {
+					t.Errorf("q=%q: %q, want %q", q, got, want)
+				}
+			}
+		})
+	}
+}
