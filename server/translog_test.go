@@ -118,22 +118,22 @@ func TestLogTileBounds(t *testing.T) {
 		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
 		logtest.WaitFor(t, env.URL, 1)
 		for path, status := range map[string]int{
-			"/log/tile/entries/000.p/1":  http.StatusOK,
-			"/log/tile/0/000.p/1":        http.StatusOK,
-			"/log/tile/entries/000.p/2":  http.StatusNotFound, // beyond the tree
-			"/log/tile/entries/000":      http.StatusNotFound,
-			"/log/tile/0/001.p/1":        http.StatusNotFound,
-			"/log/tile/1/000.p/1":        http.StatusNotFound,
-			"/log/tile/7/x999/999":       http.StatusNotFound,
-			"/log/tile/0/00":             http.StatusBadRequest, // not three digits
-			"/log/tile/0/x000/000":       http.StatusBadRequest, // not canonical
-			"/log/tile/0/000.p/256":      http.StatusBadRequest,
-			"/log/tile/0/000.p/0":        http.StatusBadRequest,
-			"/log/tile/8/000":            http.StatusBadRequest, // no level 8 in a 64-bit tree
-			"/log/tile/data/000":         http.StatusBadRequest, // sumdb's spelling, not C2SP's
-			"/log/tile/entries/000.p/01": http.StatusBadRequest,
+			"/log/tile/entries/000.p/1":                            http.StatusOK,
+			"/log/tile/0/000.p/1":                                  http.StatusOK,
+			"/log/tile/entries/000.p/2":                            http.StatusNotFound, // beyond the tree
+			"/log/tile/entries/000":                                http.StatusNotFound,
+			"/log/tile/0/001.p/1":                                  http.StatusNotFound,
+			"/log/tile/1/000.p/1":                                  http.StatusNotFound,
+			"/log/tile/7/x999/999":                                 http.StatusNotFound,
+			"/log/tile/0/00":                                       http.StatusBadRequest, // not three digits
+			"/log/tile/0/x000/000":                                 http.StatusBadRequest, // not canonical
+			"/log/tile/0/000.p/256":                                http.StatusBadRequest,
+			"/log/tile/0/000.p/0":                                  http.StatusBadRequest,
+			"/log/tile/8/000":                                      http.StatusBadRequest, // no level 8 in a 64-bit tree
+			"/log/tile/data/000":                                   http.StatusBadRequest, // sumdb's spelling, not C2SP's
+			"/log/tile/entries/000.p/01":                           http.StatusBadRequest,
 			"/log/tile/0/" + strings.Repeat("x999/", 2000) + "999": http.StatusBadRequest,
-			"/log/tile/0/x9223/x372/x036/x854/x775/x808/000":        http.StatusBadRequest,
+			"/log/tile/0/x9223/x372/x036/x854/x775/x808/000":       http.StatusBadRequest,
 		} {
 			got := env.API.Get(path)
 			if got.Status != status {

@@ -114,7 +114,7 @@ type Version struct {
 	// yanked; YankReason is the owner's reason, possibly "".
 	YankedAt   *time.Time
 	YankReason string
-	LogIndex    *int64      // its transparency log entry; nil only while the log is being built
+	LogIndex   *int64 // its transparency log entry; nil only while the log is being built
 }
 
 // Yanked reports whether the owner withdrew the version: it is never the

@@ -21,6 +21,7 @@ type Service struct {
 	clock            func() time.Time
 	maxDocumentBytes int64
 	log              *LogSigner // set by InitLog
+	checkpoint       checkpointCache
 }
 
 // Options are the settings of a Service; the zero value is usable.

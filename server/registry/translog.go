@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
@@ -223,6 +224,9 @@ func (s *Service) SequenceLog(ctx context.Context) (int64, error) {
 		size, err := s.store.SequenceLog(ctx, maxSequenceBatch, func(size int64, root tlog.Hash) ([]byte, error) {
 			return translog.SignCheckpoint(translog.Checkpoint{Origin: s.log.signer.Name(), Size: size, Hash: root}, s.log.signer)
 		})
+		if err == nil && size != last {
+			s.checkpoint.set(nil, time.Time{}) // a new checkpoint may be signed
+		}
 		// Done when caught up, or when a round made no progress (the
 		// next one, a moment later, will).
 		if err != nil || size >= st.Entries || size == last {
@@ -258,10 +262,48 @@ func (s *Service) RunLogSequencer(ctx context.Context, poll, minGap time.Duratio
 	}
 }
 
+// checkpointTTL is how long LogCheckpoint answers from memory before it
+// reads the store again: a busy /log/checkpoint costs a read every 100 ms,
+// not one a request, and a checkpoint another replica signed shows within
+// that (far inside the second a publish may wait for one). This process's
+// sequencer drops the copy as soon as it signs.
+const checkpointTTL = 100 * time.Millisecond
+
+// checkpointCache is the latest checkpoint read, with when it was read
+// (the monotonic clock, not the service's, which tests may stop).
+type checkpointCache struct {
+	mu     sync.Mutex
+	signed []byte
+	read   time.Time
+}
+
+func (c *checkpointCache) get() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.signed != nil && time.Since(c.read) < checkpointTTL {
+		return c.signed
+	}
+	return nil
+}
+
+func (c *checkpointCache) set(signed []byte, read time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.signed, c.read = signed, read
+}
+
 // LogCheckpoint answers the latest signed checkpoint.
 func (s *Service) LogCheckpoint(ctx context.Context) ([]byte, error) {
+	if signed := s.checkpoint.get(); signed != nil {
+		return signed, nil
+	}
+	read := time.Now()
 	_, signed, err := s.store.LatestCheckpoint(ctx)
-	return signed, err
+	if err != nil {
+		return nil, err
+	}
+	s.checkpoint.set(signed, read)
+	return signed, nil
 }
 
 // LogTile answers a hash tile or an entry bundle by its C2SP path
