@@ -6,18 +6,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type unyankOptions struct {
-	IO      *iostreams
-	Factory *factory
-
-	Owner   string // "" for the token's account
-	Pack    string
-	Version string
-	JSON    bool
-}
-
-func newUnyankCmd(f *factory, runF func(context.Context, *unyankOptions) error) *cobra.Command {
-	opts := &unyankOptions{IO: f.IO, Factory: f}
+// newUnyankCmd shares yankOptions and runYank with pact yank.
+func newUnyankCmd(f *factory, runF func(context.Context, *yankOptions) error) *cobra.Command {
+	opts := &yankOptions{IO: f.IO, Factory: f, Undo: true}
 	cmd := &cobra.Command{
 		Use:   "unyank [OWNER/]PACK@VERSION",
 		Short: "Undo the yank of a version",
@@ -36,29 +27,9 @@ token's account.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return runUnyank(cmd.Context(), opts)
+			return runYank(cmd.Context(), opts)
 		},
 	}
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
-}
-
-func runUnyank(ctx context.Context, opts *unyankOptions) error {
-	c, err := opts.Factory.Client()
-	if err != nil {
-		return err
-	}
-	owner, err := ownerOrMe(ctx, c, opts.Owner)
-	if err != nil {
-		return err
-	}
-	res, err := c.UnyankVersion(ctx, owner, opts.Pack, opts.Version)
-	if err != nil {
-		return err
-	}
-	if opts.JSON {
-		return exportJSON(opts.IO.Out, res)
-	}
-	opts.IO.success("Un-yanked %s %s; %s", res.Package.FullName(), res.Version.Version, latestNow(&res.Package))
-	return nil
 }

@@ -17,6 +17,7 @@ type yankOptions struct {
 	Pack    string
 	Version string
 	Reason  string
+	Undo    bool // un-yank (pact unyank)
 	JSON    bool
 }
 
@@ -91,14 +92,21 @@ func runYank(ctx context.Context, opts *yankOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.YankVersion(ctx, owner, opts.Pack, opts.Version, opts.Reason)
+	call, done := c.YankVersion, "Yanked"
+	if opts.Undo {
+		call = func(ctx context.Context, owner, pack, version, _ string) (*client.YankResult, error) {
+			return c.UnyankVersion(ctx, owner, pack, version)
+		}
+		done = "Un-yanked"
+	}
+	res, err := call(ctx, owner, opts.Pack, opts.Version, opts.Reason)
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
 		return exportJSON(opts.IO.Out, res)
 	}
-	opts.IO.success("Yanked %s %s; %s", res.Package.FullName(), res.Version.Version, latestNow(&res.Package))
+	opts.IO.success("%s %s %s; %s", done, res.Package.FullName(), res.Version.Version, latestNow(&res.Package))
 	return nil
 }
 
