@@ -39,7 +39,7 @@ type logScriptServer struct {
 
 // TestLogScripts runs testdata/logscript/*.txtar, the transparency log seen
 // from the CLI, on SQLite and on PostgreSQL: each script gets what
-// TestScripts gives (pactd at $PACTD_URL with an account alice, $TOKEN, an
+// TestScripts gives (pactd at $SERVER_URL with an account alice, $TOKEN, an
 // ssh-agent) plus the condition [sqlite] or [postgres] and these commands:
 //
 //	pactd-restart                  stop pactd and start it again on the same database and address

@@ -56,7 +56,7 @@ func buildPactd(t *testing.T) string {
 // TestScripts runs testdata/script/*.txtar: each script gets its own pactd
 // on a free port with a fresh SQLite database, an account "alice" whose
 // token is $TOKEN (also in $WORK/token.txt), an empty ssh-agent at $SSH_AUTH_SOCK, and these
-// variables: $PACTD_URL (the server), $PACTD_DB (read by pactd's admin
+// variables: $SERVER_URL (the server), $PACTD_DB (read by pactd's admin
 // commands, e.g. "exec pactd user create ..."), $HOME and $XDG_CONFIG_HOME
 // inside $WORK. pact has no PACT_HOST or PACT_TOKEN unless a script sets them.
 func TestScripts(t *testing.T) {
@@ -118,7 +118,7 @@ func setupScriptOn(env *testscript.Env, srv *pactdtest.Server) error {
 		return err
 	}
 	env.Setenv("PATH", filepath.Dir(pactd)+string(os.PathListSeparator)+env.Getenv("PATH"))
-	env.Setenv("PACTD_URL", srv.URL)
+	env.Setenv("SERVER_URL", srv.URL)
 	env.Setenv("PACTD_DB", srv.DB)
 	env.Setenv("TOKEN", token)
 	env.Setenv("HOME", home)
