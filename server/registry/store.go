@@ -17,6 +17,7 @@ type Store interface {
 	LifecycleStore
 	SessionStore
 	LogStore
+	TrustStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Generation changes whenever a write through this Store may have

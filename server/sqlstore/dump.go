@@ -69,6 +69,10 @@ type BackupCounts struct {
 	LogEntries     int64 `json:"log_entries"`
 	LogHashes      int64 `json:"log_hashes"`
 	LogCheckpoints int64 `json:"log_checkpoints"`
+	// Trusted publishing (dump_trust.go; version 3 dumps made before it
+	// have none).
+	TrustedPublishers int64 `json:"trusted_publishers"`
+	SpentJTIs         int64 `json:"spent_jtis"`
 }
 
 func (c BackupCounts) String() string {
