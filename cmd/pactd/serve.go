@@ -181,8 +181,8 @@ func (c *serveConfig) validate() error {
 		}
 	}
 	for _, iss := range c.OIDCIssuers {
-		if err := registry.CheckIssuerURL(iss); err != nil {
-			return invalid("oidc-issuer", "%s", registry.ErrorMessage(err))
+		if registry.CheckIssuerURL(iss) != nil {
+			return invalid("oidc-issuer", "holds %q, which is not an https URL such as https://token.actions.githubusercontent.com (plain http only on loopback addresses)", iss)
 		}
 	}
 	if c.LoginAttempts < 1 {
