@@ -31,27 +31,39 @@ type Provider struct {
 // Start builds and runs fakeidp on a loopback port until the test ends.
 func Start(t testing.TB) *Provider {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "fakeidp")
-	build := exec.Command("go", "build", "-o", bin, "github.com/pact-registry/pact/internal/oidctest/cmd/fakeidp")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build fakeidp: %v\n%s", err, out)
-	}
-	p := &Provider{RequestToken: "request-token-for-tests", t: t}
-	p.cmd = exec.Command(bin, "-request-token", p.RequestToken)
-	stdout, err := p.cmd.StdoutPipe()
+	p, err := Run(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("starting fakeidp: %v", err)
-	}
+	p.t = t
 	t.Cleanup(p.Stop)
+	return p
+}
+
+// Run builds fakeidp into dir and starts it, for callers without a
+// testing.TB (testscript set-up); they must call Stop.
+func Run(dir string) (*Provider, error) {
+	bin := filepath.Join(dir, "fakeidp")
+	build := exec.Command("go", "build", "-o", bin, "github.com/pact-registry/pact/internal/oidctest/cmd/fakeidp")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build fakeidp: %v\n%s", err, out)
+	}
+	p := &Provider{RequestToken: "request-token-for-tests"}
+	p.cmd = exec.Command(bin, "-request-token", p.RequestToken)
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting fakeidp: %v", err)
+	}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "ISSUER ") {
-		t.Fatalf("fakeidp printed %q, %v", line, err)
+		p.Stop()
+		return nil, fmt.Errorf("fakeidp printed %q, %v", line, err)
 	}
 	p.Issuer = strings.TrimSpace(strings.TrimPrefix(line, "ISSUER "))
-	return p
+	return p, nil
 }
 
 // Stop ends the provider: its issuer is down from then on.

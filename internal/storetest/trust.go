@@ -16,7 +16,7 @@ func (su suite) testTrustedPublishers(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		a1 := &registry.TrustedPublisher{AccountID: alice.ID, Issuer: github, Packages: []string{"widget", "widget-*"},
-			Claims: map[string]string{"repository": "alice/widget", "job_workflow_ref": "alice/widget/.github/workflows/release.yml@refs/heads/main"},
+			Claims:    map[string]string{"repository": "alice/widget", "job_workflow_ref": "alice/widget/.github/workflows/release.yml@refs/heads/main"},
 			CreatedAt: t0.In(cet)}
 		a2 := &registry.TrustedPublisher{AccountID: alice.ID, Issuer: "https://gitlab.com", Packages: []string{"gadget"},
 			Claims: map[string]string{"project_path": "alice/gadget"}, CreatedAt: at(1)}

@@ -89,7 +89,7 @@ func (s *Service) OIDCIssuers() []string { return slices.Clone(s.oidcIssuers) }
 func CheckIssuerURL(u string) error {
 	p, err := url.Parse(u)
 	if err != nil || p.Host == "" || p.RawQuery != "" || p.Fragment != "" || p.User != nil || len(u) > MaxIssuerLength {
-		return Errorf(Invalid, "issuer %q is not an https URL such as https://token.actions.githubusercontent.com", truncateForMessage(u))
+		return Errorf(Invalid, "issuer %q is not an https URL such as https://token.actions.githubusercontent.com", truncateIssuer(u))
 	}
 	switch p.Scheme {
 	case "https":
@@ -100,7 +100,7 @@ func CheckIssuerURL(u string) error {
 			return nil
 		}
 	}
-	return Errorf(Invalid, "issuer %q is not https (plain http is allowed only on loopback addresses)", truncateForMessage(u))
+	return Errorf(Invalid, "issuer %q is not https (plain http is allowed only on loopback addresses)", truncateIssuer(u))
 }
 
 // AddTrustedPublisher stores a trusted publisher of accountID. maker is the
@@ -119,7 +119,7 @@ func (s *Service) AddTrustedPublisher(ctx context.Context, accountID int64, make
 		if len(s.oidcIssuers) == 0 {
 			return nil, Errorf(Invalid, "this registry allows no OpenID Connect issuer (pactd serve --oidc-issuer)")
 		}
-		return nil, Errorf(Invalid, "issuer %q is not allowed here; allowed: %s", truncateForMessage(spec.Issuer), strings.Join(s.oidcIssuers, ", "))
+		return nil, Errorf(Invalid, "issuer %q is not allowed here; allowed: %s", truncateIssuer(spec.Issuer), strings.Join(s.oidcIssuers, ", "))
 	}
 	if spec.Packages == nil {
 		return nil, Errorf(Invalid, "packages is required: the packs or globs such as \"widget-*\" this publisher may publish")
@@ -211,7 +211,7 @@ type Exchange struct {
 // ExchangedTokenLifetime at most.
 func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken) (*Exchange, error) {
 	if !s.AllowedIssuer(tok.Issuer) {
-		return nil, Errorf(Unauthorized, "issuer check failed: %q is not an issuer this registry allows", truncateForMessage(tok.Issuer))
+		return nil, Errorf(Unauthorized, "issuer check failed: %q is not an issuer this registry allows", truncateIssuer(tok.Issuer))
 	}
 	if tok.JTI == "" {
 		return nil, Errorf(Unauthorized, "jti check failed: the ID token has no jti claim, so it could be replayed")
@@ -294,4 +294,12 @@ func describeIdentity(claims map[string]string) string {
 		}
 	}
 	return "no repository or project_path claim"
+}
+
+// truncateIssuer keeps an issuer whole in messages up to MaxIssuerLength.
+func truncateIssuer(s string) string {
+	if len(s) > MaxIssuerLength {
+		return s[:MaxIssuerLength] + "…"
+	}
+	return s
 }

@@ -13,6 +13,7 @@
 //	GET  /actions/token?audience=A  (Authorization: bearer <request token>)
 //	     → {"value": JWT}, GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL shape,
 //	     with the claims last posted to POST /actions/claims and aud A
+//	     (iss, iat, nbf, exp and jti filled in when absent)
 package main
 
 import (
@@ -31,6 +32,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
 )
@@ -187,6 +189,15 @@ func main() {
 		p.mu.Unlock()
 		if aud := r.URL.Query().Get("audience"); aud != "" {
 			claims["aud"] = aud
+		}
+		// What a script cannot know in advance: the issuer, the times and
+		// a fresh jti, as GitHub fills them.
+		now := time.Now()
+		for name, value := range map[string]any{"iss": p.issuer, "iat": now.Unix(), "nbf": now.Unix(),
+			"exp": now.Add(5 * time.Minute).Unix(), "jti": rand.Text()} {
+			if _, ok := claims[name]; !ok {
+				claims[name] = value
+			}
 		}
 		jwt, err := p.mint(mintRequest{Alg: "RS256", Claims: claims})
 		if err != nil {
