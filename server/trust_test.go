@@ -132,6 +132,30 @@ func TestOIDCExchange(t *testing.T) {
 			}
 			resp := env.API.PostJSON("/api/publish", map[string]string{"content": packDoc("widget-cli", "1.0.0")}, bearer(secret))
 			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			logIndex := int64(resp.JSON(t)["log_index"].(float64))
+
+			// Provenance: the API, the page and the transparency log name the CI job.
+			resp = env.API.Get("/api/packages/alice/widget-cli")
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			ci := resp.JSON(t)["versions"].([]any)[0].(map[string]any)["ci"]
+			wantCI := map[string]any{"issuer": idp.Issuer, "repository": "alice/widget", "workflow": releaseRef,
+				"ref": "refs/heads/main", "sha": "3f2a9c1e5b7d4a6f8e0c2b4d6f8a0c2e4b6d8f0a", "run_id": "4242424242"}
+			if fmt.Sprint(ci) != fmt.Sprint(wantCI) {
+				t.Errorf("ci = %v, want %v", ci, wantCI)
+			}
+			page := servertest.NewWebClient(t, env.URL).Get("/alice/widget-cli")
+			servertest.WantPage(t, page, http.StatusOK, "Built by", strings.TrimPrefix(idp.Issuer, "http://")+"/alice/widget, workflow release.yml at 3f2a9c1… (run 4242424242)")
+			entries, err := env.Store.LogEntries(t.Context(), logIndex, logIndex+1)
+			if err != nil || len(entries) != 1 {
+				t.Fatalf("log entry %d: %v", logIndex, err)
+			}
+			if e := string(entries[0]); !strings.Contains(e, "\nauth oidc\nissuer "+idp.Issuer+"\nci {") || !strings.Contains(e, `"repository":"alice/widget"`) {
+				t.Errorf("log entry:\n%s", e)
+			}
+			resp = env.API.Get("/api/packages/alice/tool")
+			if resp.Status == http.StatusOK {
+				t.Errorf("tool exists before bob published it")
+			}
 			resp = env.API.PostJSON("/api/publish", map[string]string{"content": packDoc("gadget", "1.0.0")}, bearer(secret))
 			wantError(t, resp.Status, resp.JSON(t), 403, "limited to the packs widget, widget-*")
 			resp = env.API.PostJSON("/api/tokens", map[string]any{"name": "more"}, bearer(secret))

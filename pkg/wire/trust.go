@@ -53,3 +53,14 @@ type OIDCExchange struct {
 	ExpiresAt time.Time `json:"expires_at"`
 	Packages  []string  `json:"packages"`
 }
+
+// CI is the CI job that published a version through trusted publishing,
+// as its ID token said; "" for what the token did not say.
+type CI struct {
+	Issuer     string `json:"issuer"`
+	Repository string `json:"repository"` // GitHub's repository, GitLab's project_path
+	Workflow   string `json:"workflow"`   // GitHub's job_workflow_ref, GitLab's ci_config_ref_uri
+	Ref        string `json:"ref"`
+	SHA        string `json:"sha"`
+	RunID      string `json:"run_id"` // GitHub's run_id, GitLab's pipeline_id
+}

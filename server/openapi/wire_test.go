@@ -56,6 +56,7 @@ var wireTypes = map[string]reflect.Type{
 	"TrustedPublisherRequest": reflect.TypeFor[wire.TrustedPublisherRequest](),
 	"OIDCExchangeRequest":     reflect.TypeFor[wire.OIDCExchangeRequest](),
 	"OIDCExchange":            reflect.TypeFor[wire.OIDCExchange](),
+	"CI":                      reflect.TypeFor[wire.CI](),
 }
 
 // formFields pairs the multipart schemas with the field names of pkg/wire.

@@ -91,6 +91,9 @@ func (s *Service) Publish(ctx context.Context, owner *Account, req PublishReques
 			return nil, false, err
 		}
 	}
+	if req.Token != nil {
+		in.CI = req.Token.CI
+	}
 	pkg, created, err := s.store.Publish(ctx, in)
 	if err != nil {
 		return nil, false, err

@@ -96,6 +96,7 @@ type PublishInput struct {
 	SHA256      string // hex sha256 of Content
 	Now         time.Time
 	Provenance  *Provenance // set for signed publishes
+	CI          *CIIdentity // set for publishes with a token from an ID token
 	// Warnings say what Name lost on its way to PackSlug; the store does
 	// not keep them, the publish hands them back on its Package.
 	Warnings []string

@@ -269,7 +269,7 @@ func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken) (*Exchange, 
 		name = "trusted publishing"
 	}
 	secret, t, err := s.IssueToken(ctx, accountID, nil, TokenSpec{Name: name, Scopes: []string{string(ExchangedTokenScope)},
-		Packages: packages, ExpiresAt: &expires})
+		Packages: packages, ExpiresAt: &expires, CI: identityOf(tok)})
 	if err != nil {
 		return nil, err
 	}
@@ -302,4 +302,34 @@ func truncateIssuer(s string) string {
 		return s[:MaxIssuerLength] + "…"
 	}
 	return s
+}
+
+// CIIdentity is the CI job that published a version with a token from
+// trusted publishing, as its ID token said (docs/protocol.md, Trusted
+// publishing): what the API, the version's page and the transparency log
+// show. Empty fields were not in the token.
+type CIIdentity struct {
+	Issuer     string `json:"issuer"`
+	Repository string `json:"repository"` // GitHub's repository, GitLab's project_path
+	Workflow   string `json:"workflow"`   // GitHub's job_workflow_ref, GitLab's ci_config_ref_uri
+	Ref        string `json:"ref"`
+	SHA        string `json:"sha"`
+	RunID      string `json:"run_id"` // GitHub's run_id, GitLab's pipeline_id
+}
+
+// identityOf reads the CI identity of a verified ID token. A value that is
+// not printable text of at most MaxClaimValueLength is left out, so what
+// the page and the log show is safe to show.
+func identityOf(tok IDToken) *CIIdentity {
+	pick := func(names ...string) string {
+		for _, n := range names {
+			if v := tok.Claims[n]; v != "" && checkLabel(n, v, MaxClaimValueLength, false) == nil && len(v) <= MaxClaimValueLength {
+				return v
+			}
+		}
+		return ""
+	}
+	return &CIIdentity{Issuer: tok.Issuer, Repository: pick("repository", "project_path"),
+		Workflow: pick("job_workflow_ref", "workflow_ref", "ci_config_ref_uri"), Ref: pick("ref"), SHA: pick("sha"),
+		RunID: pick("run_id", "pipeline_id")}
 }

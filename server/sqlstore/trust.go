@@ -106,3 +106,26 @@ ON CONFLICT (issuer, jti) DO NOTHING`), issuer, jti, dbTime(expiresAt))
 	})
 	return s.fault("spend jti", err)
 }
+
+// ciJSON stores a CI identity as a JSON object; nil is NULL.
+func ciJSON(ci *registry.CIIdentity) any {
+	if ci == nil {
+		return nil
+	}
+	text, err := json.Marshal(ci)
+	if err != nil {
+		return nil
+	}
+	return string(text)
+}
+
+func parseCI(s sql.NullString) (*registry.CIIdentity, error) {
+	if !s.Valid {
+		return nil, nil
+	}
+	var ci registry.CIIdentity
+	if err := json.Unmarshal([]byte(s.String), &ci); err != nil {
+		return nil, err
+	}
+	return &ci, nil
+}

@@ -23,3 +23,9 @@ CREATE TABLE oidc_jtis (
     PRIMARY KEY (issuer, jti)
 );
 CREATE INDEX oidc_jtis_expires_at ON oidc_jtis (expires_at);
+
+-- The CI identity (a JSON object: issuer, repository, workflow, ref, sha,
+-- run_id) of a token exchanged for an ID token, and of every version
+-- published with such a token; NULL for everything else.
+ALTER TABLE tokens ADD COLUMN ci TEXT;
+ALTER TABLE versions ADD COLUMN ci TEXT;
