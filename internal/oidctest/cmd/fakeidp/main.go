@@ -13,7 +13,8 @@
 //	GET  /actions/token?audience=A  (Authorization: bearer <request token>)
 //	     → {"value": JWT}, GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL shape,
 //	     with the claims last posted to POST /actions/claims and aud A
-//	     (iss, iat, nbf, exp and jti filled in when absent)
+//
+// Both fill in iss, iat, nbf, exp (5 minutes) and a fresh jti when absent.
 package main
 
 import (
@@ -105,7 +106,15 @@ type mintRequest struct {
 }
 
 func (p *provider) mint(req mintRequest) (string, error) {
-	payload, err := json.Marshal(req.Claims)
+	// What a script cannot know in advance: the issuer, the times and a
+	// fresh jti, filled in as GitHub and GitLab fill them when absent.
+	now := time.Now()
+	claims := map[string]any{"iss": p.issuer, "iat": now.Unix(), "nbf": now.Unix(),
+		"exp": now.Add(5 * time.Minute).Unix(), "jti": rand.Text()}
+	for name, value := range req.Claims {
+		claims[name] = value
+	}
+	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", err
 	}
@@ -189,15 +198,6 @@ func main() {
 		p.mu.Unlock()
 		if aud := r.URL.Query().Get("audience"); aud != "" {
 			claims["aud"] = aud
-		}
-		// What a script cannot know in advance: the issuer, the times and
-		// a fresh jti, as GitHub fills them.
-		now := time.Now()
-		for name, value := range map[string]any{"iss": p.issuer, "iat": now.Unix(), "nbf": now.Unix(),
-			"exp": now.Add(5 * time.Minute).Unix(), "jti": rand.Text()} {
-			if _, ok := claims[name]; !ok {
-				claims[name] = value
-			}
 		}
 		jwt, err := p.mint(mintRequest{Alg: "RS256", Claims: claims})
 		if err != nil {
