@@ -49,6 +49,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	httpx.GetAndHead(tokens, "", s.listTokens)
 	tokens.POST("", s.createToken)
 	tokens.DELETE("/:id", s.revokeToken)
+	s.routeTrust(api, token)
 }
 
 func (s *Server) serveMetrics(c *gin.Context) {

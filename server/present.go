@@ -42,6 +42,9 @@ func (s *Server) presentVersion(p *registry.Package, v *registry.Version) wire.V
 		}
 		out.Signature = sig
 	}
+	if ci := v.CI; ci != nil {
+		out.CI = &wire.CI{Issuer: ci.Issuer, Repository: ci.Repository, Workflow: ci.Workflow, Ref: ci.Ref, SHA: ci.SHA, RunID: ci.RunID}
+	}
 	return out
 }
 

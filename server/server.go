@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/server/idtoken"
 	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/web"
@@ -53,7 +54,8 @@ type Server struct {
 
 	limitIP, limitToken, limitKey *keyedLimiter
 	publishing                    *publishSlots
-	tiles                         *tileCache // the log's tiles served (translog.go)
+	tiles                         *tileCache        // the log's tiles served (translog.go)
+	idtokens                      *idtoken.Verifier // nil when no issuer is allowed (trust.go)
 }
 
 // New builds the server around a registry service.
@@ -73,6 +75,7 @@ func New(svc *registry.Service, cfg Config) *Server {
 		limitKey:   newKeyedLimiter(cfg.Limits.PerKey),
 		publishing: newPublishSlots(cfg.Limits.MaxConcurrentPublishes, cfg.Limits.PublishQueueWait),
 		tiles:      newTileCache(maxTileCacheBytes),
+		idtokens:   newIDTokenVerifier(svc, cfg.BaseURL),
 	}
 	s.api = s.shared.NewEngine()
 	s.routeAPI(s.api)

@@ -22,6 +22,7 @@ type publishOptions struct {
 	Sign        bool
 	KeyPath     string
 	DryRun      bool
+	OIDC        bool
 	JSON        bool
 }
 
@@ -48,6 +49,13 @@ with no slug form, a cut to 64 characters), the registry's warnings are
 printed on standard error; --json lists them under "warnings". Letters
 with diacritics are not lost: "Crème Brûlée" publishes as creme-brulee.
 
+In CI, with no token configured, pact publishes by trusted publishing
+(see 'pact trust'): in GitHub Actions (a job with permissions: id-token:
+write) it asks GitHub for an ID token whose audience is the registry's
+address, in GitLab CI it reads the ID token in PACT_ID_TOKEN, exchanges
+it for a publish token valid 15 minutes, and publishes with that.
+--oidc does so even when a token is configured.
+
 --dry-run checks the documents offline, as 'pact validate' does, and
 with --sign also finds the signing key, but publishes nothing.`,
 		Example: `  $ pact publish hello.pact.md
@@ -71,6 +79,7 @@ with --sign also finds the signing key, but publishes nothing.`,
 	fl.BoolVar(&opts.Sign, "sign", false, "authenticate with an SSH signature instead of the token")
 	fl.StringVar(&opts.KeyPath, "key", "", "SSH key to sign with: a public key held by the ssh-agent, or a private key file (implies --sign)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "check the documents offline and publish nothing")
+	fl.BoolVar(&opts.OIDC, "oidc", false, "exchange the CI job's OpenID Connect ID token for a publish token (trusted publishing), even with a token configured")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
@@ -107,7 +116,19 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 		return dryRunPublish(opts)
 	}
 
-	c, err := opts.Factory.Client()
+	if opts.OIDC && opts.Sign {
+		return usageErrorf("--oidc and --sign are two ways to authenticate: give one")
+	}
+	cfg, err := opts.Factory.Config()
+	if err != nil {
+		return err
+	}
+	var c *client.Client
+	if opts.OIDC || (signer == nil && cfg.Token == "" && ciIDTokenSource() != "") {
+		c, err = exchangedClient(ctx, opts, cfg.Host)
+	} else {
+		c, err = opts.Factory.Client()
+	}
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,7 @@ type serveConfig struct {
 	Timeouts        serverTimeouts
 	Limits          server.Limits
 	TrustedProxies  []string
+	OIDCIssuers     []string
 	LoginAttempts   int
 	LoginWindow     time.Duration
 	MetricsAddr     string
@@ -103,6 +104,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.Int64Var(&c.Limits.BodyBudget, "body-budget", d.BodyBudget, "bytes of request bodies read at once across all requests; more wait, then get 503 (0 turns the budget off)")
 	f.DurationVar(&c.Limits.BodyBudgetWait, "body-budget-wait", d.BodyBudgetWait, "how long a request waits for room in --body-budget")
 	f.StringSliceVar(&c.TrustedProxies, "trusted-proxies", nil, "reverse proxy addresses or CIDRs whose X-Forwarded-For is trusted")
+	f.StringSliceVar(&c.OIDCIssuers, "oidc-issuer", nil, "an OpenID Connect issuer whose ID tokens CI jobs may exchange for publish tokens (repeatable), e.g. https://token.actions.githubusercontent.com or https://gitlab.com; https only, except loopback addresses")
 	f.IntVar(&c.LoginAttempts, "login-attempts", 5, "failed dashboard log-ins per address and account before a lock-out; 4 times as many per account from all addresses")
 	f.DurationVar(&c.LoginWindow, "login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
 	f.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics only on this address, e.g. 127.0.0.1:9090, not on --addr (default: on --addr)")
@@ -176,6 +178,11 @@ func (c *serveConfig) validate() error {
 			if _, _, err := net.ParseCIDR(p); err != nil {
 				return invalid("trusted-proxies", "holds %q, which is neither an IP address nor a CIDR such as 10.0.0.0/8", p)
 			}
+		}
+	}
+	for _, iss := range c.OIDCIssuers {
+		if registry.CheckIssuerURL(iss) != nil {
+			return invalid("oidc-issuer", "holds %q, which is not an https URL such as https://token.actions.githubusercontent.com (plain http only on loopback addresses)", iss)
 		}
 	}
 	if c.LoginAttempts < 1 {
@@ -276,7 +283,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 		return fmt.Errorf("opening database: %w", err)
 	}
 	defer store.Close()
-	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody})
+	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody, OIDCIssuers: cfg.OIDCIssuers})
 	if err := startLog(ctx, svc, cfg.Log, baseURL, log); err != nil {
 		ln.Close()
 		return err

@@ -37,6 +37,8 @@ type Options struct {
 	Limits           server.Limits // zero: no limits
 	// Logs receives pactd's JSON log lines; nil discards them.
 	Logs io.Writer
+	// OIDCIssuers are allowed for trusted publishing (--oidc-issuer).
+	OIDCIssuers []string
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -74,7 +76,8 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	}
 	t.Cleanup(func() { store.Close() })
 	clock := &Clock{now: time.Now().UTC().Truncate(time.Second)}
-	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes})
+	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes,
+		OIDCIssuers: opts.OIDCIssuers})
 	// The transparency log, as pactd serve runs it.
 	if err := svc.InitLog(context.Background(), "servertest/log", ""); err != nil {
 		t.Fatalf("starting the log: %v", err)

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Sessions", s.testSessions)
 	t.Run("AccountSafety", s.testAccountSafety)
 	t.Run("Log", s.testLog)
+	t.Run("TrustedPublishers", s.testTrustedPublishers)
 }
 
 type suite struct {

@@ -42,6 +42,9 @@ const (
 const (
 	AuthToken = "token"
 	AuthSSH   = "ssh"
+	// AuthOIDC: a token from trusted publishing; the entry names the CI
+	// job (docs/protocol.md, Entries).
+	AuthOIDC = "oidc"
 )
 
 // A Field is one `key value` line after the kind and time lines.
@@ -153,8 +156,13 @@ func (e *Entry) checkKind() error {
 	if !known {
 		return nil
 	}
-	if e.Kind == KindPublish && e.Get("auth") == AuthToken {
-		want = want[:6]
+	if e.Kind == KindPublish {
+		switch e.Get("auth") {
+		case AuthToken:
+			want = want[:6]
+		case AuthOIDC:
+			want = append(want[:6:6], "issuer", "ci")
+		}
 	}
 	if len(e.Fields) != len(want) {
 		return fmt.Errorf("log entry: %s has %d fields, want %d", e.Kind, len(e.Fields), len(want))
@@ -222,6 +230,8 @@ type PublishEvent struct {
 	Auth                 string // AuthToken or AuthSSH
 	Key                  string // AuthSSH only: the signer's public key, authorized_keys form, no comment
 	SignedLines          []byte // AuthSSH only: the exact message lines that were signed
+	Issuer               string // AuthOIDC only: the OpenID Connect issuer of the CI job
+	CI                   string // AuthOIDC only: the CI job, a JSON object (issuer, repository, workflow, ref, sha, run_id)
 }
 
 // NewPublish makes a publish entry. With Auth == AuthToken, Key and SignedLines are not written.
@@ -230,7 +240,11 @@ func NewPublish(p PublishEvent) *Entry {
 		{"owner", p.Owner}, {"pack", p.Pack}, {"version", p.Version}, {"sha256", p.SHA256},
 		{"size", strconv.FormatInt(p.Size, 10)}, {"auth", p.Auth},
 	}}
-	if p.Auth != AuthToken {
+	switch p.Auth {
+	case AuthToken:
+	case AuthOIDC:
+		e.Fields = append(e.Fields, Field{"issuer", p.Issuer}, Field{"ci", p.CI})
+	default:
 		e.Fields = append(e.Fields, Field{"key", p.Key},
 			Field{"signed-lines", base64.StdEncoding.EncodeToString(p.SignedLines)})
 	}
@@ -254,6 +268,12 @@ func (e *Entry) Publish() (PublishEvent, error) {
 	p.Size = size
 	switch p.Auth {
 	case AuthToken:
+	case AuthOIDC:
+		p.Issuer, p.CI = e.Get("issuer"), e.Get("ci")
+		var ci map[string]any
+		if err := json.Unmarshal([]byte(p.CI), &ci); err != nil {
+			return PublishEvent{}, errors.New("log entry: ci is not a JSON object")
+		}
 	case AuthSSH:
 		lines, err := base64.StdEncoding.Strict().DecodeString(e.Get("signed-lines"))
 		if err != nil || len(lines) == 0 {
@@ -264,7 +284,7 @@ func (e *Entry) Publish() (PublishEvent, error) {
 		}
 		p.SignedLines = lines
 	default:
-		return PublishEvent{}, fmt.Errorf("log entry: auth %q is neither token nor ssh", clip(p.Auth))
+		return PublishEvent{}, fmt.Errorf("log entry: auth %q is neither token, ssh nor oidc", clip(p.Auth))
 	}
 	return p, nil
 }

@@ -85,6 +85,9 @@ type Version struct {
 	// LogIndex is the version's entry in the transparency log
 	// (/log/tile/entries/...); null only while the log is being built.
 	LogIndex *int64 `json:"log_index"`
+	// CI is the CI job that published the version with a token from
+	// trusted publishing; null otherwise.
+	CI *CI `json:"ci"`
 }
 
 // Signature is the provenance of a version published by SSH signature, kept

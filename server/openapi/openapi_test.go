@@ -69,6 +69,10 @@ func TestEveryRouteOfTheInterfaceIsDescribed(t *testing.T) {
 		{"GET", "/api/tokens", []int{200, 401, 403}},
 		{"POST", "/api/tokens", []int{201, 400, 401, 403, 409, 413, 415}},
 		{"DELETE", "/api/tokens/{id}", []int{200, 401, 403, 404}},
+		{"GET", "/api/trusted-publishers", []int{200, 401, 403}},
+		{"POST", "/api/trusted-publishers", []int{201, 400, 401, 403, 409, 413, 415}},
+		{"DELETE", "/api/trusted-publishers/{id}", []int{200, 401, 403, 404}},
+		{"POST", "/api/oidc/exchange", []int{200, 400, 401, 403, 413, 415, 503}},
 		{"GET", "/{owner}.keys", []int{200}},
 		{"GET", "/openapi.json", []int{200}},
 		{"GET", "/healthz", []int{200}},
@@ -145,6 +149,13 @@ func TestTokenRoutesAcceptBothTokenHeaders(t *testing.T) {
 		"POST /api/packages/{owner}/{pack}/versions/{version}/yank":   true,
 		"POST /api/packages/{owner}/{pack}/versions/{version}/unyank": true,
 		"POST /api/packages/{owner}/{pack}/deprecate":                 true,
+
+		// Trusted publishing: the exchange is how a CI job gets a token.
+		"GET /api/trusted-publishers":         true,
+		"HEAD /api/trusted-publishers":        true,
+		"POST /api/trusted-publishers":        true,
+		"DELETE /api/trusted-publishers/{id}": true,
+		"POST /api/oidc/exchange":             false,
 	}
 	if len(doc.Security) != 0 {
 		t.Errorf("the document has a global security requirement %v; public routes need none", doc.Security)

@@ -49,6 +49,14 @@ var wireTypes = map[string]reflect.Type{
 	"TokenList":        reflect.TypeFor[wire.TokenList](),
 	"CreatedToken":     reflect.TypeFor[wire.CreatedToken](),
 	"TokenRequest":     reflect.TypeFor[wire.TokenRequest](),
+	// Trusted publishing.
+	"TrustedPublisher":        reflect.TypeFor[wire.TrustedPublisher](),
+	"TrustedPublisherList":    reflect.TypeFor[wire.TrustedPublisherList](),
+	"CreatedTrustedPublisher": reflect.TypeFor[wire.CreatedTrustedPublisher](),
+	"TrustedPublisherRequest": reflect.TypeFor[wire.TrustedPublisherRequest](),
+	"OIDCExchangeRequest":     reflect.TypeFor[wire.OIDCExchangeRequest](),
+	"OIDCExchange":            reflect.TypeFor[wire.OIDCExchange](),
+	"CI":                      reflect.TypeFor[wire.CI](),
 }
 
 // formFields pairs the multipart schemas with the field names of pkg/wire.
@@ -473,6 +481,12 @@ func (w *wireCheck) value(at string, prop map[string]any, typ reflect.Type, omit
 		}
 	case "boolean":
 		match = goKind == reflect.Bool
+	case "object": // a map: additionalProperties is its value's schema
+		if goKind == reflect.Map && typ.Key().Kind() == reflect.String {
+			values, _ := prop["additionalProperties"].(map[string]any)
+			w.value(at+"{}", values, typ.Elem(), false, sent)
+			return
+		}
 	case "array":
 		if goKind == reflect.Slice && typ != bytesType {
 			items, _ := prop["items"].(map[string]any)

@@ -47,6 +47,9 @@ type Token struct {
 	// Packages limits the publish and yank scopes to packs matching one of
 	// these path.Match globs; nil: every pack.
 	Packages []string
+	// CI is the CI job a token was exchanged for (trust.go); nil for
+	// every other token.
+	CI *CIIdentity
 }
 
 // Active reports whether the token may authenticate at now.
@@ -115,6 +118,9 @@ type Version struct {
 	YankedAt   *time.Time
 	YankReason string
 	LogIndex   *int64 // its transparency log entry; nil only while the log is being built
+	// CI is the CI job that published it with a token exchanged for its
+	// ID token (trust.go); nil otherwise.
+	CI *CIIdentity
 }
 
 // Yanked reports whether the owner withdrew the version: it is never the

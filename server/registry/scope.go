@@ -149,6 +149,8 @@ func ParsePackages(globs []string) ([]string, error) {
 // TokenSpec is what a new token is to hold.
 type TokenSpec struct {
 	Name string
+	// CI is the CI job of a token exchanged for an ID token (trust.go).
+	CI *CIIdentity
 	// Scopes as a client sent them; nil gives every scope, present and
 	// future; an empty list gives none (a token that can only read).
 	Scopes []string

@@ -22,6 +22,7 @@ type Service struct {
 	maxDocumentBytes int64
 	log              *LogSigner // set by InitLog
 	checkpoint       checkpointCache
+	oidcIssuers      []string // trust.go
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -30,11 +31,15 @@ type Options struct {
 	Now func() time.Time
 	// MaxDocumentBytes limits a pack document; 0 means packfmt.DefaultMaxBytes.
 	MaxDocumentBytes int64
+	// OIDCIssuers are the OpenID Connect issuers whose ID tokens trusted
+	// publishers may name (trust.go); none by default.
+	OIDCIssuers []string
 }
 
 // NewService returns the service of pact over store.
 func NewService(store Store, opts Options) *Service {
-	return &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes}
+	return &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
+		oidcIssuers: append([]string(nil), opts.OIDCIssuers...)}
 }
 
 // Now is the service's clock in UTC, so that what the server times
@@ -87,6 +92,9 @@ func (s *Service) Publish(ctx context.Context, owner *Account, req PublishReques
 		if err := req.Token.Authorize(ScopePublish, in.PackSlug); err != nil {
 			return nil, false, err
 		}
+	}
+	if req.Token != nil {
+		in.CI = req.Token.CI
 	}
 	pkg, created, err := s.store.Publish(ctx, in)
 	if err != nil {

@@ -17,6 +17,7 @@ type Store interface {
 	LifecycleStore
 	SessionStore
 	LogStore
+	TrustStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Generation changes whenever a write through this Store may have
@@ -95,6 +96,7 @@ type PublishInput struct {
 	SHA256      string // hex sha256 of Content
 	Now         time.Time
 	Provenance  *Provenance // set for signed publishes
+	CI          *CIIdentity // set for publishes with a token from an ID token
 	// Warnings say what Name lost on its way to PackSlug; the store does
 	// not keep them, the publish hands them back on its Package.
 	Warnings []string

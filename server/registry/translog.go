@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -76,10 +77,18 @@ type LoggedVersion struct {
 
 // PublishLogEntry is the log entry of a published version: owner and pack
 // are its slugs, sha256 and size its document's. Provenance nil means a
-// token publish.
-func PublishLogEntry(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance) *translog.Entry {
+// token publish; ci, when not nil, names the CI job of a token from
+// trusted publishing.
+func PublishLogEntry(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance, ci ...*CIIdentity) *translog.Entry {
 	ev := translog.PublishEvent{Time: at, Owner: owner, Pack: pack, Version: version, SHA256: sha256Hex, Size: size,
 		Auth: translog.AuthToken}
+	if len(ci) == 1 && ci[0] != nil && p == nil {
+		ev.Auth, ev.Issuer = translog.AuthOIDC, ci[0].Issuer
+		// JSON escapes what a log value may not hold; identityOf kept
+		// only printable claims.
+		text, _ := json.Marshal(ci[0])
+		ev.CI = string(text)
+	}
 	if p != nil {
 		ev.Auth = translog.AuthSSH
 		ev.Key = p.PublicKey

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -123,6 +124,10 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	must(s.CreateSession(ctx, sess))
 	must(s.TouchSession(ctx, sess.ID, at(55)))
 	must(s.SetAccountDisabled(ctx, bob.ID, &revoked))
+	// Trusted publishing: a trusted publisher and a jti spent until far ahead.
+	must(s.CreateTrustedPublisher(ctx, &registry.TrustedPublisher{AccountID: alice.ID, Issuer: "https://token.actions.githubusercontent.com",
+		Packages: []string{"odd", "odd-*"}, Claims: map[string]string{"repository": "alice/odd", "environment": "rélease \"1\""}, CreatedAt: at(56)}))
+	must(s.SpendJTI(ctx, "https://token.actions.githubusercontent.com", "jti-0001", at(60*24*365*10), at(56)))
 }
 
 func dump(t *testing.T, s *sqlstore.Store) []byte {
@@ -164,7 +169,8 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 				}
 				// The nonce of the deleted key is remembered too.
 				// Ten versions published, two keys added and one removed, two yanks and an un-yank: 16 log entries.
-				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 4, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 16}
+				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 4, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 16,
+					TrustedPublishers: 1, SpentJTIs: 1}
 				if counts != want {
 					t.Errorf("Restore counts %s, want %s", counts, want)
 				}
@@ -213,6 +219,7 @@ func sameAnswers(t *testing.T, a, b *sqlstore.Store) {
 		Accounts  []*registry.Account
 		Tokens    [][]registry.Token
 		Keys      [][]registry.SSHKey
+		Trust     [][]registry.TrustedPublisher
 	}
 	read := func(s *sqlstore.Store) answers {
 		var out answers
@@ -249,7 +256,12 @@ func sameAnswers(t *testing.T, a, b *sqlstore.Store) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			trust, err := s.ListTrustedPublishers(ctx, acct.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
 			out.Accounts, out.Tokens, out.Keys = append(out.Accounts, acct), append(out.Tokens, tokens), append(out.Keys, keys)
+			out.Trust = append(out.Trust, trust)
 		}
 		return out
 	}
@@ -266,6 +278,12 @@ func sameAnswers(t *testing.T, a, b *sqlstore.Store) {
 	}
 	if _, err := b.SessionByHash(ctx, []byte("session-hash-0123456789abcdef012"), time.Now()); err != nil {
 		t.Errorf("the session did not survive: %v", err)
+	}
+	if len(got.Trust[0]) != 1 {
+		t.Errorf("alice's trusted publishers came back as %+v", got.Trust[0])
+	}
+	if err := b.SpendJTI(ctx, "https://token.actions.githubusercontent.com", "jti-0001", time.Now().Add(time.Hour), time.Now()); !errors.Is(err, registry.ErrJTIReused) {
+		t.Errorf("the spent jti was forgotten: SpendJTI = %v", err)
 	}
 }
 

@@ -69,6 +69,10 @@ type BackupCounts struct {
 	LogEntries     int64 `json:"log_entries"`
 	LogHashes      int64 `json:"log_hashes"`
 	LogCheckpoints int64 `json:"log_checkpoints"`
+	// Trusted publishing (dump_trust.go; version 3 dumps made before it
+	// have none).
+	TrustedPublishers int64 `json:"trusted_publishers"`
+	SpentJTIs         int64 `json:"spent_jtis"`
 }
 
 func (c BackupCounts) String() string {
@@ -107,7 +111,7 @@ type table struct {
 var tables = []table{
 	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at, disabled_at`, `id`, true,
 		func() record { return new(accountRecord) }, func(c *BackupCounts) *int64 { return &c.Accounts }},
-	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages`, `id`, true,
+	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci`, `id`, true,
 		func() record { return new(tokenRecord) }, func(c *BackupCounts) *int64 { return &c.Tokens }},
 	{"ssh_keys", "ssh_key", "SSH keys", `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`, `id`, true,
 		func() record { return new(sshKeyRecord) }, func(c *BackupCounts) *int64 { return &c.SSHKeys }},
@@ -116,7 +120,7 @@ deprecated`, `id`, true,
 		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
 	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
 key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key,
-yanked_at, yank_reason, log_index`, `id`, true,
+yanked_at, yank_reason, log_index, ci`, `id`, true,
 		func() record { return new(versionRecord) }, func(c *BackupCounts) *int64 { return &c.Versions }},
 	{"nonces", "nonce", "nonces", `fingerprint, nonce, spent_at`, `fingerprint, nonce`, false,
 		func() record { return new(nonceRecord) }, func(c *BackupCounts) *int64 { return &c.Nonces }},
@@ -178,14 +182,17 @@ type tokenRecord struct {
 	// older dumps, whose tokens keep every scope).
 	Scopes   *string `json:"scopes"`
 	Packages *string `json:"packages"`
+	// CI is the CI job of a token from trusted publishing, a JSON object
+	// (dump_trust.go); null or absent for every other token.
+	CI *string `json:"ci,omitempty"`
 }
 
 func (r *tokenRecord) dest() []any {
-	return []any{&r.ID, &r.AccountID, &r.Name, &r.Hash, &r.CreatedAt, &r.LastUsedAt, &r.ExpiresAt, &r.RevokedAt, &r.Scopes, &r.Packages}
+	return []any{&r.ID, &r.AccountID, &r.Name, &r.Hash, &r.CreatedAt, &r.LastUsedAt, &r.ExpiresAt, &r.RevokedAt, &r.Scopes, &r.Packages, &r.CI}
 }
 func (r *tokenRecord) args() []any {
 	return []any{r.ID, r.AccountID, r.Name, r.Hash, r.CreatedAt.UTC(), nullable(r.LastUsedAt), nullable(r.ExpiresAt), nullable(r.RevokedAt),
-		nullable(r.Scopes), nullable(r.Packages)}
+		nullable(r.Scopes), nullable(r.Packages), nullable(r.CI)}
 }
 func (r *tokenRecord) normalize() {
 	r.CreatedAt = r.CreatedAt.UTC()
@@ -283,17 +290,21 @@ type versionRecord struct {
 	YankReason string     `json:"yank_reason"`
 	// LogIndex is the version's transparency log entry (version 3).
 	LogIndex *int64 `json:"log_index"`
+	// CI is the CI job that published the version with a token from
+	// trusted publishing, a JSON object (dump_trust.go); null or absent
+	// otherwise.
+	CI *string `json:"ci,omitempty"`
 }
 
 func (r *versionRecord) dest() []any {
 	return []any{&r.ID, &r.PackageID, &r.Version, &r.Name, &r.Description, &r.Scheme, &r.SHA256, &r.Size, &r.Content,
 		&r.CreatedAt, &r.KeyID, &r.KeyFingerprint, &r.SignedTimestamp, &r.Nonce, &r.Signature,
-		&r.SignedName, &r.SignedDescription, &r.PublicKey, &r.YankedAt, &r.YankReason, &r.LogIndex}
+		&r.SignedName, &r.SignedDescription, &r.PublicKey, &r.YankedAt, &r.YankReason, &r.LogIndex, &r.CI}
 }
 func (r *versionRecord) args() []any {
 	return []any{r.ID, r.PackageID, r.Version, r.Name, r.Description, r.Scheme, r.SHA256, r.Size, r.Content,
 		r.CreatedAt.UTC(), nullable(r.KeyID), nullable(r.KeyFingerprint), nullable(r.SignedTimestamp), nullable(r.Nonce), nullable(r.Signature),
-		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey), nullableUTC(r.YankedAt), r.YankReason, nullable(r.LogIndex)}
+		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey), nullableUTC(r.YankedAt), r.YankReason, nullable(r.LogIndex), nullable(r.CI)}
 }
 func (r *versionRecord) normalize() {
 	r.CreatedAt = r.CreatedAt.UTC()

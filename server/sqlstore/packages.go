@@ -27,7 +27,7 @@ func scanPackage(row scanner) (*registry.Package, error) {
 // versionColumns leaves out content, which only VersionDocument reads.
 const versionColumns = `v.id, v.package_id, v.version, v.name, v.description, v.scheme, v.sha256, v.size,
 v.created_at, v.key_id, v.key_fingerprint, v.signed_timestamp, v.nonce, v.signature, v.signed_name,
-v.signed_description, v.public_key, v.yanked_at, v.yank_reason, v.log_index`
+v.signed_description, v.public_key, v.yanked_at, v.yank_reason, v.log_index, v.ci`
 
 func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	var v registry.Version
@@ -35,10 +35,15 @@ func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	var fingerprint, nonce, signature, signedName, signedDescription, publicKey sql.NullString
 	var yankedAt sql.NullTime
 	var logIndex sql.NullInt64
+	var ci sql.NullString
 	dest := append([]any{&v.ID, &v.PackageID, &v.Version, &v.Name, &v.Description, &v.Scheme, &v.SHA256, &v.Size,
 		&v.CreatedAt, &keyID, &fingerprint, &timestamp, &nonce, &signature, &signedName, &signedDescription, &publicKey,
-		&yankedAt, &v.YankReason, &logIndex}, extra...)
+		&yankedAt, &v.YankReason, &logIndex, &ci}, extra...)
 	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	var err error
+	if v.CI, err = parseCI(ci); err != nil {
 		return nil, err
 	}
 	if logIndex.Valid {
@@ -212,12 +217,12 @@ RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.
 			}
 			// Last, so that on PostgreSQL the log's row lock is held only
 			// for the commit (translog.go).
-			entry := registry.PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance)
+			entry := registry.PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance, in.CI)
 			index, err := s.appendLog(ctx, tx, entry, now)
 			if err != nil {
 				return nil, false, err
 			}
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE versions SET log_index = ? WHERE id = ?`), index, versionID); err != nil {
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE versions SET log_index = ?, ci = ? WHERE id = ?`), index, ciJSON(in.CI), versionID); err != nil {
 				return nil, false, err
 			}
 			logIndex = sql.NullInt64{Int64: index, Valid: true}

@@ -9,13 +9,17 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-const tokenColumns = `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages`
+const tokenColumns = `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci`
 
 func scanToken(row scanner) (*registry.Token, error) {
 	var t registry.Token
 	var lastUsed, expires, revoked sql.NullTime
-	var scopes, packages sql.NullString
-	if err := row.Scan(&t.ID, &t.AccountID, &t.Name, &t.Hash, &t.CreatedAt, &lastUsed, &expires, &revoked, &scopes, &packages); err != nil {
+	var scopes, packages, ci sql.NullString
+	if err := row.Scan(&t.ID, &t.AccountID, &t.Name, &t.Hash, &t.CreatedAt, &lastUsed, &expires, &revoked, &scopes, &packages, &ci); err != nil {
+		return nil, err
+	}
+	var err error
+	if t.CI, err = parseCI(ci); err != nil {
 		return nil, err
 	}
 	t.CreatedAt = t.CreatedAt.UTC()
@@ -61,10 +65,10 @@ func (s *Store) CreateToken(ctx context.Context, t *registry.Token) error {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	t.CreatedAt = dbTime(t.CreatedAt)
-	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO tokens (account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO tokens (account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		t.AccountID, t.Name, t.Hash, t.CreatedAt, nullTime(t.LastUsedAt), nullTime(t.ExpiresAt), nullTime(t.RevokedAt),
-		joinWords(t.Scopes), joinWords(t.Packages)).Scan(&t.ID)
+		joinWords(t.Scopes), joinWords(t.Packages), ciJSON(t.CI)).Scan(&t.ID)
 	switch {
 	case err == nil:
 		return nil

@@ -192,6 +192,9 @@ type versionView struct {
 	Current     bool // the version the page shows
 	Yanked      bool
 	YankReason  string
+	// BuiltBy names the CI job of a version from trusted publishing, ""
+	// for others (ci.go).
+	BuiltBy string
 }
 
 func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versionView {
@@ -201,6 +204,7 @@ func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versio
 		Path:   "/" + p.OwnerSlug + "/" + p.PackSlug + "@" + v.Version,
 		RawURL: pages.shared.URLs.VersionRaw(p.OwnerSlug, p.PackSlug, v.Version),
 		Yanked: v.Yanked(), YankReason: v.YankReason,
+		BuiltBy: builtBy(v.CI),
 	}
 }
 

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+// The issuers of GitHub Actions and GitLab.com, which --github and
+// --gitlab name (docs/protocol.md, Trusted publishing).
+const (
+	githubIssuer = "https://token.actions.githubusercontent.com"
+	gitlabIssuer = "https://gitlab.com"
+)
+
+func newTrustCmd(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "trust <command>",
+		Short: "Let CI jobs publish with no stored token (trusted publishing)",
+		Long: `Manage your trusted publishers: CI jobs (GitHub Actions, GitLab CI, or any
+OpenID Connect issuer the registry allows) whose ID tokens carry the claims
+you name may exchange them for a publish token valid 15 minutes, limited to
+the packs you name. 'pact publish' in such a job needs no token.
+
+These commands need a token with the tokens scope.`,
+		Example: `  $ pact trust add --github alice/widget --workflow release.yml --package widget --package 'widget-*'
+  $ pact trust add --gitlab alice/gadget --package gadget
+  $ pact trust add --issuer https://token.actions.githubusercontent.com --package widget \
+      --claim repository=alice/widget --claim environment=release
+  $ pact trust list
+  $ pact trust remove 3`,
+		Args: noSubcommandArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newTrustAddCmd(f, nil), newTrustListCmd(f, nil), newTrustRemoveCmd(f, nil))
+	return cmd
+}
+
+type trustAddOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Issuer   string
+	GitHub   string
+	Workflow string
+	Ref      string
+	GitLab   string
+	Packages []string
+	Claims   []string
+	JSON     bool
+}
+
+func newTrustAddCmd(f *factory, runF func(context.Context, *trustAddOptions) error) *cobra.Command {
+	opts := &trustAddOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "add --package GLOB (--github OWNER/REPO | --gitlab GROUP/PROJECT | --issuer URL --claim NAME=VALUE)",
+		Short: "Trust a CI job to publish packs",
+		Long: `Trust the CI jobs whose OpenID Connect ID tokens carry every claim given,
+each compared exactly, to publish the packs --package names (a pack that
+does not exist yet may be named: the first publish creates it).
+
+--github OWNER/REPO trusts GitHub Actions runs of that repository (claim
+repository); --workflow FILE narrows it to one workflow file on --ref
+(default refs/heads/main; claim job_workflow_ref). --gitlab GROUP/PROJECT
+trusts GitLab.com pipelines of that project (claim project_path). --claim
+adds any claim the registry knows: repository, repository_owner,
+job_workflow_ref, workflow_ref, workflow, environment, ref, project_path,
+namespace_path, ci_config_ref_uri.`,
+		Example: `  $ pact trust add --github alice/widget --workflow release.yml --package widget
+  $ pact trust add --gitlab alice/gadget --claim environment=production --package gadget`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runTrustAdd(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Issuer, "issuer", "", "OpenID Connect issuer (default: GitHub's with --github, GitLab.com's with --gitlab)")
+	fl.StringVar(&opts.GitHub, "github", "", "GitHub repository OWNER/REPO whose workflows may publish")
+	fl.StringVar(&opts.Workflow, "workflow", "", "with --github: the workflow file (under .github/workflows) that may publish")
+	fl.StringVar(&opts.Ref, "ref", "refs/heads/main", "with --workflow: the git ref the workflow runs on")
+	fl.StringVar(&opts.GitLab, "gitlab", "", "GitLab project GROUP/PROJECT whose pipelines may publish")
+	fl.StringArrayVar(&opts.Packages, "package", nil, "pack name or glob such as 'widget-*' that may be published (repeatable; required)")
+	fl.StringArrayVar(&opts.Claims, "claim", nil, "NAME=VALUE the ID token must carry (repeatable)")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func (opts *trustAddOptions) request() (issuer string, claims map[string]string, err error) {
+	claims = map[string]string{}
+	issuer = opts.Issuer
+	switch {
+	case opts.GitHub != "" && opts.GitLab != "":
+		return "", nil, usageErrorf("give --github or --gitlab, not both")
+	case opts.GitHub != "":
+		if issuer == "" {
+			issuer = githubIssuer
+		}
+		claims["repository"] = opts.GitHub
+		if opts.Workflow != "" {
+			claims["job_workflow_ref"] = opts.GitHub + "/.github/workflows/" + opts.Workflow + "@" + opts.Ref
+		}
+	case opts.GitLab != "":
+		if issuer == "" {
+			issuer = gitlabIssuer
+		}
+		claims["project_path"] = opts.GitLab
+	}
+	if opts.Workflow != "" && opts.GitHub == "" {
+		return "", nil, usageErrorf("--workflow needs --github")
+	}
+	for _, c := range opts.Claims {
+		name, value, ok := strings.Cut(c, "=")
+		if !ok || name == "" {
+			return "", nil, usageErrorf("--claim %q is not NAME=VALUE", c)
+		}
+		claims[name] = value
+	}
+	if issuer == "" {
+		return "", nil, usageErrorf("give --github, --gitlab or --issuer")
+	}
+	if len(opts.Packages) == 0 {
+		return "", nil, usageErrorf("give at least one --package: the packs this CI job may publish")
+	}
+	return issuer, claims, nil
+}
+
+func runTrustAdd(ctx context.Context, opts *trustAddOptions) error {
+	issuer, claims, err := opts.request()
+	if err != nil {
+		return err
+	}
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	p, err := c.AddTrustedPublisher(ctx, issuer, opts.Packages, claims)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, p)
+	}
+	opts.IO.success("Trusted publisher %d: %s may publish %s", p.ID, describeClaims(p.Claims), strings.Join(p.Packages, ", "))
+	return nil
+}
+
+// describeClaims lists claims as name=value, sorted, for people.
+func describeClaims(claims map[string]string) string {
+	parts := make([]string, 0, len(claims))
+	for _, name := range slices.Sorted(maps.Keys(claims)) {
+		parts = append(parts, name+"="+claims[name])
+	}
+	return strings.Join(parts, " ")
+}
+
+type trustListOptions struct {
+	IO      *iostreams
+	Factory *factory
+	JSON    bool
+}
+
+func newTrustListCmd(f *factory, runF func(context.Context, *trustListOptions) error) *cobra.Command {
+	opts := &trustListOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List your trusted publishers",
+		Long:    `List your trusted publishers, oldest first: the issuer, the packs and the claims each requires.`,
+		Example: `  $ pact trust list
+  $ pact trust list --json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runTrustList(cmd.Context(), opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func runTrustList(ctx context.Context, opts *trustListOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	list, err := c.ListTrustedPublishers(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, list)
+	}
+	if len(list) == 0 {
+		opts.IO.info("No trusted publishers; add one with 'pact trust add'")
+		return nil
+	}
+	return printTrustedPublishers(opts.IO.Out, list)
+}
+
+func printTrustedPublishers(w io.Writer, list []client.TrustedPublisher) error {
+	t := newTable(w)
+	fmt.Fprintln(t, "ID\tISSUER\tPACKAGES\tCLAIMS\tCREATED")
+	for _, p := range list {
+		writeRow(t, strconv.FormatInt(p.ID, 10), p.Issuer, strings.Join(p.Packages, ","), describeClaims(p.Claims), formatTime(p.CreatedAt))
+	}
+	return t.Flush()
+}
+
+type trustRemoveOptions struct {
+	IO      *iostreams
+	Factory *factory
+	ID      int64
+}
+
+func newTrustRemoveCmd(f *factory, runF func(context.Context, *trustRemoveOptions) error) *cobra.Command {
+	opts := &trustRemoveOptions{IO: f.IO, Factory: f}
+	return &cobra.Command{
+		Use:     "remove ID",
+		Aliases: []string{"rm", "delete"},
+		Short:   "Remove a trusted publisher",
+		Long: `Remove a trusted publisher by the ID 'pact trust list' shows: its CI jobs can
+no longer exchange ID tokens. Tokens they got already expire within 15
+minutes; 'pact token revoke' ends them sooner.`,
+		Example: `  $ pact trust remove 3`,
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id < 1 {
+				return usageErrorf("%q is not a trusted publisher ID: 'pact trust list' shows them", args[0])
+			}
+			opts.ID = id
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runTrustRemove(cmd.Context(), opts)
+		},
+	}
+}
+
+func runTrustRemove(ctx context.Context, opts *trustRemoveOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	if err := c.RemoveTrustedPublisher(ctx, opts.ID); err != nil {
+		return err
+	}
+	opts.IO.success("Removed trusted publisher %d", opts.ID)
+	return nil
+}

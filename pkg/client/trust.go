@@ -1,0 +1,63 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/pact-registry/pact/pkg/wire"
+)
+
+// TrustedPublisher lets CI jobs publish with no stored token
+// (docs/protocol.md, Trusted publishing).
+type TrustedPublisher = wire.TrustedPublisher
+
+// ListTrustedPublishers returns the account's trusted publishers, oldest first.
+func (c *Client) ListTrustedPublishers(ctx context.Context) ([]TrustedPublisher, error) {
+	var out wire.TrustedPublisherList
+	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/trusted-publishers", withToken: true, repeatable: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	if out.TrustedPublishers == nil {
+		out.TrustedPublishers = []TrustedPublisher{}
+	}
+	return out.TrustedPublishers, nil
+}
+
+// AddTrustedPublisher trusts the CI jobs of issuer whose ID tokens carry
+// every one of claims to publish the packs packages names.
+func (c *Client) AddTrustedPublisher(ctx context.Context, issuer string, packages []string, claims map[string]string) (*TrustedPublisher, error) {
+	body, err := jsonBody(wire.TrustedPublisherRequest{Issuer: issuer, Packages: packages, Claims: claims})
+	if err != nil {
+		return nil, err
+	}
+	var out wire.CreatedTrustedPublisher
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/trusted-publishers", body: body, withToken: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &TrustedPublisher{ID: out.ID, Issuer: out.Issuer, Packages: out.Packages, Claims: out.Claims, CreatedAt: out.CreatedAt}, nil
+}
+
+// RemoveTrustedPublisher removes one of the account's trusted publishers.
+func (c *Client) RemoveTrustedPublisher(ctx context.Context, id int64) error {
+	path := "/api/trusted-publishers/" + strconv.FormatInt(id, 10)
+	return c.doJSON(ctx, request{method: http.MethodDelete, path: path, withToken: true}, nil)
+}
+
+// ExchangeIDToken trades a CI job's OpenID Connect ID token for a publish
+// token valid for at most 15 minutes. It sends no API token.
+func (c *Client) ExchangeIDToken(ctx context.Context, idToken string) (*wire.OIDCExchange, error) {
+	body, err := jsonBody(wire.OIDCExchangeRequest{Token: idToken})
+	if err != nil {
+		return nil, err
+	}
+	var out wire.OIDCExchange
+	// Not repeated: the ID token's jti is spent by the first attempt.
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/oidc/exchange", body: body}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -1,0 +1,66 @@
+package wire
+
+import "time"
+
+// TrustedPublisher lets CI jobs publish with no stored token
+// (docs/protocol.md, Trusted publishing).
+type TrustedPublisher struct {
+	ID       int64    `json:"id"`
+	Issuer   string   `json:"issuer"`
+	Packages []string `json:"packages"`
+	// Claims must all be present in the ID token, each equal.
+	Claims    map[string]string `json:"claims"`
+	CreatedAt time.Time         `json:"created_at"`
+}
+
+// TrustedPublisherRequest is the body of POST /api/trusted-publishers.
+type TrustedPublisherRequest struct {
+	Issuer   string            `json:"issuer"`
+	Packages []string          `json:"packages"`
+	Claims   map[string]string `json:"claims"`
+}
+
+// TrustedPublisherRequestFields are the fields of TrustedPublisherRequest;
+// the server refuses others.
+var TrustedPublisherRequestFields = []string{"issuer", "packages", "claims"}
+
+// TrustedPublisherList answers GET /api/trusted-publishers.
+type TrustedPublisherList struct {
+	OK                bool               `json:"ok"`
+	TrustedPublishers []TrustedPublisher `json:"trusted_publishers"`
+}
+
+// CreatedTrustedPublisher answers POST /api/trusted-publishers.
+type CreatedTrustedPublisher struct {
+	OK        bool              `json:"ok"`
+	ID        int64             `json:"id"`
+	Issuer    string            `json:"issuer"`
+	Packages  []string          `json:"packages"`
+	Claims    map[string]string `json:"claims"`
+	CreatedAt time.Time         `json:"created_at"`
+}
+
+// OIDCExchangeRequest is the body of POST /api/oidc/exchange.
+type OIDCExchangeRequest struct {
+	Token string `json:"token"`
+}
+
+// OIDCExchange answers POST /api/oidc/exchange: a token with the publish
+// scope only, limited to Packages, expiring within 15 minutes.
+type OIDCExchange struct {
+	OK        bool      `json:"ok"`
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Packages  []string  `json:"packages"`
+}
+
+// CI is the CI job that published a version through trusted publishing,
+// as its ID token said; "" for what the token did not say.
+type CI struct {
+	Issuer     string `json:"issuer"`
+	Repository string `json:"repository"` // GitHub's repository, GitLab's project_path
+	Workflow   string `json:"workflow"`   // GitHub's job_workflow_ref, GitLab's ci_config_ref_uri
+	Ref        string `json:"ref"`
+	SHA        string `json:"sha"`
+	RunID      string `json:"run_id"` // GitHub's run_id, GitLab's pipeline_id
+}

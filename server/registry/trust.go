@@ -1,0 +1,335 @@
+package registry
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// TrustedPublisher lets CI jobs publish an account's packs with no stored
+// token: an OpenID Connect ID token from Issuer carrying every one of
+// Claims, compared exactly, is exchanged for a short publish token limited
+// to Packages (docs/protocol.md, Trusted publishing).
+type TrustedPublisher struct {
+	ID        int64
+	AccountID int64
+	Issuer    string
+	Packages  []string // pack-name globs, as a token's Packages
+	Claims    map[string]string
+	CreatedAt time.Time
+}
+
+// TrustStore keeps trusted publishers and the jti of the ID tokens
+// exchanged.
+type TrustStore interface {
+	// CreateTrustedPublisher sets p.ID and stores p. NotFound when the
+	// account does not exist.
+	CreateTrustedPublisher(ctx context.Context, p *TrustedPublisher) error
+	// ListTrustedPublishers lists an account's trusted publishers, oldest first.
+	ListTrustedPublishers(ctx context.Context, accountID int64) ([]TrustedPublisher, error)
+	// TrustedPublishersByIssuer lists every account's trusted publishers
+	// of one issuer, oldest first.
+	TrustedPublishersByIssuer(ctx context.Context, issuer string) ([]TrustedPublisher, error)
+	// DeleteTrustedPublisher deletes one of accountID's trusted
+	// publishers; NotFound otherwise.
+	DeleteTrustedPublisher(ctx context.Context, accountID, id int64) error
+	// SpendJTI records that the ID token (issuer, jti), valid until
+	// expiresAt, was exchanged, and forgets those that expired before
+	// now. ErrJTIReused when it was spent already.
+	SpendJTI(ctx context.Context, issuer, jti string, expiresAt, now time.Time) error
+}
+
+// ErrJTIReused refuses an ID token exchanged once already.
+var ErrJTIReused = &Error{Code: Unauthorized, Message: "jti check failed: this ID token was exchanged already; every job run gets a fresh one", Reason: "jti_reused"}
+
+// Bounds of trusted publishers.
+const (
+	MaxTrustedPublishers = 50  // per account
+	MaxClaimValueLength  = 300 // a job_workflow_ref is a repository, a path and a ref
+	MaxIssuerLength      = 200
+	// ExchangedTokenLifetime is how long a token from an ID token lasts.
+	ExchangedTokenLifetime = 15 * time.Minute
+	// ExchangedTokenScope is the one scope an exchanged token holds.
+	ExchangedTokenScope = ScopePublish
+)
+
+// KnownClaims are the claims a trusted publisher may require: GitHub
+// Actions' and GitLab CI's (docs/protocol.md, Trusted publishing).
+var KnownClaims = []string{
+	"repository", "repository_owner", "job_workflow_ref", "workflow_ref", "workflow", "environment", "ref",
+	"project_path", "namespace_path", "ci_config_ref_uri",
+}
+
+// IdentifyingClaims name the repository or project; a trusted publisher
+// requires at least one, so no trust covers every job of an issuer.
+var IdentifyingClaims = []string{"repository", "project_path"}
+
+// TrustedPublisherSpec is a trusted publisher as a client asks for it.
+type TrustedPublisherSpec struct {
+	Issuer   string
+	Packages []string
+	Claims   map[string]string
+}
+
+// AllowedIssuer reports whether issuer is one the operator allows
+// (--oidc-issuer).
+func (s *Service) AllowedIssuer(issuer string) bool {
+	return slices.Contains(s.oidcIssuers, issuer)
+}
+
+// OIDCIssuers are the issuers the operator allows, in the order given.
+func (s *Service) OIDCIssuers() []string { return slices.Clone(s.oidcIssuers) }
+
+// CheckIssuerURL says whether u may be an allowed issuer: an https URL, or
+// http on a loopback address (for tests), with no query or fragment.
+func CheckIssuerURL(u string) error {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" || p.RawQuery != "" || p.Fragment != "" || p.User != nil || len(u) > MaxIssuerLength {
+		return Errorf(Invalid, "issuer %q is not an https URL such as https://token.actions.githubusercontent.com", truncateIssuer(u))
+	}
+	switch p.Scheme {
+	case "https":
+		return nil
+	case "http":
+		host := p.Hostname()
+		if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || host == "localhost" {
+			return nil
+		}
+	}
+	return Errorf(Invalid, "issuer %q is not https (plain http is allowed only on loopback addresses)", truncateIssuer(u))
+}
+
+// AddTrustedPublisher stores a trusted publisher of accountID. maker is the
+// token the request came with (nil from the dashboard); it needs the
+// tokens scope, since a trusted publisher is a way to get tokens.
+func (s *Service) AddTrustedPublisher(ctx context.Context, accountID int64, maker *Token, spec TrustedPublisherSpec) (*TrustedPublisher, error) {
+	if maker != nil {
+		if err := maker.Authorize(ScopeTokens, ""); err != nil {
+			return nil, err
+		}
+	}
+	if spec.Issuer == "" {
+		return nil, Errorf(Invalid, "issuer is required, such as https://token.actions.githubusercontent.com")
+	}
+	if !s.AllowedIssuer(spec.Issuer) {
+		if len(s.oidcIssuers) == 0 {
+			return nil, Errorf(Invalid, "this registry allows no OpenID Connect issuer (pactd serve --oidc-issuer)")
+		}
+		return nil, Errorf(Invalid, "issuer %q is not allowed here; allowed: %s", truncateIssuer(spec.Issuer), strings.Join(s.oidcIssuers, ", "))
+	}
+	if spec.Packages == nil {
+		return nil, Errorf(Invalid, "packages is required: the packs or globs such as \"widget-*\" this publisher may publish")
+	}
+	packages, err := ParsePackages(spec.Packages)
+	if err != nil {
+		return nil, err
+	}
+	claims, err := checkClaims(spec.Claims)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := s.store.ListTrustedPublishers(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	if len(existing) >= MaxTrustedPublishers {
+		return nil, Errorf(Conflict, "this account has %d trusted publishers, the most it may; remove some first", len(existing))
+	}
+	p := &TrustedPublisher{AccountID: accountID, Issuer: spec.Issuer, Packages: packages, Claims: claims, CreatedAt: s.now()}
+	if err := s.store.CreateTrustedPublisher(ctx, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func checkClaims(claims map[string]string) (map[string]string, error) {
+	if len(claims) == 0 {
+		return nil, Errorf(Invalid, "claims is required and must name %s", strings.Join(IdentifyingClaims, " or "))
+	}
+	out := make(map[string]string, len(claims))
+	for name, value := range claims {
+		if !slices.Contains(KnownClaims, name) {
+			return nil, Errorf(Invalid, "claim %q is not known: use %s", truncateForMessage(name), strings.Join(KnownClaims, ", "))
+		}
+		if value == "" {
+			return nil, Errorf(Invalid, "claim %q must not be empty: leave it out to accept any value", name)
+		}
+		if len(value) > MaxClaimValueLength {
+			return nil, Errorf(Invalid, "claim %q is longer than %d bytes", name, MaxClaimValueLength)
+		}
+		if err := checkLabel("claim "+name, value, MaxClaimValueLength, false); err != nil {
+			return nil, err
+		}
+		out[name] = value
+	}
+	if !slices.ContainsFunc(IdentifyingClaims, func(c string) bool { return out[c] != "" }) {
+		return nil, Errorf(Invalid, "claims must name %s, so that the trust covers one repository or project", strings.Join(IdentifyingClaims, " or "))
+	}
+	return out, nil
+}
+
+// ListTrustedPublishers lists an account's trusted publishers, oldest first.
+func (s *Service) ListTrustedPublishers(ctx context.Context, accountID int64) ([]TrustedPublisher, error) {
+	return s.store.ListTrustedPublishers(ctx, accountID)
+}
+
+// DeleteTrustedPublisher deletes one of accountID's trusted publishers.
+func (s *Service) DeleteTrustedPublisher(ctx context.Context, accountID int64, maker *Token, id int64) error {
+	if maker != nil {
+		if err := maker.Authorize(ScopeTokens, ""); err != nil {
+			return err
+		}
+	}
+	return s.store.DeleteTrustedPublisher(ctx, accountID, id)
+}
+
+// IDToken is an OpenID Connect ID token whose signature, issuer, audience,
+// expiry and not-before were verified (server/oidc does that).
+type IDToken struct {
+	Issuer string
+	JTI    string
+	Expiry time.Time
+	// Claims are the token's string claims; others are left out.
+	Claims map[string]string
+}
+
+// Exchange is what an ID token was exchanged for.
+type Exchange struct {
+	Secret   string
+	Token    *Token
+	Packages []string
+	Account  *Account
+}
+
+// ExchangeIDToken matches a verified ID token against the trusted
+// publishers of its issuer, spends its jti and issues a token with the
+// publish scope only, limited to the matched publishers' packages, for
+// ExchangedTokenLifetime at most.
+func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken) (*Exchange, error) {
+	if !s.AllowedIssuer(tok.Issuer) {
+		return nil, Errorf(Unauthorized, "issuer check failed: %q is not an issuer this registry allows", truncateIssuer(tok.Issuer))
+	}
+	if tok.JTI == "" {
+		return nil, Errorf(Unauthorized, "jti check failed: the ID token has no jti claim, so it could be replayed")
+	}
+	if len(tok.JTI) > MaxClaimValueLength {
+		return nil, Errorf(Unauthorized, "jti check failed: the jti claim is longer than %d bytes", MaxClaimValueLength)
+	}
+	publishers, err := s.store.TrustedPublishersByIssuer(ctx, tok.Issuer)
+	if err != nil {
+		return nil, err
+	}
+	var matched []TrustedPublisher
+	for _, p := range publishers {
+		if claimsMatch(p.Claims, tok.Claims) {
+			matched = append(matched, p)
+		}
+	}
+	if len(matched) == 0 {
+		return nil, Errorf(Forbidden, "claims check failed: no trusted publisher of issuer %s matches this job's claims (%s)", tok.Issuer, describeIdentity(tok.Claims))
+	}
+	accountID := matched[0].AccountID
+	for _, p := range matched[1:] {
+		if p.AccountID != accountID {
+			return nil, Errorf(Forbidden, "claims check failed: trusted publishers of more than one account match this job; narrow their claims")
+		}
+	}
+	acct, err := s.store.AccountByID(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAccountEnabled(acct); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var packages []string
+	for _, p := range matched {
+		for _, g := range p.Packages {
+			if !seen[g] {
+				seen[g] = true
+				packages = append(packages, g)
+			}
+		}
+	}
+	sort.Strings(packages)
+	if len(packages) > MaxTokenPackages {
+		packages = packages[:MaxTokenPackages]
+	}
+	now := s.now()
+	if err := s.store.SpendJTI(ctx, tok.Issuer, tok.JTI, tok.Expiry, now); err != nil {
+		return nil, err
+	}
+	expires := now.Add(ExchangedTokenLifetime)
+	name := "trusted publishing, " + describeIdentity(tok.Claims)
+	if checkLabel("token name", name, 100, false) != nil {
+		name = "trusted publishing"
+	}
+	secret, t, err := s.IssueToken(ctx, accountID, nil, TokenSpec{Name: name, Scopes: []string{string(ExchangedTokenScope)},
+		Packages: packages, ExpiresAt: &expires, CI: identityOf(tok)})
+	if err != nil {
+		return nil, err
+	}
+	return &Exchange{Secret: secret, Token: t, Packages: packages, Account: acct}, nil
+}
+
+func claimsMatch(want, got map[string]string) bool {
+	for name, value := range want {
+		if v, ok := got[name]; !ok || v != value {
+			return false
+		}
+	}
+	return len(want) > 0
+}
+
+// describeIdentity names a CI job by its repository or project, for
+// messages and token names.
+func describeIdentity(claims map[string]string) string {
+	for _, c := range IdentifyingClaims {
+		if v := claims[c]; v != "" {
+			return c + " " + truncateForMessage(v)
+		}
+	}
+	return "no repository or project_path claim"
+}
+
+// truncateIssuer keeps an issuer whole in messages up to MaxIssuerLength.
+func truncateIssuer(s string) string {
+	if len(s) > MaxIssuerLength {
+		return s[:MaxIssuerLength] + "…"
+	}
+	return s
+}
+
+// CIIdentity is the CI job that published a version with a token from
+// trusted publishing, as its ID token said (docs/protocol.md, Trusted
+// publishing): what the API, the version's page and the transparency log
+// show. Empty fields were not in the token.
+type CIIdentity struct {
+	Issuer     string `json:"issuer"`
+	Repository string `json:"repository"` // GitHub's repository, GitLab's project_path
+	Workflow   string `json:"workflow"`   // GitHub's job_workflow_ref, GitLab's ci_config_ref_uri
+	Ref        string `json:"ref"`
+	SHA        string `json:"sha"`
+	RunID      string `json:"run_id"` // GitHub's run_id, GitLab's pipeline_id
+}
+
+// identityOf reads the CI identity of a verified ID token. A value that is
+// not printable text of at most MaxClaimValueLength is left out, so what
+// the page and the log show is safe to show.
+func identityOf(tok IDToken) *CIIdentity {
+	pick := func(names ...string) string {
+		for _, n := range names {
+			if v := tok.Claims[n]; v != "" && checkLabel(n, v, MaxClaimValueLength, false) == nil && len(v) <= MaxClaimValueLength {
+				return v
+			}
+		}
+		return ""
+	}
+	return &CIIdentity{Issuer: tok.Issuer, Repository: pick("repository", "project_path"),
+		Workflow: pick("job_workflow_ref", "workflow_ref", "ci_config_ref_uri"), Ref: pick("ref"), SHA: pick("sha"),
+		RunID: pick("run_id", "pipeline_id")}
+}

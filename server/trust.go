@@ -1,0 +1,153 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/pkg/wire"
+	"github.com/pact-registry/pact/server/idtoken"
+	"github.com/pact-registry/pact/server/internal/httpx"
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// Trusted publishing (docs/protocol.md, Trusted publishing): the trusted
+// publishers of an account, guarded by the tokens scope (a trusted
+// publisher is a way to get tokens), and the exchange of a CI job's ID
+// token for a short publish token, which needs no token at all.
+
+// maxTrustBodyBytes bounds POST /api/trusted-publishers and POST
+// /api/oidc/exchange: an ID token is at most idtoken.MaxTokenBytes, and
+// twenty globs and ten claims of 300 bytes fit well under this.
+const maxTrustBodyBytes = 16 << 10
+
+func (s *Server) routeTrust(api, token *gin.RouterGroup) {
+	api.POST("/oidc/exchange", s.exchangeIDToken)
+	trust := token.Group("/trusted-publishers", s.requireScope(registry.ScopeTokens))
+	httpx.GetAndHead(trust, "", s.listTrustedPublishers)
+	trust.POST("", s.addTrustedPublisher)
+	trust.DELETE("/:id", s.deleteTrustedPublisher)
+}
+
+func (s *Server) listTrustedPublishers(c *gin.Context) {
+	list, err := s.svc.ListTrustedPublishers(c, account(c).ID)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	out := make([]wire.TrustedPublisher, len(list))
+	for i := range list {
+		out[i] = presentTrustedPublisher(&list[i])
+	}
+	c.JSON(http.StatusOK, wire.TrustedPublisherList{OK: true, TrustedPublishers: out})
+}
+
+func (s *Server) addTrustedPublisher(c *gin.Context) {
+	var body wire.TrustedPublisherRequest
+	if err := s.decodeStrict(c, &body, wire.TrustedPublisherRequestFields, "a trusted publisher has issuer, packages and claims"); err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	p, err := s.svc.AddTrustedPublisher(c, account(c).ID, apiToken(c), registry.TrustedPublisherSpec{
+		Issuer: body.Issuer, Packages: body.Packages, Claims: body.Claims})
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	w := presentTrustedPublisher(p)
+	c.JSON(http.StatusCreated, wire.CreatedTrustedPublisher{OK: true, ID: w.ID, Issuer: w.Issuer, Packages: w.Packages,
+		Claims: w.Claims, CreatedAt: w.CreatedAt})
+}
+
+func (s *Server) deleteTrustedPublisher(c *gin.Context) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		s.shared.Fail(c, registry.Errorf(registry.NotFound, "no trusted publisher with id %q", c.Param("id")))
+		return
+	}
+	if err := s.svc.DeleteTrustedPublisher(c, account(c).ID, apiToken(c), id); err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.OK{OK: true})
+}
+
+func (s *Server) exchangeIDToken(c *gin.Context) {
+	var body wire.OIDCExchangeRequest
+	if err := s.decodeStrict(c, &body, []string{"token"}, "an exchange has only token"); err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	if s.idtokens == nil {
+		s.shared.Fail(c, registry.Errorf(registry.Unauthorized, "issuer check failed: this registry allows no OpenID Connect issuer (pactd serve --oidc-issuer)"))
+		return
+	}
+	tok, err := s.idtokens.Verify(c, strings.TrimSpace(body.Token))
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	ex, err := s.svc.ExchangeIDToken(c, tok)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.OIDCExchange{OK: true, Token: ex.Secret, ExpiresAt: wire.Time(*ex.Token.ExpiresAt), Packages: ex.Packages})
+}
+
+// decodeStrict reads a JSON body of at most maxTrustBodyBytes into v and
+// refuses fields not in fields, so a misspelt claim list is not ignored.
+func (s *Server) decodeStrict(c *gin.Context, v any, fields []string, has string) error {
+	if mt, _ := mediaType(c); mt != "application/json" {
+		return httpx.Errorf(httpx.UnsupportedMedia, "Content-Type must be application/json")
+	}
+	release, err := s.reserveBody(c, maxTrustBodyBytes)
+	if err != nil {
+		return err
+	}
+	defer release()
+	raw, err := readBody(c.Writer, c.Request, maxTrustBodyBytes)
+	if err != nil {
+		return err
+	}
+	if err := decodeJSON(raw, v); err != nil {
+		return err
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &present); err != nil {
+		return jsonError(err)
+	}
+	for name := range present {
+		if !slices.ContainsFunc(fields, func(f string) bool { return foldKey(f) == foldKey(name) }) {
+			return registry.Errorf(registry.Invalid, "field %q is not known: %s", truncateField(name), has)
+		}
+	}
+	return nil
+}
+
+func truncateField(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+func presentTrustedPublisher(p *registry.TrustedPublisher) wire.TrustedPublisher {
+	claims := p.Claims
+	if claims == nil {
+		claims = map[string]string{}
+	}
+	return wire.TrustedPublisher{ID: p.ID, Issuer: p.Issuer, Packages: append([]string{}, p.Packages...), Claims: claims,
+		CreatedAt: wire.Time(p.CreatedAt)}
+}
+
+func newIDTokenVerifier(svc *registry.Service, baseURL string) *idtoken.Verifier {
+	if len(svc.OIDCIssuers()) == 0 {
+		return nil
+	}
+	return idtoken.New(baseURL, svc.OIDCIssuers(), svc.Now)
+}
