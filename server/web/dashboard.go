@@ -32,6 +32,8 @@ var notices = map[string]string{
 	"token-revoked": "The token is revoked. Requests that send it are now refused.",
 	"key-added":     "The SSH key is added. Publishes signed with it are accepted.",
 	"key-deleted":   "The SSH key is deleted.",
+	"trust-added":   "The trusted publisher is added. CI jobs whose ID tokens carry these claims may publish these packs.",
+	"trust-removed": "The trusted publisher is removed. Its CI jobs can no longer get tokens.",
 }
 
 type tokenRow struct {
@@ -72,6 +74,19 @@ type dashboardData struct {
 	Keys          []registry.SSHKey
 	Packages      []packageView
 	More          bool // the account has more packages than are listed
+
+	// Trusted publishing (docs/protocol.md, Trusted publishing).
+	Issuers       []string // the issuers the operator allows; none: the section says so
+	Trusted       []trustRow
+	TrustIssuer   string // form values to show again after an error
+	TrustPackages string
+	TrustClaims   string
+}
+
+type trustRow struct {
+	registry.TrustedPublisher
+	Globs  string
+	Claims []string // name=value, sorted
 }
 
 func (pages *Pages) dashboard(c *gin.Context) {
@@ -122,6 +137,20 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 		d.Packages = append(d.Packages, pages.viewPackage(&pkgs[i]))
 	}
 	d.More = next != ""
+	d.Issuers = pages.svc.OIDCIssuers()
+	trusted, err := pages.svc.ListTrustedPublishers(c, acct.ID)
+	if err != nil {
+		pages.errorPage(c, err)
+		return
+	}
+	for _, tp := range trusted {
+		row := trustRow{TrustedPublisher: tp, Globs: strings.Join(tp.Packages, " ")}
+		for name, value := range tp.Claims {
+			row.Claims = append(row.Claims, name+"="+value)
+		}
+		slices.Sort(row.Claims)
+		d.Trusted = append(d.Trusted, row)
+	}
 	d.Lifetimes = tokenLifetimes
 	type scopeBox struct {
 		Value, Label string
@@ -210,6 +239,63 @@ func (pages *Pages) deleteKey(c *gin.Context) {
 		return
 	}
 	c.Redirect(http.StatusSeeOther, "/dashboard?done=key-deleted#keys")
+}
+
+// maxTrustClaimLines bounds the claims textarea before the domain's own
+// checks: more lines than there are known claims is never right.
+const maxTrustClaimLines = 32
+
+// addTrustedPublisher takes the issuer, the packs (globs separated by
+// spaces or commas) and the claims, one name=value a line.
+func (pages *Pages) addTrustedPublisher(c *gin.Context) {
+	d := &dashboardData{TrustIssuer: c.PostForm("issuer"), TrustPackages: strings.TrimSpace(c.PostForm("packages")),
+		TrustClaims: strings.TrimSpace(c.PostForm("claims")), Lifetime: defaultLifetime}
+	fail := func(err error) {
+		d.Error = registry.ErrorMessage(err)
+		pages.renderDashboard(c, httpx.Status(err), d)
+	}
+	spec := registry.TrustedPublisherSpec{Issuer: d.TrustIssuer, Claims: map[string]string{},
+		Packages: strings.FieldsFunc(d.TrustPackages, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })}
+	lines := strings.Split(d.TrustClaims, "\n")
+	if len(lines) > maxTrustClaimLines {
+		fail(registry.Errorf(registry.Invalid, "at most %d claims, one name=value a line", maxTrustClaimLines))
+		return
+	}
+	for _, line := range lines {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		if !ok {
+			fail(registry.Errorf(registry.Invalid, "each claim is one line name=value, such as repository=alice/widget"))
+			return
+		}
+		spec.Claims[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	}
+	_, err := pages.svc.AddTrustedPublisher(c, pages.currentAccount(c).ID, nil, spec)
+	if registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict) {
+		fail(err)
+		return
+	}
+	if err != nil {
+		pages.errorPage(c, err)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, "/dashboard?done=trust-added#trusted")
+}
+
+func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
+	id, ok := pathID(c)
+	if !ok {
+		pages.notFound(c)
+		return
+	}
+	if err := pages.svc.DeleteTrustedPublisher(c, pages.currentAccount(c).ID, nil, id); err != nil {
+		pages.errorPage(c, err)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, "/dashboard?done=trust-removed#trusted")
 }
 
 func pathID(c *gin.Context) (int64, bool) {

@@ -106,6 +106,8 @@ func (pages *Pages) Route(e *gin.Engine) {
 	dash.POST("/tokens/:id/revoke", pages.revokeToken)
 	dash.POST("/keys", pages.addKey)
 	dash.POST("/keys/:id/delete", pages.deleteKey)
+	dash.POST("/trusted-publishers", pages.addTrustedPublisher)
+	dash.POST("/trusted-publishers/:id/remove", pages.removeTrustedPublisher)
 	httpx.GetAndHead(dash, "/account", pages.accountPage)
 	dash.POST("/password", pages.changePassword)
 	dash.POST("/sessions/:id/end", pages.endOneSession)
