@@ -105,18 +105,27 @@ type download struct {
 	CheckpointSize *int64 `json:"checkpoint_size,omitempty"`
 }
 
+// packageAt reads owner/pack and names the version asked for: version
+// itself, or the latest for "" and "latest" (shared by get and verify).
+func packageAt(ctx context.Context, c *client.Client, owner, pack, version string) (*client.PackageDetail, string, error) {
+	detail, err := c.GetPackage(ctx, owner, pack)
+	if err != nil {
+		return nil, "", err
+	}
+	if version == "" || strings.EqualFold(version, "latest") {
+		version = detail.Package.Version
+	}
+	return detail, version, nil
+}
+
 func runGet(ctx context.Context, opts *getOptions) error {
 	c, err := opts.Factory.Client()
 	if err != nil {
 		return err
 	}
-	detail, err := c.GetPackage(ctx, opts.Owner, opts.Pack)
+	detail, version, err := packageAt(ctx, c, opts.Owner, opts.Pack, opts.Version)
 	if err != nil {
 		return err
-	}
-	version := opts.Version
-	if version == "" || strings.EqualFold(version, "latest") {
-		version = detail.Package.Version
 	}
 	// Fetch the pinned version even for "latest", so a publish in between
 	// cannot pair one version's digest with another's content.

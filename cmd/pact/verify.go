@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -100,13 +99,9 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	detail, err := c.GetPackage(ctx, opts.Owner, opts.Pack)
+	detail, version, err := packageAt(ctx, c, opts.Owner, opts.Pack, opts.Version)
 	if err != nil {
 		return err
-	}
-	version := opts.Version
-	if version == "" || strings.EqualFold(version, "latest") {
-		version = detail.Package.Version
 	}
 	ver := detail.FindVersion(version)
 	if ver == nil {
