@@ -201,21 +201,21 @@ func (pages *Pages) createToken(c *gin.Context) {
 }
 
 func (pages *Pages) revokeToken(c *gin.Context) {
-	id, ok := pathID(c)
-	if !ok {
-		pages.notFound(c)
-		return
-	}
-	if err := pages.svc.RevokeToken(c, pages.currentAccount(c).ID, id); err != nil {
-		pages.errorPage(c, err)
-		return
-	}
-	c.Redirect(http.StatusSeeOther, "/dashboard?done=token-revoked#tokens")
+	pages.removeByID(c, func(accountID, id int64) error {
+		return pages.svc.RevokeToken(c, accountID, id)
+	}, "/dashboard?done=token-revoked#tokens")
 }
 
 func (pages *Pages) addKey(c *gin.Context) {
 	d := &dashboardData{KeyName: strings.TrimSpace(c.PostForm("name")), PublicKey: strings.TrimSpace(c.PostForm("public_key"))}
 	_, err := pages.svc.AddSSHKey(c, pages.currentAccount(c).ID, d.PublicKey, d.KeyName)
+	pages.formDone(c, d, err, "/dashboard?done=key-added#keys")
+}
+
+// formDone ends a dashboard form: a refusal shows the dashboard again with
+// the message and the values sent, a fault the error page, success a
+// redirect to done.
+func (pages *Pages) formDone(c *gin.Context, d *dashboardData, err error, done string) {
 	if registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict) {
 		d.Error = registry.ErrorMessage(err)
 		pages.renderDashboard(c, httpx.Status(err), d)
@@ -225,20 +225,28 @@ func (pages *Pages) addKey(c *gin.Context) {
 		pages.errorPage(c, err)
 		return
 	}
-	c.Redirect(http.StatusSeeOther, "/dashboard?done=key-added#keys")
+	c.Redirect(http.StatusSeeOther, done)
 }
 
-func (pages *Pages) deleteKey(c *gin.Context) {
+// removeByID ends a dashboard button that removes one of the account's
+// things by the id in its path, then redirects to done.
+func (pages *Pages) removeByID(c *gin.Context, remove func(accountID, id int64) error, done string) {
 	id, ok := pathID(c)
 	if !ok {
 		pages.notFound(c)
 		return
 	}
-	if err := pages.svc.DeleteSSHKey(c, pages.currentAccount(c).ID, id); err != nil {
+	if err := remove(pages.currentAccount(c).ID, id); err != nil {
 		pages.errorPage(c, err)
 		return
 	}
-	c.Redirect(http.StatusSeeOther, "/dashboard?done=key-deleted#keys")
+	c.Redirect(http.StatusSeeOther, done)
+}
+
+func (pages *Pages) deleteKey(c *gin.Context) {
+	pages.removeByID(c, func(accountID, id int64) error {
+		return pages.svc.DeleteSSHKey(c, accountID, id)
+	}, "/dashboard?done=key-deleted#keys")
 }
 
 // maxTrustClaimLines bounds the claims textarea before the domain's own
@@ -250,15 +258,11 @@ const maxTrustClaimLines = 32
 func (pages *Pages) addTrustedPublisher(c *gin.Context) {
 	d := &dashboardData{TrustIssuer: c.PostForm("issuer"), TrustPackages: strings.TrimSpace(c.PostForm("packages")),
 		TrustClaims: strings.TrimSpace(c.PostForm("claims")), Lifetime: defaultLifetime}
-	fail := func(err error) {
-		d.Error = registry.ErrorMessage(err)
-		pages.renderDashboard(c, httpx.Status(err), d)
-	}
 	spec := registry.TrustedPublisherSpec{Issuer: d.TrustIssuer, Claims: map[string]string{},
 		Packages: strings.FieldsFunc(d.TrustPackages, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })}
 	lines := strings.Split(d.TrustClaims, "\n")
 	if len(lines) > maxTrustClaimLines {
-		fail(registry.Errorf(registry.Invalid, "at most %d claims, one name=value a line", maxTrustClaimLines))
+		pages.formDone(c, d, registry.Errorf(registry.Invalid, "at most %d claims, one name=value a line", maxTrustClaimLines), "")
 		return
 	}
 	for _, line := range lines {
@@ -268,34 +272,19 @@ func (pages *Pages) addTrustedPublisher(c *gin.Context) {
 		}
 		name, value, ok := strings.Cut(line, "=")
 		if !ok {
-			fail(registry.Errorf(registry.Invalid, "each claim is one line name=value, such as repository=alice/widget"))
+			pages.formDone(c, d, registry.Errorf(registry.Invalid, "each claim is one line name=value, such as repository=alice/widget"), "")
 			return
 		}
 		spec.Claims[strings.TrimSpace(name)] = strings.TrimSpace(value)
 	}
 	_, err := pages.svc.AddTrustedPublisher(c, pages.currentAccount(c).ID, nil, spec)
-	if registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict) {
-		fail(err)
-		return
-	}
-	if err != nil {
-		pages.errorPage(c, err)
-		return
-	}
-	c.Redirect(http.StatusSeeOther, "/dashboard?done=trust-added#trusted")
+	pages.formDone(c, d, err, "/dashboard?done=trust-added#trusted")
 }
 
 func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
-	id, ok := pathID(c)
-	if !ok {
-		pages.notFound(c)
-		return
-	}
-	if err := pages.svc.DeleteTrustedPublisher(c, pages.currentAccount(c).ID, nil, id); err != nil {
-		pages.errorPage(c, err)
-		return
-	}
-	c.Redirect(http.StatusSeeOther, "/dashboard?done=trust-removed#trusted")
+	pages.removeByID(c, func(accountID, id int64) error {
+		return pages.svc.DeleteTrustedPublisher(c, accountID, nil, id)
+	}, "/dashboard?done=trust-removed#trusted")
 }
 
 func pathID(c *gin.Context) (int64, bool) {
