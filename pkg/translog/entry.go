@@ -36,6 +36,9 @@ const (
 	KindKeyRemove = "key-remove"
 	KindYank      = "yank"
 	KindUnyank    = "unyank"
+	// KindRelease records a release registered for a published version:
+	// the artifacts built from it (docs/protocol.md, Releases).
+	KindRelease = "release"
 )
 
 // How a publish was authenticated.
@@ -101,6 +104,7 @@ var kindFields = map[string][]string{
 	KindKeyRemove: {"owner", "key", "fingerprint"},
 	KindYank:      {"owner", "pack", "version", "reason"},
 	KindUnyank:    {"owner", "pack", "version"},
+	KindRelease:   {"owner", "pack", "version", "sha256", "release", "artifacts", "commit"},
 }
 
 // Parse reads an entry strictly: the version-1 header, `kind` then `time` (RFC 3339 UTC seconds), keys of
@@ -164,6 +168,9 @@ func (e *Entry) checkKind() error {
 			want = append(want[:6:6], "issuer", "ci")
 		}
 	}
+	if e.Kind == KindRelease && e.Get("commit") == "" {
+		want = want[:6] // a release without a source commit
+	}
 	if len(e.Fields) != len(want) {
 		return fmt.Errorf("log entry: %s has %d fields, want %d", e.Kind, len(e.Fields), len(want))
 	}
@@ -183,6 +190,10 @@ func (e *Entry) checkKind() error {
 		}
 	case KindYank:
 		if _, err := e.Yank(); err != nil {
+			return err
+		}
+	case KindRelease:
+		if _, err := e.Release(); err != nil {
 			return err
 		}
 	}
@@ -374,4 +385,63 @@ func ParseJSONString(v string) (string, error) {
 		return "", errors.New("JSON string not in canonical form")
 	}
 	return s, nil
+}
+
+// ReleaseEvent is a release registered for a published version. The
+// release itself (artifacts, URLs) can be larger than an entry; the entry
+// holds its digest, which the registry's release record answers to.
+type ReleaseEvent struct {
+	Time                 time.Time
+	Owner, Pack, Version string
+	SHA256               string // 64 lowercase hex digits: the version's document
+	Release              string // 64 lowercase hex digits: the release record's digest (docs/protocol.md, Releases)
+	Artifacts            int    // how many artifacts the release lists
+	Commit               string // the source git commit, lowercase hex; "" when none was given
+}
+
+// NewRelease makes a release entry; `commit` is written only when known.
+func NewRelease(r ReleaseEvent) *Entry {
+	e := &Entry{Kind: KindRelease, Time: r.Time.UTC().Truncate(time.Second), Fields: []Field{
+		{"owner", r.Owner}, {"pack", r.Pack}, {"version", r.Version}, {"sha256", r.SHA256},
+		{"release", r.Release}, {"artifacts", strconv.Itoa(r.Artifacts)},
+	}}
+	if r.Commit != "" {
+		e.Fields = append(e.Fields, Field{"commit", r.Commit})
+	}
+	return e
+}
+
+// Release reads a release entry's fields.
+func (e *Entry) Release() (ReleaseEvent, error) {
+	if e.Kind != KindRelease {
+		return ReleaseEvent{}, fmt.Errorf("log entry: kind %s, not %s", clip(e.Kind), KindRelease)
+	}
+	r := ReleaseEvent{Time: e.Time, Owner: e.Get("owner"), Pack: e.Get("pack"), Version: e.Get("version"),
+		SHA256: e.Get("sha256"), Release: e.Get("release"), Commit: e.Get("commit")}
+	for name, v := range map[string]string{"sha256": r.SHA256, "release": r.Release} {
+		if !lowerHex(v, 64) {
+			return ReleaseEvent{}, fmt.Errorf("log entry: %s is not 64 lowercase hex digits", name)
+		}
+	}
+	n, err := strconv.Atoi(e.Get("artifacts"))
+	if err != nil || n < 0 || strconv.Itoa(n) != e.Get("artifacts") {
+		return ReleaseEvent{}, errors.New("log entry: artifacts is not a non-negative decimal")
+	}
+	r.Artifacts = n
+	if r.Commit != "" && (len(r.Commit) < 7 || !lowerHex(r.Commit, len(r.Commit)) || len(r.Commit) > 64) {
+		return ReleaseEvent{}, errors.New("log entry: commit is not 7 to 64 lowercase hex digits")
+	}
+	return r, nil
+}
+
+func lowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

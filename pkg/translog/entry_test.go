@@ -33,6 +33,14 @@ func TestMarshalKinds(t *testing.T) {
 			"pact-log-entry v1\nkind yank\ntime 2026-11-22T22:00:00Z\nowner a\npack p\nversion 1.0.0\nreason \"broken <b>\\n\\\"x\\\"\"\n"},
 		{"unyank", NewUnyank(YankEvent{Time: when, Owner: "a", Pack: "p", Version: "1.0.0"}),
 			"pact-log-entry v1\nkind unyank\ntime 2026-11-22T22:00:00Z\nowner a\npack p\nversion 1.0.0\n"},
+		{"release", NewRelease(ReleaseEvent{Time: when, Owner: "a", Pack: "p", Version: "1.0.0", SHA256: strings.Repeat("ab", 32),
+			Release: strings.Repeat("cd", 32), Artifacts: 3, Commit: "abc1234"}),
+			"pact-log-entry v1\nkind release\ntime 2026-11-22T22:00:00Z\nowner a\npack p\nversion 1.0.0\nsha256 " + strings.Repeat("ab", 32) +
+				"\nrelease " + strings.Repeat("cd", 32) + "\nartifacts 3\ncommit abc1234\n"},
+		{"release without a commit", NewRelease(ReleaseEvent{Time: when, Owner: "a", Pack: "p", Version: "1.0.0",
+			SHA256: strings.Repeat("ab", 32), Release: strings.Repeat("cd", 32)}),
+			"pact-log-entry v1\nkind release\ntime 2026-11-22T22:00:00Z\nowner a\npack p\nversion 1.0.0\nsha256 " + strings.Repeat("ab", 32) +
+				"\nrelease " + strings.Repeat("cd", 32) + "\nartifacts 0\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,12 +85,12 @@ func TestTypedReaders(t *testing.T) {
 }
 
 func TestParseUnknownKind(t *testing.T) {
-	in := "pact-log-entry v1\nkind release\ntime 2026-11-22T22:00:00Z\nowner alice\nnote {\"a\":1}\n"
+	in := "pact-log-entry v1\nkind attestation\ntime 2026-11-22T22:00:00Z\nowner alice\nnote {\"a\":1}\n"
 	e, err := Parse([]byte(in))
 	if err != nil {
 		t.Fatalf("Parse of an unknown kind: %v", err)
 	}
-	if e.Kind != "release" || e.Get("note") != `{"a":1}` || string(e.Marshal()) != in {
+	if e.Kind != "attestation" || e.Get("note") != `{"a":1}` || string(e.Marshal()) != in {
 		t.Fatalf("got %+v", e)
 	}
 }
@@ -120,6 +128,11 @@ func TestParseRejects(t *testing.T) {
 			"key ssh-ed25519 A\nsigned-lines YQ\n",
 		"yank reason not json": head + "kind yank\n" + tm + "owner a\npack p\nversion 1\nreason broken\n",
 		"yank reason escaped":  head + "kind yank\n" + tm + "owner a\npack p\nversion 1\nreason \"\\u0061\"\n",
+		"release short commit": head + "kind release\n" + tm + "owner a\npack p\nversion 1\n" + sha + "release " + strings.Repeat("cd", 32) +
+			"\nartifacts 1\ncommit abc\n",
+		"release bad digest": head + "kind release\n" + tm + "owner a\npack p\nversion 1\n" + sha + "release xyz\nartifacts 1\n",
+		"release count sign": head + "kind release\n" + tm + "owner a\npack p\nversion 1\n" + sha + "release " + strings.Repeat("cd", 32) +
+			"\nartifacts -1\n",
 		"key-add extra field":  head + "kind key-add\n" + tm + "owner a\nkey k\nfingerprint f\nextra 1\n",
 		"too large":            head + "kind x\n" + tm + "a " + strings.Repeat("b", MaxEntrySize) + "\n",
 	}
@@ -139,6 +152,8 @@ func FuzzParse(f *testing.F) {
 		SHA256: strings.Repeat("ab", 32), Size: 1, Auth: AuthSSH, Key: "ssh-ed25519 A", SignedLines: []byte("x")}).Marshal())
 	f.Add(NewKeyAdd(KeyEvent{Time: when, Owner: "o", Key: "k", Fingerprint: "f"}).Marshal())
 	f.Add(NewYank(YankEvent{Time: when, Owner: "o", Pack: "p", Version: "v", Reason: "r"}).Marshal())
+	f.Add(NewRelease(ReleaseEvent{Time: when, Owner: "o", Pack: "p", Version: "v", SHA256: strings.Repeat("ab", 32),
+		Release: strings.Repeat("cd", 32), Artifacts: 2, Commit: "abcdef0"}).Marshal())
 	f.Add([]byte("pact-log-entry v1\nkind other\ntime 2026-11-22T22:00:00Z\na b c\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := Parse(data)
