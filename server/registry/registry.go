@@ -121,6 +121,9 @@ type Version struct {
 	// CI is the CI job that published it with a token exchanged for its
 	// ID token (trust.go); nil otherwise.
 	CI *CIIdentity
+	// HasRelease reports whether a release was registered for the
+	// version (release.go).
+	HasRelease bool
 }
 
 // Yanked reports whether the owner withdrew the version: it is never the

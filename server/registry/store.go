@@ -18,6 +18,7 @@ type Store interface {
 	SessionStore
 	LogStore
 	TrustStore
+	ReleaseStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Generation changes whenever a write through this Store may have

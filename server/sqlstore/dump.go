@@ -73,6 +73,9 @@ type BackupCounts struct {
 	// have none).
 	TrustedPublishers int64 `json:"trusted_publishers"`
 	SpentJTIs         int64 `json:"spent_jtis"`
+	// Releases (dump_releases.go; version 3 dumps made before them have
+	// none).
+	Releases int64 `json:"releases"`
 }
 
 func (c BackupCounts) String() string {

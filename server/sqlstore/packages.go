@@ -27,7 +27,8 @@ func scanPackage(row scanner) (*registry.Package, error) {
 // versionColumns leaves out content, which only VersionDocument reads.
 const versionColumns = `v.id, v.package_id, v.version, v.name, v.description, v.scheme, v.sha256, v.size,
 v.created_at, v.key_id, v.key_fingerprint, v.signed_timestamp, v.nonce, v.signature, v.signed_name,
-v.signed_description, v.public_key, v.yanked_at, v.yank_reason, v.log_index, v.ci`
+v.signed_description, v.public_key, v.yanked_at, v.yank_reason, v.log_index, v.ci,
+EXISTS (SELECT 1 FROM releases rel WHERE rel.version_id = v.id)`
 
 func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	var v registry.Version
@@ -38,7 +39,7 @@ func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	var ci sql.NullString
 	dest := append([]any{&v.ID, &v.PackageID, &v.Version, &v.Name, &v.Description, &v.Scheme, &v.SHA256, &v.Size,
 		&v.CreatedAt, &keyID, &fingerprint, &timestamp, &nonce, &signature, &signedName, &signedDescription, &publicKey,
-		&yankedAt, &v.YankReason, &logIndex, &ci}, extra...)
+		&yankedAt, &v.YankReason, &logIndex, &ci, &v.HasRelease}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,137 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// Releases (registry.ReleaseStore; migrations/*/0010_releases.sql).
+
+const releaseColumns = `rel.id, rel.package_id, rel.version_id, a.username, p.pack_slug, v.version, v.sha256,
+rel.artifact_index_url, rel.contract_url, rel.source_git_commit, rel.artifacts, rel.sha256, rel.log_index, rel.created_at`
+
+const releaseFrom = ` FROM releases rel JOIN versions v ON v.id = rel.version_id JOIN packages p ON p.id = rel.package_id
+JOIN accounts a ON a.id = p.owner_id`
+
+func scanRelease(row scanner) (*registry.Release, error) {
+	var r registry.Release
+	var artifacts string
+	var logIndex sql.NullInt64
+	if err := row.Scan(&r.ID, &r.PackageID, &r.VersionID, &r.Owner, &r.Pack, &r.Version, &r.ContractSHA256,
+		&r.ArtifactIndexURL, &r.ContractURL, &r.SourceGitCommit, &artifacts, &r.SHA256, &logIndex, &r.CreatedAt); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(artifacts), &r.Artifacts); err != nil {
+		return nil, err
+	}
+	if logIndex.Valid {
+		r.LogIndex = &logIndex.Int64
+	}
+	r.CreatedAt = r.CreatedAt.UTC()
+	return &r, nil
+}
+
+// CreateRelease stores a release and its log entry in one transaction;
+// see registry.ReleaseStore.
+func (s *Store) CreateRelease(ctx context.Context, r *registry.Release) (*registry.Release, bool, error) {
+	artifacts := r.Artifacts
+	if artifacts == nil {
+		artifacts = []json.RawMessage{}
+	}
+	text, err := json.Marshal(artifacts)
+	if err != nil {
+		return nil, false, err
+	}
+	var stored *registry.Release
+	created := false
+	err = s.inTx(ctx, "create release", func(ctx context.Context, tx *sql.Tx) error {
+		stored, created = nil, false
+		var sha string
+		err := tx.QueryRowContext(ctx, s.q(`SELECT sha256 FROM versions WHERE id = ? AND package_id = ?`), r.VersionID, r.PackageID).Scan(&sha)
+		if errNoRows(err) {
+			return notFound("no version %s of %s/%s", r.Version, r.Owner, r.Pack)
+		}
+		if err != nil {
+			return err
+		}
+		at := dbTime(r.CreatedAt)
+		// ON CONFLICT DO NOTHING (both engines): a concurrent
+		// registration of the same version waits for the other, then
+		// reads what it stored, and a shared group-commit transaction
+		// is not aborted.
+		var id int64
+		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO releases (package_id, version_id, artifact_index_url, contract_url,
+source_git_commit, artifacts, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (version_id) DO NOTHING RETURNING id`), r.PackageID, r.VersionID, r.ArtifactIndexURL, r.ContractURL,
+			r.SourceGitCommit, string(text), r.SHA256, at).Scan(&id)
+		switch {
+		case errNoRows(err):
+			existing, err := scanRelease(tx.QueryRowContext(ctx, s.q(`SELECT `+releaseColumns+releaseFrom+` WHERE rel.version_id = ?`), r.VersionID))
+			if err != nil {
+				return err
+			}
+			if existing.SHA256 != r.SHA256 {
+				return registry.ReleaseConflict(existing.Owner, existing.Pack, existing.Version)
+			}
+			stored = existing
+			return nil
+		case err != nil:
+			return err
+		}
+		entry := *r
+		entry.ContractSHA256 = sha
+		index, err := s.appendLog(ctx, tx, registry.ReleaseLogEntry(&entry), at)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE releases SET log_index = ? WHERE id = ?`), index, id); err != nil {
+			return err
+		}
+		stored, err = scanRelease(tx.QueryRowContext(ctx, s.q(`SELECT `+releaseColumns+releaseFrom+` WHERE rel.id = ?`), id))
+		created = err == nil
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if created {
+		s.notifyLog()
+		s.changedPackage(&registry.Package{OwnerSlug: stored.Owner, PackSlug: stored.Pack})
+	}
+	return stored, created, nil
+}
+
+// ReleaseOf answers the release of one version.
+func (s *Store) ReleaseOf(ctx context.Context, owner, pack, version string) (*registry.Release, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	r, err := scanRelease(s.read.QueryRowContext(ctx, s.q(`SELECT `+releaseColumns+releaseFrom+`
+WHERE lower(a.username) = lower(?) AND p.pack_slug = ? AND v.version = ?`), owner, strings.ToLower(pack), version))
+	if errNoRows(err) {
+		if _, err := s.PackageBySlug(ctx, owner, pack); err != nil {
+			return nil, err
+		}
+		return nil, notFound("%s/%s %s has no release", owner, pack, version)
+	}
+	if err != nil {
+		return nil, s.fault("read release", err)
+	}
+	return r, nil
+}
+
+// ListReleases lists a package's releases newest first.
+func (s *Store) ListReleases(ctx context.Context, packageID int64, before int64, limit int) ([]registry.Release, error) {
+	query := `SELECT ` + releaseColumns + releaseFrom + ` WHERE rel.package_id = ?`
+	args := []any{packageID}
+	if before > 0 {
+		query += ` AND rel.id < ?`
+		args = append(args, before)
+	}
+	query += ` ORDER BY rel.id DESC LIMIT ?`
+	args = append(args, limit)
+	return queryList(ctx, s, "list releases", 0, scanRelease, query, args...)
+}
