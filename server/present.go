@@ -42,6 +42,10 @@ func (s *Server) presentVersion(p *registry.Package, v *registry.Version) wire.V
 		}
 		out.Signature = sig
 	}
+	if v.HasRelease {
+		u := s.releaseURL(p.OwnerSlug, p.PackSlug, v.Version)
+		out.ReleaseURL = &u
+	}
 	if ci := v.CI; ci != nil {
 		out.CI = &wire.CI{Issuer: ci.Issuer, Repository: ci.Repository, Workflow: ci.Workflow, Ref: ci.Ref, SHA: ci.SHA, RunID: ci.RunID}
 	}

@@ -102,15 +102,20 @@ func (s *Server) exchangeIDToken(c *gin.Context) {
 // decodeStrict reads a JSON body of at most maxTrustBodyBytes into v and
 // refuses fields not in fields, so a misspelt claim list is not ignored.
 func (s *Server) decodeStrict(c *gin.Context, v any, fields []string, has string) error {
+	return s.decodeStrictLimited(c, v, fields, has, maxTrustBodyBytes)
+}
+
+// decodeStrictLimited is decodeStrict for a body of at most limit bytes.
+func (s *Server) decodeStrictLimited(c *gin.Context, v any, fields []string, has string, limit int64) error {
 	if mt, _ := mediaType(c); mt != "application/json" {
 		return httpx.Errorf(httpx.UnsupportedMedia, "Content-Type must be application/json")
 	}
-	release, err := s.reserveBody(c, maxTrustBodyBytes)
+	release, err := s.reserveBody(c, limit)
 	if err != nil {
 		return err
 	}
 	defer release()
-	raw, err := readBody(c.Writer, c.Request, maxTrustBodyBytes)
+	raw, err := readBody(c.Writer, c.Request, limit)
 	if err != nil {
 		return err
 	}

@@ -133,8 +133,8 @@ func TestParseRejects(t *testing.T) {
 		"release bad digest": head + "kind release\n" + tm + "owner a\npack p\nversion 1\n" + sha + "release xyz\nartifacts 1\n",
 		"release count sign": head + "kind release\n" + tm + "owner a\npack p\nversion 1\n" + sha + "release " + strings.Repeat("cd", 32) +
 			"\nartifacts -1\n",
-		"key-add extra field":  head + "kind key-add\n" + tm + "owner a\nkey k\nfingerprint f\nextra 1\n",
-		"too large":            head + "kind x\n" + tm + "a " + strings.Repeat("b", MaxEntrySize) + "\n",
+		"key-add extra field": head + "kind key-add\n" + tm + "owner a\nkey k\nfingerprint f\nextra 1\n",
+		"too large":           head + "kind x\n" + tm + "a " + strings.Repeat("b", MaxEntrySize) + "\n",
 	}
 	for name, in := range tests {
 		t.Run(name, func(t *testing.T) {

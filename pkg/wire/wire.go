@@ -88,6 +88,9 @@ type Version struct {
 	// CI is the CI job that published the version with a token from
 	// trusted publishing; null otherwise.
 	CI *CI `json:"ci"`
+	// ReleaseURL is the version's release in the API
+	// (docs/protocol.md, Releases); null when none was registered.
+	ReleaseURL *string `json:"release_url"`
 }
 
 // Signature is the provenance of a version published by SSH signature, kept

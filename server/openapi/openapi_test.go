@@ -73,6 +73,11 @@ func TestEveryRouteOfTheInterfaceIsDescribed(t *testing.T) {
 		{"POST", "/api/trusted-publishers", []int{201, 400, 401, 403, 409, 413, 415}},
 		{"DELETE", "/api/trusted-publishers/{id}", []int{200, 401, 403, 404}},
 		{"POST", "/api/oidc/exchange", []int{200, 400, 401, 403, 413, 415, 503}},
+		{"POST", "/api/releases", []int{200, 400, 401, 403, 404, 409, 413, 415, 429}},
+		{"GET", "/api/contracts/{owner}/{pack}/releases", []int{200, 400, 404}},
+		{"HEAD", "/api/contracts/{owner}/{pack}/releases", []int{200, 400, 404}},
+		{"GET", "/api/contracts/{owner}/{pack}/releases/{version}", []int{200, 404}},
+		{"HEAD", "/api/contracts/{owner}/{pack}/releases/{version}", []int{200, 404}},
 		{"GET", "/{owner}.keys", []int{200}},
 		{"GET", "/openapi.json", []int{200}},
 		{"GET", "/healthz", []int{200}},
@@ -156,6 +161,11 @@ func TestTokenRoutesAcceptBothTokenHeaders(t *testing.T) {
 		"POST /api/trusted-publishers":        true,
 		"DELETE /api/trusted-publishers/{id}": true,
 		"POST /api/oidc/exchange":             false,
+
+		// Releases: registering needs the publish scope; reading is public.
+		"POST /api/releases":                                   true,
+		"GET /api/contracts/{owner}/{pack}/releases":           false,
+		"GET /api/contracts/{owner}/{pack}/releases/{version}": false,
 	}
 	if len(doc.Security) != 0 {
 		t.Errorf("the document has a global security requirement %v; public routes need none", doc.Security)

@@ -57,6 +57,12 @@ var wireTypes = map[string]reflect.Type{
 	"OIDCExchangeRequest":     reflect.TypeFor[wire.OIDCExchangeRequest](),
 	"OIDCExchange":            reflect.TypeFor[wire.OIDCExchange](),
 	"CI":                      reflect.TypeFor[wire.CI](),
+	// Releases.
+	"ReleaseRequest": reflect.TypeFor[wire.ReleaseRequest](),
+	"Release":        reflect.TypeFor[wire.Release](),
+	"ReleaseResult":  reflect.TypeFor[wire.ReleaseResult](),
+	"ReleaseDetail":  reflect.TypeFor[wire.ReleaseDetail](),
+	"ReleaseList":    reflect.TypeFor[wire.ReleaseList](),
 }
 
 // formFields pairs the multipart schemas with the field names of pkg/wire.
@@ -471,6 +477,8 @@ func (w *wireCheck) value(at string, prop map[string]any, typ reflect.Type, omit
 	}
 	match := false
 	switch kind {
+	case "": // {}: any JSON value, as an artifact's fields beyond the known ones
+		match = len(prop) == 0 && goKind == reflect.Interface
 	case "string":
 		match = goKind == reflect.String || typ == bytesType
 	case "integer":

@@ -113,8 +113,7 @@ type ReleaseSpec struct {
 	ContractID       *string
 	Version          *string
 	ArtifactIndexURL *string
-	Artifacts        []json.RawMessage // nil when not sent
-	ArtifactsSent    bool
+	Artifacts        []json.RawMessage // nil when not sent (or null)
 	ContractDigest   *string
 	ContractURL      *string
 	SourceGitCommit  *string
@@ -281,7 +280,7 @@ func prepareRelease(caller *Account, spec ReleaseSpec) (*Release, string, error)
 		digest = strings.ToLower(d)
 	}
 
-	if !spec.ArtifactsSent || spec.Artifacts == nil {
+	if spec.Artifacts == nil {
 		return nil, "", Errorf(Invalid, "artifacts is required: a list of objects, each with a name or a url ([] for none)")
 	}
 	if len(spec.Artifacts) > MaxReleaseArtifacts {
