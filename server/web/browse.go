@@ -260,6 +260,7 @@ func (pages *Pages) packagePage(c *gin.Context) {
 		"Pinned":   pinned,
 		"Versions": rows,
 		"Document": pages.documents.Markdown(doc.Content),
+		"Release":  pages.releaseOf(c, p, doc),
 	})
 }
 

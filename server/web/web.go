@@ -24,7 +24,7 @@ import (
 	"github.com/pact-registry/pact/server/render"
 )
 
-//go:embed templates/*.html
+//go:embed templates/*.html templates/parts/*.html
 var templateFS embed.FS
 
 //go:embed static
@@ -165,7 +165,9 @@ func parsePages(funcs template.FuncMap) map[string]*template.Template {
 		if base == "layout.html" {
 			continue
 		}
-		pages[base] = template.Must(template.New(base).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", name))
+		// templates/parts holds blocks that pages include, such as a
+		// version's release.
+		pages[base] = template.Must(template.New(base).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts/*.html", name))
 	}
 	return pages
 }
