@@ -202,6 +202,12 @@ func describeLogEvent(e *translog.Entry) string {
 		return line
 	case translog.KindUnyank:
 		return fmt.Sprintf("%s %s unyanked %s %s", when, who, get("pack"), get("version"))
+	case translog.KindRelease:
+		line := fmt.Sprintf("%s %s registered the release of %s %s (%s artifacts", when, who, get("pack"), get("version"), get("artifacts"))
+		if commit := e.Get("commit"); commit != "" {
+			line += ", commit " + safeText(commit)
+		}
+		return line + ")"
 	default:
 		var parts []string
 		for _, f := range e.Fields {
@@ -224,6 +230,11 @@ func logEventJSON(index int64, e *translog.Entry) map[string]any {
 	if e.Kind == translog.KindYank {
 		if reason, err := translog.ParseJSONString(e.Get("reason")); err == nil {
 			out["reason"] = reason
+		}
+	}
+	if e.Kind == translog.KindRelease {
+		if r, err := e.Release(); err == nil {
+			out["artifacts"] = r.Artifacts
 		}
 	}
 	if e.Kind == translog.KindPublish {

@@ -33,6 +33,10 @@ func TestDescribeLogEvent(t *testing.T) {
 			`2026-11-22 22:00 alice yanked widget 1.2.0: broken \x1b[2J`},
 		{"unyank", translog.NewUnyank(translog.YankEvent{Time: at, Owner: "alice", Pack: "widget", Version: "1.2.0"}),
 			"2026-11-22 22:00 alice unyanked widget 1.2.0"},
+		{"release", translog.NewRelease(translog.ReleaseEvent{Time: at, Owner: "alice", Pack: "widget", Version: "1.2.0", SHA256: strings.Repeat("a", 64), Release: strings.Repeat("b", 64), Artifacts: 3, Commit: "abc1234"}),
+			"2026-11-22 22:00 alice registered the release of widget 1.2.0 (3 artifacts, commit abc1234)"},
+		{"release without a commit", translog.NewRelease(translog.ReleaseEvent{Time: at, Owner: "alice", Pack: "widget", Version: "1.2.0", SHA256: strings.Repeat("a", 64), Release: strings.Repeat("b", 64)}),
+			"2026-11-22 22:00 alice registered the release of widget 1.2.0 (0 artifacts)"},
 		{"a kind from a later version", &translog.Entry{Kind: "member-add", Time: at, Fields: []translog.Field{{Key: "owner", Value: "alice"}, {Key: "member", Value: "bob"}}},
 			"2026-11-22 22:00 alice member-add member=bob"},
 	}
