@@ -128,6 +128,22 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	must(s.CreateTrustedPublisher(ctx, &registry.TrustedPublisher{AccountID: alice.ID, Issuer: "https://token.actions.githubusercontent.com",
 		Packages: []string{"odd", "odd-*"}, Claims: map[string]string{"repository": "alice/odd", "environment": "rélease \"1\""}, CreatedAt: at(56)}))
 	must(s.SpendJTI(ctx, "https://token.actions.githubusercontent.com", "jti-0001", at(60*24*365*10), at(56)))
+	// A release of signed 2.2.0, whose artifact keeps a large number and
+	// text to escape.
+	var v220 *registry.Version
+	versions, err := s.ListVersions(ctx, signed.ID)
+	must(err)
+	for i := range versions {
+		if versions[i].Version == "2.2.0" {
+			v220 = &versions[i]
+		}
+	}
+	rel := &registry.Release{PackageID: signed.ID, VersionID: v220.ID, Owner: "alice", Pack: "signed", Version: "2.2.0",
+		ContractSHA256: v220.SHA256, ArtifactIndexURL: "https://example.com/signed/2.2.0/", SourceGitCommit: "abc1234",
+		Artifacts: []json.RawMessage{json.RawMessage(`{"name":"signed <&> \u00e9.tar.gz","size":9007199254740993}`)}, CreatedAt: at(57)}
+	rel.SHA256 = sha(rel.Canonical())
+	_, _, err = s.CreateRelease(ctx, rel)
+	must(err)
 }
 
 func dump(t *testing.T, s *sqlstore.Store) []byte {
@@ -168,9 +184,9 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 					t.Fatalf("Restore: %v", err)
 				}
 				// The nonce of the deleted key is remembered too.
-				// Ten versions published, two keys added and one removed, two yanks and an un-yank: 16 log entries.
-				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 4, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 16,
-					TrustedPublishers: 1, SpentJTIs: 1}
+				// Ten versions published, two keys added and one removed, two yanks and an un-yank, a release: 17 log entries.
+				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 4, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 17,
+					TrustedPublishers: 1, SpentJTIs: 1, Releases: 1}
 				if counts != want {
 					t.Errorf("Restore counts %s, want %s", counts, want)
 				}
@@ -220,6 +236,7 @@ func sameAnswers(t *testing.T, a, b *sqlstore.Store) {
 		Tokens    [][]registry.Token
 		Keys      [][]registry.SSHKey
 		Trust     [][]registry.TrustedPublisher
+		Releases  [][]registry.Release
 	}
 	read := func(s *sqlstore.Store) answers {
 		var out answers
@@ -235,6 +252,11 @@ func sameAnswers(t *testing.T, a, b *sqlstore.Store) {
 				t.Fatal(err)
 			}
 			out.Versions[p.OwnerSlug+"/"+p.PackSlug] = versions
+			releases, err := s.ListReleases(ctx, p.ID, 0, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Releases = append(out.Releases, releases)
 			for _, v := range append(versions, registry.Version{}) { // "" is the latest
 				doc, err := s.VersionDocument(ctx, p.OwnerSlug, p.PackSlug, v.Version)
 				if err != nil {
