@@ -85,7 +85,7 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		version := func(pack, description, doc, signature string, logIndex int) string {
 			sum := sha256.Sum256([]byte(doc))
 			return fmt.Sprintf(`{"version":"1.0.0","name":%q,"description":%s,"scheme":"review-v1","sha256":%q,"size":%d,`+
-				`"created_at":%s,"raw_url":%q,"signature":%s,"yanked":false,"yank_reason":"","log_index":%d,"ci":null}`,
+				`"created_at":%s,"raw_url":%q,"signature":%s,"yanked":false,"yank_reason":"","log_index":%d,"ci":null,"release_url":null}`,
 				pack, quoteJSON(description), hex.EncodeToString(sum[:]), len(doc), at, base+"/raw/alice/"+pack+"@1.0.0.pact.md", signature, logIndex)
 		}
 		provenance := fmt.Sprintf(`{"fingerprint":%q,"timestamp":%d,"nonce":%q,"signature":%s,"signed_lines_known":true,`+
