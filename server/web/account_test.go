@@ -22,7 +22,7 @@ func TestSignupLoginLogout(t *testing.T) {
 		web := servertest.NewWebClient(t, env.URL)
 		servertest.WantPage(t, web.Get("/signup"), http.StatusOK, `<label for="email">`, `<label for="username">`, `<label for="password">`)
 
-		r := web.Post("/signup", url.Values{"email": {"carol@example.com"}, "username": {"Carol"}, "password": {"a long passphrase"}})
+		r := web.Post("/signup", url.Values{"email": {"carol@example.com"}, "username": {"Carol"}, "password": {"a long passphrase"}, "confirm_password": {"a long passphrase"}})
 		servertest.WantRedirect(t, r, "/dashboard")
 		ck := servertest.SetCookie(r, sessionCookie)
 		if ck == nil {
@@ -118,7 +118,7 @@ func TestSignupRefusals(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			web := servertest.NewWebClient(t, env.URL)
-			r := web.Post("/signup", url.Values{"email": {tc.email}, "username": {tc.username}, "password": {tc.password}})
+			r := web.Post("/signup", url.Values{"email": {tc.email}, "username": {tc.username}, "password": {tc.password}, "confirm_password": {tc.password}})
 			servertest.WantPage(t, r, tc.status, tc.message, `role="alert"`)
 			if servertest.SetCookie(r, sessionCookie) != nil {
 				t.Errorf("a refused sign-up set a session cookie")
@@ -138,7 +138,7 @@ func TestClosedSignup(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{Signup: "closed"})
 	web := servertest.NewWebClient(t, env.URL)
 	servertest.WantPage(t, web.Get("/signup"), http.StatusForbidden, "Sign-up is closed")
-	r := web.Post("/signup", url.Values{"email": {"eve@example.com"}, "username": {"eve"}, "password": {"long enough"}})
+	r := web.Post("/signup", url.Values{"email": {"eve@example.com"}, "username": {"eve"}, "password": {"long enough"}, "confirm_password": {"long enough"}})
 	servertest.WantPage(t, r, http.StatusForbidden, "Sign-up is closed")
 	if _, err := env.Store.AccountByUsername(context.Background(), "eve"); !registry.IsCode(err, registry.NotFound) {
 		t.Errorf("closed sign-up made an account (err %v)", err)
@@ -204,7 +204,7 @@ func TestCrossSiteFormsAreRefused(t *testing.T) {
 			{"/dashboard/tokens/1/revoke", nil},
 			{"/logout", nil},
 			{"/login", url.Values{"login": {"alice"}, "password": {alice.Password}}},
-			{"/signup", url.Values{"email": {"m@example.com"}, "username": {"mallory"}, "password": {"long enough"}}},
+			{"/signup", url.Values{"email": {"m@example.com"}, "username": {"mallory"}, "password": {"long enough"}, "confirm_password": {"long enough"}}},
 		}
 		for _, headers := range crossSite {
 			for _, f := range forms {

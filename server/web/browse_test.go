@@ -133,12 +133,15 @@ func TestPackagePage(t *testing.T) {
 		latest := web.Get("/alice/code-review")
 		raw := env.URL + "/raw/alice/code-review.pact.md"
 		servertest.WantPage(t, latest, http.StatusOK,
-			"<h1>Code Review</h1>", "How we review", `<span class="version">1.1.0</span> (latest)`, "review-v1",
+			`<h1>Code Review <span class="title-version">1.1.0</span></h1>`, "How we review", `<span class="version">1.1.0</span> (latest)`, "review-v1",
 			`<time datetime="`+env.Clock.Now().UTC().Format(time.RFC3339)+`"`,
 			`href="`+raw+`"`, `value="curl -fsSL `+raw+` -o code-review.pact.md"`, `data-copy="install"`,
-			"Signed by", key.Fingerprint,
-			// the rendered document
-			"<h1>Code review</h1>", "<td>read</td>", `<input checked="" disabled="" type="checkbox"`, `<span class="nt">name</span>`,
+			`value="pact get --host `+env.URL+` alice/code-review"`, `data-copy="install-pact"`,
+			"Signed by", key.Fingerprint, "✓ Verified",
+			`value="pact verify --host `+env.URL+` alice/code-review@1.1.0"`,
+			"ssh-keygen -Y verify -f allowed_signers -I signer -n pact -s message.sig &lt; message",
+			// the rendered document, without its title: the page has it
+			"<td>read</td>", `<input checked="" disabled="" type="checkbox"`, `<span class="nt">name</span>`,
 			// the versions
 			`href="/alice/code-review@1.1.0"`, `href="/alice/code-review@1.0.0"`, env.URL+"/raw/alice/code-review@1.0.0.pact.md",
 		)
@@ -164,9 +167,20 @@ func TestPackagePage(t *testing.T) {
 
 		old := web.Get("/alice/code-review@1.0.0")
 		servertest.WantPage(t, old, http.StatusOK, `<span class="version">1.0.0</span> (latest: <a href="/alice/code-review">1.1.0</a>)`,
-			`value="curl -fsSL `+env.URL+`/raw/alice/code-review@1.0.0.pact.md -o code-review.pact.md"`)
-		if strings.Contains(old.Body, "<dt>Signed by</dt>") {
+			`value="curl -fsSL `+env.URL+`/raw/alice/code-review@1.0.0.pact.md -o code-review.pact.md"`,
+			`value="pact get --host `+env.URL+` alice/code-review@1.0.0"`,
+			`value="pact verify --host `+env.URL+` alice/code-review@1.0.0"`,
+			`<p class="banner old-version" role="status"><strong>This is an old version, 1.0.0.</strong> The latest version is <a href="/alice/code-review">1.1.0</a>.</p>`)
+		if strings.Contains(old.Body, "<dt>Signed by</dt>") || strings.Contains(old.Body, "ssh-keygen -Y verify") {
 			t.Errorf("version 1.0.0, published with a token, shows a signer")
+		}
+		if strings.Contains(latest.Body, "old-version") {
+			t.Errorf("the latest version is called old")
+		}
+		// The document's own title, which says what the page's heading
+		// says, is not shown twice.
+		if strings.Count(latest.Body, "<h1") != 1 {
+			t.Errorf("the page has %d headings <h1>, want the page's own only", strings.Count(latest.Body, "<h1"))
 		}
 		servertest.WantPage(t, web.Get("/alice/code-review@9.9.9"), http.StatusNotFound)
 		servertest.WantPage(t, web.Get("/alice/nothing"), http.StatusNotFound)
@@ -179,7 +193,7 @@ func TestHostileDocumentPageHasNoActiveContent(t *testing.T) {
 	alice := env.CreateUser(t, "alice")
 	publishDoc(t, env, alice, hostileDoc)
 	page := servertest.NewWebClient(t, env.URL).Get("/alice/hostile")
-	servertest.WantPage(t, page, http.StatusOK, "Hostile", "a link that must not run")
+	servertest.WantPage(t, page, http.StatusOK, "<h1>hostile <span", "a link that must not run")
 	assertNoInlineCode(t, page.Body)
 	markup := pageMarkup(t, page.Body)
 	for _, s := range []string{"window.pwned", "alert(", "<iframe", "onerror", "javascript:"} {
@@ -264,10 +278,10 @@ func TestSecurityHeadersOnEveryPage(t *testing.T) {
 	check := func(path string) {
 		r := web.Get(path)
 		want := map[string]string{
-			"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+			"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
 				"frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
 			"X-Content-Type-Options": "nosniff",
-			"Referrer-Policy":        "strict-origin-when-cross-origin",
+			"Referrer-Policy":        "same-origin",
 			"X-Frame-Options":        "DENY",
 		}
 		for h, v := range want {

@@ -416,7 +416,7 @@ func TestBrowserHostileDocumentIsInert(t *testing.T) {
 	}
 	found := evaluate[map[string]any](b, `({
 		pwned: typeof window.pwned === "undefined" ? null : String(window.pwned),
-		active: Array.from(document.querySelectorAll(".document script, .document iframe, .document svg, .document form, .document button, .document meta, .document [style]")).map(e => e.outerHTML),
+		active: Array.from(document.querySelectorAll(".document script, .document iframe, .document svg, .document form, .document button:not(.code-copy), .document meta, .document [style]")).map(e => e.outerHTML),
 		handlers: Array.from(document.querySelectorAll(".document *")).flatMap(e => Array.from(e.attributes).filter(a => a.name.startsWith("on")).map(a => e.tagName + " " + a.name)),
 		badURLs: Array.from(document.querySelectorAll(".document [href], .document [src]")).map(e => e.getAttribute("href") || e.getAttribute("src")).filter(u => /^\s*(javascript|data|vbscript):/i.test(u)),
 		text: document.querySelector(".document").textContent,
