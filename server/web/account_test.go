@@ -301,3 +301,29 @@ func TestSecureCookieWhenBaseURLIsHTTPS(t *testing.T) {
 	r = web.Post("/logout", nil, "Sec-Fetch-Site", "", "Origin", "https://pact.example.com")
 	servertest.WantRedirect(t, r, "/")
 }
+
+// A sign-up with several problems lists every one of them in one answer,
+// and makes nothing.
+func TestSignupSaysEveryProblemAtOnce(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	web := servertest.NewWebClient(t, env.URL)
+	r := web.Post("/signup", url.Values{"email": {"not-an-email"}, "username": {"-bad-"}, "password": {"short"}, "confirm_password": {"shorter"}})
+	servertest.WantPage(t, r, http.StatusBadRequest, `role="alert"`, "Fix these 3 things",
+		"not a valid address", "Username &#34;-bad-&#34; is not valid", "at least 8 characters",
+		`id="email" name="email" type="email" autocomplete="email" required value="not-an-email" aria-invalid="true"`)
+	// A long enough password typed twice differently is the only problem.
+	r = web.Post("/signup", url.Values{"email": {"carol@example.com"}, "username": {"dashboard"}, "password": {"a long passphrase"}, "confirm_password": {"a long passfrase"}})
+	servertest.WantPage(t, r, http.StatusBadRequest, "Fix these 2 things", "reserved", "The two passwords differ")
+	if strings.Contains(r.Body, "a long pass") {
+		t.Errorf("the page echoes a password")
+	}
+	// Taken is said only of a form without other problems.
+	env.CreateUser(t, "taken")
+	r = web.Post("/signup", url.Values{"email": {"x@example.com"}, "username": {"taken"}, "password": {"a long passphrase"}, "confirm_password": {"a long passphrase"}})
+	servertest.WantPage(t, r, http.StatusConflict, "That username or email address is taken.")
+	for _, name := range []string{"-bad-", "dashboard", "carol"} {
+		if _, err := env.Store.AccountByUsername(context.Background(), strings.Trim(name, "-")); !registry.IsCode(err, registry.NotFound) {
+			t.Errorf("a refused sign-up made account %q (err %v)", name, err)
+		}
+	}
+}

@@ -8,9 +8,12 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	xhtml "golang.org/x/net/html"
 
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/internal/sshtest"
@@ -399,5 +402,51 @@ func TestAPIReferenceCoversTheWholeInterface(t *testing.T) {
 				t.Errorf("schema %s: field %s is missing", name, prop)
 			}
 		}
+	}
+}
+
+// An https image of a document is on the page, lazy and Referer-free, and
+// the CSP the page comes with lets it load; an http image and the data:
+// and javascript: tricks are not images at all.
+func TestDocumentImagesOnThePage(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	publishDoc(t, env, alice, "# Pictures\n\n![a box](https://img.example/box.png)\n\n![plain](http://img.example/plain.png)\n\n"+
+		"![inline](data:image/png;base64,iVBORw0KGgo=)\n\n![js](javascript:alert(1))\n\n"+
+		"```yaml pact:pack\nname: pictures\nversion: 1.0.0\n```\n")
+	page := servertest.NewWebClient(t, env.URL).Get("/alice/pictures")
+	servertest.WantPage(t, page, http.StatusOK,
+		`<img src="https://img.example/box.png" alt="a box" loading="lazy" decoding="async" referrerpolicy="no-referrer">`,
+		`<a href="http://img.example/plain.png" rel="nofollow noreferrer">plain</a>`)
+	assertNoInlineCode(t, page.Body)
+	var sources []string
+	walkPage(t, page.Body, func(n *xhtml.Node) {
+		if n.Type == xhtml.ElementNode && n.Data == "img" {
+			for _, a := range n.Attr {
+				if a.Key == "src" {
+					sources = append(sources, a.Val)
+				}
+			}
+		}
+	})
+	// The one image of the page's own is the logo.
+	if len(sources) != 2 || !strings.HasPrefix(sources[0], "/static/favicon.svg") || sources[1] != "https://img.example/box.png" {
+		t.Errorf("images on the page: %q, want the logo and the https image", sources)
+	}
+	if markup := pageMarkup(t, page.Body); strings.Contains(markup, "javascript:") || strings.Contains(markup, "data:image") {
+		t.Errorf("a javascript: or data: URL is in the page's markup")
+	}
+	csp := page.Header.Get("Content-Security-Policy")
+	var imgSrc []string
+	for _, directive := range strings.Split(csp, ";") {
+		if f := strings.Fields(directive); len(f) > 0 && f[0] == "img-src" {
+			imgSrc = f[1:]
+		}
+	}
+	if !slices.Contains(imgSrc, "https:") || slices.Contains(imgSrc, "http:") || slices.Contains(imgSrc, "*") {
+		t.Errorf("img-src %q, want https: allowed and http: not", imgSrc)
+	}
+	if rp := page.Header.Get("Referrer-Policy"); rp != "same-origin" {
+		t.Errorf("Referrer-Policy %q", rp)
 	}
 }
