@@ -207,11 +207,11 @@ type versionView struct {
 	// for others (ci.go).
 	BuiltBy string
 	// VerifyCommand checks this version against the transparency log and,
-	// if it is signed, its signature (pact verify).
+	// if it is signed, its signature (pact verify); KeygenRecipe checks a
+	// signed version's signature with jq and ssh-keygen alone. Both are
+	// set for the version a page shows only (withChecks).
 	VerifyCommand string
-	// KeygenRecipe checks a signed version's signature with jq and
-	// ssh-keygen alone, "" for versions not signed.
-	KeygenRecipe string
+	KeygenRecipe  string
 }
 
 func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versionView {
@@ -221,10 +221,15 @@ func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versio
 		Path:   "/" + p.OwnerSlug + "/" + p.PackSlug + "@" + v.Version,
 		RawURL: pages.shared.URLs.VersionRaw(p.OwnerSlug, p.PackSlug, v.Version),
 		Yanked: v.Yanked(), YankReason: v.YankReason,
-		BuiltBy:       builtBy(v.CI),
-		VerifyCommand: pages.cliCommand("verify", p.OwnerSlug+"/"+p.PackSlug+"@"+v.Version),
-		KeygenRecipe:  pages.keygenRecipe(p, v),
+		BuiltBy: builtBy(v.CI),
 	}
+}
+
+// withChecks adds how to check the version shown: only that one, not every
+// row of the versions, needs its commands.
+func (pages *Pages) withChecks(p *registry.Package, v *registry.Version, view *versionView) {
+	view.VerifyCommand = pages.cliCommand("verify", p.OwnerSlug+"/"+p.PackSlug+"@"+v.Version)
+	view.KeygenRecipe = pages.keygenRecipe(p, v)
 }
 
 // keygenRecipe is the shell recipe of the README that verifies a signed
@@ -283,6 +288,7 @@ func (pages *Pages) packagePage(c *gin.Context) {
 		v.Current = true
 		shown = &v
 	}
+	pages.withChecks(p, doc, shown)
 	if pinned {
 		view.RawURL = shown.RawURL
 		view.InstallCommand = httpx.InstallCommand(shown.RawURL, p.PackSlug)
