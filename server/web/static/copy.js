@@ -73,8 +73,11 @@
 
   // A document's code blocks: the block moves into a box that also holds
   // its button, so the button stays in the corner when the code scrolls.
+  // At most maxCodeButtons of them: a document of ten thousand one-line
+  // blocks must not cost the reader's browser ten thousand buttons.
+  var maxCodeButtons = 200;
   var blocks = document.querySelectorAll(".document pre");
-  for (var j = 0; j < blocks.length; j++) {
+  for (var j = 0; j < blocks.length && j < maxCodeButtons; j++) {
     var pre = blocks[j];
     var box = document.createElement("div");
     box.className = "code-box";
