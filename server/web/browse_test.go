@@ -7,6 +7,7 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -448,5 +449,30 @@ func TestDocumentImagesOnThePage(t *testing.T) {
 	}
 	if rp := page.Header.Get("Referrer-Policy"); rp != "same-origin" {
 		t.Errorf("Referrer-Policy %q", rp)
+	}
+}
+
+// The ssh-keygen recipe a signed version's page shows verifies that
+// version when pasted into a shell, with the real curl, jq and ssh-keygen.
+func TestPackagePageKeygenRecipeVerifies(t *testing.T) {
+	for _, tool := range []string{"curl", "jq", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	publishSigned(t, env, alice, packDoc("signed", "2.0.0"))
+	page := servertest.NewWebClient(t, env.URL).Get("/alice/signed")
+	m := regexp.MustCompile(`(?s)<pre id="keygen-recipe"><code>(.*?)</code></pre>`).FindStringSubmatch(page.Body)
+	if m == nil {
+		t.Fatalf("the signed version's page has no ssh-keygen recipe")
+	}
+	recipe := html.UnescapeString(m[1])
+	cmd := exec.Command("sh", "-e", "-c", recipe)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `Good "pact" signature for signer`) {
+		t.Errorf("the recipe does not verify: %v\n%s\nrecipe:\n%s", err, out, recipe)
 	}
 }
