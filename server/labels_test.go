@@ -95,7 +95,7 @@ func TestLabelsWithControlCharactersAreRefusedEverywhere(t *testing.T) {
 		}{
 			{"dashboard token name", "/dashboard/tokens", url.Values{"name": {"ci" + esc}}, "token name must not contain control characters"},
 			{"dashboard SSH key name", "/dashboard/keys", url.Values{"name": {rlo}, "public_key": {readPub(t, otherPub)}}, "name must not contain control characters"},
-			{"sign-up email", "/signup", url.Values{"email": {"a\u202Eb@example.com"}, "username": {"mallory"}, "password": {"a long passphrase"}}, "Email must not contain control characters"},
+			{"sign-up email", "/signup", url.Values{"email": {"a\u202Eb@example.com"}, "username": {"mallory"}, "password": {"a long passphrase"}, "confirm_password": {"a long passphrase"}}, "Email must not contain control characters"},
 		}
 		for _, tc := range forms {
 			t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -124,7 +125,7 @@ func TestReplicasShareOnePostgres(t *testing.T) {
 		wantAnswer(t, "the new token on B", get(t, b+"/api/me", doomed), http.StatusOK)
 
 		dashboard := dashboardSession(t, a, "alice", "correct horse battery staple")
-		resp, err := dashboard.PostForm(a+"/dashboard/tokens/2/revoke", nil)
+		resp, err := dashboard.PostForm(a+"/dashboard/tokens/2/revoke", url.Values{"confirm": {"yes"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,23 +38,46 @@ func NormalizeUsername(name string) (string, error) {
 	return u, nil
 }
 
+// FieldProblem is what is wrong with one field of a form.
+type FieldProblem struct {
+	Field string // username, email or password
+	Err   error
+}
+
+// NewAccountProblems is everything CreateAccount would refuse in a sign-up
+// before it looks at the accounts there are, one problem a field at most,
+// so a form can say all of them at once. CreateAccount refuses with the
+// first: username, email, password.
+func NewAccountProblems(email, username, password string) []FieldProblem {
+	var problems []FieldProblem
+	if _, err := NormalizeUsername(username); err != nil {
+		problems = append(problems, FieldProblem{"username", err})
+	}
+	email = strings.TrimSpace(email)
+	if err := checkLabel("email", email, 320, false); err != nil {
+		problems = append(problems, FieldProblem{"email", err})
+	} else if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || addr.Name != "" {
+		problems = append(problems, FieldProblem{"email", Errorf(Invalid, "email %q is not a valid address", email)})
+	}
+	if err := checkPasswordRules(password); err != nil {
+		problems = append(problems, FieldProblem{"password", err})
+	}
+	return problems
+}
+
 // MinPasswordLength is the shortest password accepted.
 const MinPasswordLength = 8
 
 // CreateAccount validates and stores a new account with a hashed password.
 func (s *Service) CreateAccount(ctx context.Context, email, username, password string) (*Account, error) {
+	if problems := NewAccountProblems(email, username, password); len(problems) > 0 {
+		return nil, problems[0].Err
+	}
 	u, err := NormalizeUsername(username)
 	if err != nil {
 		return nil, err
 	}
 	email = strings.TrimSpace(email)
-	if err := checkLabel("email", email, 320, false); err != nil {
-		return nil, err
-	}
-	addr, err := mail.ParseAddress(email)
-	if err != nil || addr.Address != email || addr.Name != "" {
-		return nil, Errorf(Invalid, "email %q is not a valid address", email)
-	}
 	hash, err := newPasswordHash(password)
 	if err != nil {
 		return nil, err
@@ -93,13 +116,21 @@ func (s *Service) Login(ctx context.Context, login, password string) (*Account, 
 // newPasswordHash checks a new password against the rules of sign-up and
 // hashes it.
 func newPasswordHash(password string) (string, error) {
-	if len(password) < MinPasswordLength {
-		return "", Errorf(Invalid, "password must be at least %d characters", MinPasswordLength)
-	}
-	if len(password) > MaxPasswordLength {
-		return "", Errorf(Invalid, "password must be at most %d characters", MaxPasswordLength)
+	if err := checkPasswordRules(password); err != nil {
+		return "", err
 	}
 	return HashPassword(password)
+}
+
+// checkPasswordRules checks a new password's length.
+func checkPasswordRules(password string) error {
+	if len(password) < MinPasswordLength {
+		return Errorf(Invalid, "password must be at least %d characters", MinPasswordLength)
+	}
+	if len(password) > MaxPasswordLength {
+		return Errorf(Invalid, "password must be at most %d characters", MaxPasswordLength)
+	}
+	return nil
 }
 
 // MaxPasswordLength bounds what is hashed.

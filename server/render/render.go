@@ -53,11 +53,14 @@ var (
 		),
 		goldmark.WithRenderer(renderer.NewRenderer(renderer.WithNodeRenderers(
 			guarded(html.NewRenderer(), 1000),
-			guarded(extension.NewTableHTMLRenderer(), 500),
+			// Column alignment as the align attribute: the CSP forbids
+			// style attributes, which goldmark would write otherwise.
+			guarded(extension.NewTableHTMLRenderer(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)), 500),
 			guarded(extension.NewStrikethroughHTMLRenderer(), 500),
 			guarded(extension.NewTaskCheckBoxHTMLRenderer(), 500),
 			guarded(codeBlockRenderer{}, 100),
 			guarded(rawHTMLRenderer{}, 100),
+			guarded(imageRenderer{}, 100),
 		))),
 	)
 	policy = newPolicy()
@@ -89,12 +92,23 @@ func Markdown(src []byte) template.HTML {
 	return template.HTML(policy.SanitizeBytes(w.buf.Bytes()))
 }
 
-// HighlightCSS is the stylesheet for the classes of highlighted code.
+// highlightDarkStyle is the style HighlightCSS uses for a dark colour
+// scheme.
+const highlightDarkStyle = "github-dark"
+
+// HighlightCSS is the stylesheet for the classes of highlighted code: the
+// light style, and the dark one for browsers that prefer a dark scheme.
 func HighlightCSS() []byte {
 	var buf bytes.Buffer
-	if err := chromahtml.New(chromahtml.WithClasses(true)).WriteCSS(&buf, styles.Get(highlightStyle)); err != nil {
+	formatter := chromahtml.New(chromahtml.WithClasses(true))
+	if err := formatter.WriteCSS(&buf, styles.Get(highlightStyle)); err != nil {
 		return nil
 	}
+	buf.WriteString("@media (prefers-color-scheme: dark) {\n")
+	if err := formatter.WriteCSS(&buf, styles.Get(highlightDarkStyle)); err != nil {
+		return nil
+	}
+	buf.WriteString("}\n")
 	return buf.Bytes()
 }
 
@@ -201,7 +215,14 @@ func newPolicy() *bluemonday.Policy {
 	p.AllowAttrs("datetime").Matching(bluemonday.ISO8601).OnElements("time", "del", "ins")
 	p.AllowLists()
 	p.AllowTables()
-	p.AllowImages() // img-src in the CSP keeps them to this site anyway
+	// Images: https or relative only, each fetched lazily and without a
+	// Referer (imageRenderer; docs/design.md, Images in documents).
+	p.AllowAttrs("alt").Matching(bluemonday.Paragraph).OnElements("img")
+	p.AllowAttrs("src").Matching(imageSource).OnElements("img")
+	p.AllowAttrs("loading").Matching(regexp.MustCompile(`^lazy$`)).OnElements("img")
+	p.AllowAttrs("referrerpolicy").Matching(regexp.MustCompile(`^no-referrer$`)).OnElements("img")
+	p.AllowAttrs("decoding").Matching(regexp.MustCompile(`^async$`)).OnElements("img")
+	p.AllowElements("img")
 
 	// Highlighted code: chroma's token classes, one per span.
 	p.AllowAttrs("class").Matching(regexp.MustCompile(`^chroma$`)).OnElements("pre")

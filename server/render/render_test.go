@@ -28,6 +28,12 @@ func TestMarkdownFeatures(t *testing.T) {
 		{"raw HTML block shown as text", "<details><summary>More</summary>text</details>",
 			[]string{`<code class="language-html">&lt;details&gt;&lt;summary&gt;More&lt;/summary&gt;text&lt;/details&gt;`}},
 		{"relative link kept", "[docs](/docs)", []string{`<a href="/docs" rel="nofollow">docs</a>`}},
+		{"column alignment as an attribute", "| a | n |\n|:-:|--:|\n| x | 12 |\n",
+			[]string{`<th align="center">a</th>`, `<th align="right">n</th>`, `<td align="right">12</td>`}},
+		{"https image: lazy, no referrer", `![a *red* box](https://img.example/box.png "Box")`,
+			[]string{`<img src="https://img.example/box.png" alt="a red box" title="Box" loading="lazy" decoding="async" referrerpolicy="no-referrer">`}},
+		{"image on this site", "![logo](/static/favicon.svg)",
+			[]string{`<img src="/static/favicon.svg" alt="logo" loading="lazy" decoding="async" referrerpolicy="no-referrer">`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,6 +186,43 @@ func assertInert(t *testing.T, out string) {
 			}
 		}
 	})
+}
+
+// Only https images and this site's own are fetched; every other image
+// is at most a link named by its alt text, and never a javascript: or
+// data: one.
+func TestMarkdownImagesOtherThanHTTPSAreNotFetched(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      string // in the output
+		gone      []string
+	}{
+		{"http", "![plain](http://img.example/p.png)", `<a href="http://img.example/p.png" rel="nofollow noreferrer">plain</a>`, []string{"<img"}},
+		{"protocol-relative", "![pr](//img.example/p.png)", ">pr</a>", []string{"<img"}},
+		{"data", "![inline](data:image/png;base64,iVBORw0KGgo=)", "inline", []string{"<img", "data:"}},
+		{"svg data", "![svg](data:image/svg+xml;base64,PHN2Zy8+)", "svg", []string{"<img", "data:"}},
+		{"javascript", "![js](javascript:alert(1))", "js", []string{"<img", "javascript:"}},
+		{"mixed-case javascript", "![js](JaVaScRiPt:alert(1))", "js", []string{"<img", "javascript:"}},
+		{"entity javascript", "![js](&#106;avascript:alert(1))", "js", []string{"<img", "javascript:"}},
+		{"ftp", "![f](ftp://img.example/p.png)", "f", []string{"<img", "ftp:"}},
+		{"raw HTML img", `<img src="https://img.example/p.png">`, "&lt;img", []string{"<img"}},
+		{"reference image over http", "![ref][r]\n\n[r]: http://img.example/r.png", ">ref</a>", []string{"<img"}},
+		{"no alt", "![](http://img.example/p.png)", ">image</a>", []string{"<img"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := string(render.Markdown([]byte(tc.src)))
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("output lacks %q:\n%s", tc.want, out)
+			}
+			for _, g := range tc.gone {
+				if strings.Contains(strings.ToLower(out), strings.ToLower(g)) {
+					t.Errorf("output holds %q:\n%s", g, out)
+				}
+			}
+			assertInert(t, out)
+		})
+	}
 }
 
 func TestHighlightCSSUsesClasses(t *testing.T) {

@@ -22,6 +22,11 @@ type accountForm struct {
 	Error    string
 	Notice   string
 	Closed   bool
+	// Problems are every refusal of a sign-up form at once, in the form's
+	// order; Invalid names their fields (email, username, password,
+	// confirm).
+	Problems []string
+	Invalid  map[string]bool
 }
 
 // loginNotices are the messages a redirect to the log-in page can carry;
@@ -59,7 +64,28 @@ func (pages *Pages) signup(c *gin.Context) {
 		pages.render(c, http.StatusTooManyRequests, "signup.html", "", form)
 		return
 	}
-	acct, err := pages.svc.CreateAccount(c, form.Email, form.Username, c.PostForm("password"))
+	password := c.PostForm("password")
+	// Everything wrong with the form is said at once; only an account
+	// that may be made is looked for among the others (taken or not).
+	form.Invalid = map[string]bool{}
+	byField := map[string]string{}
+	for _, p := range registry.NewAccountProblems(form.Email, form.Username, password) {
+		byField[p.Field] = signupError(p.Err)
+	}
+	if password != c.PostForm("confirm_password") && byField["password"] == "" {
+		byField["confirm"] = "The two passwords differ: type the same password twice."
+	}
+	for _, field := range []string{"email", "username", "password", "confirm"} {
+		if msg, ok := byField[field]; ok {
+			form.Problems = append(form.Problems, msg)
+			form.Invalid[field] = true
+		}
+	}
+	if len(form.Problems) > 0 {
+		pages.render(c, http.StatusBadRequest, "signup.html", "", form)
+		return
+	}
+	acct, err := pages.svc.CreateAccount(c, form.Email, form.Username, password)
 	if err != nil {
 		if registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict) {
 			form.Error = signupError(err)

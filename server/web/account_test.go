@@ -22,7 +22,7 @@ func TestSignupLoginLogout(t *testing.T) {
 		web := servertest.NewWebClient(t, env.URL)
 		servertest.WantPage(t, web.Get("/signup"), http.StatusOK, `<label for="email">`, `<label for="username">`, `<label for="password">`)
 
-		r := web.Post("/signup", url.Values{"email": {"carol@example.com"}, "username": {"Carol"}, "password": {"a long passphrase"}})
+		r := web.Post("/signup", url.Values{"email": {"carol@example.com"}, "username": {"Carol"}, "password": {"a long passphrase"}, "confirm_password": {"a long passphrase"}})
 		servertest.WantRedirect(t, r, "/dashboard")
 		ck := servertest.SetCookie(r, sessionCookie)
 		if ck == nil {
@@ -118,7 +118,7 @@ func TestSignupRefusals(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			web := servertest.NewWebClient(t, env.URL)
-			r := web.Post("/signup", url.Values{"email": {tc.email}, "username": {tc.username}, "password": {tc.password}})
+			r := web.Post("/signup", url.Values{"email": {tc.email}, "username": {tc.username}, "password": {tc.password}, "confirm_password": {tc.password}})
 			servertest.WantPage(t, r, tc.status, tc.message, `role="alert"`)
 			if servertest.SetCookie(r, sessionCookie) != nil {
 				t.Errorf("a refused sign-up set a session cookie")
@@ -138,7 +138,7 @@ func TestClosedSignup(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{Signup: "closed"})
 	web := servertest.NewWebClient(t, env.URL)
 	servertest.WantPage(t, web.Get("/signup"), http.StatusForbidden, "Sign-up is closed")
-	r := web.Post("/signup", url.Values{"email": {"eve@example.com"}, "username": {"eve"}, "password": {"long enough"}})
+	r := web.Post("/signup", url.Values{"email": {"eve@example.com"}, "username": {"eve"}, "password": {"long enough"}, "confirm_password": {"long enough"}})
 	servertest.WantPage(t, r, http.StatusForbidden, "Sign-up is closed")
 	if _, err := env.Store.AccountByUsername(context.Background(), "eve"); !registry.IsCode(err, registry.NotFound) {
 		t.Errorf("closed sign-up made an account (err %v)", err)
@@ -204,7 +204,7 @@ func TestCrossSiteFormsAreRefused(t *testing.T) {
 			{"/dashboard/tokens/1/revoke", nil},
 			{"/logout", nil},
 			{"/login", url.Values{"login": {"alice"}, "password": {alice.Password}}},
-			{"/signup", url.Values{"email": {"m@example.com"}, "username": {"mallory"}, "password": {"long enough"}}},
+			{"/signup", url.Values{"email": {"m@example.com"}, "username": {"mallory"}, "password": {"long enough"}, "confirm_password": {"long enough"}}},
 		}
 		for _, headers := range crossSite {
 			for _, f := range forms {
@@ -300,4 +300,30 @@ func TestSecureCookieWhenBaseURLIsHTTPS(t *testing.T) {
 	// A form posted from the public address passes, whatever Host says.
 	r = web.Post("/logout", nil, "Sec-Fetch-Site", "", "Origin", "https://pact.example.com")
 	servertest.WantRedirect(t, r, "/")
+}
+
+// A sign-up with several problems lists every one of them in one answer,
+// and makes nothing.
+func TestSignupSaysEveryProblemAtOnce(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	web := servertest.NewWebClient(t, env.URL)
+	r := web.Post("/signup", url.Values{"email": {"not-an-email"}, "username": {"-bad-"}, "password": {"short"}, "confirm_password": {"shorter"}})
+	servertest.WantPage(t, r, http.StatusBadRequest, `role="alert"`, "Fix these 3 things",
+		"not a valid address", "Username &#34;-bad-&#34; is not valid", "at least 8 characters",
+		`id="email" name="email" type="email" autocomplete="email" required value="not-an-email" aria-invalid="true"`)
+	// A long enough password typed twice differently is the only problem.
+	r = web.Post("/signup", url.Values{"email": {"carol@example.com"}, "username": {"dashboard"}, "password": {"a long passphrase"}, "confirm_password": {"a long passfrase"}})
+	servertest.WantPage(t, r, http.StatusBadRequest, "Fix these 2 things", "reserved", "The two passwords differ")
+	if strings.Contains(r.Body, "a long pass") {
+		t.Errorf("the page echoes a password")
+	}
+	// Taken is said only of a form without other problems.
+	env.CreateUser(t, "taken")
+	r = web.Post("/signup", url.Values{"email": {"x@example.com"}, "username": {"taken"}, "password": {"a long passphrase"}, "confirm_password": {"a long passphrase"}})
+	servertest.WantPage(t, r, http.StatusConflict, "That username or email address is taken.")
+	for _, name := range []string{"-bad-", "dashboard", "carol"} {
+		if _, err := env.Store.AccountByUsername(context.Background(), strings.Trim(name, "-")); !registry.IsCode(err, registry.NotFound) {
+			t.Errorf("a refused sign-up made account %q (err %v)", name, err)
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"html"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,7 +19,8 @@ type packageView struct {
 	registry.Package
 	Path           string // the page, relative to the site
 	RawURL         string
-	InstallCommand string
+	InstallCommand string // curl
+	GetCommand     string // pact get
 	SchemeURL      string // the search filtered by the package's scheme
 }
 
@@ -28,8 +31,16 @@ func (pages *Pages) viewPackage(p *registry.Package) packageView {
 		Path:           "/" + p.OwnerSlug + "/" + p.PackSlug,
 		RawURL:         raw,
 		InstallCommand: httpx.InstallCommand(raw, p.PackSlug),
+		GetCommand:     pages.cliCommand("get", p.OwnerSlug+"/"+p.PackSlug),
 		SchemeURL:      searchURL("", p.Scheme),
 	}
+}
+
+// cliCommand is a pact command line for this registry: pact verb --host
+// BASE args. The host is always named, so the line works whatever host
+// the reader's pact is set up for.
+func (pages *Pages) cliCommand(verb string, args ...string) string {
+	return "pact " + verb + " --host " + pages.shared.URLs.Base + " " + strings.Join(args, " ")
 }
 
 // searchURL is the search page for q and scheme ("" for any).
@@ -195,6 +206,12 @@ type versionView struct {
 	// BuiltBy names the CI job of a version from trusted publishing, ""
 	// for others (ci.go).
 	BuiltBy string
+	// VerifyCommand checks this version against the transparency log and,
+	// if it is signed, its signature (pact verify); KeygenRecipe checks a
+	// signed version's signature with jq and ssh-keygen alone. Both are
+	// set for the version a page shows only (withChecks).
+	VerifyCommand string
+	KeygenRecipe  string
 }
 
 func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versionView {
@@ -206,6 +223,28 @@ func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versio
 		Yanked: v.Yanked(), YankReason: v.YankReason,
 		BuiltBy: builtBy(v.CI),
 	}
+}
+
+// withChecks adds how to check the version shown: only that one, not every
+// row of the versions, needs its commands.
+func (pages *Pages) withChecks(p *registry.Package, v *registry.Version, view *versionView) {
+	view.VerifyCommand = pages.cliCommand("verify", p.OwnerSlug+"/"+p.PackSlug+"@"+v.Version)
+	view.KeygenRecipe = pages.keygenRecipe(p, v)
+}
+
+// keygenRecipe is the shell recipe of the README that verifies a signed
+// version from its JSON with jq and ssh-keygen (docs/protocol.md, Signed
+// publishing).
+func (pages *Pages) keygenRecipe(p *registry.Package, v *registry.Version) string {
+	if v.Provenance == nil || !v.Provenance.SignedLinesKnown || v.Provenance.PublicKey == "" {
+		return ""
+	}
+	return "curl -fsS " + pages.shared.URLs.Base + "/api/packages/" + p.OwnerSlug + "/" + p.PackSlug + " |\n" +
+		"  jq '.versions[] | select(.version == \"" + v.Version + "\")' > version.json\n" +
+		`jq -r '"pact-publish-v1\n\(.signature.timestamp)\n\(.signature.nonce)\n\(.sha256)\n\(.signature.signed_name)\n\(.signature.signed_description)"' version.json > message` + "\n" +
+		`jq -r '"signer namespaces=\"pact\" \(.signature.public_key)"' version.json > allowed_signers` + "\n" +
+		"jq -r .signature.signature version.json > message.sig\n" +
+		"ssh-keygen -Y verify -f allowed_signers -I signer -n pact -s message.sig < message"
 }
 
 // packagePage shows /{owner}/{pack} (the latest version, also at
@@ -249,9 +288,11 @@ func (pages *Pages) packagePage(c *gin.Context) {
 		v.Current = true
 		shown = &v
 	}
+	pages.withChecks(p, doc, shown)
 	if pinned {
 		view.RawURL = shown.RawURL
 		view.InstallCommand = httpx.InstallCommand(shown.RawURL, p.PackSlug)
+		view.GetCommand = pages.cliCommand("get", p.OwnerSlug+"/"+p.PackSlug+"@"+shown.Number)
 	}
 	pages.render(c, http.StatusOK, "package.html", "", gin.H{
 		"Package":  view,
@@ -259,9 +300,29 @@ func (pages *Pages) packagePage(c *gin.Context) {
 		"Latest":   shown.Number == p.Version,
 		"Pinned":   pinned,
 		"Versions": rows,
-		"Document": pages.documents.Markdown(doc.Content),
+		"Document": withoutTitle(pages.documents.Markdown(doc.Content), shown.Name),
 		"Release":  pages.releaseOf(c, p, doc),
 	})
+}
+
+// withoutTitle drops a rendered document's leading <h1> when it says what
+// the page's own heading says (case aside), so the title is not shown
+// twice. A heading with markup in it, or one that says something else,
+// stays.
+func withoutTitle(doc template.HTML, title string) template.HTML {
+	s := string(doc)
+	rest, ok := strings.CutPrefix(s, "<h1>")
+	if !ok {
+		return doc
+	}
+	inner, after, ok := strings.Cut(rest, "</h1>")
+	if !ok || strings.Contains(inner, "<") {
+		return doc
+	}
+	if !strings.EqualFold(strings.TrimSpace(html.UnescapeString(inner)), strings.TrimSpace(title)) {
+		return doc
+	}
+	return template.HTML(strings.TrimLeft(after, "\n"))
 }
 
 // allYankedPage shows a package whose every version is yanked: there is no

@@ -7,10 +7,14 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	xhtml "golang.org/x/net/html"
 
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/internal/sshtest"
@@ -133,12 +137,15 @@ func TestPackagePage(t *testing.T) {
 		latest := web.Get("/alice/code-review")
 		raw := env.URL + "/raw/alice/code-review.pact.md"
 		servertest.WantPage(t, latest, http.StatusOK,
-			"<h1>Code Review</h1>", "How we review", `<span class="version">1.1.0</span> (latest)`, "review-v1",
+			`<h1>Code Review <span class="title-version">1.1.0</span></h1>`, "How we review", `<span class="version">1.1.0</span> (latest)`, "review-v1",
 			`<time datetime="`+env.Clock.Now().UTC().Format(time.RFC3339)+`"`,
 			`href="`+raw+`"`, `value="curl -fsSL `+raw+` -o code-review.pact.md"`, `data-copy="install"`,
-			"Signed by", key.Fingerprint,
-			// the rendered document
-			"<h1>Code review</h1>", "<td>read</td>", `<input checked="" disabled="" type="checkbox"`, `<span class="nt">name</span>`,
+			`value="pact get --host `+env.URL+` alice/code-review"`, `data-copy="install-pact"`,
+			"Signed by", key.Fingerprint, "✓ Verified",
+			`value="pact verify --host `+env.URL+` alice/code-review@1.1.0"`,
+			"ssh-keygen -Y verify -f allowed_signers -I signer -n pact -s message.sig &lt; message",
+			// the rendered document, without its title: the page has it
+			"<td>read</td>", `<input checked="" disabled="" type="checkbox"`, `<span class="nt">name</span>`,
 			// the versions
 			`href="/alice/code-review@1.1.0"`, `href="/alice/code-review@1.0.0"`, env.URL+"/raw/alice/code-review@1.0.0.pact.md",
 		)
@@ -164,9 +171,20 @@ func TestPackagePage(t *testing.T) {
 
 		old := web.Get("/alice/code-review@1.0.0")
 		servertest.WantPage(t, old, http.StatusOK, `<span class="version">1.0.0</span> (latest: <a href="/alice/code-review">1.1.0</a>)`,
-			`value="curl -fsSL `+env.URL+`/raw/alice/code-review@1.0.0.pact.md -o code-review.pact.md"`)
-		if strings.Contains(old.Body, "<dt>Signed by</dt>") {
+			`value="curl -fsSL `+env.URL+`/raw/alice/code-review@1.0.0.pact.md -o code-review.pact.md"`,
+			`value="pact get --host `+env.URL+` alice/code-review@1.0.0"`,
+			`value="pact verify --host `+env.URL+` alice/code-review@1.0.0"`,
+			`<p class="banner old-version" role="status"><strong>This is an old version, 1.0.0.</strong> The latest version is <a href="/alice/code-review">1.1.0</a>.</p>`)
+		if strings.Contains(old.Body, "<dt>Signed by</dt>") || strings.Contains(old.Body, "ssh-keygen -Y verify") {
 			t.Errorf("version 1.0.0, published with a token, shows a signer")
+		}
+		if strings.Contains(latest.Body, "old-version") {
+			t.Errorf("the latest version is called old")
+		}
+		// The document's own title, which says what the page's heading
+		// says, is not shown twice.
+		if strings.Count(latest.Body, "<h1") != 1 {
+			t.Errorf("the page has %d headings <h1>, want the page's own only", strings.Count(latest.Body, "<h1"))
 		}
 		servertest.WantPage(t, web.Get("/alice/code-review@9.9.9"), http.StatusNotFound)
 		servertest.WantPage(t, web.Get("/alice/nothing"), http.StatusNotFound)
@@ -179,7 +197,7 @@ func TestHostileDocumentPageHasNoActiveContent(t *testing.T) {
 	alice := env.CreateUser(t, "alice")
 	publishDoc(t, env, alice, hostileDoc)
 	page := servertest.NewWebClient(t, env.URL).Get("/alice/hostile")
-	servertest.WantPage(t, page, http.StatusOK, "Hostile", "a link that must not run")
+	servertest.WantPage(t, page, http.StatusOK, "<h1>hostile <span", "a link that must not run")
 	assertNoInlineCode(t, page.Body)
 	markup := pageMarkup(t, page.Body)
 	for _, s := range []string{"window.pwned", "alert(", "<iframe", "onerror", "javascript:"} {
@@ -264,10 +282,10 @@ func TestSecurityHeadersOnEveryPage(t *testing.T) {
 	check := func(path string) {
 		r := web.Get(path)
 		want := map[string]string{
-			"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+			"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
 				"frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
 			"X-Content-Type-Options": "nosniff",
-			"Referrer-Policy":        "strict-origin-when-cross-origin",
+			"Referrer-Policy":        "same-origin",
 			"X-Frame-Options":        "DENY",
 		}
 		for h, v := range want {
@@ -385,5 +403,76 @@ func TestAPIReferenceCoversTheWholeInterface(t *testing.T) {
 				t.Errorf("schema %s: field %s is missing", name, prop)
 			}
 		}
+	}
+}
+
+// An https image of a document is on the page, lazy and Referer-free, and
+// the CSP the page comes with lets it load; an http image and the data:
+// and javascript: tricks are not images at all.
+func TestDocumentImagesOnThePage(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	publishDoc(t, env, alice, "# Pictures\n\n![a box](https://img.example/box.png)\n\n![plain](http://img.example/plain.png)\n\n"+
+		"![inline](data:image/png;base64,iVBORw0KGgo=)\n\n![js](javascript:alert(1))\n\n"+
+		"```yaml pact:pack\nname: pictures\nversion: 1.0.0\n```\n")
+	page := servertest.NewWebClient(t, env.URL).Get("/alice/pictures")
+	servertest.WantPage(t, page, http.StatusOK,
+		`<img src="https://img.example/box.png" alt="a box" loading="lazy" decoding="async" referrerpolicy="no-referrer">`,
+		`<a href="http://img.example/plain.png" rel="nofollow noreferrer">plain</a>`)
+	assertNoInlineCode(t, page.Body)
+	var sources []string
+	walkPage(t, page.Body, func(n *xhtml.Node) {
+		if n.Type == xhtml.ElementNode && n.Data == "img" {
+			for _, a := range n.Attr {
+				if a.Key == "src" {
+					sources = append(sources, a.Val)
+				}
+			}
+		}
+	})
+	// The one image of the page's own is the logo.
+	if len(sources) != 2 || !strings.HasPrefix(sources[0], "/static/favicon.svg") || sources[1] != "https://img.example/box.png" {
+		t.Errorf("images on the page: %q, want the logo and the https image", sources)
+	}
+	if markup := pageMarkup(t, page.Body); strings.Contains(markup, "javascript:") || strings.Contains(markup, "data:image") {
+		t.Errorf("a javascript: or data: URL is in the page's markup")
+	}
+	csp := page.Header.Get("Content-Security-Policy")
+	var imgSrc []string
+	for _, directive := range strings.Split(csp, ";") {
+		if f := strings.Fields(directive); len(f) > 0 && f[0] == "img-src" {
+			imgSrc = f[1:]
+		}
+	}
+	if !slices.Contains(imgSrc, "https:") || slices.Contains(imgSrc, "http:") || slices.Contains(imgSrc, "*") {
+		t.Errorf("img-src %q, want https: allowed and http: not", imgSrc)
+	}
+	if rp := page.Header.Get("Referrer-Policy"); rp != "same-origin" {
+		t.Errorf("Referrer-Policy %q", rp)
+	}
+}
+
+// The ssh-keygen recipe a signed version's page shows verifies that
+// version when pasted into a shell, with the real curl, jq and ssh-keygen.
+func TestPackagePageKeygenRecipeVerifies(t *testing.T) {
+	for _, tool := range []string{"curl", "jq", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	publishSigned(t, env, alice, packDoc("signed", "2.0.0"))
+	page := servertest.NewWebClient(t, env.URL).Get("/alice/signed")
+	m := regexp.MustCompile(`(?s)<pre id="keygen-recipe"><code>(.*?)</code></pre>`).FindStringSubmatch(page.Body)
+	if m == nil {
+		t.Fatalf("the signed version's page has no ssh-keygen recipe")
+	}
+	recipe := html.UnescapeString(m[1])
+	cmd := exec.Command("sh", "-e", "-c", recipe)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `Good "pact" signature for signer`) {
+		t.Errorf("the recipe does not verify: %v\n%s\nrecipe:\n%s", err, out, recipe)
 	}
 }

@@ -48,7 +48,7 @@ func requireChromium(t *testing.T) string {
 
 // newBrowser starts a fresh headless chromium for one test and returns the
 // context of its first tab. Everything the test does must fit in timeout.
-func newBrowser(t *testing.T, timeout time.Duration) context.Context {
+func newBrowser(t *testing.T, timeout time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := requireChromium(t)
 	opts := []chromedp.ExecAllocatorOption{
@@ -67,6 +67,7 @@ func newBrowser(t *testing.T, timeout time.Duration) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	}
+	opts = append(opts, extra...)
 	ctx, cancelTimeout := context.WithTimeout(context.Background(), timeout)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
@@ -211,6 +212,7 @@ func TestBrowserJourney(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#email"), "erin@example.com"),
 		chromedp.SendKeys(chromedp.CSS("#username"), "erin"),
 		chromedp.SendKeys(chromedp.CSS("#password"), "a browser passphrase"),
+		chromedp.SendKeys(chromedp.CSS("#confirm-password"), "a browser passphrase"),
 	)
 	b.submit("main form button[type=submit]")
 	if loc := b.location(); loc != env.URL+"/dashboard" {
@@ -283,8 +285,9 @@ func TestBrowserJourney(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.open(result.Package.URL)
-	if h := b.text(".document h1"); h != "Release checklist" {
-		t.Errorf("document heading %q", h)
+	// The document's title is the page's: shown once.
+	if h := evaluate[[]string](b, `Array.from(document.querySelectorAll("h1")).map(h => h.textContent)`); len(h) != 1 || h[0] != "Release checklist 1.0.0" {
+		t.Errorf("headings %q, want the page's own only", h)
 	}
 	rendered := evaluate[map[string]int](b, `({
 		tables: document.querySelectorAll(".document table").length,
@@ -318,6 +321,13 @@ func TestBrowserJourney(t *testing.T) {
 
 	// Revoke the token in the dashboard: the API refuses it at once.
 	b.open(env.URL + "/dashboard")
+	b.submit("form[action$='/revoke'] button")
+	if title := b.text("main h1"); !strings.HasPrefix(title, "Revoke the token") {
+		t.Errorf("the Revoke button leads to %q, want a question", title)
+	}
+	if me := apiCall(t, http.MethodGet, env.URL+"/api/me", token, ""); me.Status != http.StatusOK {
+		t.Errorf("GET /api/me with the token, asked about but not revoked = %d, want 200", me.Status)
+	}
 	b.submit("form[action$='/revoke'] button")
 	if notice := b.text(".notice"); !strings.Contains(notice, "revoked") {
 		t.Errorf("notice after revoking: %q", notice)
@@ -416,7 +426,7 @@ func TestBrowserHostileDocumentIsInert(t *testing.T) {
 	}
 	found := evaluate[map[string]any](b, `({
 		pwned: typeof window.pwned === "undefined" ? null : String(window.pwned),
-		active: Array.from(document.querySelectorAll(".document script, .document iframe, .document svg, .document form, .document button, .document meta, .document [style]")).map(e => e.outerHTML),
+		active: Array.from(document.querySelectorAll(".document script, .document iframe, .document svg, .document form, .document button:not(.code-copy), .document meta, .document [style]")).map(e => e.outerHTML),
 		handlers: Array.from(document.querySelectorAll(".document *")).flatMap(e => Array.from(e.attributes).filter(a => a.name.startsWith("on")).map(a => e.tagName + " " + a.name)),
 		badURLs: Array.from(document.querySelectorAll(".document [href], .document [src]")).map(e => e.getAttribute("href") || e.getAttribute("src")).filter(u => /^\s*(javascript|data|vbscript):/i.test(u)),
 		text: document.querySelector(".document").textContent,

@@ -62,6 +62,7 @@ type dashboardData struct {
 	Notice        string
 	Error         string
 	NewToken      string // the secret of a token made just now, shown once
+	LoginCommand  string // pact login with NewToken, for the CLI
 	TokenName     string // form values to show again after an error
 	Lifetime      string
 	TokenScopes   []string // the scopes ticked
@@ -197,13 +198,31 @@ func (pages *Pages) createToken(c *gin.Context) {
 	}
 	// The secret is on this page only: it is not stored, so the answer to
 	// this POST must not be cached anywhere (requireLogin set no-store).
-	pages.renderDashboard(c, http.StatusOK, &dashboardData{NewToken: secret, Lifetime: defaultLifetime})
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{NewToken: secret, Lifetime: defaultLifetime,
+		LoginCommand: pages.cliCommand("login", "--token", secret)})
 }
 
 func (pages *Pages) revokeToken(c *gin.Context) {
-	pages.removeByID(c, func(accountID, id int64) error {
-		return pages.svc.RevokeToken(c, accountID, id)
-	}, "/dashboard?done=token-revoked#tokens")
+	pages.removeByID(c, removal{
+		describe: func(accountID, id int64) (*confirmation, error) {
+			tokens, err := pages.svc.ListTokens(c, accountID)
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range tokens {
+				if t.ID == id && t.RevokedAt == nil {
+					return &confirmation{
+						Title:  "Revoke the token “" + t.Name + "”?",
+						Detail: "Every request that sends it is refused at once: update the CI jobs and machines that use it. A revoked token cannot be made to work again.",
+						Button: "Revoke token", Cancel: "/dashboard#tokens",
+					}, nil
+				}
+			}
+			return nil, registry.Errorf(registry.NotFound, "no such token")
+		},
+		remove: func(accountID, id int64) error { return pages.svc.RevokeToken(c, accountID, id) },
+		done:   "/dashboard?done=token-revoked#tokens",
+	})
 }
 
 func (pages *Pages) addKey(c *gin.Context) {
@@ -228,25 +247,77 @@ func (pages *Pages) formDone(c *gin.Context, d *dashboardData, err error, done s
 	c.Redirect(http.StatusSeeOther, done)
 }
 
-// removeByID ends a dashboard button that removes one of the account's
-// things by the id in its path, then redirects to done.
-func (pages *Pages) removeByID(c *gin.Context, remove func(accountID, id int64) error, done string) {
+// removal is a dashboard button that removes one of the account's things
+// by the id in its path.
+type removal struct {
+	// describe says what is about to go, for the confirmation page; a
+	// NotFound error for an id that is not the account's.
+	describe func(accountID, id int64) (*confirmation, error)
+	remove   func(accountID, id int64) error
+	done     string // where to go after
+}
+
+// confirmation is the page that asks before something is removed.
+type confirmation struct {
+	Title  string
+	Detail string
+	Action string // the form's target: the same path, with confirm=yes
+	Button string
+	Cancel string // the link back
+}
+
+// removeByID ends a removal. The dashboard's button only asks: the form it
+// sends has no confirm=yes, and the answer is a page that says what goes
+// and offers the button that really removes it. This needs no JavaScript.
+func (pages *Pages) removeByID(c *gin.Context, r removal) {
 	id, ok := pathID(c)
 	if !ok {
 		pages.notFound(c)
 		return
 	}
-	if err := remove(pages.currentAccount(c).ID, id); err != nil {
+	accountID := pages.currentAccount(c).ID
+	if c.PostForm("confirm") != "yes" {
+		conf, err := r.describe(accountID, id)
+		if err != nil {
+			pages.errorPage(c, err)
+			return
+		}
+		conf.Action = c.Request.URL.Path
+		pages.render(c, http.StatusOK, "confirm.html", "", conf)
+		return
+	}
+	if err := r.remove(accountID, id); err != nil {
 		pages.errorPage(c, err)
 		return
 	}
-	c.Redirect(http.StatusSeeOther, done)
+	c.Redirect(http.StatusSeeOther, r.done)
 }
 
 func (pages *Pages) deleteKey(c *gin.Context) {
-	pages.removeByID(c, func(accountID, id int64) error {
-		return pages.svc.DeleteSSHKey(c, accountID, id)
-	}, "/dashboard?done=key-deleted#keys")
+	pages.removeByID(c, removal{
+		describe: func(accountID, id int64) (*confirmation, error) {
+			keys, err := pages.svc.ListSSHKeys(c, accountID)
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range keys {
+				if k.ID == id {
+					name := k.Name
+					if name == "" {
+						name = k.Fingerprint
+					}
+					return &confirmation{
+						Title:  "Delete the SSH key “" + name + "”?",
+						Detail: "Publishes signed with " + k.Fingerprint + " are refused from now on. Versions it signed stay verifiable. You can add the key again, but not to publish again what it signed before.",
+						Button: "Delete key", Cancel: "/dashboard#keys",
+					}, nil
+				}
+			}
+			return nil, registry.Errorf(registry.NotFound, "no such key")
+		},
+		remove: func(accountID, id int64) error { return pages.svc.DeleteSSHKey(c, accountID, id) },
+		done:   "/dashboard?done=key-deleted#keys",
+	})
 }
 
 // maxTrustClaimLines bounds the claims textarea before the domain's own
@@ -282,9 +353,26 @@ func (pages *Pages) addTrustedPublisher(c *gin.Context) {
 }
 
 func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
-	pages.removeByID(c, func(accountID, id int64) error {
-		return pages.svc.DeleteTrustedPublisher(c, accountID, nil, id)
-	}, "/dashboard?done=trust-removed#trusted")
+	pages.removeByID(c, removal{
+		describe: func(accountID, id int64) (*confirmation, error) {
+			trusted, err := pages.svc.ListTrustedPublishers(c, accountID)
+			if err != nil {
+				return nil, err
+			}
+			for _, tp := range trusted {
+				if tp.ID == id {
+					return &confirmation{
+						Title:  "Remove the trusted publisher for " + strings.Join(tp.Packages, " ") + "?",
+						Detail: "CI jobs of " + tp.Issuer + " can no longer get tokens to publish these packs.",
+						Button: "Remove trusted publisher", Cancel: "/dashboard#trusted",
+					}, nil
+				}
+			}
+			return nil, registry.Errorf(registry.NotFound, "no such trusted publisher")
+		},
+		remove: func(accountID, id int64) error { return pages.svc.DeleteTrustedPublisher(c, accountID, nil, id) },
+		done:   "/dashboard?done=trust-removed#trusted",
+	})
 }
 
 func pathID(c *gin.Context) (int64, bool) {

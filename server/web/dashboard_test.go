@@ -16,6 +16,10 @@ import (
 
 var newTokenPattern = regexp.MustCompile(`id="new-token" readonly value="(pact_[0-9A-Za-z]+)"`)
 
+// confirmed is the form of a confirmation page's button: the dashboard's
+// own remove buttons only ask.
+var confirmed = url.Values{"confirm": {"yes"}}
+
 func TestDashboardNeedsALogin(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	web := servertest.NewWebClient(t, env.URL)
@@ -45,7 +49,7 @@ func TestDashboardTokens(t *testing.T) {
 			t.Errorf("token %q is shorter than pact_ and 40 characters", secret)
 		}
 		expires := env.Clock.Now().Add(30 * 24 * time.Hour).UTC().Format("2006-01-02 15:04 UTC")
-		servertest.WantPage(t, r, http.StatusOK, "<td>ci</td>", expires)
+		servertest.WantPage(t, r, http.StatusOK, `<td data-label="Name">ci</td>`, expires)
 
 		// The token works, and the dashboard shows when it was used.
 		me := env.API.Get("/api/me", "Authorization: Bearer "+secret)
@@ -65,7 +69,14 @@ func TestDashboardTokens(t *testing.T) {
 		if id == nil {
 			t.Fatalf("no revoke button in %q", row)
 		}
-		servertest.WantRedirect(t, web.Post("/dashboard/tokens/"+id[1]+"/revoke", nil), "/dashboard?done=token-revoked#tokens")
+		// The button only asks; the token works until the answer is yes.
+		ask := web.Post("/dashboard/tokens/"+id[1]+"/revoke", nil)
+		servertest.WantPage(t, ask, http.StatusOK, "Revoke the token “ci”?",
+			`action="/dashboard/tokens/`+id[1]+`/revoke"`, `name="confirm" value="yes"`, `href="/dashboard#tokens"`)
+		assertNoInlineCode(t, ask.Body)
+		me = env.API.Get("/api/me", "Authorization: Bearer "+secret)
+		wantStatus(t, me.Status, http.StatusOK, me.Body)
+		servertest.WantRedirect(t, web.Post("/dashboard/tokens/"+id[1]+"/revoke", confirmed), "/dashboard?done=token-revoked#tokens")
 		me = env.API.Get("/api/me", "Authorization: Bearer "+secret)
 		wantStatus(t, me.Status, http.StatusUnauthorized, me.Body)
 		page = web.Get("/dashboard?done=token-revoked")
@@ -80,6 +91,7 @@ func TestDashboardTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 		servertest.WantPage(t, web.Post("/dashboard/tokens/"+strconv.FormatInt(bobs[0].ID, 10)+"/revoke", nil), http.StatusNotFound)
+		servertest.WantPage(t, web.Post("/dashboard/tokens/"+strconv.FormatInt(bobs[0].ID, 10)+"/revoke", confirmed), http.StatusNotFound)
 		me = env.API.Get("/api/me", bob.Bearer())
 		wantStatus(t, me.Status, http.StatusOK, me.Body)
 
@@ -100,7 +112,7 @@ func TestDashboardTokens(t *testing.T) {
 func tokenRow(t *testing.T, page, name string) string {
 	t.Helper()
 	for _, row := range strings.Split(page, "<tr") {
-		if strings.Contains(row, "<td>"+name+"</td>") {
+		if strings.Contains(row, `<td data-label="Name">`+name+"</td>") {
 			return row
 		}
 	}
@@ -129,7 +141,7 @@ func TestDashboardSSHKeysAndPackages(t *testing.T) {
 	fingerprint := sshtest.KeygenFingerprint(t, pub)
 	servertest.WantRedirect(t, web.Post("/dashboard/keys", url.Values{"public_key": {line}, "name": {"laptop"}}), "/dashboard?done=key-added#keys")
 	page = web.Get("/dashboard?done=key-added")
-	servertest.WantPage(t, page, http.StatusOK, "The SSH key is added", "<td>laptop</td>", fingerprint, "ssh-ed25519")
+	servertest.WantPage(t, page, http.StatusOK, "The SSH key is added", `<td data-label="Name">laptop</td>`, fingerprint, "ssh-ed25519")
 	if keys := web.Get("/alice.keys"); !strings.Contains(keys.Body, strings.Fields(line)[1]) {
 		t.Errorf("/alice.keys lacks the added key: %q", keys.Body)
 	}
@@ -142,9 +154,14 @@ func TestDashboardSSHKeysAndPackages(t *testing.T) {
 	if id == nil {
 		t.Fatalf("no delete button:\n%s", page.Body)
 	}
-	servertest.WantRedirect(t, web.Post("/dashboard/keys/"+id[1]+"/delete", nil), "/dashboard?done=key-deleted#keys")
+	servertest.WantPage(t, web.Post("/dashboard/keys/"+id[1]+"/delete", nil), http.StatusOK, "Delete the SSH key", `name="confirm" value="yes"`)
+	if keys := web.Get("/alice.keys"); keys.Body == "" {
+		t.Errorf("asking to delete the key deleted it")
+	}
+	servertest.WantRedirect(t, web.Post("/dashboard/keys/"+id[1]+"/delete", confirmed), "/dashboard?done=key-deleted#keys")
 	servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, "No SSH keys yet.")
 	servertest.WantPage(t, web.Post("/dashboard/keys/"+id[1]+"/delete", nil), http.StatusNotFound)
+	servertest.WantPage(t, web.Post("/dashboard/keys/"+id[1]+"/delete", confirmed), http.StatusNotFound)
 	if keys := web.Get("/alice.keys"); keys.Body != "" {
 		t.Errorf("/alice.keys after delete = %q", keys.Body)
 	}

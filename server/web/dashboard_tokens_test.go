@@ -20,7 +20,7 @@ func TestDashboardTokenScopes(t *testing.T) {
 		page := web.Get("/dashboard")
 		servertest.WantPage(t, page, http.StatusOK, `<option value="90" selected>`, `name="scope" value="publish"`,
 			`name="scope" value="tokens"`, `id="token-packages"`)
-		if row := tokenRow(t, page.Body, "test"); !strings.Contains(row, "<td>all</td>") || !strings.Contains(row, "<code>all</code>") {
+		if row := tokenRow(t, page.Body, "test"); !strings.Contains(row, `<td data-label="Scopes">all</td>`) || !strings.Contains(row, "<code>all</code>") {
 			t.Errorf("the full-power token's row %q, want scopes all and packages all", row)
 		}
 
@@ -31,8 +31,11 @@ func TestDashboardTokenScopes(t *testing.T) {
 		if m == nil {
 			t.Fatalf("no token on the page:\n%s", r.Body)
 		}
+		// The box of the new token also shows how to log pact in with it.
+		servertest.WantPage(t, r, http.StatusOK, `<input id="login-command" readonly value="pact login --host `+env.URL+` --token `+m[1]+`"`,
+			`data-copy="login-command"`)
 		row := tokenRow(t, r.Body, "widgets")
-		if !strings.Contains(row, "<td>publish, yank</td>") || !strings.Contains(row, "<code>widget-*, gadget</code>") ||
+		if !strings.Contains(row, `<td data-label="Scopes">publish, yank</td>`) || !strings.Contains(row, "<code>widget-*, gadget</code>") ||
 			!strings.Contains(row, env.Clock.Now().AddDate(0, 0, 7).Format("2006-01-02 15:04 UTC")) {
 			t.Errorf("token row %q, want its scopes, packages and expiry", row)
 		}

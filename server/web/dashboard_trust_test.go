@@ -74,7 +74,12 @@ func TestDashboardTrustedPublishers(t *testing.T) {
 		other := servertest.NewWebClient(t, env.URL)
 		other.Login(bob)
 		servertest.WantPage(t, other.Post("/dashboard/trusted-publishers/"+id[1]+"/remove", nil), http.StatusNotFound)
-		servertest.WantRedirect(t, web.Post("/dashboard/trusted-publishers/"+id[1]+"/remove", nil), "/dashboard?done=trust-removed#trusted")
+		servertest.WantPage(t, other.Post("/dashboard/trusted-publishers/"+id[1]+"/remove", confirmed), http.StatusNotFound)
+		servertest.WantPage(t, web.Post("/dashboard/trusted-publishers/"+id[1]+"/remove", nil), http.StatusOK, "Remove the trusted publisher for widget")
+		if n := len(listAPI(alice)); n != 1 {
+			t.Errorf("asking to remove the trusted publisher removed it")
+		}
+		servertest.WantRedirect(t, web.Post("/dashboard/trusted-publishers/"+id[1]+"/remove", confirmed), "/dashboard?done=trust-removed#trusted")
 		if n := len(listAPI(alice)); n != 0 {
 			t.Errorf("%d trusted publishers after removing the only one", n)
 		}

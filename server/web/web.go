@@ -30,9 +30,11 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
-// contentSecurityPolicy allows nothing inline and nothing from elsewhere:
-// every script and stylesheet is a file under /static/.
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+// contentSecurityPolicy allows nothing inline and nothing from elsewhere
+// but images: every script and stylesheet is a file under /static/. A
+// document's images may come from any https address; the renderer makes
+// them lazy and Referer-free (docs/design.md, Images in documents).
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
 	"frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 // Config is what the pages need from pactd's configuration.
@@ -244,7 +246,9 @@ func (pages *Pages) securityHeaders(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+	// No Referer leaves the site: not for a document's links or images,
+	// whatever they say. Same-origin forms keep their Origin header.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	c.Next()

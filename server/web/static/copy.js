@@ -1,5 +1,6 @@
 // Copy buttons. Without JavaScript they stay hidden and the text they copy
-// stays selectable, so every page works without this file.
+// stays selectable, so every page works without this file. The code blocks
+// of a package's document get a copy button each, made here.
 (function () {
   "use strict";
 
@@ -39,9 +40,12 @@
 
   function wire(button) {
     var target = document.getElementById(button.getAttribute("data-copy"));
-    if (!target) {
-      return;
+    if (target) {
+      wireTo(button, target);
     }
+  }
+
+  function wireTo(button, target) {
     button.hidden = false;
     button.addEventListener("click", function () {
       var text = textOf(target);
@@ -65,5 +69,26 @@
   var buttons = document.querySelectorAll("button[data-copy]");
   for (var i = 0; i < buttons.length; i++) {
     wire(buttons[i]);
+  }
+
+  // A document's code blocks: the block moves into a box that also holds
+  // its button, so the button stays in the corner when the code scrolls.
+  // At most maxCodeButtons of them: a document of ten thousand one-line
+  // blocks must not cost the reader's browser ten thousand buttons.
+  var maxCodeButtons = 200;
+  var blocks = document.querySelectorAll(".document pre");
+  for (var j = 0; j < blocks.length && j < maxCodeButtons; j++) {
+    var pre = blocks[j];
+    var box = document.createElement("div");
+    box.className = "code-box";
+    pre.parentNode.insertBefore(box, pre);
+    box.appendChild(pre);
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy-button code-copy";
+    button.textContent = "Copy";
+    button.setAttribute("aria-label", "Copy this code");
+    box.appendChild(button);
+    wireTo(button, pre.querySelector("code") || pre);
   }
 })();
