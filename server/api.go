@@ -50,6 +50,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	tokens.POST("", s.createToken)
 	tokens.DELETE("/:id", s.revokeToken)
 	s.routeTrust(api, token)
+	s.routeOrgs(api, token)
 }
 
 func (s *Server) serveMetrics(c *gin.Context) {

@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("AccountSafety", s.testAccountSafety)
 	t.Run("Log", s.testLog)
 	t.Run("TrustedPublishers", s.testTrustedPublishers)
+	t.Run("Orgs", s.testOrgs)
 }
 
 type suite struct {

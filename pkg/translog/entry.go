@@ -36,6 +36,10 @@ const (
 	KindKeyRemove = "key-remove"
 	KindYank      = "yank"
 	KindUnyank    = "unyank"
+	// KindMember: an account gained a role in an organisation, or its
+	// role changed; KindMemberRemove: it lost its membership.
+	KindMember       = "member"
+	KindMemberRemove = "member-remove"
 )
 
 // How a publish was authenticated.
@@ -96,11 +100,13 @@ func RecordHash(entry []byte) tlog.Hash {
 // kindFields lists, for each kind this version knows, its fields in their fixed order. A publish
 // authenticated by token stops after `auth`; one by SSH adds `key` and `signed-lines`.
 var kindFields = map[string][]string{
-	KindPublish:   {"owner", "pack", "version", "sha256", "size", "auth", "key", "signed-lines"},
-	KindKeyAdd:    {"owner", "key", "fingerprint"},
-	KindKeyRemove: {"owner", "key", "fingerprint"},
-	KindYank:      {"owner", "pack", "version", "reason"},
-	KindUnyank:    {"owner", "pack", "version"},
+	KindPublish:      {"owner", "pack", "version", "sha256", "size", "auth", "key", "signed-lines"},
+	KindKeyAdd:       {"owner", "key", "fingerprint"},
+	KindKeyRemove:    {"owner", "key", "fingerprint"},
+	KindYank:         {"owner", "pack", "version", "reason"},
+	KindUnyank:       {"owner", "pack", "version"},
+	KindMember:       {"owner", "member", "role", "by"},
+	KindMemberRemove: {"owner", "member", "by"},
 }
 
 // Parse reads an entry strictly: the version-1 header, `kind` then `time` (RFC 3339 UTC seconds), keys of
@@ -374,4 +380,32 @@ func ParseJSONString(v string) (string, error) {
 		return "", errors.New("JSON string not in canonical form")
 	}
 	return s, nil
+}
+
+// MemberEvent is a change of who may act for an organisation: Owner is the
+// organisation, Member the account, Role its new role ("owner" or
+// "maintainer"; "" for a removal), By the owner who made the change.
+type MemberEvent struct {
+	Time                time.Time
+	Owner, Member, Role string
+	By                  string
+}
+
+// NewMember makes a member entry (Role set) or a member-remove entry
+// (Role "").
+func NewMember(m MemberEvent) *Entry {
+	e := &Entry{Kind: KindMember, Time: m.Time.UTC().Truncate(time.Second), Fields: []Field{
+		{"owner", m.Owner}, {"member", m.Member}, {"role", m.Role}, {"by", m.By}}}
+	if m.Role == "" {
+		e.Kind, e.Fields = KindMemberRemove, []Field{{"owner", m.Owner}, {"member", m.Member}, {"by", m.By}}
+	}
+	return e
+}
+
+// MemberEvent reads a member or member-remove entry's fields.
+func (e *Entry) MemberEvent() (MemberEvent, error) {
+	if e.Kind != KindMember && e.Kind != KindMemberRemove {
+		return MemberEvent{}, fmt.Errorf("log entry: kind %s is not a member event", clip(e.Kind))
+	}
+	return MemberEvent{Time: e.Time, Owner: e.Get("owner"), Member: e.Get("member"), Role: e.Get("role"), By: e.Get("by")}, nil
 }

@@ -88,6 +88,9 @@ type Version struct {
 	// CI is the CI job that published the version with a token from
 	// trusted publishing; null otherwise.
 	CI *CI `json:"ci"`
+	// PublishedBy is the account that published the version and how;
+	// null for versions published before it was kept.
+	PublishedBy *PublishedBy `json:"published_by"`
 }
 
 // Signature is the provenance of a version published by SSH signature, kept
@@ -209,6 +212,9 @@ type PublishRequest struct {
 	Content     Bytes   `json:"content"` // the whole pack document
 	Name        *string `json:"name,omitempty"`
 	Description *string `json:"description,omitempty"`
+	// Owner is the user or organisation to publish into; absent for the
+	// caller's own namespace.
+	Owner *string `json:"owner,omitempty"`
 }
 
 // SignedPublishRequest is the body of POST /api/publish-signed. It repeats
@@ -237,6 +243,7 @@ const (
 	FormContent     = "content"
 	FormName        = "name"
 	FormDescription = "description"
+	FormOwner       = "owner"
 )
 
 // Optional is a pointer to s, or nil when s is empty: an optional request

@@ -73,6 +73,11 @@ func TestEveryRouteOfTheInterfaceIsDescribed(t *testing.T) {
 		{"POST", "/api/trusted-publishers", []int{201, 400, 401, 403, 409, 413, 415}},
 		{"DELETE", "/api/trusted-publishers/{id}", []int{200, 401, 403, 404}},
 		{"POST", "/api/oidc/exchange", []int{200, 400, 401, 403, 413, 415, 503}},
+		{"POST", "/api/orgs", []int{201, 400, 401, 403, 409, 413, 415}},
+		{"GET", "/api/orgs/{org}", []int{200, 404}},
+		{"GET", "/api/orgs/{org}/members", []int{200, 404}},
+		{"PUT", "/api/orgs/{org}/members/{username}", []int{200, 400, 401, 403, 404, 409}},
+		{"DELETE", "/api/orgs/{org}/members/{username}", []int{200, 401, 403, 404, 409}},
 		{"GET", "/{owner}.keys", []int{200}},
 		{"GET", "/openapi.json", []int{200}},
 		{"GET", "/healthz", []int{200}},
@@ -156,6 +161,15 @@ func TestTokenRoutesAcceptBothTokenHeaders(t *testing.T) {
 		"POST /api/trusted-publishers":        true,
 		"DELETE /api/trusted-publishers/{id}": true,
 		"POST /api/oidc/exchange":             false,
+
+		// Organisations: reading is public.
+		"POST /api/orgs":                            true,
+		"GET /api/orgs/{org}":                       false,
+		"HEAD /api/orgs/{org}":                      false,
+		"GET /api/orgs/{org}/members":               false,
+		"HEAD /api/orgs/{org}/members":              false,
+		"PUT /api/orgs/{org}/members/{username}":    true,
+		"DELETE /api/orgs/{org}/members/{username}": true,
 	}
 	if len(doc.Security) != 0 {
 		t.Errorf("the document has a global security requirement %v; public routes need none", doc.Security)

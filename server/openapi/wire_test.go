@@ -57,11 +57,20 @@ var wireTypes = map[string]reflect.Type{
 	"OIDCExchangeRequest":     reflect.TypeFor[wire.OIDCExchangeRequest](),
 	"OIDCExchange":            reflect.TypeFor[wire.OIDCExchange](),
 	"CI":                      reflect.TypeFor[wire.CI](),
+	// Organisations.
+	"OrgRequest":    reflect.TypeFor[wire.OrgRequest](),
+	"Org":           reflect.TypeFor[wire.Org](),
+	"Member":        reflect.TypeFor[wire.Member](),
+	"OrgResult":     reflect.TypeFor[wire.OrgResult](),
+	"MemberList":    reflect.TypeFor[wire.MemberList](),
+	"MemberRequest": reflect.TypeFor[wire.MemberRequest](),
+	"MemberResult":  reflect.TypeFor[wire.MemberResult](),
+	"PublishedBy":   reflect.TypeFor[wire.PublishedBy](),
 }
 
 // formFields pairs the multipart schemas with the field names of pkg/wire.
 var formFields = map[string][]string{
-	"PublishForm": {wire.FormFile, wire.FormContent, wire.FormName, wire.FormDescription},
+	"PublishForm": {wire.FormFile, wire.FormContent, wire.FormName, wire.FormDescription, wire.FormOwner},
 }
 
 // The OpenAPI document and pkg/wire describe the same JSON: every schema

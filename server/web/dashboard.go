@@ -138,7 +138,7 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 	}
 	d.More = next != ""
 	d.Issuers = pages.svc.OIDCIssuers()
-	trusted, err := pages.svc.ListTrustedPublishers(c, acct.ID)
+	trusted, err := pages.svc.ListTrustedPublishers(c, acct, "")
 	if err != nil {
 		pages.errorPage(c, err)
 		return
@@ -277,13 +277,13 @@ func (pages *Pages) addTrustedPublisher(c *gin.Context) {
 		}
 		spec.Claims[strings.TrimSpace(name)] = strings.TrimSpace(value)
 	}
-	_, err := pages.svc.AddTrustedPublisher(c, pages.currentAccount(c).ID, nil, spec)
+	_, err := pages.svc.AddTrustedPublisher(c, pages.currentAccount(c), nil, spec)
 	pages.formDone(c, d, err, "/dashboard?done=trust-added#trusted")
 }
 
 func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
-	pages.removeByID(c, func(accountID, id int64) error {
-		return pages.svc.DeleteTrustedPublisher(c, accountID, nil, id)
+	pages.removeByID(c, func(_, id int64) error {
+		return pages.svc.DeleteTrustedPublisher(c, pages.currentAccount(c), "", nil, id)
 	}, "/dashboard?done=trust-removed#trusted")
 }
 
