@@ -59,7 +59,7 @@ func (s *Service) YankVersion(ctx context.Context, actor *Account, owner, pack, 
 	if err := checkLabel("reason", reason, MaxYankReason, false); err != nil {
 		return nil, nil, err
 	}
-	p, err := s.ownedPackage(ctx, actor, owner, pack, ActYank)
+	p, err := s.ownedPackage(ctx, actor, owner, pack, ActYank, "yank versions of")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +72,7 @@ func (s *Service) YankVersion(ctx context.Context, actor *Account, owner, pack, 
 // UnyankVersion undoes YankVersion: the version may be the latest again.
 // Un-yanking a version that is not yanked succeeds and changes nothing.
 func (s *Service) UnyankVersion(ctx context.Context, actor *Account, owner, pack, version string) (*Package, *Version, error) {
-	p, err := s.ownedPackage(ctx, actor, owner, pack, ActYank)
+	p, err := s.ownedPackage(ctx, actor, owner, pack, ActYank, "un-yank versions of")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,7 +90,7 @@ func (s *Service) DeprecatePackage(ctx context.Context, actor *Account, owner, p
 	if err := checkLabel("message", message, MaxDeprecationMessage, false); err != nil {
 		return nil, err
 	}
-	p, err := s.ownedPackage(ctx, actor, owner, pack, ActDeprecate)
+	p, err := s.ownedPackage(ctx, actor, owner, pack, ActDeprecate, "deprecate")
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (s *Service) DeprecatePackage(ctx context.Context, actor *Account, owner, p
 // ownedPackage finds owner/pack and checks that actor may do action to it
 // (Can). An unknown package is NotFound for everyone; packages are
 // public, so answering Forbidden to others reveals nothing.
-func (s *Service) ownedPackage(ctx context.Context, actor *Account, owner, pack string, action Action) (*Package, error) {
+func (s *Service) ownedPackage(ctx context.Context, actor *Account, owner, pack string, action Action, verb string) (*Package, error) {
 	p, err := s.store.PackageBySlug(ctx, owner, pack)
 	if err != nil {
 		return nil, err
@@ -113,6 +113,10 @@ func (s *Service) ownedPackage(ctx context.Context, actor *Account, owner, pack 
 		return nil, err
 	}
 	if err := s.Can(ctx, actor, action, ownerAcct); err != nil {
+		if IsCode(err, Forbidden) && !ownerAcct.IsOrg() {
+			// The message names the package and what was refused.
+			return nil, Errorf(Forbidden, "only %s may %s %s/%s", p.OwnerSlug, verb, p.OwnerSlug, p.PackSlug)
+		}
 		return nil, err
 	}
 	return p, nil
