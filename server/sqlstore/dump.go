@@ -155,9 +155,9 @@ type accountRecord struct {
 	// DisabledAt (version 3) is null while the account is enabled, and
 	// absent from older dumps.
 	DisabledAt *time.Time `json:"disabled_at"`
-	// Kind is "user" or "org" and DisplayName an organisation's
-	// (dump_orgs.go); absent from dumps made before organisations, whose
-	// accounts are all users.
+	// Kind is "org" for an organisation and absent for a user, as in
+	// dumps made before organisations; DisplayName is an organisation's
+	// (dump_orgs.go).
 	Kind        string `json:"kind,omitempty"`
 	DisplayName string `json:"display_name,omitempty"`
 }
@@ -174,6 +174,9 @@ func (r *accountRecord) args() []any {
 }
 func (r *accountRecord) normalize() {
 	r.CreatedAt = r.CreatedAt.UTC()
+	if r.Kind == "user" {
+		r.Kind = "" // a user's record stays as it was before organisations
+	}
 	utcPtr(r.DisabledAt)
 }
 func (r *accountRecord) getID() int64 { return r.ID }
