@@ -29,11 +29,14 @@ var tokenLifetimes = []struct {
 // notices are the messages a redirect back to the dashboard can carry; the
 // query names one, so no text from the URL reaches the page.
 var notices = map[string]string{
-	"token-revoked": "The token is revoked. Requests that send it are now refused.",
-	"key-added":     "The SSH key is added. Publishes signed with it are accepted.",
-	"key-deleted":   "The SSH key is deleted.",
-	"trust-added":   "The trusted publisher is added. CI jobs whose ID tokens carry these claims may publish these packs.",
-	"trust-removed": "The trusted publisher is removed. Its CI jobs can no longer get tokens.",
+	"token-revoked":  "The token is revoked. Requests that send it are now refused.",
+	"key-added":      "The SSH key is added. Publishes signed with it are accepted.",
+	"key-deleted":    "The SSH key is deleted.",
+	"trust-added":    "The trusted publisher is added. CI jobs whose ID tokens carry these claims may publish these packs.",
+	"trust-removed":  "The trusted publisher is removed. Its CI jobs can no longer get tokens.",
+	"org-created":    "The organisation is made; you are its owner. Publish into it with pact publish --owner.",
+	"member-set":     "The member's role is set.",
+	"member-removed": "The member is removed. Its publishing into the organisation has stopped.",
 }
 
 type tokenRow struct {
@@ -81,6 +84,11 @@ type dashboardData struct {
 	TrustIssuer   string // form values to show again after an error
 	TrustPackages string
 	TrustClaims   string
+
+	// Organisations (orgs.go).
+	Orgs           []orgRow
+	OrgName        string // form values to show again after an error
+	OrgDisplayName string
 }
 
 type trustRow struct {
@@ -150,6 +158,10 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 		}
 		slices.Sort(row.Claims)
 		d.Trusted = append(d.Trusted, row)
+	}
+	if err := pages.dashboardOrgs(c, d); err != nil {
+		pages.errorPage(c, err)
+		return
 	}
 	d.Lifetimes = tokenLifetimes
 	type scopeBox struct {
