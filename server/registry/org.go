@@ -269,6 +269,11 @@ func (s *Service) resolveOwner(ctx context.Context, actor *Account, ownerName, n
 	if len(ownerName) > 64 {
 		return nil, "", Errorf(Invalid, "owner must be a user's or an organisation's name, at most 39 characters")
 	}
+	// A name that is not printable text is refused as such, before it
+	// could name a namespace.
+	if err := checkLabel("name", name, 200, false); err != nil {
+		return nil, "", err
+	}
 	if o, pack, ok := strings.Cut(name, "/"); ok {
 		o = strings.ToLower(strings.TrimSpace(o))
 		if ownerName != "" && ownerName != o {

@@ -33,7 +33,8 @@ var packScoped = []Scope{ScopePublish, ScopeYank}
 // Bounds of what a token may carry.
 const (
 	MaxTokenPackages    = 20  // globs in Packages
-	MaxTokenGlobLength  = 104 // org/ (at most 40) and a pack slug (at most 64)
+	MaxTokenGlobLength  = 104 // org/ (at most 40) and a pack glob (at most 64)
+	maxPackGlobLength   = 64  // a pack slug is at most 64 characters
 	MaxTokenScopeInputs = 16  // entries in a scopes list as sent, duplicates included
 	MaxTokenDays        = 3650
 	// MaxActiveTokens bounds the tokens an account holds that are neither
@@ -148,14 +149,17 @@ func ParsePackages(globs []string) ([]string, error) {
 		}
 		packGlob := g
 		if org, rest, ok := strings.Cut(g, "/"); ok {
-			if _, err := NormalizeUsername(org); err != nil || org != strings.ToLower(org) {
-				return nil, Errorf(Invalid, "package glob %q: %q before '/' must be an organisation's name, without glob operators", g, truncateForMessage(org))
+			if _, err := NormalizeUsername(org); err != nil || org != strings.ToLower(org) || strings.Contains(rest, "/") {
+				return nil, Errorf(Invalid, "package glob %q may hold only a-z, 0-9, '-' and the glob operators * ? [ ] ^, after at most one organisation's name and '/'", g)
 			}
 			packGlob = rest
 		}
+		if len(packGlob) > maxPackGlobLength {
+			return nil, Errorf(Invalid, "package glob %q is longer than %d characters", truncateForMessage(g), maxPackGlobLength)
+		}
 		for _, r := range packGlob {
 			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-*?[]^", r)) {
-				return nil, Errorf(Invalid, "package glob %q may hold only a-z, 0-9, '-', the glob operators * ? [ ] ^ and one organisation/ before them", g)
+				return nil, Errorf(Invalid, "package glob %q may hold only a-z, 0-9, '-' and the glob operators * ? [ ] ^, after at most one organisation's name and '/'", g)
 			}
 		}
 		if _, err := path.Match(g, ""); err != nil {
