@@ -97,6 +97,8 @@ func TestOrgRolesOnEveryRoute(t *testing.T) {
 			wantError(t, resp.Status, resp.JSON(t), http.StatusForbidden, "not a member of the organisation acme")
 		}
 		wantStatus(t, o.API.Get("/api/packages/acme/intruder").Status, http.StatusNotFound, nil)
+		resp = o.publish(t, o.bob, map[string]any{"content": packDoc("widget", "1.0.0"), "owner": "nobody"})
+		wantError(t, resp.Status, resp.JSON(t), http.StatusNotFound, "no user or organisation nobody")
 		var d detailAnswer
 		resp = o.API.Get("/api/packages/acme/widget")
 		resp.Decode(t, &d)
