@@ -51,6 +51,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	tokens.DELETE("/:id", s.revokeToken)
 	s.routeTrust(api, token)
 	s.routeReleases(api, token)
+	s.routeOrgs(api, token)
 }
 
 func (s *Server) serveMetrics(c *gin.Context) {

@@ -273,7 +273,7 @@ func (s *Server) decodePublish(c *gin.Context) (registry.PublishRequest, error) 
 		if err := s.checkDocumentSize(len(body.Content)); err != nil {
 			return registry.PublishRequest{}, err
 		}
-		return registry.PublishRequest{Content: body.Content, Name: deref(body.Name), Description: deref(body.Description)}, nil
+		return registry.PublishRequest{Content: body.Content, Name: deref(body.Name), Description: deref(body.Description), Owner: deref(body.Owner)}, nil
 	case "multipart/form-data":
 		return s.decodePublishForm(c, params["boundary"])
 	case "":
@@ -330,6 +330,8 @@ func (s *Server) decodePublishForm(c *gin.Context, boundary string) (registry.Pu
 			req.Name = string(value)
 		case wire.FormDescription:
 			req.Description = string(value)
+		case wire.FormOwner:
+			req.Owner = string(value)
 		}
 	}
 	if haveFile {

@@ -34,7 +34,7 @@ func (s *Server) yankVersion(c *gin.Context) {
 			return
 		}
 	}
-	p, v, err := s.svc.YankVersion(c, account(c).ID, c.Param("owner"), c.Param("pack"), c.Param("version"), deref(body.Reason))
+	p, v, err := s.svc.YankVersion(c, account(c), c.Param("owner"), c.Param("pack"), c.Param("version"), deref(body.Reason))
 	if err != nil {
 		s.shared.Fail(c, err)
 		return
@@ -44,7 +44,7 @@ func (s *Server) yankVersion(c *gin.Context) {
 
 // unyankVersion takes no body; one sent along is not read.
 func (s *Server) unyankVersion(c *gin.Context) {
-	p, v, err := s.svc.UnyankVersion(c, account(c).ID, c.Param("owner"), c.Param("pack"), c.Param("version"))
+	p, v, err := s.svc.UnyankVersion(c, account(c), c.Param("owner"), c.Param("pack"), c.Param("version"))
 	if err != nil {
 		s.shared.Fail(c, err)
 		return
@@ -64,7 +64,7 @@ func (s *Server) deprecatePackage(c *gin.Context) {
 		s.shared.Fail(c, registry.Errorf(registry.Invalid, `message is required: the deprecation message, or "" to undo the deprecation`))
 		return
 	}
-	p, err := s.svc.DeprecatePackage(c, account(c).ID, c.Param("owner"), c.Param("pack"), *body.Message)
+	p, err := s.svc.DeprecatePackage(c, account(c), c.Param("owner"), c.Param("pack"), *body.Message)
 	if err != nil {
 		s.shared.Fail(c, err)
 		return

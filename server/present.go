@@ -49,7 +49,38 @@ func (s *Server) presentVersion(p *registry.Package, v *registry.Version) wire.V
 	if ci := v.CI; ci != nil {
 		out.CI = &wire.CI{Issuer: ci.Issuer, Repository: ci.Repository, Workflow: ci.Workflow, Ref: ci.Ref, SHA: ci.SHA, RunID: ci.RunID}
 	}
+	if pb := v.Publisher; pb != nil {
+		by := &wire.PublishedBy{Username: pb.Username, Auth: "token"}
+		switch {
+		case v.Provenance != nil:
+			by.Auth = wire.AuthSSHSignature
+		case v.CI != nil:
+			by.Auth = "oidc"
+		}
+		if v.TokenID != 0 {
+			id := v.TokenID
+			by.TokenID = &id
+		}
+		out.PublishedBy = by
+	}
 	return out
+}
+
+func (s *Server) presentOrg(o *registry.Org) wire.Org {
+	return wire.Org{Name: o.Account.Username, DisplayName: o.Account.DisplayName, URL: s.cfg.BaseURL + "/" + o.Account.Username,
+		Packages: o.Packages, Members: presentMembers(o.Members), CreatedAt: wire.Time(o.Account.CreatedAt)}
+}
+
+func presentMembers(ms []registry.Member) []wire.Member {
+	out := make([]wire.Member, len(ms))
+	for i, m := range ms {
+		out[i] = presentMember(&m)
+	}
+	return out
+}
+
+func presentMember(m *registry.Member) wire.Member {
+	return wire.Member{Username: m.Username, Role: string(m.Role), AddedAt: wire.Time(m.CreatedAt)}
 }
 
 func presentKey(k *registry.SSHKey) wire.Key {

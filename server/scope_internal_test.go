@@ -21,7 +21,11 @@ func TestRequireScopeChecksTheRoutesPack(t *testing.T) {
 	s := &Server{shared: httpx.NewShared(slog.New(slog.NewTextHandler(io.Discard, nil)), "http://pact.test", nil, 0, 0)}
 	e := s.shared.NewEngine()
 	var token *registry.Token
-	withToken := func(c *gin.Context) { c.Set(tokenKey, token); c.Next() }
+	withToken := func(c *gin.Context) {
+		c.Set(tokenKey, token)
+		c.Set(accountKey, &registry.Account{Username: "alice"})
+		c.Next()
+	}
 	e.POST("/api/packages/:owner/:pack/deprecate", withToken, s.requireScope(registry.ScopeYank), func(c *gin.Context) {
 		c.String(http.StatusOK, "deprecated")
 	})
@@ -36,12 +40,19 @@ func TestRequireScopeChecksTheRoutesPack(t *testing.T) {
 		{"yank on a matching pack", &registry.Token{Scopes: []registry.Scope{registry.ScopeYank}, Packages: []string{"widget-*"}}, "widget-a", 200, "deprecated"},
 		{"yank on another pack", &registry.Token{Scopes: []registry.Scope{registry.ScopeYank}, Packages: []string{"widget-*"}}, "other", 403, `\"other\" is not one of them`},
 		{"publish only", &registry.Token{Scopes: []registry.Scope{registry.ScopePublish}}, "widget-a", 403, `lacks the \"yank\" scope`},
+		// An organisation's pack matches only org/ globs (docs/protocol.md, Token scopes).
+		{"an organisation's pack", &registry.Token{Scopes: []registry.Scope{registry.ScopeYank}, Packages: []string{"acme/widget-*"}}, "acme/widget-a", 200, "deprecated"},
+		{"an organisation's pack by a glob of one's own", &registry.Token{Scopes: []registry.Scope{registry.ScopeYank}, Packages: []string{"widget-*"}}, "acme/widget-a", 403, `\"acme/widget-a\" is not one of them`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			token = c.token
 			w := httptest.NewRecorder()
-			e.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/api/packages/alice/"+c.pack+"/deprecate", nil))
+			path := "alice/" + c.pack
+			if strings.Contains(c.pack, "/") {
+				path = c.pack // owner/pack
+			}
+			e.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/api/packages/"+path+"/deprecate", nil))
 			if w.Code != c.status || !strings.Contains(w.Body.String(), c.msg) {
 				t.Errorf("status %d, body %s; want %d mentioning %s", w.Code, w.Body, c.status, c.msg)
 			}

@@ -20,7 +20,11 @@ import (
 // registry checks that pack once the document is parsed.
 func (s *Server) requireScope(scope registry.Scope) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if err := apiToken(c).Authorize(scope, c.Param("pack")); err != nil {
+		holder := ""
+		if a, ok := c.Get(accountKey); ok {
+			holder = a.(*registry.Account).Username
+		}
+		if err := apiToken(c).AuthorizeIn(scope, holder, c.Param("owner"), c.Param("pack")); err != nil {
 			s.shared.Fail(c, err)
 			return
 		}

@@ -34,7 +34,7 @@ func (s *Server) routeTrust(api, token *gin.RouterGroup) {
 }
 
 func (s *Server) listTrustedPublishers(c *gin.Context) {
-	list, err := s.svc.ListTrustedPublishers(c, account(c).ID)
+	list, err := s.svc.ListTrustedPublishers(c, account(c), c.Query("owner"))
 	if err != nil {
 		s.shared.Fail(c, err)
 		return
@@ -48,12 +48,12 @@ func (s *Server) listTrustedPublishers(c *gin.Context) {
 
 func (s *Server) addTrustedPublisher(c *gin.Context) {
 	var body wire.TrustedPublisherRequest
-	if err := s.decodeStrict(c, &body, wire.TrustedPublisherRequestFields, "a trusted publisher has issuer, packages and claims"); err != nil {
+	if err := s.decodeStrict(c, &body, wire.TrustedPublisherRequestFields, "a trusted publisher has owner, issuer, packages and claims"); err != nil {
 		s.shared.Fail(c, err)
 		return
 	}
-	p, err := s.svc.AddTrustedPublisher(c, account(c).ID, apiToken(c), registry.TrustedPublisherSpec{
-		Issuer: body.Issuer, Packages: body.Packages, Claims: body.Claims})
+	p, err := s.svc.AddTrustedPublisher(c, account(c), apiToken(c), registry.TrustedPublisherSpec{
+		Owner: body.Owner, Issuer: body.Issuer, Packages: body.Packages, Claims: body.Claims})
 	if err != nil {
 		s.shared.Fail(c, err)
 		return
@@ -69,7 +69,7 @@ func (s *Server) deleteTrustedPublisher(c *gin.Context) {
 		s.shared.Fail(c, registry.Errorf(registry.NotFound, "no trusted publisher with id %q", c.Param("id")))
 		return
 	}
-	if err := s.svc.DeleteTrustedPublisher(c, account(c).ID, apiToken(c), id); err != nil {
+	if err := s.svc.DeleteTrustedPublisher(c, account(c), c.Query("owner"), apiToken(c), id); err != nil {
 		s.shared.Fail(c, err)
 		return
 	}

@@ -44,7 +44,8 @@ func newLogWatchCmd(f *factory, runF func(context.Context, *logWatchOptions) err
 		Use:   "watch --owner NAME",
 		Short: "Print an owner's events from the transparency log",
 		Long: `Print every event of the transparency log for one owner (versions
-published, SSH keys added or removed, yanks), one line each, from where
+published, SSH keys added or removed, yanks; for an organisation, members
+who gained, changed or lost a role), one line each, from where
 the last run for that owner stopped; the first run starts at the log's
 beginning, --from N at entry N. Every entry printed is proved to be in
 the log's checkpoint, which is signed by the log's key and extends the
@@ -208,6 +209,10 @@ func describeLogEvent(e *translog.Entry) string {
 			line += ", commit " + safeText(commit)
 		}
 		return line + ")"
+	case translog.KindMember:
+		return fmt.Sprintf("%s %s: %s became %s (by %s)", when, who, get("member"), get("role"), get("by"))
+	case translog.KindMemberRemove:
+		return fmt.Sprintf("%s %s: %s was removed (by %s)", when, who, get("member"), get("by"))
 	default:
 		var parts []string
 		for _, f := range e.Fields {

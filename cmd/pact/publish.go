@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +20,7 @@ type publishOptions struct {
 	Files       []string
 	Name        string
 	Description string
+	Owner       string
 	Sign        bool
 	KeyPath     string
 	DryRun      bool
@@ -56,6 +58,11 @@ address, in GitLab CI it reads the ID token in PACT_ID_TOKEN, exchanges
 it for a publish token valid 15 minutes, and publishes with that.
 --oidc does so even when a token is configured.
 
+--owner ORG publishes into the organisation ORG, of which you must be a
+maintainer or owner (see 'pact org'). With --sign the signed name line
+becomes ORG/NAME, which names the organisation; --name ORG/NAME does the
+same without --owner.
+
 --dry-run checks the documents offline, as 'pact validate' does, and
 with --sign also finds the signing key, but publishes nothing.`,
 		Example: `  $ pact publish hello.pact.md
@@ -63,6 +70,7 @@ with --sign also finds the signing key, but publishes nothing.`,
   $ cat hello.pact.md | pact publish -
   $ pact publish --sign packs/*.pact.md
   $ pact publish --sign --key ~/.ssh/id_ed25519.pub hello.pact.md
+  $ pact publish --owner acme hello.pact.md
   $ pact publish --dry-run hello.pact.md`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,6 +84,7 @@ with --sign also finds the signing key, but publishes nothing.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Name, "name", "", "name of the pack, instead of the document's (one file only)")
 	fl.StringVar(&opts.Description, "description", "", "description of the pack, instead of the document's")
+	fl.StringVar(&opts.Owner, "owner", "", "publish into this organisation (you must be a maintainer or owner) instead of your own namespace")
 	fl.BoolVar(&opts.Sign, "sign", false, "authenticate with an SSH signature instead of the token")
 	fl.StringVar(&opts.KeyPath, "key", "", "SSH key to sign with: a public key held by the ssh-agent, or a private key file (implies --sign)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "check the documents offline and publish nothing")
@@ -142,6 +151,14 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 		if name == "" {
 			name = nameFromFileName(content, file)
 		}
+		if signer != nil && opts.Owner != "" && !strings.Contains(name, "/") {
+			// The signed name line owner/pack names the namespace
+			// (docs/protocol.md, Organisations).
+			if pack, err := packfmt.Parse(content, packfmt.Options{FileName: file}); name == "" && err == nil {
+				name = pack.Name
+			}
+			name = opts.Owner + "/" + name
+		}
 		var res *client.PublishResult
 		if signer != nil {
 			res, err = c.PublishSigned(ctx, client.SignedPublishRequest{
@@ -149,7 +166,7 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 				Fingerprint: signer.Fingerprint, Sign: signer.Sign,
 			})
 		} else {
-			res, err = c.Publish(ctx, client.PublishRequest{Content: content, Name: name, Description: opts.Description})
+			res, err = c.Publish(ctx, client.PublishRequest{Content: content, Name: name, Description: opts.Description, Owner: opts.Owner})
 		}
 		if err != nil {
 			if opts.JSON && len(outcomes) > 0 {

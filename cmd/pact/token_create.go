@@ -34,10 +34,13 @@ this once.
 without it the token holds every scope, and --scope none makes a token
 that can only read. --package limits the publish and
 yank scopes to packs whose slug matches a glob (* ? [a-z], as Go's
-path.Match) and may be repeated. --expires-in is a number of days (30d or
-30, at most 3650) or never; the default is 90d.`,
+path.Match) and may be repeated; a glob covers your own packs, and
+ORG/glob (such as 'acme/*') those of the organisation ORG. --expires-in
+is a number of days (30d or 30, at most 3650) or never; the default is
+90d.`,
 		Example: `  $ pact token create --name ci --scope publish --package 'widget-*' --expires-in 30d
   $ pact token create --name laptop --scope publish --scope yank --scope keys
+  $ pact token create --name acme-ci --scope publish --package 'acme/*'
   $ PACT_TOKEN=$(pact token create --name deploy --scope publish --expires-in 7)`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -30,7 +30,8 @@ OpenID Connect issuer the registry allows) whose ID tokens carry the claims
 you name may exchange them for a publish token valid 15 minutes, limited to
 the packs you name. 'pact publish' in such a job needs no token.
 
-These commands need a token with the tokens scope.`,
+These commands need a token with the tokens scope. --owner ORG manages
+the trusted publishers of an organisation you own instead of your own.`,
 		Example: `  $ pact trust add --github alice/widget --workflow release.yml --package widget --package 'widget-*'
   $ pact trust add --gitlab alice/gadget --package gadget
   $ pact trust add --issuer https://token.actions.githubusercontent.com --package widget \
@@ -57,6 +58,7 @@ type trustAddOptions struct {
 	GitLab   string
 	Packages []string
 	Claims   []string
+	Owner    string
 	JSON     bool
 }
 
@@ -94,6 +96,7 @@ namespace_path, ci_config_ref_uri.`,
 	fl.StringVar(&opts.GitLab, "gitlab", "", "GitLab project GROUP/PROJECT whose pipelines may publish")
 	fl.StringArrayVar(&opts.Packages, "package", nil, "pack name or glob such as 'widget-*' that may be published (repeatable; required)")
 	fl.StringArrayVar(&opts.Claims, "claim", nil, "NAME=VALUE the ID token must carry (repeatable)")
+	fl.StringVar(&opts.Owner, "owner", "", "an organisation you own whose packs the CI job may publish (default: your own)")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
@@ -146,7 +149,7 @@ func runTrustAdd(ctx context.Context, opts *trustAddOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := c.AddTrustedPublisher(ctx, issuer, opts.Packages, claims)
+	p, err := c.AddTrustedPublisher(ctx, opts.Owner, issuer, opts.Packages, claims)
 	if err != nil {
 		return err
 	}
@@ -169,6 +172,7 @@ func describeClaims(claims map[string]string) string {
 type trustListOptions struct {
 	IO      *iostreams
 	Factory *factory
+	Owner   string
 	JSON    bool
 }
 
@@ -189,6 +193,7 @@ func newTrustListCmd(f *factory, runF func(context.Context, *trustListOptions) e
 			return runTrustList(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringVar(&opts.Owner, "owner", "", "list an organisation's trusted publishers (you must be one of its owners)")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
@@ -198,7 +203,7 @@ func runTrustList(ctx context.Context, opts *trustListOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := c.ListTrustedPublishers(ctx)
+	list, err := c.ListTrustedPublishers(ctx, opts.Owner)
 	if err != nil {
 		return err
 	}
@@ -224,12 +229,13 @@ func printTrustedPublishers(w io.Writer, list []client.TrustedPublisher) error {
 type trustRemoveOptions struct {
 	IO      *iostreams
 	Factory *factory
+	Owner   string
 	ID      int64
 }
 
 func newTrustRemoveCmd(f *factory, runF func(context.Context, *trustRemoveOptions) error) *cobra.Command {
 	opts := &trustRemoveOptions{IO: f.IO, Factory: f}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:     "remove ID",
 		Aliases: []string{"rm", "delete"},
 		Short:   "Remove a trusted publisher",
@@ -250,6 +256,8 @@ minutes; 'pact token revoke' ends them sooner.`,
 			return runTrustRemove(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringVar(&opts.Owner, "owner", "", "remove one of an organisation's trusted publishers (you must be one of its owners)")
+	return cmd
 }
 
 func runTrustRemove(ctx context.Context, opts *trustRemoveOptions) error {
@@ -257,7 +265,7 @@ func runTrustRemove(ctx context.Context, opts *trustRemoveOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := c.RemoveTrustedPublisher(ctx, opts.ID); err != nil {
+	if err := c.RemoveTrustedPublisher(ctx, opts.Owner, opts.ID); err != nil {
 		return err
 	}
 	opts.IO.success("Removed trusted publisher %d", opts.ID)

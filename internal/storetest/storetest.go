@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Log", s.testLog)
 	t.Run("TrustedPublishers", s.testTrustedPublishers)
 	t.Run("Releases", s.testReleases)
+	t.Run("Orgs", s.testOrgs)
 }
 
 type suite struct {

@@ -23,6 +23,9 @@ type PublishRequest struct {
 	// FileName, when set, is sent as the upload's file name, from which the
 	// server derives the name of a document that names itself nowhere.
 	FileName string
+	// Owner is the user or organisation to publish into; "" for the
+	// token's own account.
+	Owner string
 }
 
 // Publish publishes a document with the client's token. The body is JSON;
@@ -38,6 +41,7 @@ func (c *Client) Publish(ctx context.Context, req PublishRequest) (*PublishResul
 	} else {
 		body, err = jsonBody(wire.PublishRequest{
 			Content: req.Content, Name: wire.Optional(req.Name), Description: wire.Optional(req.Description),
+			Owner: wire.Optional(req.Owner),
 		})
 	}
 	if err != nil {
@@ -65,7 +69,7 @@ func multipartBody(req PublishRequest) (func(context.Context) (io.Reader, string
 	if _, err := part.Write(req.Content); err != nil {
 		return nil, err
 	}
-	for field, value := range map[string]string{wire.FormName: req.Name, wire.FormDescription: req.Description} {
+	for field, value := range map[string]string{wire.FormName: req.Name, wire.FormDescription: req.Description, wire.FormOwner: req.Owner} {
 		if value == "" {
 			continue
 		}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/pact-registry/pact/pkg/wire"
@@ -12,10 +13,20 @@ import (
 // (docs/protocol.md, Trusted publishing).
 type TrustedPublisher = wire.TrustedPublisher
 
-// ListTrustedPublishers returns the account's trusted publishers, oldest first.
-func (c *Client) ListTrustedPublishers(ctx context.Context) ([]TrustedPublisher, error) {
+// ownerQuery names the organisation whose trusted publishers a call
+// manages; "" for the account's own.
+func ownerQuery(owner string) string {
+	if owner == "" {
+		return ""
+	}
+	return "?owner=" + url.QueryEscape(owner)
+}
+
+// ListTrustedPublishers returns the trusted publishers of the account, or
+// of the organisation owner (of which it must be an owner), oldest first.
+func (c *Client) ListTrustedPublishers(ctx context.Context, owner string) ([]TrustedPublisher, error) {
 	var out wire.TrustedPublisherList
-	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/trusted-publishers", withToken: true, repeatable: true}, &out)
+	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/trusted-publishers" + ownerQuery(owner), withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -26,9 +37,10 @@ func (c *Client) ListTrustedPublishers(ctx context.Context) ([]TrustedPublisher,
 }
 
 // AddTrustedPublisher trusts the CI jobs of issuer whose ID tokens carry
-// every one of claims to publish the packs packages names.
-func (c *Client) AddTrustedPublisher(ctx context.Context, issuer string, packages []string, claims map[string]string) (*TrustedPublisher, error) {
-	body, err := jsonBody(wire.TrustedPublisherRequest{Issuer: issuer, Packages: packages, Claims: claims})
+// every one of claims to publish the packs packages names, of the account
+// or of the organisation owner ("" for the account's own).
+func (c *Client) AddTrustedPublisher(ctx context.Context, owner, issuer string, packages []string, claims map[string]string) (*TrustedPublisher, error) {
+	body, err := jsonBody(wire.TrustedPublisherRequest{Owner: owner, Issuer: issuer, Packages: packages, Claims: claims})
 	if err != nil {
 		return nil, err
 	}
@@ -40,9 +52,10 @@ func (c *Client) AddTrustedPublisher(ctx context.Context, issuer string, package
 	return &TrustedPublisher{ID: out.ID, Issuer: out.Issuer, Packages: out.Packages, Claims: out.Claims, CreatedAt: out.CreatedAt}, nil
 }
 
-// RemoveTrustedPublisher removes one of the account's trusted publishers.
-func (c *Client) RemoveTrustedPublisher(ctx context.Context, id int64) error {
-	path := "/api/trusted-publishers/" + strconv.FormatInt(id, 10)
+// RemoveTrustedPublisher removes one of the trusted publishers of the
+// account, or of the organisation owner.
+func (c *Client) RemoveTrustedPublisher(ctx context.Context, owner string, id int64) error {
+	path := "/api/trusted-publishers/" + strconv.FormatInt(id, 10) + ownerQuery(owner)
 	return c.doJSON(ctx, request{method: http.MethodDelete, path: path, withToken: true}, nil)
 }
 

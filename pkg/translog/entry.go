@@ -39,6 +39,10 @@ const (
 	// KindRelease records a release registered for a published version:
 	// the artifacts built from it (docs/protocol.md, Releases).
 	KindRelease = "release"
+	// KindMember: an account gained a role in an organisation, or its
+	// role changed; KindMemberRemove: it lost its membership.
+	KindMember       = "member"
+	KindMemberRemove = "member-remove"
 )
 
 // How a publish was authenticated.
@@ -99,12 +103,14 @@ func RecordHash(entry []byte) tlog.Hash {
 // kindFields lists, for each kind this version knows, its fields in their fixed order. A publish
 // authenticated by token stops after `auth`; one by SSH adds `key` and `signed-lines`.
 var kindFields = map[string][]string{
-	KindPublish:   {"owner", "pack", "version", "sha256", "size", "auth", "key", "signed-lines"},
-	KindKeyAdd:    {"owner", "key", "fingerprint"},
-	KindKeyRemove: {"owner", "key", "fingerprint"},
-	KindYank:      {"owner", "pack", "version", "reason"},
-	KindUnyank:    {"owner", "pack", "version"},
-	KindRelease:   {"owner", "pack", "version", "sha256", "release", "artifacts", "commit"},
+	KindPublish:      {"owner", "pack", "version", "sha256", "size", "auth", "key", "signed-lines"},
+	KindKeyAdd:       {"owner", "key", "fingerprint"},
+	KindKeyRemove:    {"owner", "key", "fingerprint"},
+	KindYank:         {"owner", "pack", "version", "reason"},
+	KindUnyank:       {"owner", "pack", "version"},
+	KindMember:       {"owner", "member", "role", "by"},
+	KindMemberRemove: {"owner", "member", "by"},
+	KindRelease:      {"owner", "pack", "version", "sha256", "release", "artifacts", "commit"},
 }
 
 // Parse reads an entry strictly: the version-1 header, `kind` then `time` (RFC 3339 UTC seconds), keys of
@@ -411,6 +417,26 @@ func NewRelease(r ReleaseEvent) *Entry {
 	return e
 }
 
+// MemberEvent is a change of who may act for an organisation: Owner is the
+// organisation, Member the account, Role its new role ("owner" or
+// "maintainer"; "" for a removal), By the owner who made the change.
+type MemberEvent struct {
+	Time                time.Time
+	Owner, Member, Role string
+	By                  string
+}
+
+// NewMember makes a member entry (Role set) or a member-remove entry
+// (Role "").
+func NewMember(m MemberEvent) *Entry {
+	e := &Entry{Kind: KindMember, Time: m.Time.UTC().Truncate(time.Second), Fields: []Field{
+		{"owner", m.Owner}, {"member", m.Member}, {"role", m.Role}, {"by", m.By}}}
+	if m.Role == "" {
+		e.Kind, e.Fields = KindMemberRemove, []Field{{"owner", m.Owner}, {"member", m.Member}, {"by", m.By}}
+	}
+	return e
+}
+
 // Release reads a release entry's fields.
 func (e *Entry) Release() (ReleaseEvent, error) {
 	if e.Kind != KindRelease {
@@ -444,4 +470,13 @@ func lowerHex(s string, n int) bool {
 		}
 	}
 	return true
+
+}
+
+// MemberEvent reads a member or member-remove entry's fields.
+func (e *Entry) MemberEvent() (MemberEvent, error) {
+	if e.Kind != KindMember && e.Kind != KindMemberRemove {
+		return MemberEvent{}, fmt.Errorf("log entry: kind %s is not a member event", clip(e.Kind))
+	}
+	return MemberEvent{Time: e.Time, Owner: e.Get("owner"), Member: e.Get("member"), Role: e.Get("role"), By: e.Get("by")}, nil
 }

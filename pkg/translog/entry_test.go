@@ -173,3 +173,32 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Member entries round-trip, and a removal has no role.
+func TestMemberEntries(t *testing.T) {
+	at := time.Date(2026, 11, 22, 22, 0, 0, 0, time.UTC)
+	for _, ev := range []MemberEvent{
+		{Time: at, Owner: "acme", Member: "bob", Role: "maintainer", By: "alice"},
+		{Time: at, Owner: "acme", Member: "bob", By: "alice"},
+	} {
+		e := NewMember(ev)
+		parsed, err := Parse(e.Marshal())
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", e.Marshal(), err)
+		}
+		got, err := parsed.MemberEvent()
+		if err != nil || got != ev {
+			t.Errorf("MemberEvent = %+v, %v; want %+v", got, err, ev)
+		}
+		want := KindMember
+		if ev.Role == "" {
+			want = KindMemberRemove
+		}
+		if parsed.Kind != want {
+			t.Errorf("kind %s, want %s", parsed.Kind, want)
+		}
+	}
+	if _, err := Parse([]byte(Header + "\nkind member\ntime 2026-11-22T22:00:00Z\nowner acme\nmember bob\n")); err == nil {
+		t.Error("a member entry without role and by parsed")
+	}
+}

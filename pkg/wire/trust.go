@@ -15,6 +15,9 @@ type TrustedPublisher struct {
 
 // TrustedPublisherRequest is the body of POST /api/trusted-publishers.
 type TrustedPublisherRequest struct {
+	// Owner is the organisation whose packs the publisher may publish,
+	// managed by its owners; "" or absent for the caller's own.
+	Owner    string            `json:"owner,omitempty"`
 	Issuer   string            `json:"issuer"`
 	Packages []string          `json:"packages"`
 	Claims   map[string]string `json:"claims"`
@@ -22,7 +25,7 @@ type TrustedPublisherRequest struct {
 
 // TrustedPublisherRequestFields are the fields of TrustedPublisherRequest;
 // the server refuses others.
-var TrustedPublisherRequestFields = []string{"issuer", "packages", "claims"}
+var TrustedPublisherRequestFields = []string{"owner", "issuer", "packages", "claims"}
 
 // TrustedPublisherList answers GET /api/trusted-publishers.
 type TrustedPublisherList struct {

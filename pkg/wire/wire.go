@@ -91,6 +91,9 @@ type Version struct {
 	// ReleaseURL is the version's release in the API
 	// (docs/protocol.md, Releases); null when none was registered.
 	ReleaseURL *string `json:"release_url"`
+	// PublishedBy is the account that published the version and how;
+	// null for versions published before it was kept.
+	PublishedBy *PublishedBy `json:"published_by"`
 }
 
 // Signature is the provenance of a version published by SSH signature, kept
@@ -212,6 +215,9 @@ type PublishRequest struct {
 	Content     Bytes   `json:"content"` // the whole pack document
 	Name        *string `json:"name,omitempty"`
 	Description *string `json:"description,omitempty"`
+	// Owner is the user or organisation to publish into; absent for the
+	// caller's own namespace.
+	Owner *string `json:"owner,omitempty"`
 }
 
 // SignedPublishRequest is the body of POST /api/publish-signed. It repeats
@@ -240,6 +246,7 @@ const (
 	FormContent     = "content"
 	FormName        = "name"
 	FormDescription = "description"
+	FormOwner       = "owner"
 )
 
 // Optional is a pointer to s, or nil when s is empty: an optional request

@@ -60,8 +60,8 @@ func TestEveryRouteOfTheInterfaceIsDescribed(t *testing.T) {
 		{"HEAD", "/raw/{owner}/{pack}.pact.md", []int{200, 304, 404}},
 		{"GET", "/raw/{owner}/{pack}@{version}.pact.md", []int{200, 304, 404}},
 		{"HEAD", "/raw/{owner}/{pack}@{version}.pact.md", []int{200, 304, 404}},
-		{"POST", "/api/publish", []int{200, 400, 401, 403, 409, 413, 415, 429}},
-		{"POST", "/api/publish-signed", []int{200, 400, 409, 413, 415, 429}},
+		{"POST", "/api/publish", []int{200, 400, 401, 403, 404, 409, 413, 415, 429}},
+		{"POST", "/api/publish-signed", []int{200, 400, 403, 404, 409, 413, 415, 429}},
 		{"GET", "/api/me", []int{200, 401}},
 		{"GET", "/api/ssh-keys", []int{200, 401}},
 		{"POST", "/api/ssh-keys", []int{200, 400, 401, 403, 409}},
@@ -78,6 +78,11 @@ func TestEveryRouteOfTheInterfaceIsDescribed(t *testing.T) {
 		{"HEAD", "/api/contracts/{owner}/{pack}/releases", []int{200, 400, 404}},
 		{"GET", "/api/contracts/{owner}/{pack}/releases/{version}", []int{200, 404}},
 		{"HEAD", "/api/contracts/{owner}/{pack}/releases/{version}", []int{200, 404}},
+		{"POST", "/api/orgs", []int{201, 400, 401, 403, 409, 413, 415}},
+		{"GET", "/api/orgs/{org}", []int{200, 404}},
+		{"GET", "/api/orgs/{org}/members", []int{200, 404}},
+		{"PUT", "/api/orgs/{org}/members/{username}", []int{200, 400, 401, 403, 404, 409}},
+		{"DELETE", "/api/orgs/{org}/members/{username}", []int{200, 401, 403, 404, 409}},
 		{"GET", "/{owner}.keys", []int{200}},
 		{"GET", "/openapi.json", []int{200}},
 		{"GET", "/healthz", []int{200}},
@@ -166,6 +171,14 @@ func TestTokenRoutesAcceptBothTokenHeaders(t *testing.T) {
 		"POST /api/releases":                                   true,
 		"GET /api/contracts/{owner}/{pack}/releases":           false,
 		"GET /api/contracts/{owner}/{pack}/releases/{version}": false,
+		// Organisations: reading is public.
+		"POST /api/orgs":                            true,
+		"GET /api/orgs/{org}":                       false,
+		"HEAD /api/orgs/{org}":                      false,
+		"GET /api/orgs/{org}/members":               false,
+		"HEAD /api/orgs/{org}/members":              false,
+		"PUT /api/orgs/{org}/members/{username}":    true,
+		"DELETE /api/orgs/{org}/members/{username}": true,
 	}
 	if len(doc.Security) != 0 {
 		t.Errorf("the document has a global security requirement %v; public routes need none", doc.Security)

@@ -63,11 +63,20 @@ var wireTypes = map[string]reflect.Type{
 	"ReleaseResult":  reflect.TypeFor[wire.ReleaseResult](),
 	"ReleaseDetail":  reflect.TypeFor[wire.ReleaseDetail](),
 	"ReleaseList":    reflect.TypeFor[wire.ReleaseList](),
+	// Organisations.
+	"OrgRequest":    reflect.TypeFor[wire.OrgRequest](),
+	"Org":           reflect.TypeFor[wire.Org](),
+	"Member":        reflect.TypeFor[wire.Member](),
+	"OrgResult":     reflect.TypeFor[wire.OrgResult](),
+	"MemberList":    reflect.TypeFor[wire.MemberList](),
+	"MemberRequest": reflect.TypeFor[wire.MemberRequest](),
+	"MemberResult":  reflect.TypeFor[wire.MemberResult](),
+	"PublishedBy":   reflect.TypeFor[wire.PublishedBy](),
 }
 
 // formFields pairs the multipart schemas with the field names of pkg/wire.
 var formFields = map[string][]string{
-	"PublishForm": {wire.FormFile, wire.FormContent, wire.FormName, wire.FormDescription},
+	"PublishForm": {wire.FormFile, wire.FormContent, wire.FormName, wire.FormDescription, wire.FormOwner},
 }
 
 // The OpenAPI document and pkg/wire describe the same JSON: every schema

@@ -82,7 +82,7 @@ func (s *Service) CreateAccount(ctx context.Context, email, username, password s
 	if err != nil {
 		return nil, err
 	}
-	a := &Account{Email: email, Username: u, PasswordHash: hash, CreatedAt: s.now()}
+	a := &Account{Email: email, Username: u, PasswordHash: hash, CreatedAt: s.now(), Kind: KindUser}
 	if err := s.store.CreateAccount(ctx, a); err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (s *Service) Login(ctx context.Context, login, password string) (*Account, 
 	if err != nil && !IsCode(err, NotFound) {
 		return nil, err
 	}
-	if acct == nil || acct.PasswordHash == "" {
+	if acct == nil || acct.PasswordHash == "" || acct.IsOrg() {
 		CheckPassword(dummyHash, password)
 		return nil, fail
 	}
@@ -163,6 +163,9 @@ func (s *Service) ChangePassword(ctx context.Context, acct *Account, current, pa
 func (s *Service) SetPassword(ctx context.Context, username, password string) (*Account, int64, error) {
 	acct, err := s.AccountByUsername(ctx, username)
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := checkUser(acct); err != nil {
 		return nil, 0, err
 	}
 	ended, err := s.setPassword(ctx, acct.ID, password, 0)

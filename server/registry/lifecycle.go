@@ -54,12 +54,12 @@ func LatestOf(versions []string) int {
 // serving it, marked as yanked. Yanking a yanked version succeeds and
 // replaces its reason. It returns the package (with its latest version now)
 // and the version.
-func (s *Service) YankVersion(ctx context.Context, accountID int64, owner, pack, version, reason string) (*Package, *Version, error) {
+func (s *Service) YankVersion(ctx context.Context, actor *Account, owner, pack, version, reason string) (*Package, *Version, error) {
 	reason = strings.TrimSpace(reason)
 	if err := checkLabel("reason", reason, MaxYankReason, false); err != nil {
 		return nil, nil, err
 	}
-	p, err := s.ownedPackage(ctx, accountID, owner, pack, "yank versions of")
+	p, err := s.ownedPackage(ctx, actor, owner, pack, ActYank, "yank versions of")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,8 +71,8 @@ func (s *Service) YankVersion(ctx context.Context, accountID int64, owner, pack,
 
 // UnyankVersion undoes YankVersion: the version may be the latest again.
 // Un-yanking a version that is not yanked succeeds and changes nothing.
-func (s *Service) UnyankVersion(ctx context.Context, accountID int64, owner, pack, version string) (*Package, *Version, error) {
-	p, err := s.ownedPackage(ctx, accountID, owner, pack, "un-yank versions of")
+func (s *Service) UnyankVersion(ctx context.Context, actor *Account, owner, pack, version string) (*Package, *Version, error) {
+	p, err := s.ownedPackage(ctx, actor, owner, pack, ActYank, "un-yank versions of")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,30 +83,41 @@ func (s *Service) UnyankVersion(ctx context.Context, accountID int64, owner, pac
 }
 
 // DeprecatePackage sets the deprecation message of owner/pack on behalf of
-// accountID, which must own it; an empty message (after trimming spaces)
+// actor, who must own it or be an owner of its organisation; an empty message (after trimming spaces)
 // undoes the deprecation.
-func (s *Service) DeprecatePackage(ctx context.Context, accountID int64, owner, pack, message string) (*Package, error) {
+func (s *Service) DeprecatePackage(ctx context.Context, actor *Account, owner, pack, message string) (*Package, error) {
 	message = strings.TrimSpace(message)
 	if err := checkLabel("message", message, MaxDeprecationMessage, false); err != nil {
 		return nil, err
 	}
-	p, err := s.ownedPackage(ctx, accountID, owner, pack, "deprecate")
+	p, err := s.ownedPackage(ctx, actor, owner, pack, ActDeprecate, "deprecate")
 	if err != nil {
 		return nil, err
 	}
 	return s.store.SetDeprecated(ctx, p.ID, message)
 }
 
-// ownedPackage finds owner/pack and checks that accountID owns it. An
-// unknown package is NotFound for everyone; packages are public, so
-// answering Forbidden to others reveals nothing.
-func (s *Service) ownedPackage(ctx context.Context, accountID int64, owner, pack, action string) (*Package, error) {
+// ownedPackage finds owner/pack and checks that actor may do action to it
+// (Can). An unknown package is NotFound for everyone; packages are
+// public, so answering Forbidden to others reveals nothing.
+func (s *Service) ownedPackage(ctx context.Context, actor *Account, owner, pack string, action Action, verb string) (*Package, error) {
 	p, err := s.store.PackageBySlug(ctx, owner, pack)
 	if err != nil {
 		return nil, err
 	}
-	if p.OwnerID != accountID {
-		return nil, Errorf(Forbidden, "only %s may %s %s/%s", p.OwnerSlug, action, p.OwnerSlug, p.PackSlug)
+	if p.OwnerID == actor.ID {
+		return p, nil
+	}
+	ownerAcct, err := s.store.AccountByID(ctx, p.OwnerID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Can(ctx, actor, action, ownerAcct); err != nil {
+		if IsCode(err, Forbidden) && !ownerAcct.IsOrg() {
+			// The message names the package and what was refused.
+			return nil, Errorf(Forbidden, "only %s may %s %s/%s", p.OwnerSlug, verb, p.OwnerSlug, p.PackSlug)
+		}
+		return nil, err
 	}
 	return p, nil
 }

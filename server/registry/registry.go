@@ -18,6 +18,10 @@ type Account struct {
 	// disable); nil while it is enabled. A disabled account cannot log
 	// in, and its tokens and signed publishes are refused.
 	DisabledAt *time.Time
+	// Kind is KindUser or KindOrg (org.go); an organisation has no email
+	// or password, and a DisplayName.
+	Kind        string
+	DisplayName string
 }
 
 // AccountSummary is an account with counts of what it holds, for the
@@ -124,6 +128,19 @@ type Version struct {
 	// HasRelease reports whether a release was registered for the
 	// version (release.go).
 	HasRelease bool
+	// Publisher is the account that published it (for an organisation's
+	// package, the member; for a trusted publish, the owner the CI job's
+	// token was exchanged for), nil for versions published before it was
+	// kept; TokenID the token it used, 0 for a signed publish or when not
+	// known (docs/protocol.md, Organisations).
+	Publisher *Publisher
+	TokenID   int64
+}
+
+// Publisher names who published a version.
+type Publisher struct {
+	ID       int64
+	Username string
 }
 
 // Yanked reports whether the owner withdrew the version: it is never the

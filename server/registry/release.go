@@ -133,11 +133,11 @@ func (s *Service) RegisterRelease(ctx context.Context, caller *Account, token *T
 		return nil, false, err
 	}
 	if token != nil {
-		if err := token.Authorize(ScopePublish, r.Pack); err != nil {
+		if err := token.AuthorizeIn(ScopePublish, caller.Username, r.Owner, r.Pack); err != nil {
 			return nil, false, err
 		}
 	}
-	p, err := s.ownedPackage(ctx, caller.ID, r.Owner, r.Pack, "register releases of")
+	p, err := s.ownedPackage(ctx, caller, r.Owner, r.Pack, ActPublish, "register releases of")
 	if err != nil {
 		return nil, false, err
 	}

@@ -32,9 +32,10 @@ var packScoped = []Scope{ScopePublish, ScopeYank}
 
 // Bounds of what a token may carry.
 const (
-	MaxTokenPackages    = 20 // globs in Packages
-	MaxTokenGlobLength  = 64 // a pack slug is at most 64 characters
-	MaxTokenScopeInputs = 16 // entries in a scopes list as sent, duplicates included
+	MaxTokenPackages    = 20  // globs in Packages
+	MaxTokenGlobLength  = 104 // org/ (at most 40) and a pack glob (at most 64)
+	maxPackGlobLength   = 64  // a pack slug is at most 64 characters
+	MaxTokenScopeInputs = 16  // entries in a scopes list as sent, duplicates included
 	MaxTokenDays        = 3650
 	// MaxActiveTokens bounds the tokens an account holds that are neither
 	// revoked nor expired, so no token can mint tokens without end.
@@ -57,22 +58,37 @@ func (t *Token) Allows(scope Scope, pack string) bool {
 }
 
 // Authorize is Allows with the Forbidden error that says what is missing:
-// the scope, or the pack among the token's Packages.
+// the scope, or the pack among the token's Packages. The pack is taken to
+// be in the token holder's own namespace; AuthorizeIn names the owner.
 func (t *Token) Authorize(scope Scope, pack string) error {
+	return t.AuthorizeIn(scope, "", "", pack)
+}
+
+// AuthorizeIn is Authorize for the pack owner/pack, acted on by the token
+// of holder: a glob without '/' covers the holder's own packs, one of the
+// form org/glob the packs of org (docs/protocol.md, Token scopes). owner
+// "" (or holder) means the holder's own namespace.
+func (t *Token) AuthorizeIn(scope Scope, holder, owner, pack string) error {
 	if !t.HasScope(scope) {
 		return Errorf(Forbidden, "this token lacks the %q scope; make a token with it (pact token create --scope %s)", scope, scope)
 	}
 	if pack == "" || t.Packages == nil || !slices.Contains(packScoped, scope) {
 		return nil
 	}
-	if !MatchesPackages(t.Packages, strings.ToLower(pack)) {
+	owner, holder = strings.ToLower(owner), strings.ToLower(holder)
+	name := strings.ToLower(pack)
+	if owner != "" && owner != holder {
+		name = owner + "/" + name
+	}
+	if !MatchesPackages(t.Packages, name) {
 		return Errorf(Forbidden, "this token's %q scope is limited to the packs %s, and %q is not one of them",
-			scope, strings.Join(t.Packages, ", "), pack)
+			scope, strings.Join(t.Packages, ", "), name)
 	}
 	return nil
 }
 
-// MatchesPackages reports whether pack matches one of globs (path.Match).
+// MatchesPackages reports whether pack (a pack slug of the token holder's,
+// or org/pack) matches one of globs (path.Match; '*' never crosses '/').
 func MatchesPackages(globs []string, pack string) bool {
 	for _, g := range globs {
 		if ok, _ := path.Match(g, pack); ok {
@@ -131,9 +147,19 @@ func ParsePackages(globs []string) ([]string, error) {
 		if len(g) > MaxTokenGlobLength {
 			return nil, Errorf(Invalid, "package glob %q is longer than %d characters", truncateForMessage(g), MaxTokenGlobLength)
 		}
-		for _, r := range g {
+		packGlob := g
+		if org, rest, ok := strings.Cut(g, "/"); ok {
+			if _, err := NormalizeUsername(org); err != nil || org != strings.ToLower(org) || strings.Contains(rest, "/") {
+				return nil, Errorf(Invalid, "package glob %q may hold only a-z, 0-9, '-' and the glob operators * ? [ ] ^, after at most one organisation's name and '/'", g)
+			}
+			packGlob = rest
+		}
+		if len(packGlob) > maxPackGlobLength {
+			return nil, Errorf(Invalid, "package glob %q is longer than %d characters", truncateForMessage(g), maxPackGlobLength)
+		}
+		for _, r := range packGlob {
 			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-*?[]^", r)) {
-				return nil, Errorf(Invalid, "package glob %q may hold only a-z, 0-9, '-' and the glob operators * ? [ ] ^", g)
+				return nil, Errorf(Invalid, "package glob %q may hold only a-z, 0-9, '-' and the glob operators * ? [ ] ^, after at most one organisation's name and '/'", g)
 			}
 		}
 		if _, err := path.Match(g, ""); err != nil {

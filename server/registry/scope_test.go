@@ -81,3 +81,29 @@ func TestCheckIssue(t *testing.T) {
 		t.Errorf("a full-power token making a full-power token: %v", err)
 	}
 }
+
+// A glob without an organisation covers the holder's own packs; org/glob
+// covers that organisation's only (docs/protocol.md, Token scopes).
+func TestOrganisationGlobs(t *testing.T) {
+	globs, err := ParsePackages([]string{"acme/widget-*", "tool"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := &Token{Scopes: []Scope{ScopePublish}, Packages: globs}
+	for _, c := range []struct {
+		owner, pack string
+		ok          bool
+	}{
+		{"acme", "widget-a", true}, {"acme", "tool", false}, {"bob", "tool", true}, {"", "tool", true},
+		{"bob", "widget-a", false}, {"other", "widget-a", false},
+	} {
+		if err := tok.AuthorizeIn(ScopePublish, "bob", c.owner, c.pack); (err == nil) != c.ok {
+			t.Errorf("bob's token on %s/%s: %v, want allowed %v", c.owner, c.pack, err, c.ok)
+		}
+	}
+	for _, bad := range []string{"a/b/c", "ac*/x", "-acme/x", "acme/" + strings.Repeat("x", 65)} {
+		if _, err := ParsePackages([]string{bad}); !IsCode(err, Invalid) {
+			t.Errorf("ParsePackages(%q) = %v, want Invalid", bad, err)
+		}
+	}
+}

@@ -73,28 +73,38 @@ func (s *Service) Generation() (generation uint64, ok bool) { return s.store.Gen
 // came with it.
 type PublishRequest struct {
 	Content     []byte
-	Name        string
+	Name        string // may be owner/pack: the owner part names the namespace
 	Description string
 	FileName    string // of a multipart upload; the last-resort name
+	// Owner is the namespace to publish into (docs/protocol.md,
+	// Organisations): "" for the caller's own.
+	Owner string
 	// Token is the API token a publish came with, whose publish scope
 	// must allow the pack; nil for a signed publish or an admin.
 	Token *Token
 }
 
-// Publish parses a document and stores it as a version of one of owner's
-// packages. created is false when an identical version existed already.
-func (s *Service) Publish(ctx context.Context, owner *Account, req PublishRequest) (*Package, bool, error) {
+// Publish parses a document and stores it as a version of a package of
+// req.Owner (default: actor's own namespace), which actor must be allowed
+// to publish into (Can). created is false when an identical version
+// existed already.
+func (s *Service) Publish(ctx context.Context, actor *Account, req PublishRequest) (*Package, bool, error) {
+	owner, name, err := s.resolveOwner(ctx, actor, req.Owner, req.Name)
+	if err != nil {
+		return nil, false, err
+	}
+	req.Name = name
 	in, err := s.preparePublish(owner, req)
 	if err != nil {
 		return nil, false, err
 	}
+	in.PublisherID = actor.ID
 	if req.Token != nil {
-		if err := req.Token.Authorize(ScopePublish, in.PackSlug); err != nil {
+		if err := req.Token.AuthorizeIn(ScopePublish, actor.Username, owner.Username, in.PackSlug); err != nil {
 			return nil, false, err
 		}
-	}
-	if req.Token != nil {
 		in.CI = req.Token.CI
+		in.TokenID = req.Token.ID
 	}
 	pkg, created, err := s.store.Publish(ctx, in)
 	if err != nil {

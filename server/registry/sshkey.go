@@ -12,6 +12,9 @@ import (
 // AddSSHKey registers a public key (one authorized_keys line) for signed
 // publishing. The name defaults to the key's comment.
 func (s *Service) AddSSHKey(ctx context.Context, accountID int64, publicKey, name string) (*SSHKey, error) {
+	if err := s.checkUserID(ctx, accountID); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(publicKey) == "" {
 		return nil, Errorf(Invalid, "public_key is required: one line of the form \"ssh-ed25519 AAAA... comment\"")
 	}
@@ -57,9 +60,10 @@ type SignedPublishRequest struct {
 // VerifiedPublish is a signed publish whose signature checked out; only the
 // nonce remains to be spent, by PublishVerified.
 type VerifiedPublish struct {
-	Key   *SSHKey
-	Owner *Account
-	input PublishInput
+	Key    *SSHKey
+	Owner  *Account // the namespace published into
+	Signer *Account // the key's account
+	input  PublishInput
 }
 
 // signatureFailure is a 400 of the signed-publish checks, labelled for metrics.
@@ -125,22 +129,31 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 			"timestamp %d is older than the registration of SSH key %s (at %d): a signature made before its key was registered is refused; sign again with the current time",
 			req.Timestamp, key.Fingerprint, registeredAt)
 	}
-	owner, err := s.store.AccountByID(ctx, key.AccountID)
+	signer, err := s.store.AccountByID(ctx, key.AccountID)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkAccountEnabled(owner); err != nil {
+	if err := checkAccountEnabled(signer); err != nil {
 		return nil, err
 	}
-	in, err := s.preparePublish(owner, req.PublishRequest)
+	// A signed name line owner/pack names the namespace; being signed,
+	// it cannot be moved into another (docs/protocol.md, Organisations).
+	owner, name, err := s.resolveOwner(ctx, signer, "", req.Name)
 	if err != nil {
 		return nil, err
 	}
+	unsigned := req.PublishRequest
+	unsigned.Name = name
+	in, err := s.preparePublish(owner, unsigned)
+	if err != nil {
+		return nil, err
+	}
+	in.PublisherID = signer.ID
 	in.Provenance = &Provenance{
 		KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: req.Timestamp, Nonce: req.Nonce, Signature: req.Signature,
 		SignedLinesKnown: true, SignedName: req.Name, SignedDescription: req.Description, PublicKey: key.PublicKey,
 	}
-	return &VerifiedPublish{Key: key, Owner: owner, input: in}, nil
+	return &VerifiedPublish{Key: key, Owner: owner, Signer: signer, input: in}, nil
 }
 
 // PublishVerified publishes in the transaction that spends the nonce, so a
@@ -192,11 +205,37 @@ func (s *Service) DeleteSSHKey(ctx context.Context, accountID, keyID int64) erro
 }
 
 // AuthorizedKeys lists the keys of the account named username, oldest
-// first; NotFound when there is no such account.
+// first; for an organisation, the keys of its members (every role may
+// publish), member by member. NotFound when there is no such account.
 func (s *Service) AuthorizedKeys(ctx context.Context, username string) ([]SSHKey, error) {
 	acct, err := s.AccountByUsername(ctx, username)
 	if err != nil {
 		return nil, err
 	}
-	return s.store.ListSSHKeys(ctx, acct.ID)
+	if !acct.IsOrg() {
+		return s.store.ListSSHKeys(ctx, acct.ID)
+	}
+	members, err := s.store.OrgMembers(ctx, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	var keys []SSHKey
+	for _, m := range members {
+		k, err := s.store.ListSSHKeys(ctx, m.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k...)
+	}
+	return keys, nil
+}
+
+// checkUserID refuses what only a user may hold (keys, tokens) for an
+// organisation's id.
+func (s *Service) checkUserID(ctx context.Context, accountID int64) error {
+	acct, err := s.store.AccountByID(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	return checkUser(acct)
 }

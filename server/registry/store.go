@@ -19,6 +19,7 @@ type Store interface {
 	LogStore
 	TrustStore
 	ReleaseStore
+	OrgStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Generation changes whenever a write through this Store may have
@@ -98,6 +99,11 @@ type PublishInput struct {
 	Now         time.Time
 	Provenance  *Provenance // set for signed publishes
 	CI          *CIIdentity // set for publishes with a token from an ID token
+	// PublisherID is the account that publishes (OwnerID's own, or a
+	// member's of the organisation OwnerID); TokenID the token it used,
+	// 0 for a signed publish.
+	PublisherID int64
+	TokenID     int64
 	// Warnings say what Name lost on its way to PackSlug; the store does
 	// not keep them, the publish hands them back on its Package.
 	Warnings []string

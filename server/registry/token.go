@@ -39,6 +39,9 @@ func NewSecret(prefix string, n int) string {
 // CreateToken makes a new API token with every scope. The secret is
 // returned once and only its hash is stored.
 func (s *Service) CreateToken(ctx context.Context, accountID int64, name string, expiresAt *time.Time) (string, *Token, error) {
+	if err := s.checkUserID(ctx, accountID); err != nil {
+		return "", nil, err
+	}
 	t, err := s.newToken(accountID, name, nil, nil, expiresAt)
 	if err != nil {
 		return "", nil, err
@@ -53,6 +56,13 @@ func (s *Service) CreateToken(ctx context.Context, accountID int64, name string,
 func (s *Service) IssueToken(ctx context.Context, accountID int64, maker *Token, spec TokenSpec) (string, *Token, error) {
 	if maker != nil {
 		if err := maker.Authorize(ScopeTokens, ""); err != nil {
+			return "", nil, err
+		}
+	}
+	if spec.CI == nil {
+		// An organisation holds only the tokens its trusted publishers
+		// exchange (docs/protocol.md, Organisations).
+		if err := s.checkUserID(ctx, accountID); err != nil {
 			return "", nil, err
 		}
 	}

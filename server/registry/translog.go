@@ -129,6 +129,12 @@ func YankLogEntry(yanked bool, owner, pack, version, reason string, at time.Time
 	return translog.NewUnyank(ev)
 }
 
+// MemberLogEntry is the log entry of member gaining role in org (or
+// changing to it), or, with role "", leaving org; by made the change.
+func MemberLogEntry(org, member string, role Role, by string, at time.Time) *translog.Entry {
+	return translog.NewMember(translog.MemberEvent{Time: at, Owner: org, Member: member, Role: string(role), By: by})
+}
+
 // LogSigner is the log's signing key, held by the Service after InitLog.
 type LogSigner struct {
 	signer      note.Signer

@@ -70,6 +70,9 @@ var IdentifyingClaims = []string{"repository", "project_path"}
 
 // TrustedPublisherSpec is a trusted publisher as a client asks for it.
 type TrustedPublisherSpec struct {
+	// Owner is the organisation whose packs the publisher may publish;
+	// "" for the caller's own.
+	Owner    string
 	Issuer   string
 	Packages []string
 	Claims   map[string]string
@@ -103,15 +106,21 @@ func CheckIssuerURL(u string) error {
 	return Errorf(Invalid, "issuer %q is not https (plain http is allowed only on loopback addresses)", truncateIssuer(u))
 }
 
-// AddTrustedPublisher stores a trusted publisher of accountID. maker is the
-// token the request came with (nil from the dashboard); it needs the
-// tokens scope, since a trusted publisher is a way to get tokens.
-func (s *Service) AddTrustedPublisher(ctx context.Context, accountID int64, maker *Token, spec TrustedPublisherSpec) (*TrustedPublisher, error) {
+// AddTrustedPublisher stores a trusted publisher of actor, or of the
+// organisation spec.Owner, whose owners manage its trusted publishers.
+// maker is the token the request came with (nil from the dashboard); it
+// needs the tokens scope, since a trusted publisher is a way to get tokens.
+func (s *Service) AddTrustedPublisher(ctx context.Context, actor *Account, maker *Token, spec TrustedPublisherSpec) (*TrustedPublisher, error) {
 	if maker != nil {
 		if err := maker.Authorize(ScopeTokens, ""); err != nil {
 			return nil, err
 		}
 	}
+	owner, err := s.trustOwner(ctx, actor, spec.Owner)
+	if err != nil {
+		return nil, err
+	}
+	accountID := owner.ID
 	if spec.Issuer == "" {
 		return nil, Errorf(Invalid, "issuer is required, such as https://token.actions.githubusercontent.com")
 	}
@@ -172,19 +181,50 @@ func checkClaims(claims map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
-// ListTrustedPublishers lists an account's trusted publishers, oldest first.
-func (s *Service) ListTrustedPublishers(ctx context.Context, accountID int64) ([]TrustedPublisher, error) {
-	return s.store.ListTrustedPublishers(ctx, accountID)
+// ListTrustedPublishers lists the trusted publishers of actor, or of the
+// organisation owner ("" for actor's own) when actor is one of its owners,
+// oldest first.
+func (s *Service) ListTrustedPublishers(ctx context.Context, actor *Account, owner string) ([]TrustedPublisher, error) {
+	o, err := s.trustOwner(ctx, actor, owner)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.ListTrustedPublishers(ctx, o.ID)
 }
 
-// DeleteTrustedPublisher deletes one of accountID's trusted publishers.
-func (s *Service) DeleteTrustedPublisher(ctx context.Context, accountID int64, maker *Token, id int64) error {
+// DeleteTrustedPublisher deletes one of the trusted publishers of actor,
+// or of the organisation owner when actor is one of its owners.
+func (s *Service) DeleteTrustedPublisher(ctx context.Context, actor *Account, owner string, maker *Token, id int64) error {
 	if maker != nil {
 		if err := maker.Authorize(ScopeTokens, ""); err != nil {
 			return err
 		}
 	}
-	return s.store.DeleteTrustedPublisher(ctx, accountID, id)
+	o, err := s.trustOwner(ctx, actor, owner)
+	if err != nil {
+		return err
+	}
+	return s.store.DeleteTrustedPublisher(ctx, o.ID, id)
+}
+
+// trustOwner answers the account whose trusted publishers actor manages:
+// its own, or the organisation named owner, of which it must be an owner.
+func (s *Service) trustOwner(ctx context.Context, actor *Account, owner string) (*Account, error) {
+	owner = strings.ToLower(strings.TrimSpace(owner))
+	if owner == "" || owner == actor.Username {
+		if err := checkUser(actor); err != nil {
+			return nil, err
+		}
+		return actor, nil
+	}
+	o, err := s.orgAccount(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Can(ctx, actor, ActTrust, o); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // IDToken is an OpenID Connect ID token whose signature, issuer, audience,

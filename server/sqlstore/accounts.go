@@ -8,12 +8,12 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-const accountColumns = `id, email, username, password_hash, created_at, disabled_at`
+const accountColumns = `id, email, username, password_hash, created_at, disabled_at, kind, display_name`
 
 func scanAccount(row scanner, extra ...any) (*registry.Account, error) {
 	var a registry.Account
 	var disabled sql.NullTime
-	if err := row.Scan(append([]any{&a.ID, &a.Email, &a.Username, &a.PasswordHash, &a.CreatedAt, &disabled}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&a.ID, &a.Email, &a.Username, &a.PasswordHash, &a.CreatedAt, &disabled, &a.Kind, &a.DisplayName}, extra...)...); err != nil {
 		return nil, err
 	}
 	a.CreatedAt = a.CreatedAt.UTC()
@@ -88,7 +88,7 @@ func (s *Store) ListAccounts(ctx context.Context, f registry.AccountFilter) ([]r
 		sum.Account = *a
 		return &sum, nil
 	}
-	return queryList(ctx, s, "list accounts", f.Limit, scan, `SELECT `+accountColumns+`,
+	return queryList(ctx, s, "list accounts", f.Limit, scan, `SELECT a.id, a.email, a.username, a.password_hash, a.created_at, a.disabled_at, a.kind, a.display_name,
   (SELECT count(*) FROM tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?)),
   (SELECT count(*) FROM ssh_keys k WHERE k.account_id = a.id),
   (SELECT count(*) FROM packages p WHERE p.owner_id = a.id),

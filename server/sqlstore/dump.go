@@ -76,6 +76,8 @@ type BackupCounts struct {
 	// Releases (dump_releases.go; version 3 dumps made before them have
 	// none).
 	Releases int64 `json:"releases"`
+	// Organisations' members (dump_orgs.go).
+	OrgMembers int64 `json:"org_members"`
 }
 
 func (c BackupCounts) String() string {
@@ -112,7 +114,7 @@ type table struct {
 }
 
 var tables = []table{
-	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at, disabled_at`, `id`, true,
+	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at, disabled_at, kind, display_name`, `id`, true,
 		func() record { return new(accountRecord) }, func(c *BackupCounts) *int64 { return &c.Accounts }},
 	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci`, `id`, true,
 		func() record { return new(tokenRecord) }, func(c *BackupCounts) *int64 { return &c.Tokens }},
@@ -123,7 +125,7 @@ deprecated`, `id`, true,
 		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
 	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
 key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key,
-yanked_at, yank_reason, log_index, ci`, `id`, true,
+yanked_at, yank_reason, log_index, ci, publisher_id, token_id`, `id`, true,
 		func() record { return new(versionRecord) }, func(c *BackupCounts) *int64 { return &c.Versions }},
 	{"nonces", "nonce", "nonces", `fingerprint, nonce, spent_at`, `fingerprint, nonce`, false,
 		func() record { return new(nonceRecord) }, func(c *BackupCounts) *int64 { return &c.Nonces }},
@@ -156,16 +158,28 @@ type accountRecord struct {
 	// DisabledAt (version 3) is null while the account is enabled, and
 	// absent from older dumps.
 	DisabledAt *time.Time `json:"disabled_at"`
+	// Kind is "org" for an organisation and absent for a user, as in
+	// dumps made before organisations; DisplayName is an organisation's
+	// (dump_orgs.go).
+	Kind        string `json:"kind,omitempty"`
+	DisplayName string `json:"display_name,omitempty"`
 }
 
 func (r *accountRecord) dest() []any {
-	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt, &r.DisabledAt}
+	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt, &r.DisabledAt, &r.Kind, &r.DisplayName}
 }
 func (r *accountRecord) args() []any {
-	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC(), nullable(r.DisabledAt)}
+	kind := r.Kind
+	if kind == "" {
+		kind = "user"
+	}
+	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC(), nullable(r.DisabledAt), kind, r.DisplayName}
 }
 func (r *accountRecord) normalize() {
 	r.CreatedAt = r.CreatedAt.UTC()
+	if r.Kind == "user" {
+		r.Kind = "" // a user's record stays as it was before organisations
+	}
 	utcPtr(r.DisabledAt)
 }
 func (r *accountRecord) getID() int64 { return r.ID }
@@ -297,17 +311,22 @@ type versionRecord struct {
 	// trusted publishing, a JSON object (dump_trust.go); null or absent
 	// otherwise.
 	CI *string `json:"ci,omitempty"`
+	// PublisherID and TokenID are who published the version and with
+	// which token (dump_orgs.go); null or absent when not known.
+	PublisherID *int64 `json:"publisher_id,omitempty"`
+	TokenID     *int64 `json:"token_id,omitempty"`
 }
 
 func (r *versionRecord) dest() []any {
 	return []any{&r.ID, &r.PackageID, &r.Version, &r.Name, &r.Description, &r.Scheme, &r.SHA256, &r.Size, &r.Content,
 		&r.CreatedAt, &r.KeyID, &r.KeyFingerprint, &r.SignedTimestamp, &r.Nonce, &r.Signature,
-		&r.SignedName, &r.SignedDescription, &r.PublicKey, &r.YankedAt, &r.YankReason, &r.LogIndex, &r.CI}
+		&r.SignedName, &r.SignedDescription, &r.PublicKey, &r.YankedAt, &r.YankReason, &r.LogIndex, &r.CI, &r.PublisherID, &r.TokenID}
 }
 func (r *versionRecord) args() []any {
 	return []any{r.ID, r.PackageID, r.Version, r.Name, r.Description, r.Scheme, r.SHA256, r.Size, r.Content,
 		r.CreatedAt.UTC(), nullable(r.KeyID), nullable(r.KeyFingerprint), nullable(r.SignedTimestamp), nullable(r.Nonce), nullable(r.Signature),
-		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey), nullableUTC(r.YankedAt), r.YankReason, nullable(r.LogIndex), nullable(r.CI)}
+		nullable(r.SignedName), nullable(r.SignedDescription), nullable(r.PublicKey), nullableUTC(r.YankedAt), r.YankReason, nullable(r.LogIndex), nullable(r.CI),
+		nullable(r.PublisherID), nullable(r.TokenID)}
 }
 func (r *versionRecord) normalize() {
 	r.CreatedAt = r.CreatedAt.UTC()

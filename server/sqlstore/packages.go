@@ -28,7 +28,8 @@ func scanPackage(row scanner) (*registry.Package, error) {
 const versionColumns = `v.id, v.package_id, v.version, v.name, v.description, v.scheme, v.sha256, v.size,
 v.created_at, v.key_id, v.key_fingerprint, v.signed_timestamp, v.nonce, v.signature, v.signed_name,
 v.signed_description, v.public_key, v.yanked_at, v.yank_reason, v.log_index, v.ci,
-EXISTS (SELECT 1 FROM releases rel WHERE rel.version_id = v.id)`
+EXISTS (SELECT 1 FROM releases rel WHERE rel.version_id = v.id),
+v.publisher_id, v.token_id, (SELECT pa.username FROM accounts pa WHERE pa.id = v.publisher_id)`
 
 func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	var v registry.Version
@@ -37,12 +38,18 @@ func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	var yankedAt sql.NullTime
 	var logIndex sql.NullInt64
 	var ci sql.NullString
+	var publisherID, tokenID sql.NullInt64
+	var publisher sql.NullString
 	dest := append([]any{&v.ID, &v.PackageID, &v.Version, &v.Name, &v.Description, &v.Scheme, &v.SHA256, &v.Size,
 		&v.CreatedAt, &keyID, &fingerprint, &timestamp, &nonce, &signature, &signedName, &signedDescription, &publicKey,
-		&yankedAt, &v.YankReason, &logIndex, &ci, &v.HasRelease}, extra...)
+		&yankedAt, &v.YankReason, &logIndex, &ci, &v.HasRelease, &publisherID, &tokenID, &publisher}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
+	if publisherID.Valid && publisher.Valid {
+		v.Publisher = &registry.Publisher{ID: publisherID.Int64, Username: publisher.String}
+	}
+	v.TokenID = tokenID.Int64
 	var err error
 	if v.CI, err = parseCI(ci); err != nil {
 		return nil, err
@@ -164,6 +171,19 @@ ON CONFLICT (fingerprint, nonce) DO NOTHING`), p.Fingerprint, p.Nonce, now)
 		}
 	}
 
+	// A member's publish into an organisation: the domain checked the
+	// role (registry.Can); checked again here, so a removal that commits
+	// meanwhile, on any replica, still stops it.
+	if in.PublisherID != 0 && in.PublisherID != in.OwnerID {
+		role, err := memberRoleTx(ctx, s, tx, in.OwnerID, in.PublisherID)
+		if err != nil {
+			return nil, false, err
+		}
+		if role == "" {
+			return nil, false, registry.Errorf(registry.Forbidden, "the publisher is not a member of the organisation %s", in.OwnerSlug)
+		}
+	}
+
 	// The package row is created with the new version's fields; it only
 	// becomes visible together with the version, at commit.
 	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO packages
@@ -223,7 +243,8 @@ RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.
 			if err != nil {
 				return nil, false, err
 			}
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE versions SET log_index = ?, ci = ? WHERE id = ?`), index, ciJSON(in.CI), versionID); err != nil {
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE versions SET log_index = ?, ci = ?, publisher_id = ?, token_id = ? WHERE id = ?`),
+				index, ciJSON(in.CI), nullID(in.PublisherID), nullID(in.TokenID), versionID); err != nil {
 				return nil, false, err
 			}
 			logIndex = sql.NullInt64{Int64: index, Valid: true}
@@ -454,4 +475,12 @@ func (s *Store) PruneNonces(ctx context.Context, before time.Time) (int64, error
 	}
 	n, err := res.RowsAffected()
 	return n, s.fault("prune nonces", err)
+}
+
+// nullID is NULL for the id 0 (none).
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
 }

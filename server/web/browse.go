@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,7 +167,19 @@ func (pages *Pages) ownerKeysOrPage(c *gin.Context) {
 	}
 	list.Heading = "Packages"
 	list.Empty = acct.Username + " has not published anything yet."
-	pages.render(c, http.StatusOK, "owner.html", "", gin.H{"Owner": acct, "List": list})
+	data := gin.H{"Owner": acct, "List": list}
+	if acct.IsOrg() {
+		org, err := pages.svc.Org(c, acct.Username)
+		if err != nil {
+			pages.errorPage(c, err)
+			return
+		}
+		data["Org"] = org
+		list.Empty = "Nothing has been published into " + acct.Username + " yet."
+	} else if orgs, err := pages.svc.OrgsOf(c, acct); err == nil {
+		data["Orgs"] = orgs
+	}
+	pages.render(c, http.StatusOK, "owner.html", "", data)
 }
 
 // authorizedKeys is part of the interface (openapi.json), so an unknown
@@ -212,6 +225,10 @@ type versionView struct {
 	// set for the version a page shows only (withChecks).
 	VerifyCommand string
 	KeygenRecipe  string
+	// PublishedBy is the account that published the version (for an
+	// organisation's package, the member), "" when not known.
+	PublishedBy  string
+	PublishedVia string // "token", "SSH signature" or "trusted publishing"
 }
 
 func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versionView {
@@ -221,7 +238,9 @@ func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versio
 		Path:   "/" + p.OwnerSlug + "/" + p.PackSlug + "@" + v.Version,
 		RawURL: pages.shared.URLs.VersionRaw(p.OwnerSlug, p.PackSlug, v.Version),
 		Yanked: v.Yanked(), YankReason: v.YankReason,
-		BuiltBy: builtBy(v.CI),
+		BuiltBy:      builtBy(v.CI),
+		PublishedBy:  publishedBy(v),
+		PublishedVia: publishedVia(v),
 	}
 }
 
@@ -245,6 +264,26 @@ func (pages *Pages) keygenRecipe(p *registry.Package, v *registry.Version) strin
 		`jq -r '"signer namespaces=\"pact\" \(.signature.public_key)"' version.json > allowed_signers` + "\n" +
 		"jq -r .signature.signature version.json > message.sig\n" +
 		"ssh-keygen -Y verify -f allowed_signers -I signer -n pact -s message.sig < message"
+
+}
+
+func publishedBy(v *registry.Version) string {
+	if v.Publisher == nil {
+		return ""
+	}
+	return v.Publisher.Username
+}
+
+func publishedVia(v *registry.Version) string {
+	switch {
+	case v.Provenance != nil:
+		return "SSH signature"
+	case v.CI != nil:
+		return "trusted publishing"
+	case v.TokenID != 0:
+		return "API token " + strconv.FormatInt(v.TokenID, 10)
+	}
+	return "API token"
 }
 
 // packagePage shows /{owner}/{pack} (the latest version, also at

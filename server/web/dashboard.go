@@ -29,11 +29,14 @@ var tokenLifetimes = []struct {
 // notices are the messages a redirect back to the dashboard can carry; the
 // query names one, so no text from the URL reaches the page.
 var notices = map[string]string{
-	"token-revoked": "The token is revoked. Requests that send it are now refused.",
-	"key-added":     "The SSH key is added. Publishes signed with it are accepted.",
-	"key-deleted":   "The SSH key is deleted.",
-	"trust-added":   "The trusted publisher is added. CI jobs whose ID tokens carry these claims may publish these packs.",
-	"trust-removed": "The trusted publisher is removed. Its CI jobs can no longer get tokens.",
+	"token-revoked":  "The token is revoked. Requests that send it are now refused.",
+	"key-added":      "The SSH key is added. Publishes signed with it are accepted.",
+	"key-deleted":    "The SSH key is deleted.",
+	"trust-added":    "The trusted publisher is added. CI jobs whose ID tokens carry these claims may publish these packs.",
+	"trust-removed":  "The trusted publisher is removed. Its CI jobs can no longer get tokens.",
+	"org-created":    "The organisation is made; you are its owner. Publish into it with pact publish --owner.",
+	"member-set":     "The member's role is set.",
+	"member-removed": "The member is removed. Its publishing into the organisation has stopped.",
 }
 
 type tokenRow struct {
@@ -82,6 +85,11 @@ type dashboardData struct {
 	TrustIssuer   string // form values to show again after an error
 	TrustPackages string
 	TrustClaims   string
+
+	// Organisations (orgs.go).
+	Orgs           []orgRow
+	OrgName        string // form values to show again after an error
+	OrgDisplayName string
 }
 
 type trustRow struct {
@@ -139,7 +147,7 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 	}
 	d.More = next != ""
 	d.Issuers = pages.svc.OIDCIssuers()
-	trusted, err := pages.svc.ListTrustedPublishers(c, acct.ID)
+	trusted, err := pages.svc.ListTrustedPublishers(c, acct, "")
 	if err != nil {
 		pages.errorPage(c, err)
 		return
@@ -151,6 +159,10 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 		}
 		slices.Sort(row.Claims)
 		d.Trusted = append(d.Trusted, row)
+	}
+	if err := pages.dashboardOrgs(c, d); err != nil {
+		pages.errorPage(c, err)
+		return
 	}
 	d.Lifetimes = tokenLifetimes
 	type scopeBox struct {
@@ -348,14 +360,14 @@ func (pages *Pages) addTrustedPublisher(c *gin.Context) {
 		}
 		spec.Claims[strings.TrimSpace(name)] = strings.TrimSpace(value)
 	}
-	_, err := pages.svc.AddTrustedPublisher(c, pages.currentAccount(c).ID, nil, spec)
+	_, err := pages.svc.AddTrustedPublisher(c, pages.currentAccount(c), nil, spec)
 	pages.formDone(c, d, err, "/dashboard?done=trust-added#trusted")
 }
 
 func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
 	pages.removeByID(c, removal{
-		describe: func(accountID, id int64) (*confirmation, error) {
-			trusted, err := pages.svc.ListTrustedPublishers(c, accountID)
+		describe: func(_, id int64) (*confirmation, error) {
+			trusted, err := pages.svc.ListTrustedPublishers(c, pages.currentAccount(c), "")
 			if err != nil {
 				return nil, err
 			}
@@ -370,8 +382,10 @@ func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
 			}
 			return nil, registry.Errorf(registry.NotFound, "no such trusted publisher")
 		},
-		remove: func(accountID, id int64) error { return pages.svc.DeleteTrustedPublisher(c, accountID, nil, id) },
-		done:   "/dashboard?done=trust-removed#trusted",
+		remove: func(_, id int64) error {
+			return pages.svc.DeleteTrustedPublisher(c, pages.currentAccount(c), "", nil, id)
+		},
+		done: "/dashboard?done=trust-removed#trusted",
 	})
 }
 

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+// pact org: organisations (docs/protocol.md, Organisations).
+
+type orgOptions struct {
+	IO          *iostreams
+	Factory     *factory
+	Org         string
+	User        string
+	Role        string
+	DisplayName string
+	JSON        bool
+}
+
+func newOrgCmd(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "org <command>",
+		Short: "Create organisations and manage their members",
+		Long: `An organisation is a namespace, shared with usernames, that several
+accounts publish into: 'pact publish --owner ORG'. Owners manage members,
+trusted publishers ('pact trust add --owner ORG') and deprecations;
+maintainers publish and yank. An organisation always keeps an owner.
+Every member change is in the transparency log: 'pact log watch --owner
+ORG' shows who gained or lost the right to publish.
+
+create, add and remove need a token with the tokens scope; show and
+members need none.`,
+		Example: `  $ pact org create acme --display-name "Acme Corp"
+  $ pact org add acme bob --role maintainer
+  $ pact org members acme
+  $ pact org remove acme bob`,
+		Args: noSubcommandArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newOrgCreateCmd(f), newOrgShowCmd(f, "show", "Show an organisation"), newOrgShowCmd(f, "members", "List an organisation's members"),
+		newOrgAddCmd(f), newOrgRemoveCmd(f))
+	return cmd
+}
+
+func newOrgCreateCmd(f *factory) *cobra.Command {
+	opts := &orgOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create an organisation, with you as its owner",
+		Long: `Create the organisation NAME (the rules of usernames; a name taken by a
+user or an organisation is refused), with you as its first owner.`,
+		Example: `  $ pact org create acme --display-name "Acme Corp"`,
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Org = args[0]
+			c, err := opts.Factory.Client()
+			if err != nil {
+				return err
+			}
+			o, err := c.CreateOrg(cmd.Context(), opts.Org, opts.DisplayName)
+			if err != nil {
+				return err
+			}
+			if opts.JSON {
+				return exportJSON(opts.IO.Out, o)
+			}
+			opts.IO.success("Created organisation %s; you are its owner", safeText(o.Name))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.DisplayName, "display-name", "", "the organisation's display name")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func newOrgShowCmd(f *factory, use, short string) *cobra.Command {
+	opts := &orgOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:     use + " ORG",
+		Short:   short,
+		Long:    short + `: each member's username, role and when it was added, owners first.`,
+		Example: `  $ pact org ` + use + ` acme`,
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Org = args[0]
+			return runOrgShow(cmd.Context(), opts, use == "members")
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func runOrgShow(ctx context.Context, opts *orgOptions, membersOnly bool) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	o, err := c.Org(ctx, opts.Org)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if membersOnly {
+			return exportJSON(opts.IO.Out, o.Members)
+		}
+		return exportJSON(opts.IO.Out, o)
+	}
+	if !membersOnly {
+		title := safeText(o.Name)
+		if o.DisplayName != "" {
+			title += " (" + safeText(o.DisplayName) + ")"
+		}
+		fmt.Fprintf(opts.IO.Out, "%s\n%s packages  %s\n\n", title, strconv.FormatInt(o.Packages, 10), safeText(o.URL))
+	}
+	return printMembers(opts, o.Members)
+}
+
+func printMembers(opts *orgOptions, members []client.Member) error {
+	t := newTable(opts.IO.Out)
+	fmt.Fprintln(t, "USERNAME\tROLE\tADDED")
+	for _, m := range members {
+		writeRow(t, m.Username, m.Role, formatTime(m.AddedAt))
+	}
+	return t.Flush()
+}
+
+func newOrgAddCmd(f *factory) *cobra.Command {
+	opts := &orgOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "add ORG USERNAME [--role maintainer|owner]",
+		Short: "Add a member, or change its role",
+		Long: `Give USERNAME the role --role (default maintainer) in ORG, adding it
+when it is not a member. Only owners may. Demoting the last owner is
+refused.`,
+		Example: `  $ pact org add acme bob
+  $ pact org add acme carol --role owner`,
+		Args: usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Org, opts.User = args[0], args[1]
+			c, err := opts.Factory.Client()
+			if err != nil {
+				return err
+			}
+			m, err := c.SetOrgMember(cmd.Context(), opts.Org, opts.User, opts.Role)
+			if err != nil {
+				return err
+			}
+			if opts.JSON {
+				return exportJSON(opts.IO.Out, m)
+			}
+			opts.IO.success("%s is a %s of %s", safeText(m.Username), safeText(m.Role), safeText(opts.Org))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.Role, "role", "maintainer", "maintainer (publish and yank) or owner (also members, trusted publishers, deprecations)")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func newOrgRemoveCmd(f *factory) *cobra.Command {
+	opts := &orgOptions{IO: f.IO, Factory: f}
+	return &cobra.Command{
+		Use:     "remove ORG USERNAME",
+		Aliases: []string{"rm"},
+		Short:   "Remove a member",
+		Long: `Remove USERNAME from ORG: its publishing into ORG stops at once. Only
+owners may; removing the last owner is refused.`,
+		Example: `  $ pact org remove acme bob`,
+		Args:    usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Org, opts.User = args[0], args[1]
+			c, err := opts.Factory.Client()
+			if err != nil {
+				return err
+			}
+			if err := c.RemoveOrgMember(cmd.Context(), opts.Org, opts.User); err != nil {
+				return err
+			}
+			opts.IO.success("Removed %s from %s", safeText(opts.User), safeText(opts.Org))
+			return nil
+		},
+	}
+}

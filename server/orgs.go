@@ -1,0 +1,84 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/pkg/wire"
+	"github.com/pact-registry/pact/server/internal/httpx"
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// Organisations (docs/protocol.md, Organisations): reads are public;
+// creating one and changing members need a token with the tokens scope,
+// since a membership is a way to publish, as a trusted publisher is. Who
+// may change what is the domain's (registry.Can).
+
+func (s *Server) routeOrgs(api, token *gin.RouterGroup) {
+	httpx.GetAndHead(api, "/orgs/:org", s.showOrg)
+	httpx.GetAndHead(api, "/orgs/:org/members", s.listMembers)
+	manage := token.Group("/orgs", s.requireScope(registry.ScopeTokens))
+	manage.POST("", s.createOrg)
+	manage.PUT("/:org/members/:username", s.setMember)
+	manage.DELETE("/:org/members/:username", s.removeMember)
+}
+
+func (s *Server) createOrg(c *gin.Context) {
+	var body wire.OrgRequest
+	if err := s.decodeStrict(c, &body, wire.OrgRequestFields, "an organisation has name and display_name"); err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	o, err := s.svc.CreateOrg(c, account(c), body.Name, body.DisplayName)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, wire.OrgResult{OK: true, Org: s.presentOrg(o)})
+}
+
+func (s *Server) showOrg(c *gin.Context) {
+	o, err := s.svc.Org(c, c.Param("org"))
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.OrgResult{OK: true, Org: s.presentOrg(o)})
+}
+
+func (s *Server) listMembers(c *gin.Context) {
+	o, err := s.svc.Org(c, c.Param("org"))
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.MemberList{OK: true, Members: presentMembers(o.Members)})
+}
+
+func (s *Server) setMember(c *gin.Context) {
+	var body wire.MemberRequest
+	if err := s.decodeStrict(c, &body, wire.MemberRequestFields, "a membership has role"); err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	role, err := registry.ParseRole(body.Role)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	m, err := s.svc.SetMember(c, account(c), c.Param("org"), c.Param("username"), role)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.MemberResult{OK: true, Member: presentMember(m)})
+}
+
+func (s *Server) removeMember(c *gin.Context) {
+	if err := s.svc.RemoveMember(c, account(c), c.Param("org"), c.Param("username")); err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.OK{OK: true})
+}

@@ -1,0 +1,301 @@
+package registry
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Organisations (docs/protocol.md, Organisations; docs/design.md,
+// Organisations): an organisation is an Account of KindOrg, in the one
+// namespace of usernames, that owns packages. It cannot log in, hold
+// tokens (but for the short ones its trusted publishers exchange) or keys;
+// its members act for it, each with a Role. Can is the one check of who
+// may do what in a namespace.
+
+// The kinds of account.
+const (
+	KindUser = "user"
+	KindOrg  = "org"
+)
+
+// IsOrg reports whether a is an organisation.
+func (a *Account) IsOrg() bool { return a.Kind == KindOrg }
+
+// Role is what a member may do in an organisation.
+type Role string
+
+const (
+	// RoleOwner manages members, trusted publishers and deprecations, and
+	// does what a maintainer does.
+	RoleOwner Role = "owner"
+	// RoleMaintainer publishes and yanks.
+	RoleMaintainer Role = "maintainer"
+)
+
+// ParseRole checks a role as a client sent it.
+func ParseRole(s string) (Role, error) {
+	switch r := Role(strings.ToLower(strings.TrimSpace(s))); r {
+	case RoleOwner, RoleMaintainer:
+		return r, nil
+	}
+	return "", Errorf(Invalid, "role %q is not known: use owner or maintainer", truncateForMessage(s))
+}
+
+// Member is one account's membership of an organisation.
+type Member struct {
+	OrgID     int64
+	AccountID int64
+	Username  string
+	Role      Role
+	CreatedAt time.Time
+}
+
+// Org is an organisation with what its public page shows.
+type Org struct {
+	Account  *Account
+	Members  []Member // owners first, then by username
+	Packages int64    // packages with a latest version
+}
+
+// Action is what Can is asked about.
+type Action string
+
+const (
+	ActPublish   Action = "publish"                      // maintainer or owner
+	ActYank      Action = "yank"                         // maintainer or owner; un-yank too
+	ActDeprecate Action = "deprecate"                    // owner
+	ActTrust     Action = "manage trusted publishers of" // owner
+	ActMembers   Action = "manage members of"            // owner
+)
+
+// needs is the least role an action needs.
+func (a Action) needs() Role {
+	switch a {
+	case ActPublish, ActYank:
+		return RoleMaintainer
+	}
+	return RoleOwner
+}
+
+// Bounds of organisations.
+const (
+	MaxDisplayName   = 100
+	MaxOrgMembers    = 500
+	MaxOrgsPerCaller = 50 // organisations one account may create
+)
+
+// OrgStore keeps organisations and their members. Every change of members
+// appends its transparency log entry (MemberLogEntry) in its transaction.
+type OrgStore interface {
+	// CreateOrg stores org (Kind KindOrg, sets its ID) with creator as its
+	// first owner, in one transaction. Conflict when the name is taken
+	// by a user or an organisation.
+	CreateOrg(ctx context.Context, org *Account, creator *Account) error
+	// OrgMembers lists an organisation's members, owners first, then by
+	// username.
+	OrgMembers(ctx context.Context, orgID int64) ([]Member, error)
+	// MemberRole answers accountID's role in orgID, "" when it is not a
+	// member. Read from the database every time: never cached.
+	MemberRole(ctx context.Context, orgID, accountID int64) (Role, error)
+	// SetMember adds member to org with role, or changes its role;
+	// changed is false when it had that role already (nothing is
+	// logged). Conflict when it would leave org without an owner, or
+	// past MaxOrgMembers.
+	SetMember(ctx context.Context, org, member, by *Account, role Role, at time.Time) (m *Member, changed bool, err error)
+	// RemoveMember removes member from org. NotFound when it is not a
+	// member; Conflict when it is the last owner.
+	RemoveMember(ctx context.Context, org, member, by *Account, at time.Time) error
+	// CountOwned counts the packages of ownerID that have a latest version.
+	CountOwned(ctx context.Context, ownerID int64) (int64, error)
+	// OrgsOf lists the organisations accountID is a member of, by name.
+	OrgsOf(ctx context.Context, accountID int64) ([]Member, error)
+	// CountCreatedOrgs counts the organisations of which accountID is
+	// an owner.
+	CountOwnedOrgs(ctx context.Context, accountID int64) (int64, error)
+}
+
+// Can says whether actor may do action in the namespace of owner (a user
+// or an organisation): nil, or Forbidden naming what is missing. An
+// account may do everything in its own namespace; in an organisation's,
+// what its role allows (Action.needs). The role is read from the store
+// on every call.
+func (s *Service) Can(ctx context.Context, actor *Account, action Action, owner *Account) error {
+	if actor.ID == owner.ID {
+		return nil
+	}
+	if !owner.IsOrg() {
+		return Errorf(Forbidden, "only %s may %s packages of %s", owner.Username, action, owner.Username)
+	}
+	role, err := s.store.MemberRole(ctx, owner.ID, actor.ID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case role == "":
+		return &Error{Code: Forbidden, Reason: "not_member",
+			Message: actor.Username + " is not a member of the organisation " + owner.Username + ", so it may not " + string(action) + " its packages"}
+	case action.needs() == RoleOwner && role != RoleOwner:
+		return &Error{Code: Forbidden, Reason: "role",
+			Message: "only owners of the organisation " + owner.Username + " may " + string(action) + " its packages; " + actor.Username + " is a " + string(role)}
+	}
+	return nil
+}
+
+// CreateOrg makes an organisation named name (the rules of usernames; one
+// namespace for both) with creator as its first owner.
+func (s *Service) CreateOrg(ctx context.Context, creator *Account, name, displayName string) (*Org, error) {
+	if err := checkUser(creator); err != nil {
+		return nil, err
+	}
+	u, err := NormalizeUsername(name)
+	if err != nil {
+		return nil, Errorf(Invalid, "%s", strings.Replace(err.Error(), "username", "organisation name", 1))
+	}
+	displayName = strings.TrimSpace(displayName)
+	if err := checkLabel("display_name", displayName, MaxDisplayName, false); err != nil {
+		return nil, err
+	}
+	n, err := s.store.CountOwnedOrgs(ctx, creator.ID)
+	if err != nil {
+		return nil, err
+	}
+	if n >= MaxOrgsPerCaller {
+		return nil, Errorf(Conflict, "%s owns %d organisations, the most one account may", creator.Username, n)
+	}
+	org := &Account{Kind: KindOrg, Username: u, DisplayName: displayName, CreatedAt: s.now()}
+	if err := s.store.CreateOrg(ctx, org, creator); err != nil {
+		if IsCode(err, Conflict) {
+			return nil, Errorf(Conflict, "the name %s is taken by a user or an organisation", u)
+		}
+		return nil, err
+	}
+	return s.Org(ctx, u)
+}
+
+// Org answers the organisation named name; NotFound when there is none
+// (also when name is a user).
+func (s *Service) Org(ctx context.Context, name string) (*Org, error) {
+	acct, err := s.orgAccount(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	members, err := s.store.OrgMembers(ctx, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.store.CountOwned(ctx, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &Org{Account: acct, Members: members, Packages: n}, nil
+}
+
+// OrgsOf lists the organisations acct is a member of, with its role.
+func (s *Service) OrgsOf(ctx context.Context, acct *Account) ([]Member, error) {
+	return s.store.OrgsOf(ctx, acct.ID)
+}
+
+func (s *Service) orgAccount(ctx context.Context, name string) (*Account, error) {
+	acct, err := s.AccountByUsername(ctx, name)
+	if IsCode(err, NotFound) || err == nil && !acct.IsOrg() {
+		return nil, Errorf(NotFound, "no organisation %s", truncateForMessage(strings.ToLower(name)))
+	}
+	return acct, err
+}
+
+// SetMember gives the user named username role in the organisation named
+// org, on behalf of actor, an owner of org. Demoting the last owner is
+// Conflict.
+func (s *Service) SetMember(ctx context.Context, actor *Account, org, username string, role Role) (*Member, error) {
+	o, member, err := s.memberChange(ctx, actor, org, username)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ParseRole(string(role)); err != nil {
+		return nil, err
+	}
+	m, _, err := s.store.SetMember(ctx, o, member, actor, role, s.now())
+	return m, err
+}
+
+// RemoveMember removes the user named username from the organisation
+// named org, on behalf of actor, an owner of org. Its publishing stops at
+// once: no membership is cached. Removing the last owner is Conflict.
+func (s *Service) RemoveMember(ctx context.Context, actor *Account, org, username string) error {
+	o, member, err := s.memberChange(ctx, actor, org, username)
+	if err != nil {
+		return err
+	}
+	return s.store.RemoveMember(ctx, o, member, actor, s.now())
+}
+
+func (s *Service) memberChange(ctx context.Context, actor *Account, org, username string) (*Account, *Account, error) {
+	o, err := s.orgAccount(ctx, org)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.Can(ctx, actor, ActMembers, o); err != nil {
+		return nil, nil, err
+	}
+	member, err := s.AccountByUsername(ctx, username)
+	if IsCode(err, NotFound) {
+		return nil, nil, Errorf(NotFound, "no user %s", truncateForMessage(username))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if member.IsOrg() {
+		return nil, nil, Errorf(Invalid, "%s is an organisation; members are users", member.Username)
+	}
+	return o, member, nil
+}
+
+// checkUser refuses an organisation where only a user may act: log in,
+// hold keys or tokens, create organisations.
+func checkUser(acct *Account) error {
+	if acct.IsOrg() {
+		return &Error{Code: Forbidden, Reason: "organisation",
+			Message: acct.Username + " is an organisation: it cannot log in or hold tokens or keys; its members act for it"}
+	}
+	return nil
+}
+
+// resolveOwner answers the namespace a publish goes to: ownerName ("" for
+// the actor's own) and, when name is of the form owner/pack, its owner
+// part, which must agree. It answers the pack part of name too.
+func (s *Service) resolveOwner(ctx context.Context, actor *Account, ownerName, name string) (*Account, string, error) {
+	ownerName = strings.ToLower(strings.TrimSpace(ownerName))
+	if len(ownerName) > 64 {
+		return nil, "", Errorf(Invalid, "owner must be a user's or an organisation's name, at most 39 characters")
+	}
+	// A name that is not printable text is refused as such, before it
+	// could name a namespace.
+	if err := checkLabel("name", name, 200, false); err != nil {
+		return nil, "", err
+	}
+	if o, pack, ok := strings.Cut(name, "/"); ok {
+		o = strings.ToLower(strings.TrimSpace(o))
+		if ownerName != "" && ownerName != o {
+			return nil, "", Errorf(Invalid, "owner %q and the owner part of name %q differ; give one of them", truncateForMessage(ownerName), truncateForMessage(name))
+		}
+		ownerName, name = o, pack
+		if strings.TrimSpace(name) == "" {
+			return nil, "", Errorf(Invalid, "name %q has no pack after the owner: use owner/pack", truncateForMessage(o+"/"))
+		}
+	}
+	if ownerName == "" || ownerName == actor.Username {
+		return actor, name, nil
+	}
+	owner, err := s.AccountByUsername(ctx, ownerName)
+	if IsCode(err, NotFound) {
+		return nil, "", Errorf(NotFound, "no user or organisation %s to publish into", truncateForMessage(ownerName))
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if err := s.Can(ctx, actor, ActPublish, owner); err != nil {
+		return nil, "", err
+	}
+	return owner, name, nil
+}

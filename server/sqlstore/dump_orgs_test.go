@@ -1,0 +1,89 @@
+package sqlstore_test
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/sqlstore"
+)
+
+// Organisations survive a dump and restore, across engines: the
+// organisation's account (kind, display name), its members and roles, and
+// who published each version with which token.
+func TestDumpRestoreKeepsOrganisations(t *testing.T) {
+	for _, from := range backends {
+		for _, to := range backends {
+			t.Run(from.name+" to "+to.name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				source := open(t, from.dsn(t), sqlstore.Options{})
+				now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+				alice := &registry.Account{Email: "alice@example.com", Username: "alice", CreatedAt: now}
+				bob := &registry.Account{Email: "bob@example.com", Username: "bob", CreatedAt: now}
+				for _, a := range []*registry.Account{alice, bob} {
+					if err := source.CreateAccount(ctx, a); err != nil {
+						t.Fatal(err)
+					}
+				}
+				acme := &registry.Account{Username: "acme", DisplayName: "Acme Corp", CreatedAt: now}
+				if err := source.CreateOrg(ctx, acme, alice); err != nil {
+					t.Fatal(err)
+				}
+				if _, _, err := source.SetMember(ctx, acme, bob, alice, registry.RoleMaintainer, now); err != nil {
+					t.Fatal(err)
+				}
+				tok := &registry.Token{AccountID: bob.ID, Name: "t", Hash: []byte("0123456789abcdef0123456789abcdef"), CreatedAt: now}
+				if err := source.CreateToken(ctx, tok); err != nil {
+					t.Fatal(err)
+				}
+				content := []byte("# widget\n")
+				in := registry.PublishInput{OwnerID: acme.ID, OwnerSlug: "acme", PackSlug: "widget", Name: "widget", Version: "1.0.0",
+					Content: content, SHA256: sha(content), Now: now, PublisherID: bob.ID, TokenID: tok.ID}
+				if _, _, err := source.Publish(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+				first := dump(t, source)
+				if !bytes.Contains(first, []byte(`"kind":"org","display_name":"Acme Corp"`)) || !bytes.Contains(first, []byte(`"type":"org_member"`)) {
+					t.Fatalf("the dump lacks the organisation:\n%s", first)
+				}
+
+				target := open(t, to.dsn(t), sqlstore.Options{})
+				counts, err := target.Restore(ctx, bytes.NewReader(first))
+				if err != nil {
+					t.Fatalf("Restore: %v", err)
+				}
+				if counts.Accounts != 3 || counts.OrgMembers != 2 {
+					t.Errorf("Restore counts %s, want 3 accounts and 2 organisation members", counts)
+				}
+				if got, want := records(t, dump(t, target)), records(t, first); got != want {
+					t.Errorf("the restored database dumps differently:\n--- restored\n%s\n--- original\n%s", got, want)
+				}
+				org, err := target.AccountByUsername(ctx, "acme")
+				if err != nil || org.Kind != registry.KindOrg || org.DisplayName != "Acme Corp" {
+					t.Fatalf("restored acme = %+v, %v", org, err)
+				}
+				wantMembers, _ := source.OrgMembers(ctx, acme.ID)
+				gotMembers, _ := target.OrgMembers(ctx, org.ID)
+				if !reflect.DeepEqual(gotMembers, wantMembers) || len(gotMembers) != 2 {
+					t.Errorf("restored members %+v, want %+v", gotMembers, wantMembers)
+				}
+				p, err := target.PackageBySlug(ctx, "acme", "widget")
+				if err != nil {
+					t.Fatal(err)
+				}
+				vs, err := target.ListVersions(ctx, p.ID)
+				if err != nil || len(vs) != 1 || vs[0].Publisher == nil || vs[0].Publisher.Username != "bob" || vs[0].TokenID != tok.ID {
+					t.Errorf("restored version %+v, %v; want published by bob with token %d", vs, err, tok.ID)
+				}
+				// Membership rules hold on the restored database.
+				if err := target.RemoveMember(ctx, org, alice, bob, now); !registry.IsCode(err, registry.Conflict) {
+					t.Errorf("removing the last owner after restore: %v, want Conflict", err)
+				}
+			})
+		}
+	}
+}

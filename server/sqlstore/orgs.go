@@ -1,0 +1,236 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// Organisations (migrations/*/0011_organisations.sql; docs/design.md,
+// Organisations): accounts rows of kind 'org' and their org_members. Every
+// change of members appends its log entry in its transaction, and the
+// org's accounts row is written first, so that on PostgreSQL changes to one
+// organisation's members take turns and the last owner cannot be removed
+// by two owners removing each other at once.
+
+func scanMember(row scanner) (*registry.Member, error) {
+	var m registry.Member
+	var role string
+	if err := row.Scan(&m.OrgID, &m.AccountID, &m.Username, &role, &m.CreatedAt); err != nil {
+		return nil, err
+	}
+	m.Role, m.CreatedAt = registry.Role(role), m.CreatedAt.UTC()
+	return &m, nil
+}
+
+// CreateOrg stores org and creator as its first owner; see registry.OrgStore.
+func (s *Store) CreateOrg(ctx context.Context, org *registry.Account, creator *registry.Account) error {
+	org.CreatedAt = dbTime(org.CreatedAt)
+	org.Kind = registry.KindOrg
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO accounts (email, username, password_hash, created_at, kind, display_name)
+VALUES ('', ?, '', ?, 'org', ?) RETURNING id`), org.Username, org.CreatedAt, org.DisplayName).Scan(&org.ID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO org_members (org_id, account_id, role, created_at) VALUES (?, ?, ?, ?)`),
+			org.ID, creator.ID, string(registry.RoleOwner), org.CreatedAt); err != nil {
+			return err
+		}
+		_, err = s.appendLog(ctx, tx, registry.MemberLogEntry(org.Username, creator.Username, registry.RoleOwner, creator.Username, org.CreatedAt), org.CreatedAt)
+		return err
+	})
+	if err != nil && s.dialect.isUniqueViolation(err) {
+		return conflict("the name %s is taken", org.Username)
+	}
+	if err == nil {
+		s.notifyLog()
+	}
+	return s.fault("create organisation", err)
+}
+
+const memberSelect = `SELECT m.org_id, m.account_id, a.username, m.role, m.created_at FROM org_members m JOIN accounts a ON a.id = m.account_id`
+
+// OrgMembers lists an organisation's members, owners first, then by username.
+func (s *Store) OrgMembers(ctx context.Context, orgID int64) ([]registry.Member, error) {
+	return queryList(ctx, s, "list members", 0, scanMember,
+		memberSelect+` WHERE m.org_id = ? ORDER BY CASE m.role WHEN 'owner' THEN 0 ELSE 1 END, lower(a.username)`, orgID)
+}
+
+// OrgsOf lists the organisations accountID is a member of, by name; each
+// Member's Username is the organisation's name.
+func (s *Store) OrgsOf(ctx context.Context, accountID int64) ([]registry.Member, error) {
+	return queryList(ctx, s, "list organisations", 0, scanMember,
+		`SELECT m.org_id, m.account_id, o.username, m.role, m.created_at FROM org_members m JOIN accounts o ON o.id = m.org_id
+WHERE m.account_id = ? ORDER BY lower(o.username)`, accountID)
+}
+
+// MemberRole reads accountID's role in orgID from the database.
+func (s *Store) MemberRole(ctx context.Context, orgID, accountID int64) (registry.Role, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var role string
+	err := s.read.QueryRowContext(ctx, s.q(`SELECT role FROM org_members WHERE org_id = ? AND account_id = ?`), orgID, accountID).Scan(&role)
+	if errNoRows(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", s.fault("read member", err)
+	}
+	return registry.Role(role), nil
+}
+
+// lockOrg writes the organisation's row, which on PostgreSQL locks it
+// until commit; SQLite has one writer at a time.
+func (s *Store) lockOrg(ctx context.Context, tx *sql.Tx, orgID int64) error {
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET kind = kind WHERE id = ? AND kind = 'org'`), orgID)
+	return s.oneRow(res, err, "lock organisation", func() error { return notFound("no organisation %d", orgID) })
+}
+
+func memberRoleTx(ctx context.Context, s *Store, tx *sql.Tx, orgID, accountID int64) (string, error) {
+	var role string
+	err := tx.QueryRowContext(ctx, s.q(`SELECT role FROM org_members WHERE org_id = ? AND account_id = ?`), orgID, accountID).Scan(&role)
+	if errNoRows(err) {
+		return "", nil
+	}
+	return role, err
+}
+
+func countTx(ctx context.Context, s *Store, tx *sql.Tx, query string, args ...any) (int64, error) {
+	var n int64
+	err := tx.QueryRowContext(ctx, s.q(query), args...).Scan(&n)
+	return n, err
+}
+
+// SetMember adds a member or changes its role; see registry.OrgStore.
+func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account, role registry.Role, at time.Time) (*registry.Member, bool, error) {
+	at = dbTime(at)
+	var changed bool
+	var m *registry.Member
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		changed = false
+		if err := s.lockOrg(ctx, tx, org.ID); err != nil {
+			return err
+		}
+		old, err := memberRoleTx(ctx, s, tx, org.ID, member.ID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case old == string(role):
+		case old == "":
+			n, err := countTx(ctx, s, tx, `SELECT count(*) FROM org_members WHERE org_id = ?`, org.ID)
+			if err != nil {
+				return err
+			}
+			if n >= registry.MaxOrgMembers {
+				return conflict("the organisation %s has %d members, the most it may", org.Username, n)
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO org_members (org_id, account_id, role, created_at) VALUES (?, ?, ?, ?)`),
+				org.ID, member.ID, string(role), at); err != nil {
+				return err
+			}
+			changed = true
+		default:
+			if old == string(registry.RoleOwner) {
+				if err := s.notLastOwner(ctx, tx, org, member, "demote"); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE org_members SET role = ? WHERE org_id = ? AND account_id = ?`),
+				string(role), org.ID, member.ID); err != nil {
+				return err
+			}
+			changed = true
+		}
+		if changed {
+			if _, err := s.appendLog(ctx, tx, registry.MemberLogEntry(org.Username, member.Username, role, by.Username, at), at); err != nil {
+				return err
+			}
+		}
+		m, err = scanMember(tx.QueryRowContext(ctx, s.q(memberSelect+` WHERE m.org_id = ? AND m.account_id = ?`), org.ID, member.ID))
+		return err
+	})
+	if err != nil {
+		return nil, false, s.fault("set member", err)
+	}
+	if changed {
+		s.notifyLog()
+		s.changedMembers()
+	}
+	return m, changed, nil
+}
+
+// RemoveMember removes a member; see registry.OrgStore.
+func (s *Store) RemoveMember(ctx context.Context, org, member, by *registry.Account, at time.Time) error {
+	at = dbTime(at)
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := s.lockOrg(ctx, tx, org.ID); err != nil {
+			return err
+		}
+		old, err := memberRoleTx(ctx, s, tx, org.ID, member.ID)
+		if err != nil {
+			return err
+		}
+		switch old {
+		case "":
+			return notFound("%s is not a member of the organisation %s", member.Username, org.Username)
+		case string(registry.RoleOwner):
+			if err := s.notLastOwner(ctx, tx, org, member, "remove"); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM org_members WHERE org_id = ? AND account_id = ?`), org.ID, member.ID); err != nil {
+			return err
+		}
+		_, err = s.appendLog(ctx, tx, registry.MemberLogEntry(org.Username, member.Username, "", by.Username, at), at)
+		return err
+	})
+	if err != nil {
+		return s.fault("remove member", err)
+	}
+	s.notifyLog()
+	s.changedMembers()
+	return nil
+}
+
+// notLastOwner refuses to demote or remove member when it is org's only owner.
+func (s *Store) notLastOwner(ctx context.Context, tx *sql.Tx, org, member *registry.Account, what string) error {
+	n, err := countTx(ctx, s, tx, `SELECT count(*) FROM org_members WHERE org_id = ? AND role = 'owner'`, org.ID)
+	if err != nil {
+		return err
+	}
+	if n <= 1 {
+		return conflict("cannot %s %s: it is the last owner of the organisation %s, which always keeps one; make another member an owner first",
+			what, member.Username, org.Username)
+	}
+	return nil
+}
+
+// changedMembers bumps the generation: pages kept above the store may
+// show members (the keys of /{org}.keys, the organisation's page).
+func (s *Store) changedMembers() {
+	if s.cache != nil {
+		s.cache.generation.Add(1)
+	}
+}
+
+// CountOwned counts ownerID's packages that have a latest version.
+func (s *Store) CountOwned(ctx context.Context, ownerID int64) (int64, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var n int64
+	err := s.read.QueryRowContext(ctx, s.q(`SELECT count(*) FROM packages WHERE owner_id = ? AND latest_version_id <> 0`), ownerID).Scan(&n)
+	return n, s.fault("count packages", err)
+}
+
+// CountOwnedOrgs counts the organisations accountID is an owner of.
+func (s *Store) CountOwnedOrgs(ctx context.Context, accountID int64) (int64, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var n int64
+	err := s.read.QueryRowContext(ctx, s.q(`SELECT count(*) FROM org_members WHERE account_id = ? AND role = 'owner'`), accountID).Scan(&n)
+	return n, s.fault("count organisations", err)
+}

@@ -1,0 +1,66 @@
+package web
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// The dashboard's organisations (docs/protocol.md, Organisations): create
+// one, and, as an owner, add, change and remove members. Who may is the
+// domain's (registry.Can).
+
+// orgRow is one organisation the account is a member of.
+type orgRow struct {
+	Org   *registry.Org
+	Role  registry.Role
+	Owner bool
+}
+
+func (pages *Pages) dashboardOrgs(c *gin.Context, d *dashboardData) error {
+	memberships, err := pages.svc.OrgsOf(c, pages.currentAccount(c))
+	if err != nil {
+		return err
+	}
+	for _, m := range memberships {
+		org, err := pages.svc.Org(c, m.Username)
+		if err != nil {
+			return err
+		}
+		d.Orgs = append(d.Orgs, orgRow{Org: org, Role: m.Role, Owner: m.Role == registry.RoleOwner})
+	}
+	return nil
+}
+
+func (pages *Pages) createOrg(c *gin.Context) {
+	d := &dashboardData{OrgName: strings.TrimSpace(c.PostForm("name")), OrgDisplayName: strings.TrimSpace(c.PostForm("display_name")), Lifetime: defaultLifetime}
+	_, err := pages.svc.CreateOrg(c, pages.currentAccount(c), d.OrgName, d.OrgDisplayName)
+	pages.formDone(c, d, err, "/dashboard?done=org-created#orgs")
+}
+
+func (pages *Pages) setOrgMember(c *gin.Context) {
+	d := &dashboardData{Lifetime: defaultLifetime}
+	role, err := registry.ParseRole(c.PostForm("role"))
+	if err == nil {
+		_, err = pages.svc.SetMember(c, pages.currentAccount(c), c.Param("org"), strings.TrimSpace(c.PostForm("username")), role)
+	}
+	pages.orgFormDone(c, d, err, "/dashboard?done=member-set#org-"+url.PathEscape(c.Param("org")))
+}
+
+func (pages *Pages) removeOrgMember(c *gin.Context) {
+	d := &dashboardData{Lifetime: defaultLifetime}
+	err := pages.svc.RemoveMember(c, pages.currentAccount(c), c.Param("org"), c.Param("username"))
+	pages.orgFormDone(c, d, err, "/dashboard?done=member-removed#org-"+url.PathEscape(c.Param("org")))
+}
+
+// orgFormDone is formDone that also shows a refusal of the domain (an
+// unknown user, a role the caller lacks) on the dashboard.
+func (pages *Pages) orgFormDone(c *gin.Context, d *dashboardData, err error, done string) {
+	if registry.IsCode(err, registry.NotFound) || registry.IsCode(err, registry.Forbidden) {
+		err = registry.Errorf(registry.Invalid, "%s", registry.ErrorMessage(err))
+	}
+	pages.formDone(c, d, err, done)
+}
