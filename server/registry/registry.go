@@ -100,6 +100,17 @@ type Package struct {
 	SearchRank int
 }
 
+// SearchKey is where p stands within its search rank, what a page that
+// ends with p passes on as PackageFilter.Before: its latest version id, or
+// among the other matches (SearchOther), which come newest package first,
+// its id.
+func (p *Package) SearchKey() int64 {
+	if p.SearchRank == SearchOther {
+		return p.ID
+	}
+	return p.LatestVersionID
+}
+
 // Version is one immutable published document of a package.
 type Version struct {
 	ID          int64

@@ -31,7 +31,7 @@ func searchAll(t *testing.T, s *sqlstore.Store, query string) []string {
 			return out
 		}
 		last := shown[len(shown)-1]
-		f.Rank, f.AfterSlug, f.Before = last.SearchRank, last.PackSlug, last.LatestVersionID
+		f.Rank, f.AfterSlug, f.Before = last.SearchRank, last.PackSlug, last.SearchKey()
 	}
 	t.Fatalf("q=%q: the walk does not end", query)
 	return nil
@@ -148,29 +148,32 @@ func TestSearchIndexAfterSeedAndRestore(t *testing.T) {
 }
 
 // TestSearchIndexMigrationIndexesExistingPackages: packages stored before
-// the index existed are found after the upgrade.
+// the index existed (migration 2), or while it was keyed by latest version
+// (migration 8), are found after the upgrade.
 func TestSearchIndexMigrationIndexesExistingPackages(t *testing.T) {
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			dsn := b.dsn(t)
-			err := sqlstore.MigrateTo(context.Background(), dsn, 2,
-				`INSERT INTO accounts (id, email, username, created_at) VALUES (7, 'a@example.com', 'alice', '2026-01-01 00:00:00')`,
-				`INSERT INTO packages (id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at)
+		for _, from := range []int64{2, 8} {
+			t.Run(fmt.Sprintf("%s from %d", b.name, from), func(t *testing.T) {
+				dsn := b.dsn(t)
+				err := sqlstore.MigrateTo(context.Background(), dsn, from,
+					`INSERT INTO accounts (id, email, username, created_at) VALUES (7, 'a@example.com', 'alice', '2026-01-01 00:00:00')`,
+					`INSERT INTO packages (id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at)
 VALUES (3, 7, 'old-pack', 'Old Pack', 'stored before the index', '', '1.0.0', 'ab', 0, '2026-01-01 00:00:00', '2026-01-01 00:00:00')`,
-				`INSERT INTO versions (id, package_id, version, name, description, scheme, sha256, size, content, created_at)
+					`INSERT INTO versions (id, package_id, version, name, description, scheme, sha256, size, content, created_at)
 VALUES (5, 3, '1.0.0', 'Old Pack', 'stored before the index', '', 'ab', 1, 'x', '2026-01-01 00:00:00')`,
-				`UPDATE packages SET latest_version_id = 5 WHERE id = 3`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := open(t, dsn, sqlstore.Options{})
-			for q, want := range map[string][]string{
-				"old-pack": {"0:alice/old-pack"}, "before the": {"2:alice/old-pack"}, "alice/old": {"1:alice/old-pack"},
-			} {
-				if got := searchAll(t, s, q); !slices.Equal(got, want) {
-					t.Errorf("q=%q: %q, want %q", q, got, want)
+					`UPDATE packages SET latest_version_id = 5 WHERE id = 3`)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				s := open(t, dsn, sqlstore.Options{})
+				for q, want := range map[string][]string{
+					"old-pack": {"0:alice/old-pack"}, "before the": {"2:alice/old-pack"}, "alice/old": {"1:alice/old-pack"},
+				} {
+					if got := searchAll(t, s, q); !slices.Equal(got, want) {
+						t.Errorf("q=%q: %q, want %q", q, got, want)
+					}
+				}
+			})
+		}
 	}
 }
