@@ -98,6 +98,11 @@ type Package struct {
 	// SearchRank is set by a search (PackageFilter.Query): SearchExact,
 	// SearchPrefix or SearchOther.
 	SearchRank int
+	// SearchResume marks not a package but where a search stopped that
+	// used up its work for one page (docs/protocol.md, "Search"): the last
+	// element of PackageStore.ListPackages's answer, with SearchRank and
+	// ID the position the next page starts after.
+	SearchResume bool
 }
 
 // SearchKey is where p stands within its search rank, what a page that

@@ -142,6 +142,11 @@ type PackageStore interface {
 	// it returns VersionConflict and changes nothing. created reports
 	// whether a new version was added.
 	Publish(ctx context.Context, in PublishInput) (pkg *Package, created bool, err error)
+	// ListPackages returns up to f.Limit packages in the filter's order. A
+	// search may stop short of f.Limit when it has examined as much of
+	// its index as one page may (docs/protocol.md, "Search"): its last
+	// element is then a Package with SearchResume set, where the next page
+	// starts.
 	ListPackages(ctx context.Context, f PackageFilter) ([]Package, error)
 	PackageBySlug(ctx context.Context, owner, pack string) (*Package, error)
 	// ListVersions lists a package's versions newest first, without Content.

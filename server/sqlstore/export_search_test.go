@@ -15,3 +15,11 @@ func SearchIndex(ctx context.Context, s *Store) (rows int64, triggersOn bool, er
 	err = s.read.QueryRowContext(ctx, "SELECT deferred FROM search_index_state").Scan(&deferred)
 	return rows, deferred == 0, err
 }
+
+// SetSearchBudget sets how many postings one page of a search examines,
+// until the test ends.
+func SetSearchBudget(t interface{ Cleanup(func()) }, n int) {
+	old := searchBudget
+	searchBudget = n
+	t.Cleanup(func() { searchBudget = old })
+}

@@ -268,6 +268,14 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 // few.
 var gramBatches = []int{32, 256, 2048, 8192}
 
+// searchBudget bounds how many postings of the driving trigram one page of
+// a search examines (docs/protocol.md, "Search"): a page that has used it
+// up ends where it stopped, with fewer packages than asked for, and its
+// cursor continues from there. Words that are each common but never meet
+// then cost a bounded amount per page instead of a walk of a whole
+// trigram's postings. A variable for tests.
+var searchBudget = 20000
+
 // walkGrams reads the postings of grams[0] in package id order, newest
 // package first, in batches; keeps those that the other grams have too
 // (look-ups by primary key, in the same statement); reads those packages
@@ -289,8 +297,14 @@ func (s *Store) walkGrams(ctx context.Context, grams []string, before int64, lim
 		}
 		check = `CASE WHEN ` + strings.Join(probes, ` AND `) + ` THEN 1 ELSE 0 END = 1`
 	}
+	examined := 0
 	for round := 0; len(out) < limit; round++ {
-		size := gramBatches[min(round, len(gramBatches)-1)]
+		size := min(gramBatches[min(round, len(gramBatches)-1)], searchBudget-examined)
+		if size <= 0 {
+			// Where the next page starts: after the last posting examined.
+			return append(out, registry.Package{ID: before, SearchRank: registry.SearchOther, SearchResume: true}), nil
+		}
+		examined += size
 		// The batch's postings that have every other gram, and (flag 0)
 		// the batch's last posting, NULL when the postings end within it.
 		below := ``

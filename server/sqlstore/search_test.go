@@ -177,3 +177,67 @@ VALUES (5, 3, '1.0.0', 'Old Pack', 'stored before the index', '', 'ab', 1, 'x', 
 		}
 	}
 }
+
+// TestSearchBudget: words that are each common but never meet in one
+// package cost a bounded walk per page; a page that used its budget up
+// ends early with a cursor from where it stopped, and walking the cursors
+// finds every match, each once.
+func TestSearchBudget(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			owner := &registry.Account{Email: "o@example.com", Username: "owner", CreatedAt: time.Now()}
+			if err := s.CreateAccount(ctx, owner); err != nil {
+				t.Fatal(err)
+			}
+			var batch []registry.PublishInput
+			for i := range 400 {
+				name := fmt.Sprintf("pack-%03d", i)
+				description := []string{"about alpha", "about omega"}[i%2]
+				if i == 7 || i == 250 {
+					description = "alpha and omega"
+				}
+				content := []byte("# " + name + "\n")
+				batch = append(batch, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: name, Name: name,
+					Description: description, Version: "1.0.0", Content: content, SHA256: sha(content),
+					Now: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)})
+			}
+			if err := s.Seed(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+			sqlstore.SetSearchBudget(t, 50)
+			svc := registry.NewService(s, registry.Options{})
+			var found []string
+			cursor, pages, short := "", 0, 0
+			for ; pages < 100; pages++ {
+				page, next, err := svc.ListPackages(ctx, registry.ListQuery{Query: "alpha omega", Limit: 5, Cursor: cursor})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range page {
+					found = append(found, p.PackSlug)
+				}
+				if next == "" {
+					break
+				}
+				if len(page) < 5 {
+					short++
+				}
+				cursor = next
+			}
+			if want := []string{"pack-250", "pack-007"}; !slices.Equal(found, want) {
+				t.Errorf("found %q, want %q", found, want)
+			}
+			// About 200 postings of the driving trigram, 50 a page.
+			if pages < 3 || short < 3 {
+				t.Errorf("%d pages, %d of them short: the budget did not bound the pages", pages, short)
+			}
+			// A common word fills its page within the budget.
+			page, next, err := svc.ListPackages(ctx, registry.ListQuery{Query: "about", Limit: 20})
+			if err != nil || len(page) != 20 || next == "" {
+				t.Errorf("q=about: %d packages, next %q, %v; want 20 and a cursor", len(page), next, err)
+			}
+		})
+	}
+}
