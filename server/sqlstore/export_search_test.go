@@ -23,3 +23,10 @@ func SetSearchBudget(t interface{ Cleanup(func()) }, n int) {
 	searchBudget = n
 	t.Cleanup(func() { searchBudget = old })
 }
+
+// OnSearchWalk calls f with the postings (at most) and batches of every
+// walk of the search index, until the benchmark ends.
+func OnSearchWalk(b interface{ Cleanup(func()) }, f func(postings, batches int)) {
+	searchWalked = f
+	b.Cleanup(func() { searchWalked = nil })
+}

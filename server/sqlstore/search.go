@@ -1,10 +1,12 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -113,10 +115,12 @@ func (p *searchPlan) grams() []string {
 }
 
 // pickChecks returns the driving trigram (the rarest, grams being rarest
-// first) and up to n more to check, taken from other words first: words
-// that are common alone but never meet are then told apart by index
-// look-ups, before any package is read.
-func (p *searchPlan) pickChecks(grams []string, n int) []string {
+// first, with estimate their estimated counts among total packages) and
+// up to n more to check: first the rarest trigram of each other word
+// unless that word is in most packages, so that words that are common
+// alone but never meet are told apart by index look-ups before any
+// package is read; then the next rarest.
+func (p *searchPlan) pickChecks(grams []string, estimate []float64, total float64, n int) []string {
 	wordOf := func(g string) int {
 		for i, w := range p.words {
 			if strings.Contains(w, g) {
@@ -128,9 +132,12 @@ func (p *searchPlan) pickChecks(grams []string, n int) []string {
 	out := grams[:1]
 	used := map[int]bool{wordOf(grams[0]): true}
 	taken := map[string]bool{grams[0]: true}
-	for _, g := range grams[1:] {
-		if len(out) < 1+n && !used[wordOf(g)] {
-			out, used[wordOf(g)], taken[g] = append(out, g), true, true
+	for i, g := range grams[1:] {
+		if w := wordOf(g); len(out) < 1+n && !used[w] {
+			used[w] = true
+			if estimate[1+i] < total/2 {
+				out, taken[g] = append(out, g), true
+			}
 		}
 	}
 	for _, g := range grams[1:] {
@@ -251,7 +258,7 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 		}
 		return out, run(registry.SearchOther, sel+strings.Join(where, ` AND `)+` ORDER BY p.id DESC`, args...)
 	}
-	grams, err = s.rarestGrams(ctx, grams)
+	grams, estimate, total, err := s.rarestGrams(ctx, grams)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +266,7 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	if f.Rank == registry.SearchOther {
 		before = f.Before
 	}
-	return s.walkGrams(ctx, plan.pickChecks(grams, gramChecks), before, f.Limit, out, where, args)
+	return s.walkGrams(ctx, plan.pickChecks(grams, estimate, total, gramChecks), estimate[0], before, f.Limit, out, where, args)
 }
 
 // gramBatches are the sizes of the successive batches walkGrams reads
@@ -276,6 +283,10 @@ var gramBatches = []int{32, 256, 2048, 8192}
 // trigram's postings. A variable for tests.
 var searchBudget = 20000
 
+// searchWalked, when set (by tests and benchmarks), is told how many
+// postings each walk examined, at most, and in how many batches.
+var searchWalked func(postings, batches int)
+
 // walkGrams reads the postings of grams[0] in package id order, newest
 // package first, in batches; keeps those that the other grams have too
 // (look-ups by primary key, in the same statement); reads those packages
@@ -284,7 +295,12 @@ var searchBudget = 20000
 // so that both engines walk the index in order: given one query,
 // PostgreSQL's planner may rather scan every package when it believes the
 // words rare.
-func (s *Store) walkGrams(ctx context.Context, grams []string, before int64, limit int, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
+//
+// The first batch is the smallest of gramBatches that holds the driving
+// trigram's estimated count: a rare trigram is read in one statement; a
+// common one (more than the largest batch, whose first postings likely
+// fill the page) from the smallest batch up.
+func (s *Store) walkGrams(ctx context.Context, grams []string, count float64, before int64, limit int, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
 	// The batch is read by the inner query (an index walk whatever the
 	// planner believes about the checks); the checks run on its rows only.
 	check := `1 = 1`
@@ -297,14 +313,22 @@ func (s *Store) walkGrams(ctx context.Context, grams []string, before int64, lim
 		}
 		check = `CASE WHEN ` + strings.Join(probes, ` AND `) + ` THEN 1 ELSE 0 END = 1`
 	}
-	examined := 0
-	for round := 0; len(out) < limit; round++ {
+	examined, round := 0, 0
+	for count <= float64(gramBatches[len(gramBatches)-1]) && float64(gramBatches[round]) < count {
+		round++
+	}
+	batches := 0
+	if searchWalked != nil {
+		defer func() { searchWalked(examined, batches) }()
+	}
+	for ; len(out) < limit; round++ {
 		size := min(gramBatches[min(round, len(gramBatches)-1)], searchBudget-examined)
 		if size <= 0 {
 			// Where the next page starts: after the last posting examined.
 			return append(out, registry.Package{ID: before, SearchRank: registry.SearchOther, SearchResume: true}), nil
 		}
 		examined += size
+		batches++
 		// The batch's postings that have every other gram, and (flag 0)
 		// the batch's last posting, NULL when the postings end within it.
 		below := ``
@@ -329,7 +353,7 @@ UNION ALL SELECT (SELECT package_id FROM package_grams WHERE gram = ?` + below +
 		if err != nil {
 			return out, err
 		}
-		var ids []any
+		var ids []int64
 		last := int64(0) // 0: the postings end in this batch
 		for _, p := range postings {
 			switch {
@@ -339,18 +363,23 @@ UNION ALL SELECT (SELECT package_id FROM package_grams WHERE gram = ?` + below +
 				ids = append(ids, p.id.Int64)
 			}
 		}
-		if len(ids) > 0 {
-			// Padded with 0, which no package has, to a few fixed sizes.
-			n := gramBatches[0]
-			for n < len(ids) {
-				n *= 4
+		slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(b, a) })
+		// The candidates are read newest first in chunks of the batch
+		// sizes, until the page is full: a rare word whose every posting
+		// matches reads one small chunk, not the whole batch.
+		for chunk := 0; len(ids) > 0 && len(out) < limit; chunk++ {
+			n := gramBatches[min(chunk, len(gramBatches)-1)]
+			part := make([]any, n) // padded with 0, which no package has
+			for i := range part {
+				part[i] = int64(0)
+				if i < len(ids) {
+					part[i] = ids[i]
+				}
 			}
-			for len(ids) < n {
-				ids = append(ids, int64(0))
-			}
+			ids = ids[min(n, len(ids)):]
 			found, err := queryList(ctx, s, "search", 0, scanPackage, `SELECT `+packageColumns+packageFrom+
 				` WHERE p.id IN (?`+strings.Repeat(`, ?`, n-1)+`) AND `+strings.Join(where, ` AND `)+
-				` ORDER BY p.id DESC`, append(ids, args...)...)
+				` ORDER BY p.id DESC`, append(part, args...)...)
 			if err != nil {
 				return out, err
 			}
@@ -376,7 +405,7 @@ UNION ALL SELECT (SELECT package_id FROM package_grams WHERE gram = ?` + below +
 // says how dense the trigram is among all packages (ids grow with every
 // new package), so a trigram in 0.5% of the packages is told from one in
 // all of them at the cost of reading gramProbeCap index entries.
-func (s *Store) rarestGrams(ctx context.Context, grams []string) ([]string, error) {
+func (s *Store) rarestGrams(ctx context.Context, grams []string) (sorted []string, estimates []float64, total float64, err error) {
 	cols := []string{`(SELECT max(id) FROM packages)`}
 	args := make([]any, 0, 2*len(grams))
 	for i, g := range grams {
@@ -392,7 +421,7 @@ func (s *Store) rarestGrams(ctx context.Context, grams []string) ([]string, erro
 		dest = append(dest, &counts[i], &oldest[i])
 	}
 	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+strings.Join(cols, `, `)), args...).Scan(dest...); err != nil {
-		return nil, s.fault("search", err)
+		return nil, nil, 0, s.fault("search", err)
 	}
 	estimate := make([]float64, len(grams))
 	for i := range grams {
@@ -408,11 +437,11 @@ func (s *Store) rarestGrams(ctx context.Context, grams []string) ([]string, erro
 	}
 	// Stable: equally common trigrams keep the words' order.
 	sort.SliceStable(order, func(a, b int) bool { return estimate[order[a]] < estimate[order[b]] })
-	out := make([]string, len(grams))
+	sorted, estimates = make([]string, len(grams)), make([]float64, len(grams))
 	for i, k := range order {
-		out[i] = grams[k]
+		sorted[i], estimates[i] = grams[k], estimate[k]
 	}
-	return out, nil
+	return sorted, estimates, float64(newest.Int64), nil
 }
 
 // slugBytewise makes a comparison of slugs byte-wise whatever the database's

@@ -60,18 +60,25 @@ func BenchmarkSearchScale(b *testing.B) {
 		func(i int) string { return fmt.Sprintf("%07d", i)[2:] },
 	}
 	const searches = 1200
+	var walked, batches int
+	sqlstore.OnSearchWalk(b, func(postings, n int) { walked, batches = walked+postings, batches+n })
 	for b.Loop() {
 		took := make([][]time.Duration, len(kinds))
+		postings := make([][]int, len(kinds))
+		rounds := make([]int, len(kinds))
 		slowest := make([]string, len(kinds))
 		var all []time.Duration
 		for j := range searches {
 			k := j % len(kinds)
 			q := queryOf[k](j * n / searches)
+			walked, batches = 0, 0
 			t0 := time.Now()
 			if _, err := s.ListPackages(ctx, registry.PackageFilter{Limit: 21, Query: q}); err != nil {
 				b.Fatalf("q=%q: %v", q, err)
 			}
 			d := time.Since(t0)
+			postings[k] = append(postings[k], walked)
+			rounds[k] = max(rounds[k], batches)
 			if len(took[k]) == 0 || d > slices.Max(took[k]) {
 				slowest[k] = q
 			}
@@ -83,7 +90,10 @@ func BenchmarkSearchScale(b *testing.B) {
 			return d[min(len(d)-1, int(float64(len(d))*p/100))]
 		}
 		for k, kind := range kinds {
-			b.Logf("%-13s p50 %8v  p99 %8v  slowest %q", kind, pct(took[k], 50).Round(10*time.Microsecond), pct(took[k], 99).Round(10*time.Microsecond), slowest[k])
+			slices.Sort(postings[k])
+			b.Logf("%-13s p50 %8v  p99 %8v  postings p50 %6d max %6d  batches max %d  slowest %q", kind,
+				pct(took[k], 50).Round(10*time.Microsecond), pct(took[k], 99).Round(10*time.Microsecond),
+				postings[k][len(postings[k])/2], postings[k][len(postings[k])-1], rounds[k], slowest[k])
 		}
 		b.Logf("all           p50 %8v  p99 %8v", pct(all, 50).Round(10*time.Microsecond), pct(all, 99).Round(10*time.Microsecond))
 	}
