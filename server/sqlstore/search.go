@@ -24,9 +24,10 @@ import (
 //     (owner_id, pack_slug) key;
 //   - other: every word occurs in "owner/slug", the name or the
 //     description. The rarest of the words' trigrams (package_grams, kept
-//     by triggers, see migration 0006) drives a walk newest first
-//     (walkGram); LIKE decides. A query whose words are all shorter than a
-//     trigram matches an owner's name exactly instead.
+//     by triggers, see migrations 0006 and 0009, docs/design.md "Search")
+//     drives a walk newest package first (walkGrams), bounded per page
+//     (searchBudget); LIKE decides. A query whose words are all shorter
+//     than a trigram matches an owner's name exactly instead.
 const (
 	// gramProbes bounds how many trigrams one search measures.
 	gramProbes = 24
