@@ -12,7 +12,7 @@ import (
 
 // TestSearch: q matches slugs, names, descriptions and owner/slug; exact
 // slugs come first, then prefix matches (by slug), then the rest (newest
-// first); next_cursor walks across the ranks (docs/protocol.md, "Search").
+// package first); next_cursor walks across the ranks (docs/protocol.md, "Search").
 func TestSearch(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		users := map[string]*servertest.User{}
@@ -97,11 +97,11 @@ func TestSearch(t *testing.T) {
 			}
 			other := env.API.Get("/api/packages?limit=1&q=gadget&cursor=" + url.QueryEscape(*page.NextCursor))
 			wantError(t, other.Status, other.JSON(t), http.StatusBadRequest, "another search")
-			// A plain list's cursor continues among the other matches.
+			// So does a plain list's: its position is in another order.
 			plain := env.API.Get("/api/packages?limit=1")
 			plain.Decode(t, &page)
 			resp = env.API.Get("/api/packages?q=widget&cursor=" + url.QueryEscape(*page.NextCursor))
-			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			wantError(t, resp.Status, resp.JSON(t), http.StatusBadRequest, "another search")
 		})
 
 		t.Run("bounds", func(t *testing.T) {

@@ -109,9 +109,12 @@ func (su suite) testListPackages(t *testing.T) {
 				t.Errorf("%s: ListPackages = %q\nwant %q", c.name, names(got), want)
 			}
 			for i := 1; i < len(got); i++ {
+				// The list and a search's exact matches by the publish of
+				// the latest version, its other matches newest package
+				// first (SearchKey).
 				if got[i].SearchRank == got[i-1].SearchRank && got[i].SearchRank != registry.SearchPrefix &&
-					got[i].LatestVersionID >= got[i-1].LatestVersionID {
-					t.Errorf("%s: not ordered by the publish of the latest version: %d after %d", c.name, got[i].LatestVersionID, got[i-1].LatestVersionID)
+					got[i].SearchKey() >= got[i-1].SearchKey() {
+					t.Errorf("%s: not ordered by the rank's key: %d after %d", c.name, got[i].SearchKey(), got[i-1].SearchKey())
 				}
 			}
 		}
@@ -160,7 +163,7 @@ func (su suite) testListPackages(t *testing.T) {
 						break
 					}
 					last := shown[len(shown)-1]
-					before, rank, afterSlug = last.LatestVersionID, last.SearchRank, last.PackSlug
+					before, rank, afterSlug = last.SearchKey(), last.SearchRank, last.PackSlug
 				}
 				want := listModel(all, inputs, c.filter)
 				if !slices.Equal(seen, want) {

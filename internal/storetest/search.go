@@ -171,7 +171,7 @@ func (su suite) testSearch(t *testing.T) {
 						break
 					}
 					last := shown[len(shown)-1]
-					f.Rank, f.AfterSlug, f.Before = last.SearchRank, last.PackSlug, last.LatestVersionID
+					f.Rank, f.AfterSlug, f.Before = last.SearchRank, last.PackSlug, last.SearchKey()
 				}
 				if want := c.want; !slices.Equal(seen, want) && len(want)+len(seen) > 0 {
 					t.Errorf("q=%q, pages of %d: saw %q\nwant %q", c.query, size, seen, want)
@@ -196,6 +196,30 @@ func (su suite) testSearch(t *testing.T) {
 			if !slices.Equal(names(got), want) {
 				t.Errorf("q=%q after a new version: got %q, want %q", q, names(got), want)
 			}
+		}
+	})
+	t.Run("other matches keep their order when a package publishes again", func(t *testing.T) {
+		// The other matches come newest package first, not by their
+		// latest version: alice/gadget's new version (with the same
+		// text) moves it to the front of the list, not of the search.
+		s := setup(t)
+		alice, err := s.AccountByUsername(ctx(), "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := input(alice, "gadget", "2.0.0", "gadget v2", at(100))
+		in.Name, in.Description = "Gadget", "works with a widget"
+		publish(t, s, in)
+		list, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 1})
+		if err != nil || len(list) != 1 || list[0].PackSlug != "gadget" {
+			t.Fatalf("the list's first package: %q, %v; want alice/gadget", names(list), err)
+		}
+		got, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 50, Query: "widget"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := cases[0].want; !slices.Equal(names(got), want) {
+			t.Errorf("q=widget after a new version of alice/gadget: got %q\nwant %q", names(got), want)
 		}
 	})
 	t.Run("too many words", func(t *testing.T) {

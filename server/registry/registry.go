@@ -102,6 +102,22 @@ type Package struct {
 	// SearchRank is set by a search (PackageFilter.Query): SearchExact,
 	// SearchPrefix or SearchOther.
 	SearchRank int
+	// SearchResume marks not a package but where a search stopped that
+	// used up its work for one page (docs/protocol.md, "Search"): the last
+	// element of PackageStore.ListPackages's answer, with SearchRank and
+	// ID the position the next page starts after.
+	SearchResume bool
+}
+
+// SearchKey is where p stands within its search rank, what a page that
+// ends with p passes on as PackageFilter.Before: its latest version id, or
+// among the other matches (SearchOther), which come newest package first,
+// its id.
+func (p *Package) SearchKey() int64 {
+	if p.SearchRank == SearchOther {
+		return p.ID
+	}
+	return p.LatestVersionID
 }
 
 // Version is one immutable published document of a package.

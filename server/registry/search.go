@@ -28,16 +28,17 @@ func checkSearch(q string) error {
 	return nil
 }
 
-// A search's cursor ("v2:") names the rank, the latest version id and,
-// for a prefix match, the slug of the page's last package, and a hash of
-// the search it belongs to: next_cursor passed with another q, owner or
-// scheme is refused rather than giving pages of a list nobody asked for.
-// A "v1:" cursor (a plain list's, or a search's before ranks) continues
-// among the other matches.
+// A search's cursor ("v3:") names the rank, the position in it
+// (Package.SearchKey) and, for a prefix match, the slug of the page's last
+// package, and a hash of the search it belongs to: next_cursor passed with
+// another q, owner or scheme is refused rather than giving pages of a list
+// nobody asked for. So are a plain list's cursor ("v1:", a position in
+// another order) and a "v2:" one (whose other matches were in another
+// order).
 func encodeSearchCursor(q ListQuery, last Package) string {
-	raw := fmt.Sprintf("v2:%d:%d:%08x:%s", last.SearchRank, last.LatestVersionID, searchHash(q), last.PackSlug)
+	raw := fmt.Sprintf("v3:%d:%d:%08x:%s", last.SearchRank, last.SearchKey(), searchHash(q), last.PackSlug)
 	if last.SearchRank != SearchPrefix {
-		raw = fmt.Sprintf("v2:%d:%d:%08x:", last.SearchRank, last.LatestVersionID, searchHash(q))
+		raw = fmt.Sprintf("v3:%d:%d:%08x:", last.SearchRank, last.SearchKey(), searchHash(q))
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(raw))
 }
@@ -46,9 +47,9 @@ func decodeSearchCursor(q ListQuery, f *PackageFilter) error {
 	if q.Cursor == "" {
 		return nil
 	}
-	if before, err := decodeCursor(q.Cursor); err == nil {
-		f.Rank, f.Before = SearchOther, before
-		return nil
+	another := Errorf(Invalid, "cursor belongs to another search: pass next_cursor with the q, owner and scheme of the page that gave it")
+	if _, err := decodeCursor(q.Cursor); err == nil {
+		return another
 	}
 	bad := Errorf(Invalid, "cursor is not valid: pass next_cursor of the previous page unchanged")
 	raw, err := base64.RawURLEncoding.DecodeString(q.Cursor)
@@ -56,7 +57,10 @@ func decodeSearchCursor(q ListQuery, f *PackageFilter) error {
 		return bad
 	}
 	parts := strings.SplitN(string(raw), ":", 5)
-	if len(parts) != 5 || parts[0] != "v2" {
+	if len(parts) == 5 && parts[0] == "v2" {
+		return another
+	}
+	if len(parts) != 5 || parts[0] != "v3" {
 		return bad
 	}
 	rank, err1 := strconv.Atoi(parts[1])
@@ -65,7 +69,7 @@ func decodeSearchCursor(q ListQuery, f *PackageFilter) error {
 		return bad
 	}
 	if parts[3] != fmt.Sprintf("%08x", searchHash(q)) {
-		return Errorf(Invalid, "cursor belongs to another search: pass next_cursor with the q, owner and scheme of the page that gave it")
+		return another
 	}
 	f.Rank, f.Before, f.AfterSlug = rank, before, parts[4]
 	return nil

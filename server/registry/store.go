@@ -121,15 +121,17 @@ type PackageFilter struct {
 	Owner  string // owner slug
 	Scheme string
 	// A search's page starts after the package at (Rank, AfterSlug,
-	// Before) in rank order; AfterSlug only for SearchPrefix. The zero
+	// Before) in rank order; AfterSlug only for SearchPrefix, and in
+	// SearchOther Before is a package id (Package.SearchKey). The zero
 	// values start at the first page.
 	Rank      int
 	AfterSlug string
 }
 
-// The ranks of a search, best first. Within SearchExact and SearchOther
-// the newest latest version comes first; within SearchPrefix the slugs
-// are in alphabetical order, then newest first.
+// The ranks of a search, best first. Within SearchExact the newest latest
+// version comes first; within SearchPrefix the slugs are in alphabetical
+// order, then newest first; within SearchOther the newest package (the
+// highest id) comes first, an order no publish of a new version changes.
 const (
 	SearchExact  = 0 // the slug, or owner/slug, is the query
 	SearchPrefix = 1 // the slug (of the owner, for owner/slug) starts with the query
@@ -147,6 +149,11 @@ type PackageStore interface {
 	// it returns VersionConflict and changes nothing. created reports
 	// whether a new version was added.
 	Publish(ctx context.Context, in PublishInput) (pkg *Package, created bool, err error)
+	// ListPackages returns up to f.Limit packages in the filter's order. A
+	// search may stop short of f.Limit when it has examined as much of
+	// its index as one page may (docs/protocol.md, "Search"): its last
+	// element is then a Package with SearchResume set, where the next page
+	// starts.
 	ListPackages(ctx context.Context, f PackageFilter) ([]Package, error)
 	PackageBySlug(ctx context.Context, owner, pack string) (*Package, error)
 	// ListVersions lists a package's versions newest first, without Content.

@@ -15,3 +15,18 @@ func SearchIndex(ctx context.Context, s *Store) (rows int64, triggersOn bool, er
 	err = s.read.QueryRowContext(ctx, "SELECT deferred FROM search_index_state").Scan(&deferred)
 	return rows, deferred == 0, err
 }
+
+// SetSearchBudget sets how many postings one page of a search examines,
+// until the test ends.
+func SetSearchBudget(t interface{ Cleanup(func()) }, n int) {
+	old := searchBudget
+	searchBudget = n
+	t.Cleanup(func() { searchBudget = old })
+}
+
+// OnSearchWalk calls f with the postings (at most) and batches of every
+// walk of the search index, until the benchmark ends.
+func OnSearchWalk(b interface{ Cleanup(func()) }, f func(postings, batches int)) {
+	searchWalked = f
+	b.Cleanup(func() { searchWalked = nil })
+}

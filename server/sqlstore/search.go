@@ -1,10 +1,12 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,9 +24,10 @@ import (
 //     (owner_id, pack_slug) key;
 //   - other: every word occurs in "owner/slug", the name or the
 //     description. The rarest of the words' trigrams (package_grams, kept
-//     by triggers, see migration 0006) drives a walk newest first
-//     (walkGram); LIKE decides. A query whose words are all shorter than a
-//     trigram matches an owner's name exactly instead.
+//     by triggers, see migrations 0006 and 0009, docs/design.md "Search")
+//     drives a walk newest package first (walkGrams), bounded per page
+//     (searchBudget); LIKE decides. A query whose words are all shorter
+//     than a trigram matches an owner's name exactly instead.
 const (
 	// gramProbes bounds how many trigrams one search measures.
 	gramProbes = 24
@@ -113,10 +116,12 @@ func (p *searchPlan) grams() []string {
 }
 
 // pickChecks returns the driving trigram (the rarest, grams being rarest
-// first) and up to n more to check, taken from other words first: words
-// that are common alone but never meet are then told apart by index
-// look-ups, before any package is read.
-func (p *searchPlan) pickChecks(grams []string, n int) []string {
+// first, with estimate their estimated counts among total packages) and
+// up to n more to check: first the rarest trigram of each other word
+// unless that word is in most packages, so that words that are common
+// alone but never meet are told apart by index look-ups before any
+// package is read; then the next rarest.
+func (p *searchPlan) pickChecks(grams []string, estimate []float64, total float64, n int) []string {
 	wordOf := func(g string) int {
 		for i, w := range p.words {
 			if strings.Contains(w, g) {
@@ -128,9 +133,12 @@ func (p *searchPlan) pickChecks(grams []string, n int) []string {
 	out := grams[:1]
 	used := map[int]bool{wordOf(grams[0]): true}
 	taken := map[string]bool{grams[0]: true}
-	for _, g := range grams[1:] {
-		if len(out) < 1+n && !used[wordOf(g)] {
-			out, used[wordOf(g)], taken[g] = append(out, g), true, true
+	for i, g := range grams[1:] {
+		if w := wordOf(g); len(out) < 1+n && !used[w] {
+			used[w] = true
+			if estimate[1+i] < total/2 {
+				out, taken[g] = append(out, g), true
+			}
 		}
 	}
 	for _, g := range grams[1:] {
@@ -246,12 +254,12 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 		where = append(where, `p.owner_id = (SELECT id FROM accounts WHERE lower(username) = ?)`)
 		args = append(args, plan.words[0])
 		if f.Rank == registry.SearchOther && f.Before > 0 {
-			where = append(where, `p.latest_version_id < ?`)
+			where = append(where, `p.id < ?`)
 			args = append(args, f.Before)
 		}
-		return out, run(registry.SearchOther, sel+strings.Join(where, ` AND `)+` ORDER BY p.latest_version_id DESC`, args...)
+		return out, run(registry.SearchOther, sel+strings.Join(where, ` AND `)+` ORDER BY p.id DESC`, args...)
 	}
-	grams, err = s.rarestGrams(ctx, grams)
+	grams, estimate, total, err := s.rarestGrams(ctx, grams)
 	if err != nil {
 		return nil, err
 	}
@@ -259,72 +267,120 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	if f.Rank == registry.SearchOther {
 		before = f.Before
 	}
-	return s.walkGram(ctx, plan.pickChecks(grams, gramChecks), before, f.Limit, out, where, args)
+	return s.walkGrams(ctx, plan.pickChecks(grams, estimate, total, gramChecks), estimate[0], before, f.Limit, out, where, args)
 }
 
-// gramBatches are the sizes of the successive batches walkGram reads from
-// a trigram's postings: small first (a common word fills a page from the
-// first one), then larger. Fixed sizes keep the statements few.
-var gramBatches = []int{32, 128, 512, 2048}
+// gramBatches are the sizes of the successive batches walkGrams reads
+// from the driving trigram's postings: small first (a common word fills a
+// page from the first one), then larger. Fixed sizes keep the statements
+// few.
+var gramBatches = []int{32, 256, 2048, 8192}
 
-// walkGram reads the postings of grams[0] newest first, in batches, that
-// the other grams have too (index look-ups), and keeps the packages that
-// meet where (with args) until out holds limit packages or the postings
-// end. Two steps, not one join, so that both engines walk the index in
-// order: given one query, PostgreSQL's planner may rather scan every
-// package when it believes the words rare.
-func (s *Store) walkGram(ctx context.Context, grams []string, before int64, limit int, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
+// searchBudget bounds how many postings of the driving trigram one page of
+// a search examines (docs/protocol.md, "Search"): a page that has used it
+// up ends where it stopped, with fewer packages than asked for, and its
+// cursor continues from there. Words that are each common but never meet
+// then cost a bounded amount per page instead of a walk of a whole
+// trigram's postings. A variable for tests.
+var searchBudget = 20000
+
+// searchWalked, when set (by tests and benchmarks), is told how many
+// postings each walk examined, at most, and in how many batches.
+var searchWalked func(postings, batches int)
+
+// walkGrams reads the postings of grams[0] in package id order, newest
+// package first, in batches; keeps those that the other grams have too
+// (look-ups by primary key, in the same statement); reads those packages
+// and keeps the ones that meet where (with args), until out holds limit
+// packages or the postings end. Two statements per batch, not one join,
+// so that both engines walk the index in order: given one query,
+// PostgreSQL's planner may rather scan every package when it believes the
+// words rare.
+//
+// The first batch is the smallest of gramBatches that holds the driving
+// trigram's estimated count: a rare trigram is read in one statement; a
+// common one (more than the largest batch, whose first postings likely
+// fill the page) from the smallest batch up.
+func (s *Store) walkGrams(ctx context.Context, grams []string, count float64, before int64, limit int, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
 	// The batch is read by the inner query (an index walk whatever the
 	// planner believes about the checks); the checks run on its rows only.
-	check := `1`
+	check := `1 = 1`
 	var checkArgs []any
-	for i, other := range grams[1:] {
-		if i == 0 {
-			check = `CASE WHEN `
-		} else {
-			check += ` AND `
-		}
-		check += `EXISTS (SELECT 1 FROM package_grams h WHERE h.gram = ? AND h.latest_version_id = x.latest_version_id AND h.package_id = x.package_id)`
-		checkArgs = append(checkArgs, other)
-	}
 	if len(grams) > 1 {
-		check += ` THEN 1 ELSE 0 END`
+		var probes []string
+		for _, other := range grams[1:] {
+			probes = append(probes, `EXISTS (SELECT 1 FROM package_grams h WHERE h.gram = ? AND h.package_id = x.package_id)`)
+			checkArgs = append(checkArgs, other)
+		}
+		check = `CASE WHEN ` + strings.Join(probes, ` AND `) + ` THEN 1 ELSE 0 END = 1`
 	}
-	for round := 0; len(out) < limit; round++ {
-		size := gramBatches[min(round, len(gramBatches)-1)]
-		inner := `SELECT latest_version_id, package_id FROM package_grams WHERE gram = ?`
-		qargs := append(append([]any{}, checkArgs...), grams[0])
+	examined, round := 0, 0
+	for count <= float64(gramBatches[len(gramBatches)-1]) && float64(gramBatches[round]) < count {
+		round++
+	}
+	batches := 0
+	if searchWalked != nil {
+		defer func() { searchWalked(examined, batches) }()
+	}
+	for ; len(out) < limit; round++ {
+		size := min(gramBatches[min(round, len(gramBatches)-1)], searchBudget-examined)
+		if size <= 0 {
+			// Where the next page starts: after the last posting examined.
+			return append(out, registry.Package{ID: before, SearchRank: registry.SearchOther, SearchResume: true}), nil
+		}
+		examined += size
+		batches++
+		// The batch's postings that have every other gram, and (flag 0)
+		// the batch's last posting, NULL when the postings end within it.
+		below := ``
+		var belowArgs []any
 		if before > 0 {
-			inner += ` AND latest_version_id < ?`
-			qargs = append(qargs, before)
+			below = ` AND package_id < ?`
+			belowArgs = []any{before}
 		}
+		query := `SELECT x.package_id, 1 FROM (SELECT package_id FROM package_grams WHERE gram = ?` + below +
+			` ORDER BY package_id DESC LIMIT ?) x WHERE ` + check + `
+UNION ALL SELECT (SELECT package_id FROM package_grams WHERE gram = ?` + below + ` ORDER BY package_id DESC LIMIT 1 OFFSET ?), 0`
+		qargs := append(append(append([]any{grams[0]}, belowArgs...), size), checkArgs...)
+		qargs = append(append(append(qargs, grams[0]), belowArgs...), size-1)
 		type posting struct {
-			latest, id int64
-			ok         int
+			id   sql.NullInt64
+			flag int
 		}
-		postings, err := queryList(ctx, s, "search", size, func(row scanner) (*posting, error) {
+		postings, err := queryList(ctx, s, "search", 64, func(row scanner) (*posting, error) {
 			var p posting
-			return &p, row.Scan(&p.latest, &p.id, &p.ok)
-		}, `SELECT x.latest_version_id, x.package_id, `+check+` FROM (`+inner+` ORDER BY latest_version_id DESC LIMIT ?) x
-ORDER BY x.latest_version_id DESC`, append(qargs, size)...)
-		if err != nil || len(postings) == 0 {
+			return &p, row.Scan(&p.id, &p.flag)
+		}, query, qargs...)
+		if err != nil {
 			return out, err
 		}
-		ids := make([]any, size) // padded with 0, which no package has
-		n := 0
+		var ids []int64
+		last := int64(0) // 0: the postings end in this batch
 		for _, p := range postings {
-			if p.ok == 1 {
-				ids[n] = p.id
-				n++
+			switch {
+			case p.flag == 0:
+				last = p.id.Int64
+			case p.id.Valid:
+				ids = append(ids, p.id.Int64)
 			}
 		}
-		if n > 0 {
-			for i := n; i < size; i++ {
-				ids[i] = int64(0)
+		slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(b, a) })
+		// The candidates are read newest first in chunks of the batch
+		// sizes, until the page is full: a rare word whose every posting
+		// matches reads one small chunk, not the whole batch.
+		for chunk := 0; len(ids) > 0 && len(out) < limit; chunk++ {
+			n := gramBatches[min(chunk, len(gramBatches)-1)]
+			part := make([]any, n) // padded with 0, which no package has
+			for i := range part {
+				part[i] = int64(0)
+				if i < len(ids) {
+					part[i] = ids[i]
+				}
 			}
+			ids = ids[min(n, len(ids)):]
 			found, err := queryList(ctx, s, "search", 0, scanPackage, `SELECT `+packageColumns+packageFrom+
-				` WHERE p.id IN (?`+strings.Repeat(`, ?`, size-1)+`) AND `+strings.Join(where, ` AND `)+
-				` ORDER BY p.latest_version_id DESC`, append(ids, args...)...)
+				` WHERE p.id IN (?`+strings.Repeat(`, ?`, n-1)+`) AND `+strings.Join(where, ` AND `)+
+				` ORDER BY p.id DESC`, append(part, args...)...)
 			if err != nil {
 				return out, err
 			}
@@ -336,10 +392,10 @@ ORDER BY x.latest_version_id DESC`, append(qargs, size)...)
 				out = append(out, p)
 			}
 		}
-		if len(postings) < size {
+		if last == 0 {
 			break
 		}
-		before = postings[len(postings)-1].latest
+		before = last
 	}
 	return out, nil
 }
@@ -348,14 +404,14 @@ ORDER BY x.latest_version_id DESC`, append(qargs, size)...)
 // them, rarest first. Each trigram's newest gramProbeCap postings are
 // read: fewer than that is the count; otherwise the id range they span
 // says how dense the trigram is among all packages (ids grow with every
-// publish), so a trigram in 0.5% of the packages is told from one in all
-// of them at the cost of reading gramProbeCap index entries.
-func (s *Store) rarestGrams(ctx context.Context, grams []string) ([]string, error) {
-	cols := []string{`(SELECT max(latest_version_id) FROM packages)`}
+// new package), so a trigram in 0.5% of the packages is told from one in
+// all of them at the cost of reading gramProbeCap index entries.
+func (s *Store) rarestGrams(ctx context.Context, grams []string) (sorted []string, estimates []float64, total float64, err error) {
+	cols := []string{`(SELECT max(id) FROM packages)`}
 	args := make([]any, 0, 2*len(grams))
 	for i, g := range grams {
-		probe := fmt.Sprintf(`(SELECT latest_version_id FROM package_grams WHERE gram = ? ORDER BY latest_version_id DESC LIMIT %d) p%d`, gramProbeCap, i)
-		cols = append(cols, `(SELECT count(*) FROM `+probe+`)`, `(SELECT min(latest_version_id) FROM `+strings.Replace(probe, fmt.Sprintf(") p%d", i), fmt.Sprintf(") q%d", i), 1)+`)`)
+		probe := fmt.Sprintf(`(SELECT package_id FROM package_grams WHERE gram = ? ORDER BY package_id DESC LIMIT %d)`, gramProbeCap)
+		cols = append(cols, fmt.Sprintf(`(SELECT count(*) FROM %s p%d)`, probe, i), fmt.Sprintf(`(SELECT min(package_id) FROM %s q%d)`, probe, i))
 		args = append(args, g, g)
 	}
 	var newest sql.NullInt64
@@ -366,7 +422,7 @@ func (s *Store) rarestGrams(ctx context.Context, grams []string) ([]string, erro
 		dest = append(dest, &counts[i], &oldest[i])
 	}
 	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+strings.Join(cols, `, `)), args...).Scan(dest...); err != nil {
-		return nil, s.fault("search", err)
+		return nil, nil, 0, s.fault("search", err)
 	}
 	estimate := make([]float64, len(grams))
 	for i := range grams {
@@ -382,11 +438,11 @@ func (s *Store) rarestGrams(ctx context.Context, grams []string) ([]string, erro
 	}
 	// Stable: equally common trigrams keep the words' order.
 	sort.SliceStable(order, func(a, b int) bool { return estimate[order[a]] < estimate[order[b]] })
-	out := make([]string, len(grams))
+	sorted, estimates = make([]string, len(grams)), make([]float64, len(grams))
 	for i, k := range order {
-		out[i] = grams[k]
+		sorted[i], estimates[i] = grams[k], estimate[k]
 	}
-	return out, nil
+	return sorted, estimates, float64(newest.Int64), nil
 }
 
 // slugBytewise makes a comparison of slugs byte-wise whatever the database's
@@ -413,24 +469,24 @@ func (s *Store) deferSearchIndex(ctx context.Context, tx *sql.Tx) error {
 // indexPackages adds the trigrams of the packages with ids from fromID
 // on, and turns the triggers back on.
 func (s *Store) indexPackages(ctx context.Context, tx *sql.Tx, fromID int64) error {
-	query := `INSERT OR IGNORE INTO package_grams (gram, latest_version_id, package_id)
-SELECT substr(t.s, n, 3), t.latest_version_id, t.id
-FROM (SELECT p.id, p.latest_version_id,
+	query := `INSERT OR IGNORE INTO package_grams (gram, package_id)
+SELECT substr(t.s, n, 3), t.id
+FROM (SELECT p.id,
              pact_fold(a.username || '/' || p.pack_slug || char(10) || p.name || char(10) || p.description) AS s
-      FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ? AND p.latest_version_id <> 0) t
+      FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ?) t
 JOIN search_positions ON n <= length(t.s) - 2
-ORDER BY 1, 2, 3`
+ORDER BY 1, 2`
 	on := `UPDATE search_index_state SET deferred = 0`
 	if s.dialect.name() == "postgres" {
 		// package_search_text and package_grams_of written out, as the
 		// planner would not inline them.
-		query = `INSERT INTO package_grams (gram, latest_version_id, package_id)
-SELECT DISTINCT substr(t.s, n, 3), t.latest_version_id, t.id
-FROM (SELECT p.id, p.latest_version_id,
+		query = `INSERT INTO package_grams (gram, package_id)
+SELECT DISTINCT substr(t.s, n, 3), t.id
+FROM (SELECT p.id,
              lower(a.username || '/' || p.pack_slug || chr(10) || p.name || chr(10) || p.description) AS s
-      FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ? AND p.latest_version_id <> 0) t,
+      FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ?) t,
      generate_series(1, length(t.s) - 2) AS n
-ORDER BY 1, 2, 3
+ORDER BY 1, 2
 ON CONFLICT DO NOTHING`
 		on = `SET LOCAL pact.search_index_deferred = 'off'`
 	}

@@ -31,7 +31,7 @@ func searchAll(t *testing.T, s *sqlstore.Store, query string) []string {
 			return out
 		}
 		last := shown[len(shown)-1]
-		f.Rank, f.AfterSlug, f.Before = last.SearchRank, last.PackSlug, last.LatestVersionID
+		f.Rank, f.AfterSlug, f.Before = last.SearchRank, last.PackSlug, last.SearchKey()
 	}
 	t.Fatalf("q=%q: the walk does not end", query)
 	return nil
@@ -148,28 +148,95 @@ func TestSearchIndexAfterSeedAndRestore(t *testing.T) {
 }
 
 // TestSearchIndexMigrationIndexesExistingPackages: packages stored before
-// the index existed are found after the upgrade.
+// the index existed (migration 2), or while it was keyed by latest version
+// (migration 8), are found after the upgrade.
 func TestSearchIndexMigrationIndexesExistingPackages(t *testing.T) {
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			dsn := b.dsn(t)
-			err := sqlstore.MigrateTo(context.Background(), dsn, 2,
-				`INSERT INTO accounts (id, email, username, created_at) VALUES (7, 'a@example.com', 'alice', '2026-01-01 00:00:00')`,
-				`INSERT INTO packages (id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at)
+		for _, from := range []int64{2, 8} {
+			t.Run(fmt.Sprintf("%s from %d", b.name, from), func(t *testing.T) {
+				dsn := b.dsn(t)
+				err := sqlstore.MigrateTo(context.Background(), dsn, from,
+					`INSERT INTO accounts (id, email, username, created_at) VALUES (7, 'a@example.com', 'alice', '2026-01-01 00:00:00')`,
+					`INSERT INTO packages (id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at)
 VALUES (3, 7, 'old-pack', 'Old Pack', 'stored before the index', '', '1.0.0', 'ab', 0, '2026-01-01 00:00:00', '2026-01-01 00:00:00')`,
-				`INSERT INTO versions (id, package_id, version, name, description, scheme, sha256, size, content, created_at)
+					`INSERT INTO versions (id, package_id, version, name, description, scheme, sha256, size, content, created_at)
 VALUES (5, 3, '1.0.0', 'Old Pack', 'stored before the index', '', 'ab', 1, 'x', '2026-01-01 00:00:00')`,
-				`UPDATE packages SET latest_version_id = 5 WHERE id = 3`)
-			if err != nil {
+					`UPDATE packages SET latest_version_id = 5 WHERE id = 3`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := open(t, dsn, sqlstore.Options{})
+				for q, want := range map[string][]string{
+					"old-pack": {"0:alice/old-pack"}, "before the": {"2:alice/old-pack"}, "alice/old": {"1:alice/old-pack"},
+				} {
+					if got := searchAll(t, s, q); !slices.Equal(got, want) {
+						t.Errorf("q=%q: %q, want %q", q, got, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSearchBudget: words that are each common but never meet in one
+// package cost a bounded walk per page; a page that used its budget up
+// ends early with a cursor from where it stopped, and walking the cursors
+// finds every match, each once.
+func TestSearchBudget(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			owner := &registry.Account{Email: "o@example.com", Username: "owner", CreatedAt: time.Now()}
+			if err := s.CreateAccount(ctx, owner); err != nil {
 				t.Fatal(err)
 			}
-			s := open(t, dsn, sqlstore.Options{})
-			for q, want := range map[string][]string{
-				"old-pack": {"0:alice/old-pack"}, "before the": {"2:alice/old-pack"}, "alice/old": {"1:alice/old-pack"},
-			} {
-				if got := searchAll(t, s, q); !slices.Equal(got, want) {
-					t.Errorf("q=%q: %q, want %q", q, got, want)
+			var batch []registry.PublishInput
+			for i := range 400 {
+				name := fmt.Sprintf("pack-%03d", i)
+				description := []string{"about alpha", "about omega"}[i%2]
+				if i == 7 || i == 250 {
+					description = "alpha and omega"
 				}
+				content := []byte("# " + name + "\n")
+				batch = append(batch, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: name, Name: name,
+					Description: description, Version: "1.0.0", Content: content, SHA256: sha(content),
+					Now: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)})
+			}
+			if err := s.Seed(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+			sqlstore.SetSearchBudget(t, 50)
+			svc := registry.NewService(s, registry.Options{})
+			var found []string
+			cursor, pages, short := "", 0, 0
+			for ; pages < 100; pages++ {
+				page, next, err := svc.ListPackages(ctx, registry.ListQuery{Query: "alpha omega", Limit: 5, Cursor: cursor})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range page {
+					found = append(found, p.PackSlug)
+				}
+				if next == "" {
+					break
+				}
+				if len(page) < 5 {
+					short++
+				}
+				cursor = next
+			}
+			if want := []string{"pack-250", "pack-007"}; !slices.Equal(found, want) {
+				t.Errorf("found %q, want %q", found, want)
+			}
+			// About 200 postings of the driving trigram, 50 a page.
+			if pages < 3 || short < 3 {
+				t.Errorf("%d pages, %d of them short: the budget did not bound the pages", pages, short)
+			}
+			// A common word fills its page within the budget.
+			page, next, err := svc.ListPackages(ctx, registry.ListQuery{Query: "about", Limit: 20})
+			if err != nil || len(page) != 20 || next == "" {
+				t.Errorf("q=about: %d packages, next %q, %v; want 20 and a cursor", len(page), next, err)
 			}
 		})
 	}

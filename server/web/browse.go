@@ -144,6 +144,11 @@ func (pages *Pages) home(c *gin.Context) {
 		list.Heading = "Packages of scheme " + scheme
 		list.Empty = "No package has this scheme."
 	}
+	if query != "" && list.NextURL != "" {
+		// A search page that examined all it may (docs/protocol.md,
+		// "Search") can be empty with more to come.
+		list.Empty = "No match on this page: the search goes on with the next one."
+	}
 	pages.render(c, http.StatusOK, "home.html", query, list)
 }
 
