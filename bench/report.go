@@ -16,23 +16,23 @@ import (
 
 // row is one line of the table.
 type row struct {
-	ID        string   `json:"id"`
-	Path      string   `json:"path"`
-	Server    string   `json:"server"`
-	Packages  int      `json:"packages"`
-	Requests  int64    `json:"requests,omitempty"`
-	RPS       float64  `json:"requests_per_second,omitempty"`
-	P50ms     float64  `json:"p50_ms,omitempty"`
-	P99ms     float64  `json:"p99_ms,omitempty"`
-	Errors    int64    `json:"errors"`
-	PeakRSSMB float64  `json:"peak_rss_mb,omitempty"`
-	Ratio     float64  `json:"ratio,omitempty"`
-	RatioOf   string   `json:"ratio_of,omitempty"` // what the ratio compares to
+	ID        string  `json:"id"`
+	Path      string  `json:"path"`
+	Server    string  `json:"server"`
+	Packages  int     `json:"packages"`
+	Requests  int64   `json:"requests,omitempty"`
+	RPS       float64 `json:"requests_per_second,omitempty"`
+	P50ms     float64 `json:"p50_ms,omitempty"`
+	P99ms     float64 `json:"p99_ms,omitempty"`
+	Errors    int64   `json:"errors"`
+	PeakRSSMB float64 `json:"peak_rss_mb,omitempty"`
+	Ratio     float64 `json:"ratio,omitempty"`
+	RatioOf   string  `json:"ratio_of,omitempty"` // what the ratio compares to
 	// RatioGo is the raw path's rate against the bare Go server on the
 	// same documents: the ceiling for a Go server on this machine.
-	RatioGo float64 `json:"ratio_bare_go,omitempty"`
-	Checks    []check  `json:"targets,omitempty"`
-	Notes     []string `json:"notes,omitempty"`
+	RatioGo float64  `json:"ratio_bare_go,omitempty"`
+	Checks  []check  `json:"targets,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
 }
 
 // check is one target of a row.
