@@ -107,6 +107,9 @@ func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registr
 		if err != nil {
 			return nil, false, s.fault("publish", err)
 		}
+		if created && s.cache != nil {
+			s.cache.published(in.OwnerSlug, in.PackSlug)
+		}
 		if created {
 			s.notifyLog()
 		}
@@ -385,8 +388,8 @@ func (s *Store) ListVersions(ctx context.Context, packageID int64) ([]registry.V
 }
 
 // VersionDocument returns one version with its content; version "" is the
-// latest. Hot documents come from memory (readCache): the returned Version
-// may be shared with other callers and must not be modified.
+// latest. Hot documents come from memory (readCache): the returned
+// Content is shared with other callers and must not be modified.
 func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
 	if s.cache == nil {
 		return s.versionDocument(ctx, owner, pack, version)

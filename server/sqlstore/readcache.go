@@ -89,8 +89,8 @@ func docKey(owner, pack, version string) docID {
 // gen is the generation to pass to a put after reading the database.
 func (c *readCache) gen() uint64 { return c.generation.Load() }
 
-// doc returns a cached version. It is shared with every other reader and
-// must not be modified.
+// doc returns a copy of a cached version; its Content is shared and must
+// not be modified.
 func (c *readCache) doc(key docID) (*registry.Version, bool) {
 	var now time.Duration
 	if c.ttl > 0 {
@@ -108,18 +108,29 @@ func (c *readCache) doc(key docID) (*registry.Version, bool) {
 		return nil, false
 	}
 	c.lru.MoveToFront(e)
-	return d.version, true
+	return copyVersion(d.version), true
 }
 
-// putDoc keeps v, read from the database at generation gen (taken before
-// the read began) and at time readAt on clock(). v must not be modified
-// afterwards.
+// copyVersion copies what a caller might change; the content is shared.
+// (One allocation per hit, which keeps a caller's change out of the
+// cache.)
+func copyVersion(v *registry.Version) *registry.Version {
+	c := *v
+	if v.Provenance != nil {
+		p := *v.Provenance
+		c.Provenance = &p
+	}
+	return &c
+}
+
+// putDoc keeps a copy of v, read from the database at generation gen
+// (taken before the read began) and at time readAt on clock().
 func (c *readCache) putDoc(key docID, v *registry.Version, gen uint64, readAt time.Duration) {
 	size := int64(len(v.Content)) + int64(len(key.owner)+len(key.pack)+len(key.version)) + docOverhead
 	if size > c.maxBytes/8 {
 		return // one document never crowds out many
 	}
-	d := &cachedDoc{key: key, version: v, size: size}
+	d := &cachedDoc{key: key, version: copyVersion(v), size: size}
 	if c.ttl > 0 {
 		d.expires = readAt + c.ttl
 	}
