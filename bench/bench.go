@@ -13,6 +13,8 @@ import (
 
 // bench runs the measurements of one invocation.
 type bench struct {
+	// pids are the processes serving each base URL, for CPU per request.
+	pids     map[string]int
 	cfg      config
 	bin      string
 	work     string
@@ -55,6 +57,10 @@ func (b *bench) measure(ctx context.Context) error {
 		return err
 	}
 	defer bare.stop()
+	b.pids = map[string]int{bare.URL: bare.cmd.Process.Pid}
+	if web != nil {
+		b.pids[web.URL] = web.cmd.Process.Pid
+	}
 
 	// Start-up: the median of a few starts on the seeded database; the
 	// last one stays up for the load.
@@ -191,7 +197,9 @@ func (b *bench) measurePosts(ctx context.Context, server *pactd, db *seeded, suf
 		b.progress("%s%s: %s", p.path, engine, b.cfg.Duration)
 		server.resetPeakRSS()
 		prof := b.startProfile(server, p.id+suffix)
+		cpu0 := processCPU(server.cmd.Process.Pid)
 		r := runPosts(ctx, server.URL+p.url, b.cfg.Conns, b.cfg.Duration, maxPosts, p.next)
+		r.CPU = processCPU(server.cmd.Process.Pid) - cpu0
 		if err := b.waitProfile(prof); err != nil {
 			return 0, err
 		}
@@ -311,9 +319,20 @@ func (b *bench) getConns(ctx context.Context, base, id string, paths []string, p
 		p.resetPeakRSS()
 		prof = b.startProfile(p, id)
 	}
+	pid := b.pids[base]
+	if p != nil {
+		pid = p.cmd.Process.Pid
+	}
+	var cpu0 time.Duration
+	if pid != 0 {
+		cpu0 = processCPU(pid)
+	}
 	r, err := runWrk(ctx, b.work, base, paths, conns, b.cfg.WrkThreads, b.cfg.Duration)
 	if err != nil {
 		return result{}, 0, err
+	}
+	if pid != 0 {
+		r.CPU = processCPU(pid) - cpu0
 	}
 	if err := b.waitProfile(prof); err != nil {
 		return result{}, 0, err
@@ -395,7 +414,7 @@ func checkDeepPage(ctx context.Context, base string, s *seeded) error {
 func rowOf(id, path, server string, packages int, r result, peakKB int64) *row {
 	return &row{
 		ID: id, Path: path, Server: server, Packages: packages,
-		Requests: r.Requests, RPS: r.rate(), P50ms: ms(r.P50), P99ms: ms(r.P99), Errors: r.Errors,
+		Requests: r.Requests, RPS: r.rate(), P50ms: ms(r.P50), P99ms: ms(r.P99), Errors: r.Errors, CPUus: r.cpuPerRequest(),
 		PeakRSSMB: float64(peakKB) / 1024, Notes: r.FirstErrors,
 	}
 }

@@ -26,8 +26,11 @@ type row struct {
 	P99ms     float64 `json:"p99_ms,omitempty"`
 	Errors    int64   `json:"errors"`
 	PeakRSSMB float64 `json:"peak_rss_mb,omitempty"`
-	Ratio     float64 `json:"ratio,omitempty"`
-	RatioOf   string  `json:"ratio_of,omitempty"` // what the ratio compares to
+	// CPUus is the server's CPU time per 200 answer (all its processes),
+	// which depends little on the machine's other load.
+	CPUus   float64 `json:"cpu_us_per_request,omitempty"`
+	Ratio   float64 `json:"ratio,omitempty"`
+	RatioOf string  `json:"ratio_of,omitempty"` // what the ratio compares to
 	// RatioGo is the raw path's rate against the bare Go server on the
 	// same documents: the ceiling for a Go server on this machine.
 	RatioGo float64  `json:"ratio_bare_go,omitempty"`
@@ -154,6 +157,15 @@ func (rep *report) evaluate() {
 			g.Ratio, g.RatioOf = g.RPS/nginx.RPS, "nginx"
 		}
 	}
+	// CPU per request, the figure other load on the machine skews least.
+	if raw != nil && raw.CPUus > 0 {
+		for _, other := range []*row{nginx, rep.row("raw-go")} {
+			if other != nil && other.CPUus > 0 {
+				raw.Notes = append(raw.Notes, fmt.Sprintf("CPU per answer: pactd %.1f µs, %s %.1f µs (pactd needs %.2f× its CPU)",
+					raw.CPUus, other.Server, other.CPUus, raw.CPUus/other.CPUus))
+			}
+		}
+	}
 	if cold, coldNginx := rep.row("raw-cold"), rep.row("raw-cold-nginx"); cold != nil && coldNginx != nil && coldNginx.RPS > 0 {
 		cold.Ratio, cold.RatioOf = cold.RPS/coldNginx.RPS, "nginx"
 		atLeast(cold, fmt.Sprintf("≥ %.1f× nginx", coldVsNginx), cold.Ratio, coldVsNginx)
@@ -241,9 +253,12 @@ func (rep *report) writeTable(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "path\tpackages\treq/s\tp50\tp99\terrors\tpeak RSS\tratio\ttarget\tmet?")
+	fmt.Fprintln(tw, "path\tpackages\treq/s\tp50\tp99\terrors\tCPU/req\tpeak RSS\tratio\ttarget\tmet?")
 	for _, r := range rep.Rows {
-		rate, p50, p99, rss, ratio := "", "", "", "", ""
+		rate, p50, p99, rss, ratio, cpu := "", "", "", "", "", ""
+		if r.CPUus > 0 {
+			cpu = fmt.Sprintf("%.1f µs", r.CPUus)
+		}
 		if r.RPS > 0 {
 			rate = fmt.Sprintf("%.0f", r.RPS)
 		}
@@ -277,7 +292,7 @@ func (rep *report) writeTable(w io.Writer) {
 		if r.Requests == 0 && r.RPS == 0 {
 			errs = ""
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Path, r.Packages, rate, p50, p99, errs, rss, ratio,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Path, r.Packages, rate, p50, p99, errs, cpu, rss, ratio,
 			strings.Join(targets, "; "), met)
 	}
 	tw.Flush()

@@ -20,8 +20,18 @@ type result struct {
 	Elapsed  time.Duration
 	P50, P99 time.Duration
 	Errors   int64
+	// CPU is the server's CPU time during the run (0: not measured).
+	CPU time.Duration
 	// FirstErrors holds a few error messages, to say what went wrong.
 	FirstErrors []string
+}
+
+// cpuPerRequest is the server's CPU time per 200 answer, in µs.
+func (r result) cpuPerRequest() float64 {
+	if r.CPU <= 0 || r.Requests == 0 {
+		return 0
+	}
+	return float64(r.CPU.Microseconds()) / float64(r.Requests)
 }
 
 func (r result) rate() float64 {
