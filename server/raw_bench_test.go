@@ -92,9 +92,8 @@ func BenchmarkListDeepPage(b *testing.B) {
 	h := srv.Handler()
 	// Walk to page 5 by next_cursor, as a client does.
 	path := "/api/packages"
-	w := httptest.NewRecorder()
 	for range 4 {
-		w = httptest.NewRecorder()
+		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
 		var page struct {
 			NextCursor string `json:"next_cursor"`
