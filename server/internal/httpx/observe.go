@@ -126,6 +126,9 @@ type seriesKey struct {
 // series returns the children of a route, method and status, resolving
 // them the first time. The labels are bounded (see routeLabel), so is the map.
 func (m *Metrics) series(route, method string, status int) *requestSeries {
+	if status < 100 || status > 599 {
+		status = 0 // statusLabel's "other": one key for all of them
+	}
 	k := seriesKey{route, method, status}
 	if s, ok := m.resolved.Load(k); ok {
 		return s.(*requestSeries)
