@@ -1,7 +1,12 @@
 package main
 
 import (
+	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,5 +103,42 @@ func TestDeepPage(t *testing.T) {
 		if got := deepPage(packages); got != want {
 			t.Errorf("deepPage(%d) = %d, want %d", packages, got, want)
 		}
+	}
+}
+
+// Only 200s count: wrk's requests per second and the row's errors leave
+// out and count every other answer, a 304 or a redirect as much as a 404.
+func TestWrkCountsOnly200s(t *testing.T) {
+	if _, err := exec.LookPath("wrk"); err != nil {
+		t.Skip("wrk is not installed")
+	}
+	var ok, other atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ok":
+			ok.Add(1)
+			w.Write([]byte("fine"))
+		case "/not-modified":
+			other.Add(1)
+			w.WriteHeader(http.StatusNotModified)
+		default:
+			other.Add(1)
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	r, err := runWrk(context.Background(), t.TempDir(), srv.URL, []string{"/ok", "/not-modified", "/ok", "/missing"}, 2, 1, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests == 0 || r.Errors == 0 {
+		t.Fatalf("requests %d, errors %d: want both", r.Requests, r.Errors)
+	}
+	// wrk stops mid-request at the end; allow the few in flight.
+	if d := r.Requests - ok.Load(); d > 2 || d < -2 {
+		t.Errorf("wrk counted %d requests, the server answered %d with 200", r.Requests, ok.Load())
+	}
+	if d := r.Errors - other.Load(); d > 2 || d < -2 {
+		t.Errorf("wrk counted %d errors, the server answered %d with something else", r.Errors, other.Load())
 	}
 }

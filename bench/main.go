@@ -39,6 +39,7 @@ type config struct {
 	Conns       int
 	WrkThreads  int
 	RawDocs     int
+	ColdDocs    int
 	DocBytes    int
 	Keep        bool
 	PprofDir    string
@@ -60,6 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.Conns, "conns", 32, "concurrent connections per path")
 	fs.IntVar(&c.WrkThreads, "wrk-threads", 1, "wrk threads (the load tool shares the machine with the server)")
 	fs.IntVar(&c.RawDocs, "raw-docs", 1000, "distinct documents the raw path cycles through (spread over the database)")
+	fs.IntVar(&c.ColdDocs, "cold-docs", 100000, "distinct documents of the rows over a working set ten times pactd's read cache (at most -packages)")
 	fs.IntVar(&c.DocBytes, "doc-bytes", 3000, "size of every seeded and published document")
 	fs.BoolVar(&c.Keep, "keep", false, "keep the work directory (database, logs, nginx files) and print its path")
 	fs.StringVar(&c.PprofDir, "pprof", "", "directory to write a CPU profile of pactd for every pactd path into (needs pactd --pprof-addr)")
@@ -98,11 +100,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-postgres must be a postgres:// URL")
 	case c.RawDocs < 1:
 		return c, errors.New("-raw-docs must be at least 1")
+	case c.ColdDocs < 1:
+		return c, errors.New("-cold-docs must be at least 1")
 	}
+	c.ColdDocs = min(c.ColdDocs, c.Packages)
 	return c, nil
 }
 
 func main() {
+	if dir := os.Getenv(bareEnv); dir != "" {
+		if err := serveBare(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: bare Go server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)

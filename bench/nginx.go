@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -38,7 +37,7 @@ http {
     scgi_temp_path %[1]s/tmp/scgi;
     server {
         listen 127.0.0.1:%[2]d;
-        root %[1]s/www;
+        root %[3]s;
         location /raw/ { add_header Cache-Control "public, max-age=60"; }
     }
 }
@@ -51,26 +50,16 @@ type nginx struct {
 	done chan error
 }
 
-// startNginx writes docs (path → content) under dir/www and serves them.
-func startNginx(ctx context.Context, bin, dir string, docs map[string][]byte) (*nginx, error) {
-	for _, sub := range []string{"www", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return nil, err
-		}
-	}
-	for p, content := range docs {
-		file := filepath.Join(dir, "www", filepath.FromSlash(strings.TrimPrefix(p, "/")))
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(file, content, 0o644); err != nil {
-			return nil, err
-		}
+// startNginx serves the files under www (written by writeDocs; probe is
+// one of their paths) with its own files under dir.
+func startNginx(ctx context.Context, bin, dir, www, probe string) (*nginx, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
+		return nil, err
 	}
 	// Run as root, nginx's workers switch to an unprivileged user, which
 	// must be able to walk down to the files: open the work directory (made
-	// 0700 by os.MkdirTemp) and this one for reading.
-	for _, d := range []string{filepath.Dir(dir), dir} {
+	// 0700 by os.MkdirTemp) and these for reading.
+	for _, d := range []string{filepath.Dir(dir), dir, www} {
 		if err := os.Chmod(d, 0o755); err != nil {
 			return nil, err
 		}
@@ -80,7 +69,7 @@ func startNginx(ctx context.Context, bin, dir string, docs map[string][]byte) (*
 		return nil, err
 	}
 	conf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(conf, fmt.Appendf(nil, nginxConfig, dir, port), 0o644); err != nil {
+	if err := os.WriteFile(conf, fmt.Appendf(nil, nginxConfig, dir, port, www), 0o644); err != nil {
 		return nil, err
 	}
 	n := &nginx{URL: fmt.Sprintf("http://127.0.0.1:%d", port), done: make(chan error, 1)}
@@ -96,11 +85,6 @@ func startNginx(ctx context.Context, bin, dir string, docs map[string][]byte) (*
 	}
 	go func() { n.done <- n.cmd.Wait() }()
 
-	var probe string
-	for p := range docs {
-		probe = p
-		break
-	}
 	client := &http.Client{Timeout: 2 * time.Second}
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		resp, err := client.Get(n.URL + probe)

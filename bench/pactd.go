@@ -39,7 +39,7 @@ type pactd struct {
 
 // startPactd runs pactd serve on db and waits for its first answer that
 // needs the database.
-func startPactd(ctx context.Context, bin, db, logPath string, pprof bool) (*pactd, error) {
+func startPactd(ctx context.Context, bin, db, logPath string, pprof bool, extra ...string) (*pactd, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -56,6 +56,7 @@ func startPactd(ctx context.Context, bin, db, logPath string, pprof bool) (*pact
 	for _, limit := range []string{"ip", "token", "key"} {
 		args = append(args, "--rate-"+limit, "1e9", "--rate-"+limit+"-burst", "1000000000")
 	}
+	args = append(args, extra...)
 	p := &pactd{URL: "http://" + addr, log: log, done: make(chan error, 1)}
 	if pprof {
 		pport, err := freePort()

@@ -107,7 +107,7 @@ func (b *bench) measureSearchOnPostgres(ctx context.Context) error {
 		return err
 	}
 	b.rep.add(rowOf("search@postgres", searchPath+", PostgreSQL", "pactd", db.Packages, r, kb))
-	return nil
+	return b.measurePostgresRows(ctx, server, db)
 }
 
 var searchPath = fmt.Sprintf("GET /api/packages?q=… (%d searches)", searchQueries)

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -32,6 +33,10 @@ type Config struct {
 	LoginAttempts int
 	LoginWindow   time.Duration
 	Logger        *slog.Logger
+	// RequestLog, when set, receives the one log line per request
+	// directly (the format Logger's JSON handler writes); nil sends them
+	// through Logger.
+	RequestLog io.Writer
 	// Limits guard the API; the zero value turns every limit off.
 	Limits Limits
 	// TrustedProxies are the addresses (or CIDRs) of reverse proxies whose
@@ -77,6 +82,7 @@ func New(svc *registry.Service, cfg Config) *Server {
 		tiles:      newTileCache(maxTileCacheBytes),
 		idtokens:   newIDTokenVerifier(svc, cfg.BaseURL),
 	}
+	s.shared.RequestLog = cfg.RequestLog
 	s.api = s.shared.NewEngine()
 	s.routeAPI(s.api)
 	s.web = s.shared.NewEngine()

@@ -3,26 +3,29 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // Two pactd processes on one PostgreSQL database behave as one registry:
-// what one acknowledges the other serves at once, and the rules that guard
+// what one acknowledges the other serves at once (a new latest raw
+// document within --db-read-cache-ttl), and the rules that guard
 // publishing (nonces, immutable versions, revoked tokens, deleted keys) hold
 // across them.
 func TestReplicasShareOnePostgres(t *testing.T) {
 	t.Parallel()
 	dsn := storetest.PostgresURL(t)
 	// pactd user create and token create run on the shared database.
-	first, token := startWithToken(t, "alice", dsn)
-	second := startPactd(t, dsn)
+	first, token := startWithToken(t, "alice", dsn, "--db-read-cache-ttl", replicaCacheTTL.String())
+	second := startPactd(t, dsn, "--db-read-cache-ttl", replicaCacheTTL.String())
 	replicas := []string{first.URL, second.URL}
 	a, b := replicas[0], replicas[1]
 
@@ -33,9 +36,14 @@ func TestReplicasShareOnePostgres(t *testing.T) {
 			content := packDocument("fresh", version, fmt.Sprintf("Edition %d.", i))
 			wantAnswer(t, "publish "+version, publish(t, writer, token, content), http.StatusOK)
 
-			latest := get(t, reader+"/raw/alice/fresh.pact.md", "")
-			if latest.status != http.StatusOK || string(latest.body) != content {
-				t.Fatalf("right after publishing %s on one replica, the other serves the latest as %s", version, latest)
+			// The reader may have the previous latest cached: it
+			// serves the new one within the cache's ttl.
+			var latest answer
+			if !within(replicaCacheTTL, func() bool {
+				latest = get(t, reader+"/raw/alice/fresh.pact.md", "")
+				return latest.status == http.StatusOK && string(latest.body) == content
+			}) {
+				t.Fatalf("%s after publishing %s on one replica, the other serves the latest as %s", replicaCacheTTL, version, latest)
 			}
 			pinned := get(t, reader+"/raw/alice/fresh@"+version+".pact.md", "")
 			if pinned.status != http.StatusOK || string(pinned.body) != content {
@@ -138,6 +146,97 @@ func TestReplicasShareOnePostgres(t *testing.T) {
 				t.Errorf("the revoked token on %s: %s, want 401", r, got)
 			}
 			wantAnswer(t, "the other token", get(t, r+"/api/me", token), http.StatusOK)
+		}
+	})
+}
+
+// replicaCacheTTL is --db-read-cache-ttl of the replicas under test: how
+// long another replica's write may take to show on a raw path.
+const replicaCacheTTL = 300 * time.Millisecond
+
+// within reports whether ok holds by the time bound has passed since the
+// call, asking every 10 ms; one more ask is allowed for the time a request
+// takes on a loaded machine.
+func within(bound time.Duration, ok func() bool) bool {
+	deadline := time.Now().Add(bound)
+	for {
+		if ok() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return ok()
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Each replica caches raw documents (docs/design.md, The read cache): a
+// yank, an un-yank or a new latest version made through replica A shows on
+// replica B's raw path within --db-read-cache-ttl, and B does serve from
+// its cache until then (a replica with a long ttl keeps the old answer).
+func TestReplicaRawCacheIsCoherentWithinItsTTL(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.PostgresURL(t)
+	a, token := startWithToken(t, "alice", dsn, "--db-read-cache-ttl", replicaCacheTTL.String())
+	b := startPactd(t, dsn, "--db-read-cache-ttl", replicaCacheTTL.String())
+	slow := startPactd(t, dsn, "--db-read-cache-ttl", "1h")
+	raw := func(base, path string) (int, string, http.Header) {
+		t.Helper()
+		resp, err := httpClient.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body), resp.Header
+	}
+
+	v1 := packDocument("coherent", "1.0.0", "First.")
+	wantAnswer(t, "publish 1.0.0 on A", publish(t, a.URL, token, v1), http.StatusOK)
+	for _, r := range []string{b.URL, slow.URL} {
+		// Never read before: read from the database, and now cached.
+		if status, body, _ := raw(r, "/raw/alice/coherent.pact.md"); status != http.StatusOK || body != v1 {
+			t.Fatalf("a replica serves the first latest as %d %q", status, body)
+		}
+		if status, _, h := raw(r, "/raw/alice/coherent@1.0.0.pact.md"); status != http.StatusOK || h.Get("Pact-Yanked") != "" {
+			t.Fatalf("a replica serves 1.0.0 as %d, Pact-Yanked %q", status, h.Get("Pact-Yanked"))
+		}
+	}
+
+	t.Run("a new latest version", func(t *testing.T) {
+		v2 := packDocument("coherent", "2.0.0", "Second.")
+		wantAnswer(t, "publish 2.0.0 on A", publish(t, a.URL, token, v2), http.StatusOK)
+		var got string
+		if !within(replicaCacheTTL, func() bool { _, got, _ = raw(b.URL, "/raw/alice/coherent.pact.md"); return got == v2 }) {
+			t.Errorf("%s after A published 2.0.0, B serves the latest as %q", replicaCacheTTL, got)
+		}
+		if _, got, _ := raw(slow.URL, "/raw/alice/coherent.pact.md"); got != v1 {
+			t.Errorf("a replica with a 1h ttl serves %q, want the cached 1.0.0 (is the cache in use?)", got)
+		}
+	})
+
+	t.Run("a yank with a reason, and an un-yank", func(t *testing.T) {
+		yank := call(t, httpClient, http.MethodPost, a.URL+"/api/packages/alice/coherent/versions/1.0.0/yank", token,
+			map[string]string{"reason": "broken steps"})
+		wantAnswer(t, "yank 1.0.0 on A", yank, http.StatusOK)
+		var h http.Header
+		if !within(replicaCacheTTL, func() bool {
+			_, _, h = raw(b.URL, "/raw/alice/coherent@1.0.0.pact.md")
+			return h.Get("Pact-Yanked") == "true" && h.Get("Pact-Yank-Reason") == "broken steps"
+		}) {
+			t.Errorf("%s after A yanked 1.0.0, B answers with Pact-Yanked %q, Pact-Yank-Reason %q",
+				replicaCacheTTL, h.Get("Pact-Yanked"), h.Get("Pact-Yank-Reason"))
+		}
+		if _, _, h := raw(slow.URL, "/raw/alice/coherent@1.0.0.pact.md"); h.Get("Pact-Yanked") != "" {
+			t.Errorf("a replica with a 1h ttl already shows the yank (is the cache in use?)")
+		}
+		wantAnswer(t, "un-yank 1.0.0 on A", call(t, httpClient, http.MethodPost,
+			a.URL+"/api/packages/alice/coherent/versions/1.0.0/unyank", token, nil), http.StatusOK)
+		if !within(replicaCacheTTL, func() bool {
+			_, _, h = raw(b.URL, "/raw/alice/coherent@1.0.0.pact.md")
+			return h.Get("Pact-Yanked") == ""
+		}) {
+			t.Errorf("%s after A un-yanked 1.0.0, B still answers Pact-Yanked %q", replicaCacheTTL, h.Get("Pact-Yanked"))
 		}
 	})
 }

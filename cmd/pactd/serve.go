@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -51,7 +52,8 @@ type storeSettings struct {
 	MaxConns         int
 	StatementTimeout time.Duration
 	BusyTimeout      time.Duration // SQLite only
-	ReadCacheBytes   int64         // SQLite only; 0 turns the cache off
+	ReadCacheBytes   int64         // 0 turns the cache off
+	ReadCacheTTL     time.Duration // PostgreSQL only
 }
 
 // maxDBConns bounds --db-max-conns: far more than one process can use, low
@@ -63,8 +65,12 @@ func (s storeSettings) options() sqlstore.Options {
 	if cache == 0 {
 		cache = -1 // sqlstore reads 0 as "the default"
 	}
+	ttl := s.ReadCacheTTL
+	if ttl == 0 {
+		ttl = -1
+	}
 	return sqlstore.Options{MaxOpenConns: s.MaxConns, StatementTimeout: s.StatementTimeout,
-		BusyTimeout: s.BusyTimeout, CacheBytes: cache}
+		BusyTimeout: s.BusyTimeout, CacheBytes: cache, CacheTTL: ttl}
 }
 
 // serverTimeouts bound how long one connection may hold the server: a client
@@ -83,7 +89,8 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.IntVar(&c.Store.MaxConns, "db-max-conns", 0, fmt.Sprintf("database connections: the PostgreSQL pool, or SQLite's readers beside its one writer (0: %d on PostgreSQL, max(4, CPUs) on SQLite)", sqlstore.DefaultPostgresConns))
 	f.DurationVar(&c.Store.StatementTimeout, "db-statement-timeout", sqlstore.DefaultStatementTimeout, "how long a database statement or transaction may take before the request gets 503; on PostgreSQL also its statement_timeout")
 	f.DurationVar(&c.Store.BusyTimeout, "db-busy-timeout", sqlstore.DefaultBusyTimeout, "SQLite only: how long a statement waits for another connection's or process's lock before the request gets 503")
-	f.Int64Var(&c.Store.ReadCacheBytes, "db-read-cache-bytes", sqlstore.DefaultCacheBytes, "SQLite only: memory for hot raw documents, in bytes (0 turns the cache off)")
+	f.Int64Var(&c.Store.ReadCacheBytes, "db-read-cache-bytes", sqlstore.DefaultCacheBytes, "memory for hot raw documents, in bytes (0 turns the cache off)")
+	f.DurationVar(&c.Store.ReadCacheTTL, "db-read-cache-ttl", sqlstore.DefaultCacheTTL, "PostgreSQL only: how long a replica serves a cached document before reading it again, so the bound on how long another replica's yank or new latest version takes to show (0 turns the cache off)")
 	f.StringVar(&c.BaseURL, "base-url", "", "public base URL used in every link (default http://<addr>)")
 	c.Log.flags(f)
 	f.Int64Var(&c.MaxBody, "max-body", packfmt.DefaultMaxBytes, "largest pack document accepted, in bytes")
@@ -212,14 +219,16 @@ func (s storeSettings) validate(postgres bool) error {
 	if s.ReadCacheBytes < 0 {
 		return invalid("db-read-cache-bytes", "is a negative number of bytes (0 turns the cache off)")
 	}
+	if s.ReadCacheTTL < 0 {
+		return invalid("db-read-cache-ttl", "is a negative duration (0 turns the cache off on PostgreSQL)")
+	}
 	if postgres {
 		// Each replica would silently ignore them; say so instead.
 		if s.BusyTimeout != sqlstore.DefaultBusyTimeout {
 			return invalid("db-busy-timeout", "applies to SQLite only, and --db is a PostgreSQL URL (there --db-statement-timeout bounds lock waits)")
 		}
-		if s.ReadCacheBytes != sqlstore.DefaultCacheBytes {
-			return invalid("db-read-cache-bytes", "applies to SQLite only, and --db is a PostgreSQL URL (replicas keep no cache)")
-		}
+	} else if s.ReadCacheTTL != sqlstore.DefaultCacheTTL {
+		return invalid("db-read-cache-ttl", "applies to PostgreSQL only, and --db is a SQLite file (this process sees every write, so its cache needs no expiry)")
 	}
 	return nil
 }
@@ -264,14 +273,14 @@ that is not valid, stops serve with exit code 2 before it listens.`,
 			}
 			logs := newLogBuffer(cmd.ErrOrStderr(), 100*time.Millisecond)
 			defer logs.Close()
-			return serve(cmd.Context(), cfg, slog.New(slog.NewJSONHandler(logs, nil)), cmd)
+			return serve(cmd.Context(), cfg, slog.New(slog.NewJSONHandler(logs, nil)), logs, cmd)
 		},
 	}
 	cfg.flags(cmd.Flags())
 	return cmd
 }
 
-func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Command) error {
+func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, requestLog io.Writer, cmd *cobra.Command) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -288,7 +297,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, cmd *cobra.Co
 		ln.Close()
 		return err
 	}
-	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log,
+	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log, RequestLog: requestLog,
 		Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies,
 		LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow, SeparateMetrics: cfg.MetricsAddr != ""})
 

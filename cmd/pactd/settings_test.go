@@ -145,8 +145,8 @@ func TestServeRefusesBadSettingsFromEverySource(t *testing.T) {
 			want: `pactd: config file FILE: db-read-cache-bytes: "-1" is a negative number of bytes (0 turns the cache off)`},
 		{name: "a read cache size that is not a number", args: []string{"--db-read-cache-bytes", "16MiB"},
 			want: `pactd: flag --db-read-cache-bytes: "16MiB" is not a whole number`},
-		{name: "a SQLite cache setting with PostgreSQL", args: []string{"--db", "postgres://pact@db.invalid/pact", "--db-read-cache-bytes", "0"},
-			want: `pactd: flag --db-read-cache-bytes: "0" applies to SQLite only, and --db is a PostgreSQL URL`},
+		{name: "a PostgreSQL cache setting with SQLite", args: []string{"--db-read-cache-ttl", "5s"},
+			want: `pactd: flag --db-read-cache-ttl: "5s" applies to PostgreSQL only, and --db is a SQLite file`},
 		{name: "a SQLite lock setting with PostgreSQL", file: file{"pact.yaml", "db-busy-timeout: 1s\n"}, args: []string{"--config", "FILE", "--db", "postgresql://pact@db.invalid/pact"},
 			want: `pactd: config file FILE: db-busy-timeout: "1s" applies to SQLite only, and --db is a PostgreSQL URL`},
 	}

@@ -103,7 +103,7 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 		logs = io.Discard
 	}
 	srv := server.New(svc, server.Config{BaseURL: ts.URL, Signup: opts.Signup, Limits: opts.Limits,
-		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		Logger: slog.New(slog.NewJSONHandler(logs, nil)), RequestLog: logs})
 	ts.Config.Handler = srv.Handler()
 	return &Env{URL: ts.URL, Store: store, Service: svc, API: apitest.New(t, ts.URL), Clock: clock}
 }

@@ -217,7 +217,7 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	s := &Store{dialect: sqliteDialect{}, write: write, read: read, timeout: opts.StatementTimeout}
 	s.group = newGroupCommitter(write, opts.StatementTimeout)
 	if opts.CacheBytes > 0 {
-		s.cache = newReadCache(opts.CacheBytes)
+		s.cache = newReadCache(opts.CacheBytes, 0) // this process sees every write
 	}
 	return s, nil
 }
@@ -388,5 +388,10 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	db.SetConnMaxLifetime(30 * time.Minute)
-	return &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, timeout: opts.StatementTimeout}, nil
+	s := &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, timeout: opts.StatementTimeout}
+	if opts.CacheBytes > 0 && opts.CacheTTL > 0 {
+		// Other replicas write unseen: entries expire (readcache.go).
+		s.cache = newReadCache(opts.CacheBytes, opts.CacheTTL)
+	}
+	return s, nil
 }

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
 	"github.com/pact-registry/pact/server/registry"
@@ -185,8 +184,8 @@ func (s *Store) txOnce(ctx context.Context, write func(ctx context.Context, tx *
 	return tx.Commit()
 }
 
-// changedPackage drops what a yank or deprecation of p made stale on
-// SQLite: its documents (a pinned one carries its yank, the latest may be
+// changedPackage drops what a yank or deprecation of p made stale in this
+// process: its documents (a pinned one carries its yank, the latest may be
 // another version now) and, by the generation, every list page kept above
 // the store.
 func (s *Store) changedPackage(p *registry.Package) {
@@ -205,12 +204,12 @@ func allYanked(p *registry.Package) error {
 // packageChanged drops every document of owner/pack and bumps the
 // generation.
 func (c *readCache) packageChanged(owner, pack string) {
-	prefix := docKey(owner, pack, "")
+	latest := docKey(owner, pack, "")
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.generation.Add(1)
 	for key, e := range c.docs {
-		if strings.HasPrefix(key, prefix) {
+		if key.owner == latest.owner && key.pack == latest.pack {
 			c.remove(e)
 		}
 	}

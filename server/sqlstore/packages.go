@@ -115,6 +115,9 @@ func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registr
 		if err != nil {
 			return nil, false, s.fault("publish", err)
 		}
+		if created && s.cache != nil {
+			s.cache.published(in.OwnerSlug, in.PackSlug)
+		}
 		if created {
 			s.notifyLog()
 		}
@@ -407,9 +410,8 @@ func (s *Store) ListVersions(ctx context.Context, packageID int64) ([]registry.V
 }
 
 // VersionDocument returns one version with its content; version "" is the
-// latest. On SQLite hot documents come from memory (readCache): the
-// returned Content may be shared with other callers and must not be
-// modified.
+// latest. Hot documents come from memory (readCache): the returned
+// Content is shared with other callers and must not be modified.
 func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
 	if s.cache == nil {
 		return s.versionDocument(ctx, owner, pack, version)
@@ -419,9 +421,13 @@ func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string
 		return v, nil
 	}
 	gen := s.cache.gen()
+	var readAt time.Duration
+	if s.cache.ttl > 0 {
+		readAt = clock() // before the read: an entry never outlives ttl from the row it holds
+	}
 	v, err := s.versionDocument(ctx, owner, pack, version)
 	if err == nil {
-		s.cache.putDoc(key, v, gen)
+		s.cache.putDoc(key, v, gen, readAt)
 	}
 	return v, err
 }

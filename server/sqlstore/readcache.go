@@ -5,28 +5,35 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/pact-registry/pact/server/registry"
 )
 
 // readCache keeps the hottest reads in memory: raw documents (latest and
-// pinned). It is used on SQLite only,
-// where this process is the database's only writer (replicas share one
-// PostgreSQL database instead), so every change passes through this Store and
-// invalidates what it makes stale before the write returns to its caller:
+// pinned), bounded in bytes (Options.CacheBytes, pactd's
+// --db-read-cache-bytes).
+//
+// Every change made through this Store invalidates what it makes stale
+// before the write returns to its caller:
 //
 //   - Publish drops its package's latest document;
 //   - a yank, un-yank or deprecation drops every document of its package
 //     (packageChanged, lifecycle.go);
-//   - DeleteSSHKey and Seed drop everything (provenance names the key).
+//   - DeleteSSHKey, Seed and Restore drop everything (provenance names the key).
+//
+// On SQLite this process is the database's only writer, so that is all.
+// On PostgreSQL other replicas write unseen: there every entry also
+// expires ttl after it was read (Options.CacheTTL, --db-read-cache-ttl), so
+// a yank or a new latest version made through another replica is served
+// by this one within ttl (docs/design.md, The read cache).
 //
 // Its generation is also what the server's cache of encoded first list
-// pages is kept under (Store.Generation): every write that changes a list
-// (a publish, a yank, a deprecation, a seed) bumps it.
+// pages is kept under (Store.Generation, SQLite only): every write that
+// changes a list (a publish, a yank, a deprecation, a seed) bumps it.
 //
-// Pinned versions are immutable. Results that are empty or missing are
-// never cached, so a database filled behind the store's back while it was
-// empty (restore) is read afresh.
+// Results that are empty or missing are never cached, so a database filled
+// behind the store's back while it was empty (restore) is read afresh.
 //
 // A read that raced with a write must not store what it read before the
 // write: every invalidation bumps a generation, and a read stores its
@@ -37,32 +44,46 @@ type readCache struct {
 	// without the lock by Generation.
 	generation atomic.Uint64
 	maxBytes   int64
+	ttl        time.Duration // 0: entries never expire
 	bytes      int64
-	docs       map[string]*list.Element // docKey → element of lru
-	lru        *list.List               // of *cachedDoc, most recently used first
+	docs       map[docID]*list.Element
+	lru        *list.List // of *cachedDoc, most recently used first
+}
+
+// docID names a document as VersionDocument is asked for it: owners match
+// regardless of case, pack slugs are lower case, versions are exact ("" is
+// the latest). A struct, so a look-up builds no string.
+type docID struct {
+	owner, pack, version string
 }
 
 type cachedDoc struct {
-	key     string
+	key     docID
 	version *registry.Version
 	size    int64
+	expires time.Duration // on clock(); 0 when the cache has no ttl
 }
 
-// docOverhead is a document entry's memory beyond its content.
+// docOverhead is a document entry's memory beyond its content and key:
+// the Version's other fields, the map entry and the list element.
 const docOverhead = 512
 
-func newReadCache(maxBytes int64) *readCache {
+// epoch anchors clock, so expiry is measured on the monotonic clock.
+var epoch = time.Now()
+
+func clock() time.Duration { return time.Since(epoch) }
+
+func newReadCache(maxBytes int64, ttl time.Duration) *readCache {
 	return &readCache{
 		maxBytes: maxBytes,
-		docs:     map[string]*list.Element{},
+		ttl:      ttl,
+		docs:     map[docID]*list.Element{},
 		lru:      list.New(),
 	}
 }
 
-// docKey names a document as VersionDocument is asked for it: owners match
-// regardless of case, pack slugs are lower case, versions are exact.
-func docKey(owner, pack, version string) string {
-	return strings.ToLower(owner) + "/" + strings.ToLower(pack) + "@" + version
+func docKey(owner, pack, version string) docID {
+	return docID{strings.ToLower(owner), strings.ToLower(pack), version}
 }
 
 // gen is the generation to pass to a put after reading the database.
@@ -70,18 +91,29 @@ func (c *readCache) gen() uint64 { return c.generation.Load() }
 
 // doc returns a copy of a cached version; its Content is shared and must
 // not be modified.
-func (c *readCache) doc(key string) (*registry.Version, bool) {
+func (c *readCache) doc(key docID) (*registry.Version, bool) {
+	var now time.Duration
+	if c.ttl > 0 {
+		now = clock()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.docs[key]
 	if !ok {
 		return nil, false
 	}
+	d := e.Value.(*cachedDoc)
+	if c.ttl > 0 && now >= d.expires {
+		c.remove(e)
+		return nil, false
+	}
 	c.lru.MoveToFront(e)
-	return copyVersion(e.Value.(*cachedDoc).version), true
+	return copyVersion(d.version), true
 }
 
 // copyVersion copies what a caller might change; the content is shared.
+// (One allocation per hit, which keeps a caller's change out of the
+// cache.)
 func copyVersion(v *registry.Version) *registry.Version {
 	c := *v
 	if v.Provenance != nil {
@@ -91,12 +123,17 @@ func copyVersion(v *registry.Version) *registry.Version {
 	return &c
 }
 
-func (c *readCache) putDoc(key string, v *registry.Version, gen uint64) {
-	size := int64(len(v.Content)) + int64(len(key)) + docOverhead
+// putDoc keeps a copy of v, read from the database at generation gen
+// (taken before the read began) and at time readAt on clock().
+func (c *readCache) putDoc(key docID, v *registry.Version, gen uint64, readAt time.Duration) {
+	size := int64(len(v.Content)) + int64(len(key.owner)+len(key.pack)+len(key.version)) + docOverhead
 	if size > c.maxBytes/8 {
 		return // one document never crowds out many
 	}
-	stored := copyVersion(v)
+	d := &cachedDoc{key: key, version: copyVersion(v), size: size}
+	if c.ttl > 0 {
+		d.expires = readAt + c.ttl
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.generation.Load() {
@@ -105,7 +142,7 @@ func (c *readCache) putDoc(key string, v *registry.Version, gen uint64) {
 	if e, ok := c.docs[key]; ok {
 		c.remove(e)
 	}
-	c.docs[key] = c.lru.PushFront(&cachedDoc{key: key, version: stored, size: size})
+	c.docs[key] = c.lru.PushFront(d)
 	c.bytes += size
 	for c.bytes > c.maxBytes {
 		c.remove(c.lru.Back())
@@ -140,12 +177,12 @@ func (c *readCache) reset() {
 }
 
 // Generation changes whenever something a read returns may have changed:
-// a publish, a deleted SSH key, a seed. ok is false when the store keeps no
-// cache (PostgreSQL, where other replicas write unseen, or CacheBytes < 0):
+// a publish, a deleted SSH key, a seed. ok is false when the store cannot
+// tell (PostgreSQL, where other replicas write unseen, or no cache):
 // then nothing read from it may be kept either. The server keeps the
 // encoded first pages of the package list under it.
 func (s *Store) Generation() (generation uint64, ok bool) {
-	if s.cache == nil {
+	if s.cache == nil || s.cache.ttl > 0 {
 		return 0, false
 	}
 	return s.cache.gen(), true

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -25,11 +26,11 @@ func TestReadCacheDropsReadsThatRacedAWrite(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newReadCache(1 << 20)
+			c := newReadCache(1 << 20, 0)
 			key := docKey("alice", "foo", "")
 			gen := c.gen() // the reader starts
 			tc.invalidate(c)
-			c.putDoc(key, cachedVersion("1.0.0", 10), gen) // and stores what it read before
+			c.putDoc(key, cachedVersion("1.0.0", 10), gen, clock()) // and stores what it read before
 			if v, ok := c.doc(key); ok {
 				t.Errorf("the cache kept %s, read before the write", v.Version)
 			}
@@ -38,10 +39,10 @@ func TestReadCacheDropsReadsThatRacedAWrite(t *testing.T) {
 }
 
 func TestReadCacheInvalidation(t *testing.T) {
-	c := newReadCache(1 << 20)
+	c := newReadCache(1 << 20, 0)
 	latest, pinned, other := docKey("Alice", "Foo", ""), docKey("alice", "foo", "1.0.0"), docKey("bob", "foo", "")
-	for _, key := range []string{latest, pinned, other} {
-		c.putDoc(key, cachedVersion("1.0.0", 10), c.gen())
+	for _, key := range []docID{latest, pinned, other} {
+		c.putDoc(key, cachedVersion("1.0.0", 10), c.gen(), clock())
 	}
 
 	c.published("alice", "foo")
@@ -62,11 +63,11 @@ func TestReadCacheInvalidation(t *testing.T) {
 // The cache holds at most its byte budget, keeping the most recently used.
 func TestReadCacheStaysWithinItsBudget(t *testing.T) {
 	const budget = 64 << 10
-	c := newReadCache(budget)
-	keys := make([]string, 40)
+	c := newReadCache(budget, 0)
+	keys := make([]docID, 40)
 	for i := range keys {
 		keys[i] = docKey("alice", "pack", string(rune('a'+i)))
-		c.putDoc(keys[i], cachedVersion("1.0.0", 3000), c.gen())
+		c.putDoc(keys[i], cachedVersion("1.0.0", 3000), c.gen(), clock())
 		c.doc(keys[0]) // keeps the first one in use
 	}
 	if c.bytes > budget {
@@ -82,8 +83,27 @@ func TestReadCacheStaysWithinItsBudget(t *testing.T) {
 		t.Error("the newest document was evicted")
 	}
 
-	c.putDoc(docKey("alice", "huge", ""), cachedVersion("1.0.0", budget/4), c.gen())
+	c.putDoc(docKey("alice", "huge", ""), cachedVersion("1.0.0", budget/4), c.gen(), clock())
 	if _, ok := c.doc(docKey("alice", "huge", "")); ok {
 		t.Error("a document of a quarter of the budget was cached")
+	}
+}
+
+// On PostgreSQL an entry is served for at most its ttl after it was read,
+// then read again: the bound on another replica's write showing here.
+func TestReadCacheEntriesExpire(t *testing.T) {
+	c := newReadCache(1<<20, 50*time.Millisecond)
+	key := docKey("alice", "foo", "")
+	c.putDoc(key, cachedVersion("1.0.0", 10), c.gen(), clock())
+	if _, ok := c.doc(key); !ok {
+		t.Fatal("a fresh entry was not served")
+	}
+	time.Sleep(60 * time.Millisecond)
+	if _, ok := c.doc(key); ok {
+		t.Error("an entry older than its ttl was served")
+	}
+	c.putDoc(key, cachedVersion("1.0.0", 10), c.gen(), clock()-time.Second)
+	if _, ok := c.doc(key); ok {
+		t.Error("an entry read longer ago than its ttl was stored and served")
 	}
 }

@@ -32,10 +32,16 @@ type Options struct {
 	// SQLiteSynchronous is SQLite's synchronous pragma: OFF, NORMAL, FULL
 	// or EXTRA. Default FULL, so a committed publish survives a power cut.
 	SQLiteSynchronous string
-	// CacheBytes bounds the in-memory cache of raw documents, on SQLite
-	// only (see readCache). 0 picks DefaultCacheBytes; negative turns the
-	// cache off.
+	// CacheBytes bounds the in-memory cache of raw documents (see
+	// readCache). 0 picks DefaultCacheBytes; negative turns the cache off.
 	CacheBytes int64
+	// CacheTTL is, on PostgreSQL, how long a cached document is served
+	// before it is read again: the bound on how stale a replica's answer
+	// may be after another replica's write (docs/design.md, The read
+	// cache). 0 picks DefaultCacheTTL; negative turns the cache off on
+	// PostgreSQL. SQLite's cache never expires: every write passes
+	// through this process.
+	CacheTTL time.Duration
 }
 
 const (
@@ -47,6 +53,10 @@ const (
 	// pactd peaked at 100 MB resident with 16 MiB, 135 MB with 32 MiB;
 	// the bench's target is 150 MB (docs/operations.md, The bench).
 	DefaultCacheBytes = 16 << 20
+	// DefaultCacheTTL bounds, on PostgreSQL, how long a yank or a new
+	// latest version made through one replica may take to show on
+	// another's raw path.
+	DefaultCacheTTL = time.Second
 )
 
 func (o Options) withDefaults() (Options, error) {
@@ -58,6 +68,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.CacheBytes == 0 {
 		o.CacheBytes = DefaultCacheBytes
+	}
+	if o.CacheTTL == 0 {
+		o.CacheTTL = DefaultCacheTTL
 	}
 	if o.MaxOpenConns < 0 {
 		return o, fmt.Errorf("sqlstore: MaxOpenConns must not be negative, got %d", o.MaxOpenConns)
@@ -84,9 +97,10 @@ type Store struct {
 	write   *sql.DB
 	read    *sql.DB
 	timeout time.Duration
-	// SQLite only, nil on PostgreSQL: group runs concurrent publishes in
-	// shared transactions (groupcommit.go), cache serves hot reads
-	// (readcache.go; nil too when Options.CacheBytes < 0).
+	// group runs concurrent publishes in shared transactions on SQLite
+	// (groupcommit.go; nil on PostgreSQL); cache serves hot reads
+	// (readcache.go; nil when Options.CacheBytes or, on PostgreSQL,
+	// CacheTTL is negative).
 	group *groupCommitter
 	cache *readCache
 	// logAppended wakes this process's log sequencer (translog.go).

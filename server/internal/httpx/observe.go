@@ -2,9 +2,13 @@ package httpx
 
 import (
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -23,6 +27,7 @@ type Metrics struct {
 	latency           *prometheus.HistogramVec
 	publishes         *prometheus.CounterVec
 	signatureFailures *prometheus.CounterVec
+	resolved          sync.Map // seriesKey → *requestSeries
 }
 
 // NewMetrics registers the series of one server.
@@ -100,42 +105,98 @@ func (m *Metrics) RecordPublish(auth string, created bool, err error) {
 	m.publishes.WithLabelValues(auth, result).Inc()
 }
 
-const requestIDHeader = "X-Request-ID"
+// requestIDHeader is X-Request-ID in the canonical form Go's header maps
+// use, so reading and writing it needs no canonicalization per request.
+const requestIDHeader = "X-Request-Id"
 
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
+// requestSeries are the metric children of one route, method and status,
+// resolved once (WithLabelValues hashes and locks on every call).
+type requestSeries struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
+}
+
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+// series returns the children of a route, method and status, resolving
+// them the first time. The labels are bounded (see routeLabel), so is the map.
+func (m *Metrics) series(route, method string, status int) *requestSeries {
+	if status < 100 || status > 599 {
+		status = 0 // statusLabel's "other": one key for all of them
+	}
+	k := seriesKey{route, method, status}
+	if s, ok := m.resolved.Load(k); ok {
+		return s.(*requestSeries)
+	}
+	s := &requestSeries{
+		count:   m.requests.WithLabelValues(route, method, statusLabel(status)),
+		latency: m.latency.WithLabelValues(route, method),
+	}
+	actual, _ := m.resolved.LoadOrStore(k, s)
+	return actual.(*requestSeries)
+}
+
 // observe gives every request an id (the caller's X-Request-ID when it is
-// sane), a logger that carries it, a log line, and metrics.
+// sane), a log line, and metrics. It is on every request, so it allocates
+// nothing of its own beyond the id (BENCHMARKS.md, the raw path).
 func (sh *Shared) observe(c *gin.Context) {
 	start := time.Now()
-	id := c.GetHeader(requestIDHeader)
-	if !validRequestID.MatchString(id) {
-		id = newRequestID()
+	h := c.Writer.Header()
+	if given := c.Request.Header[requestIDHeader]; len(given) == 1 && validRequestID.MatchString(given[0]) {
+		h[requestIDHeader] = given[:1:1]
+	} else {
+		h[requestIDHeader] = newRequestID()
 	}
-	// The id lives in the response header; logger(c) reads it from there,
-	// so the common request builds no logger of its own.
-	c.Header(requestIDHeader, id)
 
 	c.Next()
 
 	route := routeLabel(c)
 	method := methodLabel(c.Request.Method)
 	status := c.Writer.Status()
-	elapsed := time.Since(start)
-	sh.Metrics.requests.WithLabelValues(route, method, statusLabel(status)).Inc()
-	sh.Metrics.latency.WithLabelValues(route, method).Observe(elapsed.Seconds())
+	end := time.Now()
+	elapsed := end.Sub(start)
+	s := sh.Metrics.series(route, method, status)
+	s.count.Inc()
+	s.latency.Observe(elapsed.Seconds())
+	id := ""
+	if v := h[requestIDHeader]; len(v) > 0 {
+		id = v[0]
+	}
 	// The query string is left out: it is not secret today, but logs are
 	// where leaked secrets live longest.
-	sh.Log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
-		slog.String("method", c.Request.Method), slog.String("route", route), slog.String("path", c.Request.URL.Path),
-		slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-		slog.Int("bytes", c.Writer.Size()), slog.String("remote", c.ClientIP()))
+	if sh.RequestLog == nil {
+		sh.Log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
+			slog.String("method", c.Request.Method), slog.String("route", route), slog.String("path", c.Request.URL.Path),
+			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+			slog.Int("bytes", c.Writer.Size()), slog.String("remote", sh.clientAddress(c)))
+		return
+	}
+	sh.writeRequestLine(end, id, c.Request.Method, route, c.Request.URL.Path, status, elapsed, c.Writer.Size(), sh.clientAddress(c))
+}
+
+// clientAddress is c.ClientIP() without its allocations in the common
+// case: with no trusted proxies the client is the connection's peer, whose
+// address net/http already formats canonically.
+func (sh *Shared) clientAddress(c *gin.Context) string {
+	if len(sh.trustedProxies) == 0 {
+		if host, _, err := net.SplitHostPort(c.Request.RemoteAddr); err == nil {
+			if a, err := netip.ParseAddr(host); err == nil && a.Zone() == "" && !a.Is4In6() {
+				return host
+			}
+		}
+	}
+	return c.ClientIP()
 }
 
 // Logger is the request's logger, with its request id.
 func (sh *Shared) Logger(c *gin.Context) *slog.Logger {
 	if id := c.Writer.Header().Get(requestIDHeader); id != "" {
-		return sh.Log.With("request_id", id)
+		return sh.Log.With("request_id", strings.Clone(id))
 	}
 	return sh.Log
 }

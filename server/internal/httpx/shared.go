@@ -5,6 +5,7 @@
 package httpx
 
 import (
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -24,6 +25,10 @@ type Shared struct {
 	Bodies *BodyBudget
 	// URLs are built from the configured base URL.
 	URLs URLs
+	// RequestLog, when set, receives the request log lines directly, in
+	// the form slog's JSON handler gives Log (requestlog.go); nil sends
+	// them through Log.
+	RequestLog io.Writer
 
 	trustedProxies []string
 }

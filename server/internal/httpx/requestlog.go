@@ -1,0 +1,119 @@
+package httpx
+
+import (
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// The request log line, written without slog: it is on every request, and
+// slog's Record, attributes and float formatting (through encoding/json)
+// were the largest cost of pactd's own on the raw path (BENCHMARKS.md).
+// The line is byte for byte what slog.NewJSONHandler writes for the same
+// record (requestlog_test.go holds it to that), so the log stays one format.
+
+var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// writeRequestLine writes one request's log line to sh.RequestLog in one
+// Write.
+func (sh *Shared) writeRequestLine(at time.Time, id, method, route, path string, status int, elapsed time.Duration, size int, remote string) {
+	bp := lineBuffers.Get().(*[]byte)
+	b := appendRequestLine((*bp)[:0], at, id, method, route, path, status, elapsed, size, remote)
+	_, _ = sh.RequestLog.Write(b)
+	if cap(b) <= 64<<10 { // a huge path does not stay in the pool
+		*bp = b
+		lineBuffers.Put(bp)
+	}
+}
+
+func appendRequestLine(b []byte, at time.Time, id, method, route, path string, status int, elapsed time.Duration, size int, remote string) []byte {
+	b = append(b, `{"time":"`...)
+	b = appendRFC3339Millis(b, at)
+	b = append(b, `","level":"INFO","msg":"request","request_id":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"method":`...)
+	b = appendJSONString(b, method)
+	b = append(b, `,"route":`...)
+	b = appendJSONString(b, route)
+	b = append(b, `,"path":`...)
+	b = appendJSONString(b, path)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(status), 10)
+	b = append(b, `,"duration_ms":`...)
+	b = appendMillis(b, elapsed)
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, int64(size), 10)
+	b = append(b, `,"remote":`...)
+	b = appendJSONString(b, remote)
+	return append(b, "}\n"...)
+}
+
+// appendMillis writes a duration in milliseconds to the microsecond, as
+// encoding/json writes the float64 µs/1000 (shortest form, no exponent in
+// the range a request takes).
+func appendMillis(b []byte, d time.Duration) []byte {
+	return strconv.AppendFloat(b, float64(d.Microseconds())/1000, 'f', -1, 64)
+}
+
+// appendRFC3339Millis is slog's time format: RFC 3339 with exactly three
+// fractional digits.
+func appendRFC3339Millis(b []byte, t time.Time) []byte {
+	const prefixLen = len("2006-01-02T15:04:05.000")
+	n := len(b)
+	t = t.Truncate(time.Millisecond).Add(time.Millisecond / 10)
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b[:n+prefixLen], b[n+prefixLen+1:]...) // drop the 4th digit
+}
+
+// appendJSONString quotes s as slog's JSON handler does: ", \ and control
+// characters escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped,
+// everything else as it is.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, `\u202`...)
+			b = append(b, hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
