@@ -52,9 +52,11 @@ and succeeds, so CI jobs may retry. The same version with other content
 is refused (exit 5): versions are immutable.
 
 By default the API token authenticates (see 'pact login'). With --sign
-an SSH signature does instead: the key is the ssh-agent's only key, or
-the one --key names (a public key whose private half the agent holds, or
-a private key file). Register the public key first with 'pact keys add'.
+an SSH signature does instead: the key is the ssh-agent's only key, or,
+when it holds several, the one registered for your account (pact asks
+the registry, with the token), or the one --key names (a public key whose
+private half the agent holds, or a private key file). Register the public
+key first with 'pact keys add'; a key the registry does not know exits 3.
 
 When the pack's name lost characters on the way to its slug (letters
 with no slug form, a cut to 64 characters), the registry's warnings are

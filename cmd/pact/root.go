@@ -166,19 +166,22 @@ fetches them, yanks versions and deprecates packages, and manages the SSH
 keys used for signed publishing and the API tokens of your account.
 
 Configuration comes from flags, then the environment (PACT_HOST,
-PACT_TOKEN, PACT_TIMEOUT), then the config file written by 'pact login'
+PACT_TOKEN), then the config file written by 'pact login'
 ($XDG_CONFIG_HOME/pact/config.yaml), then the default host
 ` + defaultHost + `. A host given without a scheme is https://, or
 http:// for localhost and loopback addresses.
 
 Requests that fail for a passing reason (rate limited, a server error, no
 answer) are tried up to 4 times; pact says on standard error why it waits
-and how long. --timeout bounds the whole command, retries included (none
-by default).
+and how long. --timeout (or PACT_TIMEOUT) bounds the whole command,
+retries included (no bound by default).
 
-Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed,
-4 not found, 5 rejected by the server, 6 verification against the
-registry's transparency log failed.`,
+Errors are the registry's own words; --debug adds the HTTP status and
+the request.
+
+Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed (or a
+signing key the registry does not know), 4 not found, 5 rejected by the
+server, 6 verification against the registry's transparency log failed.`,
 		Example: `  $ pact login --token-stdin < token.txt
   $ pact publish hello.pact.md
   $ pact list --owner alice
