@@ -63,6 +63,10 @@ func exitStatus(err error) (code int, message string) {
 		return exitError, "interrupted"
 	case errors.As(err, &apiErr):
 		switch {
+		case apiErr.StatusCode == http.StatusUnauthorized && strings.HasPrefix(apiErr.Message, "missing API token"):
+			// The registry's words name headers; a user needs what to run.
+			msg := strings.Replace(err.Error(), apiErr.Error(), "not logged in: no API token is configured", 1)
+			return exitAuth, msg + "; run 'pact login' or set PACT_TOKEN"
 		case apiErr.StatusCode == http.StatusUnauthorized && strings.Contains(apiErr.Message, "expired"):
 			msg := strings.Replace(err.Error(), apiErr.Error(), "your API token has expired: "+apiErr.Message, 1)
 			return exitAuth, msg + ", then run 'pact login' with it or set PACT_TOKEN"

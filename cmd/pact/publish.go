@@ -195,7 +195,8 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 				return err
 			}
 			_, msg := exitStatus(opts.Factory.explain(err))
-			opts.IO.info("%s%s", opts.IO.errorPrefix(), msg)
+			// The registry's words are shown, never obeyed (as in mainRun).
+			fmt.Fprintln(opts.IO.ErrOut, opts.IO.errorPrefix()+safeLines(msg))
 			failed = append(failed, publishFailure{File: doc.File, Err: err})
 			continue
 		}
