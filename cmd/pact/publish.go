@@ -121,9 +121,6 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 	if opts.KeyPath != "" {
 		opts.Sign = true
 	}
-	if opts.OIDC && opts.Sign {
-		return usageErrorf("--oidc and --sign are two ways to authenticate: give one")
-	}
 
 	// Every document is read and checked before any is published, so that
 	// a bad one late in the list does not leave the others half published.
@@ -150,6 +147,10 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 
 	if opts.DryRun {
 		return dryRunPublish(opts, docs)
+	}
+
+	if opts.OIDC && opts.Sign {
+		return usageErrorf("--oidc and --sign are two ways to authenticate: give one")
 	}
 
 	cfg, err := opts.Factory.Config()
@@ -323,6 +324,10 @@ func publishOne(ctx context.Context, c *client.Client, signer *publishSigner, op
 	return c.Publish(ctx, client.PublishRequest{Content: doc.Content, Name: doc.Name, Description: opts.Description})
 }
 
+// maxDocuments bounds one publish, which reads every document before it
+// sends any.
+const maxDocuments = 1000
+
 // expandDocuments replaces each directory among files by the *.pact.md
 // files inside it (and its subdirectories, hidden ones aside), in order,
 // and says how many it found.
@@ -344,6 +349,9 @@ func expandDocuments(ios *iostreams, files []string) ([]string, error) {
 			}
 			if !d.IsDir() && strings.HasSuffix(d.Name(), ".pact.md") {
 				found = append(found, path)
+				if len(out)+len(found) > maxDocuments {
+					return fmt.Errorf("more than %d documents: publish them in parts", maxDocuments)
+				}
 			}
 			return nil
 		})

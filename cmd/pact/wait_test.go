@@ -2,12 +2,15 @@ package main
 
 import (
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pact-registry/pact/pkg/client"
 )
 
 // A server that accepts and never answers would keep a command silent for
@@ -91,5 +94,47 @@ func TestCannotReachNamesTheDefaultHost(t *testing.T) {
 	code, msg = exitStatus(f.explain(refused))
 	if code != exitError || msg != "cannot reach the registry at localhost:8080: connection refused" || strings.Contains(msg, "default") {
 		t.Errorf("chosen host: exit %d %q", code, msg)
+	}
+}
+
+// Each retry says why pact waits: the reasons come from real failures.
+func TestRetryNoticeSaysWhy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close() // held unanswered until the listener closes
+		}
+	}()
+	host := "http://" + ln.Addr().String()
+	_, silent := (&http.Client{Timeout: 100 * time.Millisecond}).Get(host + "/api/me")
+	if silent == nil {
+		t.Fatal("a server that never answers answered")
+	}
+
+	for _, tc := range []struct {
+		retry client.Retry
+		want  string
+	}{
+		{client.Retry{Attempt: 2, MaxAttempts: 4, Wait: 5 * time.Second, Status: 429, Err: &client.APIError{StatusCode: 429, Message: "slow down"}},
+			"rate limited, retrying in 5 s (2/4)\n"},
+		{client.Retry{Attempt: 3, MaxAttempts: 4, Wait: 400 * time.Millisecond, Err: silent},
+			"no answer from " + ln.Addr().String() + ", retrying in 0.4 s (3/4)\n"},
+		{client.Retry{Attempt: 2, MaxAttempts: 4, Wait: time.Second, Status: 503, Err: &client.APIError{StatusCode: 503, Message: "the database is unavailable"}},
+			"the registry failed (the database is unavailable), retrying in 1 s (2/4)\n"},
+	} {
+		ios, _, stderr := testIO("")
+		f := &factory{IO: ios}
+		f.retryNotice(host, tc.retry)
+		if stderr.String() != tc.want {
+			t.Errorf("notice %q, want %q", stderr.String(), tc.want)
+		}
 	}
 }
