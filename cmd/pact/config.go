@@ -4,8 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -21,6 +25,8 @@ type config struct {
 	Token string
 	// Path is the config file, whether it exists or not.
 	Path string
+	// HostIsDefault says no flag, variable or config file named the host.
+	HostIsDefault bool
 }
 
 // configPath is $XDG_CONFIG_HOME/pact/config.yaml, or ~/.config/pact/config.yaml.
@@ -59,7 +65,59 @@ func loadConfig(flags *pflag.FlagSet) (*config, error) {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
 	}
-	return &config{Host: v.GetString("host"), Token: v.GetString("token"), Path: path}, nil
+	hostSet := flags.Changed("host") || os.Getenv("PACT_HOST") != "" || v.InConfig("host")
+	return &config{
+		Host: hostAddress(v.GetString("host")), Token: v.GetString("token"), Path: path,
+		HostIsDefault: !hostSet,
+	}, nil
+}
+
+// parseTimeout reads --timeout: a duration ("30s", "2m"), or whole seconds;
+// "" and "0" mean no bound.
+func parseTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		if secs, aerr := strconv.Atoi(s); aerr == nil {
+			d, err = time.Duration(secs)*time.Second, nil
+		}
+	}
+	if err != nil || d < 0 {
+		return 0, usageErrorf("--timeout (or PACT_TIMEOUT) %q is not a duration such as 30s or 2m", s)
+	}
+	return d, nil
+}
+
+// hostAddress completes a registry address given without a scheme:
+// http:// for localhost and loopback addresses, https:// for any other.
+func hostAddress(host string) string {
+	host = strings.TrimSpace(host)
+	if host == "" || strings.Contains(host, "://") {
+		return host
+	}
+	name := host
+	if i := strings.IndexAny(name, "/?#"); i >= 0 {
+		name = name[:i]
+	}
+	if h, _, err := net.SplitHostPort(name); err == nil {
+		name = h
+	}
+	name = strings.Trim(name, "[]")
+	if isLoopback(name) {
+		return "http://" + host
+	}
+	return "https://" + host
+}
+
+func isLoopback(name string) bool {
+	if strings.EqualFold(name, "localhost") || strings.HasSuffix(strings.ToLower(name), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
 }
 
 // updateConfigFile rewrites the config file through change. The directory

@@ -52,6 +52,10 @@ func TestLoadConfigPrecedence(t *testing.T) {
 			if cfg.Host != tc.wantHost || cfg.Token != tc.wantToken {
 				t.Errorf("host %q token %q, want %q %q", cfg.Host, cfg.Token, tc.wantHost, tc.wantToken)
 			}
+			// Only a host nobody named is the default one, for messages.
+			if cfg.HostIsDefault != (tc.name == "default") {
+				t.Errorf("HostIsDefault = %v", cfg.HostIsDefault)
+			}
 		})
 	}
 }

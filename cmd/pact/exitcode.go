@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/pact-registry/pact/pkg/client"
 )
@@ -46,6 +49,7 @@ func exitStatus(err error) (code int, message string) {
 	var apiErr *client.APIError
 	var urlErr *url.Error
 	var verifyErr *client.VerificationError
+	var unregistered *keyNotRegisteredError
 	switch {
 	case err == nil:
 		return exitOK, ""
@@ -59,6 +63,13 @@ func exitStatus(err error) (code int, message string) {
 		return exitError, "interrupted"
 	case errors.As(err, &apiErr):
 		switch {
+		case apiErr.StatusCode == http.StatusUnauthorized && strings.HasPrefix(apiErr.Message, "missing API token"):
+			// The registry's words name headers; a user needs what to run.
+			msg := strings.Replace(err.Error(), apiErr.Error(), "not logged in: no API token is configured", 1)
+			return exitAuth, msg + "; run 'pact login' or set PACT_TOKEN"
+		case apiErr.StatusCode == http.StatusUnauthorized && strings.Contains(apiErr.Message, "expired"):
+			msg := strings.Replace(err.Error(), apiErr.Error(), "your API token has expired: "+apiErr.Message, 1)
+			return exitAuth, msg + ", then run 'pact login' with it or set PACT_TOKEN"
 		case apiErr.StatusCode == http.StatusUnauthorized:
 			// Keep the context the error was wrapped in (which file, say).
 			msg := strings.Replace(err.Error(), apiErr.Error(), "authentication failed: "+apiErr.Message, 1)
@@ -71,8 +82,88 @@ func exitStatus(err error) (code int, message string) {
 			return exitError, err.Error()
 		}
 	case errors.As(err, &urlErr):
-		return exitError, fmt.Sprintf("cannot reach the registry (%s %s): %v", urlErr.Op, urlErr.URL, urlErr.Err)
+		return exitError, fmt.Sprintf("cannot reach the registry at %s: %s", urlHost(urlErr.URL), networkReason(urlErr))
+	case errors.As(err, &unregistered):
+		return exitAuth, err.Error()
 	default:
 		return exitError, err.Error()
 	}
+}
+
+// wrappedError replaces the message of err, which it still wraps.
+type wrappedError struct {
+	msg string
+	err error
+}
+
+func (e *wrappedError) Error() string { return e.msg }
+func (e *wrappedError) Unwrap() error { return e.err }
+
+// keyNotRegisteredError is a signing key the registry does not know; it
+// exits like a refused token (exit 3).
+type keyNotRegisteredError struct{ msg string }
+
+func (e *keyNotRegisteredError) Error() string { return e.msg }
+
+// explain gives errors the context of the run that their own message
+// lacks: which bound ran out, that the host unreached is the default one.
+func (f *factory) explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	host, hostIsDefault := defaultHost, true
+	if f.cfg != nil {
+		host, hostIsDefault = f.cfg.Host, f.cfg.HostIsDefault
+	}
+	if errors.Is(err, context.DeadlineExceeded) && f.timeout > 0 {
+		return &wrappedError{msg: fmt.Sprintf("gave up after %s (--timeout): no answer from %s", f.timeout, urlHost(host)), err: err}
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) && hostIsDefault && urlHost(urlErr.URL) == urlHost(defaultHost) {
+		return fmt.Errorf("cannot reach the registry at %s, the default host since no --host, PACT_HOST or 'pact login' names another: %s",
+			urlHost(urlErr.URL), networkReason(urlErr))
+	}
+	return err
+}
+
+// debugDetails is what --debug adds under the error line: the status and
+// request of a refusal, the full chain of a network failure.
+func debugDetails(err error) []string {
+	var lines []string
+	var apiErr *client.APIError
+	if errors.As(err, &apiErr) {
+		lines = append(lines, apiErr.Detail())
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		lines = append(lines, urlErr.Error())
+	}
+	return lines
+}
+
+// urlHost is the host[:port] of an address, or the address itself.
+func urlHost(address string) string {
+	if u, err := url.Parse(address); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return address
+}
+
+// networkReason says in a few words why a request got no answer.
+func networkReason(err error) string {
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return "no such host"
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return fmt.Sprintf("no answer within %s", client.DefaultTimeout.Round(time.Second))
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return urlErr.Err.Error()
+	}
+	return err.Error()
 }

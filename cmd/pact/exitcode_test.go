@@ -21,14 +21,18 @@ func TestExitStatus(t *testing.T) {
 		{"success", nil, 0, ""},
 		{"usage", usageErrorf("bad flag"), 2, "bad flag"},
 		{"401", &client.APIError{StatusCode: 401, Message: "invalid token"}, 3, "authentication failed: invalid token"},
+		{"401 without a token", fmt.Errorf("x.pact.md: %w", &client.APIError{StatusCode: 401, Message: "missing API token: send Authorization: Bearer <token> or X-Pact-Token: <token>"}),
+			3, "x.pact.md: not logged in: no API token is configured; run 'pact login' or set PACT_TOKEN"},
+		{"401 expired", &client.APIError{StatusCode: 401, Message: "this API token expired at 2026-11-22T22:00:00Z; make a new one"},
+			3, "your API token has expired: this API token expired at 2026-11-22T22:00:00Z; make a new one, then run 'pact login' with it or set PACT_TOKEN"},
 		{"404 wrapped", fmt.Errorf("x: %w", &client.APIError{StatusCode: 404, Message: "package a/b not found"}), 4, "package a/b not found"},
-		{"409", &client.APIError{StatusCode: 409, Message: "exists"}, 5, "exists (HTTP 409)"},
+		{"409", &client.APIError{StatusCode: 409, Message: "exists"}, 5, "exists"},
 		{"400", &client.APIError{StatusCode: 400, Message: "bad signature"}, 5, "bad signature"},
 		{"413", &client.APIError{StatusCode: 413, Message: "too large"}, 5, "too large"},
 		{"429 after retries", &client.APIError{StatusCode: 429, Message: "slow down"}, 5, "slow down"},
 		{"500", &client.APIError{StatusCode: 500, Message: "internal error"}, 1, "internal error"},
 		{"503", &client.APIError{StatusCode: 503, Message: "unavailable"}, 1, "unavailable"},
-		{"unreachable", &url.Error{Op: "Get", URL: "http://localhost:8080/api/me", Err: errors.New("connection refused")}, 1, "cannot reach the registry (Get http://localhost:8080/api/me): connection refused"},
+		{"unreachable", &url.Error{Op: "Get", URL: "http://localhost:8080/api/me", Err: errors.New("connection refused")}, 1, "cannot reach the registry at localhost:8080: connection refused"},
 		{"interrupted", context.Canceled, 1, "interrupted"},
 		{"verification", fmt.Errorf("alice/widget 1.0.0: %w; nothing written", &client.VerificationError{Check: "entry", Msg: "the document's sha256 differs from the logged one"}), 6, "alice/widget 1.0.0: the document's sha256 differs from the logged one; nothing written"},
 		{"already reported", &silentError{code: 1}, 1, ""},
@@ -52,7 +56,8 @@ func TestMainRunRedactsTheToken(t *testing.T) {
 	t.Setenv("PACT_HOST", "http://127.0.0.1:1/"+token)
 	t.Setenv("PACT_TOKEN", token)
 	ios, stdout, stderr := testIO("")
-	code := mainRun([]string{"whoami"}, ios)
+	// --debug prints the failed request's address, where the token is.
+	code := mainRun([]string{"--debug", "--timeout", "10s", "whoami"}, ios)
 	if code != exitError || strings.Contains(stderr.String(), token) || stdout.Len() != 0 {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}

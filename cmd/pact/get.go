@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net/url"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,24 +26,35 @@ type getOptions struct {
 	Owner   string
 	Pack    string
 	Version string // "" for the latest
-	Output  string // "" for PACK.pact.md, "-" for stdout
-	JSON    bool
-	Verify  verifyFlags
+	// Host is the registry a package page URL named, "" for the configured one.
+	Host   string
+	Output string // "" for PACK.pact.md, "-" for stdout
+	Force  bool
+	JSON   bool
+	Verify verifyFlags
 }
 
 func newGetCmd(f *factory, runF func(context.Context, *getOptions) error) *cobra.Command {
 	opts := &getOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
-		Use:   "get OWNER/PACK[@VERSION]",
+		Use:   "get OWNER/PACK[@VERSION] | URL",
 		Short: "Download a pack document",
 		Long: `Download a pack document, the latest version or the one named after @, and
 check its SHA-256 against the digest the registry reports before writing
 it. The latest version (also OWNER/PACK@latest) is the highest semantic
 version not yanked, releases before pre-releases; a pack with no semantic
 version offers its last publish. A yanked version is still fetched when
-named, with a warning on stderr, as is a deprecated package's. Writes PACK.pact.md in the current directory unless -o says where;
-"-o -" writes to standard output. A regular file is replaced whole; a
-device or FIFO (-o /dev/null) is written to; a symbolic link is followed.
+named, with a warning on stderr, as is a deprecated package's. The
+package may also be named by the address of its page on the registry
+(https://HOST/OWNER/PACK or https://HOST/OWNER/PACK@VERSION), which then
+names the registry too; no token is sent to a registry other than the
+configured one.
+
+Writes PACK.pact.md in the current directory unless -o says where; "-o -"
+writes to standard output. A file that exists already is left alone when
+it holds the same document, and is never overwritten with other content
+unless --force is given. A regular file is replaced whole; a device or
+FIFO (-o /dev/null) is written to; a symbolic link is followed.
 
 Before writing anything, pact checks the document against the registry's
 transparency log: the log's checkpoint is signed by the log's key, it
@@ -51,12 +67,18 @@ nothing and exits 6. --no-verify skips the check.`,
 		Example: `  $ pact get alice/hello
   $ pact get alice/hello@1.0.0 -o vendor/hello.pact.md
   $ pact get alice/hello@latest
+  $ pact get https://pact.example.com/alice/hello@1.0.0
+  $ pact get --force alice/hello
   $ pact get alice/hello -o - | less
   $ pact get --no-verify alice/hello`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
-			opts.Owner, opts.Pack, opts.Version, err = parsePackRef(args[0])
+			if isURL(args[0]) {
+				opts.Host, opts.Owner, opts.Pack, opts.Version, err = parsePageURL(args[0])
+			} else {
+				opts.Owner, opts.Pack, opts.Version, err = parsePackRef(args[0])
+			}
 			if err != nil {
 				return err
 			}
@@ -70,6 +92,7 @@ nothing and exits 6. --no-verify skips the check.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", `file to write ("-" for standard output; default PACK.pact.md)`)
+	cmd.Flags().BoolVarP(&opts.Force, "force", "f", false, "overwrite a file that holds other content")
 	addJSONFlag(cmd, &opts.JSON)
 	addVerifyFlags(cmd, &opts.Verify, true)
 	return cmd
@@ -83,6 +106,71 @@ func parsePackRef(ref string) (owner, pack, version string, err error) {
 		return "", "", "", usageErrorf("%q is not OWNER/PACK or OWNER/PACK@VERSION", ref)
 	}
 	return owner, pack, version, nil
+}
+
+// isURL says whether a pack reference is a page address.
+func isURL(ref string) bool {
+	return strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://")
+}
+
+// parsePageURL reads the address of a package's page,
+// SCHEME://HOST/OWNER/PACK[@VERSION], into the registry's address and the
+// package.
+func parsePageURL(ref string) (host, owner, pack, version string, err error) {
+	u, perr := url.Parse(ref)
+	path := ""
+	if perr == nil {
+		path = strings.Trim(u.Path, "/")
+	}
+	if perr != nil || u.Host == "" || u.User != nil || strings.Count(path, "/") != 1 {
+		return "", "", "", "", usageErrorf("%q is not the address of a package page (https://HOST/OWNER/PACK[@VERSION])", ref)
+	}
+	owner, pack, version, err = parsePackRef(path)
+	if err != nil {
+		return "", "", "", "", usageErrorf("%q is not the address of a package page (https://HOST/OWNER/PACK[@VERSION])", ref)
+	}
+	return u.Scheme + "://" + u.Host, owner, pack, version, nil
+}
+
+// getClient is the client of the registry the package was named on: the
+// configured one, or the one of a page address, without the token unless
+// it is the configured registry.
+func getClient(opts *getOptions) (*client.Client, error) {
+	c, err := opts.Factory.Client()
+	if err != nil || opts.Host == "" {
+		return c, err
+	}
+	configured, err := url.Parse(c.BaseURL())
+	if err != nil {
+		return nil, err
+	}
+	if strings.EqualFold(configured.Scheme+"://"+configured.Host, opts.Host) {
+		return c, nil
+	}
+	return opts.Factory.newClient(opts.Host, "")
+}
+
+// existingFile compares the file at path with content: same is true when it
+// holds exactly content; exists is false when there is no regular file.
+func existingFile(path string, content []byte) (exists, same bool, err error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	if !info.Mode().IsRegular() {
+		return false, false, nil // a device or FIFO is written to
+	}
+	if info.Size() != int64(len(content)) {
+		return true, false, nil
+	}
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return true, false, err
+	}
+	return true, bytes.Equal(old, content), nil
 }
 
 // download is what --json prints about a fetched document.
@@ -119,7 +207,7 @@ func packageAt(ctx context.Context, c *client.Client, owner, pack, version strin
 }
 
 func runGet(ctx context.Context, opts *getOptions) error {
-	c, err := opts.Factory.Client()
+	c, err := getClient(opts)
 	if err != nil {
 		return err
 	}
@@ -175,8 +263,17 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		}
 		path = detail.Package.PackSlug + ".pact.md"
 	}
-	if err := saveFile(path, content, 0o644, 0o755); err != nil {
+	exists, same, err := existingFile(path, content)
+	if err != nil {
 		return err
+	}
+	if exists && !same && !opts.Force {
+		return fmt.Errorf("%s exists and holds something else than %s/%s %s: not overwritten; pass --force to replace it, or -o to write elsewhere", path, opts.Owner, opts.Pack, version)
+	}
+	if !same {
+		if err := saveFile(path, content, 0o644, 0o755); err != nil {
+			return err
+		}
 	}
 	if opts.JSON {
 		d := download{
@@ -193,7 +290,11 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		}
 		return exportJSON(opts.IO.Out, d)
 	}
-	opts.IO.success("Downloaded %s/%s %s to %s (sha256 %s verified)", opts.Owner, opts.Pack, version, path, got)
+	if same {
+		opts.IO.success("%s already holds %s/%s %s (sha256 %s verified); left as it was", path, opts.Owner, opts.Pack, version, got)
+	} else {
+		opts.IO.success("Downloaded %s/%s %s to %s (sha256 %s verified)", opts.Owner, opts.Pack, version, path, got)
+	}
 	if proof != nil {
 		opts.IO.info("  logged at index %d, included in the checkpoint of %d entries of %s", proof.Index, proof.Checkpoint.Size, proof.Checkpoint.Origin)
 	} else {

@@ -144,7 +144,7 @@ func TestCLIShowsAHostileRegistrysTextWithoutObeyingIt(t *testing.T) {
 		{"whoami --json", []string{"whoami", "--json"}, false, 0, `alice\u001b]0;pwned\u0007`, ""},
 		{"keys list", []string{"keys", "list"}, false, 0, `laptop\x1b]0;pwned`, ""},
 		{"publish warned", []string{"publish", "warned.pact.md"}, false, 0, `warned.pact.md: warning: slug \x1b]0;pwned\x07\x1b[2J\rfake\u009b31m\u202eexe.txt\x7f`, ""},
-		{"publish refused", []string{"publish", "doc.pact.md"}, false, 5, `error: doc.pact.md: refused \x1b]0;pwned\x07\x1b[2J\rfake\u009b31m\u202eexe.txt\x7f (HTTP 400)`, ""},
+		{"publish refused", []string{"publish", "doc.pact.md"}, false, 5, `error: doc.pact.md: refused \x1b]0;pwned\x07\x1b[2J\rfake\u009b31m\u202eexe.txt\x7f`, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -20,7 +21,10 @@ type iostreams struct {
 
 	stdinTTY  bool
 	stdoutTTY bool
+	stderrTTY bool
 	color     bool
+	// width is the terminal's width in columns when stdout is one, else 0.
+	width func() int
 	// readSecret reads a line from the terminal without echo.
 	readSecret func() ([]byte, error)
 }
@@ -34,11 +38,19 @@ func systemIO() *iostreams {
 		ErrOut:    os.Stderr,
 		stdinTTY:  term.IsTerminal(stdinFd),
 		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		stderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		readSecret: func() ([]byte, error) {
 			return term.ReadPassword(stdinFd)
 		},
+		width: func() int {
+			w, _, err := term.GetSize(int(os.Stdout.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
 	}
-	ios.color = colorWanted(term.IsTerminal(int(os.Stderr.Fd())), os.Getenv)
+	ios.color = colorWanted(ios.stderrTTY, os.Getenv)
 	return ios
 }
 
@@ -93,10 +105,79 @@ func (s *iostreams) info(format string, args ...any) {
 	fmt.Fprintf(s.ErrOut, format+"\n", safeArgs(args)...)
 }
 
+// terminalWidth is stdout's width in columns on a terminal; 0 when stdout
+// is not one (a pipe, a file) or its size is unknown.
+func (s *iostreams) terminalWidth() int {
+	if !s.stdoutTTY || s.width == nil {
+		return 0
+	}
+	return s.width()
+}
+
+// confirmed asks a yes/no question on the terminal; without a terminal on
+// stdin and stderr it refuses (exit 2) and says to pass --yes. Anything but
+// y or yes is no.
+func (s *iostreams) confirmed(question, what string) (bool, error) {
+	if err := s.canConfirm(false, what); err != nil {
+		return false, err
+	}
+	fmt.Fprintf(s.ErrOut, "%s [y/N] ", safeText(question))
+	line, err := bufio.NewReader(io.LimitReader(s.In, 1024)).ReadString('\n')
+	if err != nil && line == "" {
+		fmt.Fprintln(s.ErrOut)
+		return false, nil
+	}
+	answer := strings.ToLower(strings.TrimSpace(line))
+	return answer == "y" || answer == "yes", nil
+}
+
+// canConfirm fails (exit 2) when a command that needs confirmation has
+// neither --yes nor a terminal to ask on; commands check it before any
+// request.
+func (s *iostreams) canConfirm(yes bool, what string) error {
+	if !yes && (!s.stdinTTY || !s.stderrTTY) {
+		return usageErrorf("%s needs confirmation and there is no terminal to ask: pass --yes", what)
+	}
+	return nil
+}
+
 // errorPrefix is how the final error line starts.
 func (s *iostreams) errorPrefix() string {
 	if s.color {
 		return "\x1b[31merror:\x1b[0m "
 	}
 	return "error: "
+}
+
+// progressLine is one line of stderr a long command keeps rewriting on a
+// terminal ("publishing 2/6: widget.pact.md"); it writes nothing anywhere
+// else. A nil *progressLine does nothing.
+type progressLine struct {
+	w     io.Writer
+	shown bool
+}
+
+// newProgress returns a progress line on a terminal's stderr, else nil.
+func (s *iostreams) newProgress() *progressLine {
+	if !s.stderrTTY {
+		return nil
+	}
+	return &progressLine{w: s.ErrOut}
+}
+
+func (p *progressLine) show(format string, args ...any) {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K"+format, safeArgs(args)...)
+	p.shown = true
+}
+
+// clear erases the line, before anything else is printed.
+func (p *progressLine) clear() {
+	if p == nil || !p.shown {
+		return
+	}
+	fmt.Fprint(p.w, "\r\x1b[K")
+	p.shown = false
 }

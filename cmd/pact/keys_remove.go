@@ -2,49 +2,115 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
 )
 
 type keysRemoveOptions struct {
 	IO      *iostreams
 	Factory *factory
-	ID      int64
+	// ID or Fingerprint names the key; the other is zero.
+	ID          int64
+	Fingerprint string
+	Yes         bool
 }
 
 func newKeysRemoveCmd(f *factory, runF func(context.Context, *keysRemoveOptions) error) *cobra.Command {
 	opts := &keysRemoveOptions{IO: f.IO, Factory: f}
-	return &cobra.Command{
-		Use:     "remove ID",
+	cmd := &cobra.Command{
+		Use:     "remove ID|FINGERPRINT",
 		Aliases: []string{"rm", "delete"},
 		Short:   "Remove one of your SSH keys",
-		Long: `Remove a registered SSH key by the ID 'pact keys list' shows. Versions it
-signed stay published, with their signatures.`,
-		Example: `  $ pact keys remove 3`,
-		Args:    usageArgs(cobra.ExactArgs(1)),
+		Long: `Remove a registered SSH key by the ID or the fingerprint (SHA256:...) that
+'pact keys list' shows. Versions it signed stay published, with their
+signatures.
+
+On a terminal pact asks before removing; --yes does not ask. Without a
+terminal (in scripts) --yes is required.`,
+		Example: `  $ pact keys remove 3
+  $ pact keys remove SHA256:uO8p1kXc1mBqP3G7o0xF0Y0nKq1b4z5rW2m9n8v7c6E --yes`,
+		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || id < 1 {
-				return usageErrorf("%q is not a key ID: 'pact keys list' shows them", args[0])
+			if strings.HasPrefix(args[0], "SHA256:") {
+				opts.Fingerprint = args[0]
+			} else {
+				id, err := strconv.ParseInt(args[0], 10, 64)
+				if err != nil || id < 1 {
+					return usageErrorf("%q is not a key ID or fingerprint (SHA256:...): 'pact keys list' shows them", args[0])
+				}
+				opts.ID = id
 			}
-			opts.ID = id
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
 			return runKeysRemove(cmd.Context(), opts)
 		},
 	}
+	addYesFlag(cmd, &opts.Yes)
+	return cmd
+}
+
+// addYesFlag gives a destructive command --yes.
+func addYesFlag(cmd *cobra.Command, target *bool) {
+	cmd.Flags().BoolVarP(target, "yes", "y", false, "do not ask for confirmation (required without a terminal)")
 }
 
 func runKeysRemove(ctx context.Context, opts *keysRemoveOptions) error {
+	if err := opts.IO.canConfirm(opts.Yes, "removing a key"); err != nil {
+		return err
+	}
 	c, err := opts.Factory.Client()
 	if err != nil {
 		return err
 	}
+	// The key is looked up when it is named by fingerprint, or to say on
+	// the terminal which key is about to go.
+	var key *client.Key
+	if opts.Fingerprint != "" || !opts.Yes {
+		keys, err := c.ListKeys(ctx)
+		if err != nil {
+			return err
+		}
+		for i := range keys {
+			if keys[i].ID == opts.ID || (opts.Fingerprint != "" && keys[i].Fingerprint == opts.Fingerprint) {
+				key = &keys[i]
+				break
+			}
+		}
+		if key == nil {
+			name := opts.Fingerprint
+			if name == "" {
+				name = strconv.FormatInt(opts.ID, 10)
+			}
+			return &client.APIError{StatusCode: 404, Message: fmt.Sprintf("you have no SSH key %s: 'pact keys list' shows yours", name)}
+		}
+		opts.ID = key.ID
+	}
+	if !opts.Yes {
+		ok, err := opts.IO.confirmed(fmt.Sprintf("Remove SSH key %d %q (%s)? It can no longer sign publishes.", key.ID, key.Name, key.Fingerprint), "removing a key")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNotConfirmed
+		}
+	}
 	if err := c.DeleteKey(ctx, opts.ID); err != nil {
 		return err
 	}
-	opts.IO.success("Removed key %d", opts.ID)
+	if key != nil {
+		opts.IO.success("Removed key %d (%s)", key.ID, key.Fingerprint)
+	} else {
+		opts.IO.success("Removed key %d", opts.ID)
+	}
 	return nil
 }
+
+// errNotConfirmed ends a command whose confirmation was declined.
+var errNotConfirmed = errors.New("not confirmed: nothing changed")

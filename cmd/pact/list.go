@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pact-registry/pact/pkg/client"
 )
@@ -21,6 +25,9 @@ type listOptions struct {
 	Query  string
 	All    bool
 	JSON   bool
+	// Again is the command line that lists the next page, with the
+	// user's flags but --cursor.
+	Again string
 }
 
 func newListCmd(f *factory, runF func(context.Context, *listOptions) error) *cobra.Command {
@@ -33,8 +40,11 @@ func newListCmd(f *factory, runF func(context.Context, *listOptions) error) *cob
 recently first, one page at a time. VERSION is the latest version: the
 highest semantic version not yanked, not the last publish; a package whose
 every version is yanked is not listed. A deprecated package shows
-"DEPRECATED: " and its message instead of its description. When more packages follow, pact says so on stderr and prints the
-cursor of the next page; --all fetches every page.
+"DEPRECATED: " and its message instead of its description. On a terminal
+descriptions are cut (…) to fit its width; piped, they are printed whole.
+When more packages follow, pact says so on stderr with the command that
+lists the next page (your flags and the next page's cursor); --all fetches
+every page.
 
 --query searches: every word must occur in the package's owner/slug, name or
 description (case-insensitive). Results are ranked: the slug equal to the
@@ -56,6 +66,7 @@ prefix) and owner names only. At most 200 bytes and 16 words. A search's
 			if opts.All && opts.Cursor != "" {
 				return usageErrorf("use either --all or --cursor, not both")
 			}
+			opts.Again = againCommand(cmd, "cursor", "all", "json")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -111,30 +122,84 @@ func runList(ctx context.Context, opts *listOptions) error {
 		opts.IO.info("No packages found")
 		return nil
 	}
-	t := newTable(opts.IO.Out)
-	fmt.Fprintln(t, "PACKAGE\tVERSION\tSCHEME\tUPDATED\tDESCRIPTION")
+	rows := [][]string{{"PACKAGE", "VERSION", "SCHEME", "UPDATED", "DESCRIPTION"}}
 	for _, p := range out.Packages {
 		description := p.Description
 		if p.Deprecated != "" {
 			// The owner's warning comes before the description.
 			description = "DEPRECATED: " + p.Deprecated
 		}
-		writeRow(t, p.FullName(), p.Version, orDash(p.Scheme), formatTime(p.UpdatedAt), truncate(description, 60))
+		rows = append(rows, []string{p.FullName(), p.Version, orDash(p.Scheme), formatTime(p.UpdatedAt), description})
 	}
-	if err := t.Flush(); err != nil {
+	if err := writeFitted(opts.IO.Out, rows, opts.IO.terminalWidth()); err != nil {
 		return err
 	}
 	if out.NextCursor != nil {
-		// A search's cursor belongs to its search: the hint repeats it.
-		again := "pact list"
-		for _, f := range []struct{ flag, value string }{{"--query", opts.Query}, {"--owner", opts.Owner}, {"--scheme", opts.Scheme}} {
-			if f.value != "" {
-				again += " " + f.flag + " " + shellWord(f.value)
-			}
-		}
-		opts.IO.info("More packages follow: %s --cursor %s (or --all)", again, *out.NextCursor)
+		// A search's cursor belongs to its search: the hint repeats it,
+		// as it repeats every flag the user gave.
+		opts.IO.info("More packages follow: %s --cursor %s (or --all)", opts.Again, *out.NextCursor)
 	}
 	return nil
+}
+
+// writeFitted prints rows as a table whose last column is cut (…) so
+// that lines fit width columns; width 0 cuts nothing. Cells are shown
+// through safeText.
+func writeFitted(w io.Writer, rows [][]string, width int) error {
+	const gap = 2
+	widths := map[int]int{}
+	for _, row := range rows {
+		for i := range row {
+			row[i] = safeText(row[i])
+			if i < len(row)-1 {
+				widths[i] = max(widths[i], utf8.RuneCountInString(row[i]))
+			}
+		}
+	}
+	budget := 0
+	if width > 0 {
+		budget = width - 1 // the last column never reaches the edge, where some terminals wrap
+		for _, n := range widths {
+			budget -= n + gap
+		}
+		budget = max(budget, 12) // a narrow terminal still shows the start
+	}
+	t := newTable(w)
+	for _, row := range rows {
+		if last := len(row) - 1; budget > 0 && last >= 0 {
+			row[last] = truncate(row[last], budget)
+		}
+		fmt.Fprintln(t, strings.Join(row, "\t"))
+	}
+	return t.Flush()
+}
+
+// againCommand is the command line of cmd with the flags the user gave,
+// but those named in omit: the hint for the next page. The token is never
+// repeated.
+func againCommand(cmd *cobra.Command, omit ...string) string {
+	words := []string{cmd.CommandPath()}
+	add := func(fl *pflag.Flag) {
+		if !fl.Changed || fl.Name == "token" || slices.Contains(omit, fl.Name) {
+			return
+		}
+		name := "--" + fl.Name
+		if fl.Shorthand != "" {
+			name = "-" + fl.Shorthand
+		}
+		if fl.Value.Type() == "bool" {
+			if fl.Value.String() == "true" {
+				words = append(words, "--"+fl.Name)
+			} else {
+				words = append(words, "--"+fl.Name+"=false")
+			}
+			return
+		}
+		words = append(words, name, shellWord(fl.Value.String()))
+	}
+	cmd.InheritedFlags().VisitAll(add)
+	cmd.LocalFlags().VisitAll(add)
+	return strings.Join(words, " ")
 }
 
 // shellWord quotes s for a POSIX shell when it holds more than letters,

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,25 +28,36 @@ type publishOptions struct {
 	DryRun      bool
 	OIDC        bool
 	JSON        bool
+	KeepGoing   bool
 }
 
 func newPublishCmd(f *factory, runF func(context.Context, *publishOptions) error) *cobra.Command {
 	opts := &publishOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
-		Use:   "publish FILE...",
+		Use:   "publish FILE|DIR...",
 		Short: "Publish pack documents",
 		Long: `Publish pack documents (*.pact.md) to the registry, in the order given, one
-line each. "-" reads a document from standard input. Stops at the first
-document the registry refuses.
+line each. "-" reads a document from standard input; a directory stands
+for every *.pact.md inside it (hidden directories aside), and pact says
+how many it found.
+
+Every document is checked first, as 'pact validate' does: when one is
+invalid, nothing is published. Then pact stops at the first document the
+registry refuses, unless --keep-going: it publishes every valid document
+it can, ends with a summary of what failed, and exits non-zero (the exit
+code of the first failure). On a terminal a counter shows which document
+is on its way.
 
 Publishing the same version again with identical content changes nothing
 and succeeds, so CI jobs may retry. The same version with other content
 is refused (exit 5): versions are immutable.
 
 By default the API token authenticates (see 'pact login'). With --sign
-an SSH signature does instead: the key is the ssh-agent's only key, or
-the one --key names (a public key whose private half the agent holds, or
-a private key file). Register the public key first with 'pact keys add'.
+an SSH signature does instead: the key is the ssh-agent's only key, or,
+when it holds several, the one registered for your account (pact asks
+the registry, with the token), or the one --key names (a public key whose
+private half the agent holds, or a private key file). Register the public
+key first with 'pact keys add'; a key the registry does not know exits 3.
 
 When the pack's name lost characters on the way to its slug (letters
 with no slug form, a cut to 64 characters), the registry's warnings are
@@ -69,6 +82,7 @@ with --sign also finds the signing key, but publishes nothing.`,
   $ pact publish --description "Greets people" hello.pact.md
   $ cat hello.pact.md | pact publish -
   $ pact publish --sign packs/*.pact.md
+  $ pact publish --keep-going packs/
   $ pact publish --sign --key ~/.ssh/id_ed25519.pub hello.pact.md
   $ pact publish --owner acme hello.pact.md
   $ pact publish --dry-run hello.pact.md`,
@@ -88,6 +102,7 @@ with --sign also finds the signing key, but publishes nothing.`,
 	fl.BoolVar(&opts.Sign, "sign", false, "authenticate with an SSH signature instead of the token")
 	fl.StringVar(&opts.KeyPath, "key", "", "SSH key to sign with: a public key held by the ssh-agent, or a private key file (implies --sign)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "check the documents offline and publish nothing")
+	fl.BoolVar(&opts.KeepGoing, "keep-going", false, "publish every valid document even when some fail, then say which failed (exit non-zero)")
 	fl.BoolVar(&opts.OIDC, "oidc", false, "exchange the CI job's OpenID Connect ID token for a publish token (trusted publishing), even with a token configured")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
@@ -100,20 +115,37 @@ type publishOutcome struct {
 }
 
 func runPublish(ctx context.Context, opts *publishOptions) error {
-	if opts.Name != "" && len(opts.Files) > 1 {
-		return usageErrorf("--name names one pack: give one file with it")
-	}
 	if err := checkStdinOnce(opts.Files); err != nil {
 		return err
+	}
+	files, err := expandDocuments(opts.IO, opts.Files)
+	if err != nil {
+		return err
+	}
+	opts.Files = files
+	if opts.Name != "" && len(opts.Files) > 1 {
+		return usageErrorf("--name names one pack: give one file with it")
 	}
 	if opts.KeyPath != "" {
 		opts.Sign = true
 	}
 
+	// Every document is read and checked before any is published, so that
+	// a bad one late in the list does not leave the others half published.
+	docs, invalid, err := loadDocuments(opts)
+	if err != nil {
+		return err
+	}
+	if len(invalid) > 0 && (!opts.KeepGoing || opts.DryRun) {
+		return fmt.Errorf("%d of %d documents are invalid (above); nothing was published", len(invalid), len(opts.Files))
+	}
+
 	var signer *publishSigner
 	if opts.Sign {
-		var err error
-		signer, err = resolveSigner(opts.IO, signerOptions{KeyPath: opts.KeyPath, AgentSocket: os.Getenv("SSH_AUTH_SOCK")})
+		signer, err = resolveSigner(opts.IO, signerOptions{
+			KeyPath: opts.KeyPath, AgentSocket: os.Getenv("SSH_AUTH_SOCK"),
+			Registered: func() ([]string, error) { return registeredFingerprints(ctx, opts.Factory) },
+		})
 		if err != nil {
 			return err
 		}
@@ -122,12 +154,13 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 	}
 
 	if opts.DryRun {
-		return dryRunPublish(opts)
+		return dryRunPublish(opts, docs)
 	}
 
 	if opts.OIDC && opts.Sign {
 		return usageErrorf("--oidc and --sign are two ways to authenticate: give one")
 	}
+
 	cfg, err := opts.Factory.Config()
 	if err != nil {
 		return err
@@ -141,43 +174,45 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 	if err != nil {
 		return err
 	}
+
+	// A counter on a terminal's stderr while several documents go up;
+	// nothing in pipes and logs.
+	var progress *progressLine
+	if len(docs) > 1 {
+		progress = opts.IO.newProgress()
+		opts.Factory.progress = progress
+	}
 	outcomes := []publishOutcome{}
-	for _, file := range opts.Files {
-		content, err := readDocument(opts.IO, file)
+	var failed []publishFailure
+	for _, v := range invalid {
+		failed = append(failed, publishFailure{File: v.File, Err: errors.New(v.problem())})
+	}
+	unchanged := 0
+	for i, doc := range docs {
+		progress.show("publishing %d/%d: %s", i+1, len(docs), doc.File)
+		res, err := publishOne(ctx, c, signer, opts, doc)
+		progress.clear()
 		if err != nil {
-			return err
-		}
-		name := opts.Name
-		if name == "" {
-			name = nameFromFileName(content, file)
-		}
-		if signer != nil && opts.Owner != "" && !strings.Contains(name, "/") {
-			// The signed name line owner/pack names the namespace
-			// (docs/protocol.md, Organisations).
-			if pack, err := packfmt.Parse(content, packfmt.Options{FileName: file}); name == "" && err == nil {
-				name = pack.Name
-			}
-			name = opts.Owner + "/" + name
-		}
-		var res *client.PublishResult
-		if signer != nil {
-			res, err = c.PublishSigned(ctx, client.SignedPublishRequest{
-				Content: content, Name: name, Description: opts.Description,
-				Fingerprint: signer.Fingerprint, Sign: signer.Sign,
-			})
-		} else {
-			res, err = c.Publish(ctx, client.PublishRequest{Content: content, Name: name, Description: opts.Description, Owner: opts.Owner})
-		}
-		if err != nil {
-			if opts.JSON && len(outcomes) > 0 {
-				// Scripts still learn what was published before the failure.
-				if exportErr := exportJSON(opts.IO.Out, outcomes); exportErr != nil {
-					return exportErr
+			err = fmt.Errorf("%s: %w", doc.File, err)
+			if !opts.KeepGoing || ctx.Err() != nil {
+				if opts.JSON && len(outcomes) > 0 {
+					// Scripts still learn what was published before the failure.
+					if exportErr := exportJSON(opts.IO.Out, outcomes); exportErr != nil {
+						return exportErr
+					}
 				}
+				return err
 			}
-			return fmt.Errorf("%s: %w", file, err)
+			_, msg := exitStatus(opts.Factory.explain(err))
+			// The registry's words are shown, never obeyed (as in mainRun).
+			fmt.Fprintln(opts.IO.ErrOut, opts.IO.errorPrefix()+safeLines(msg))
+			failed = append(failed, publishFailure{File: doc.File, Err: err})
+			continue
 		}
-		outcomes = append(outcomes, publishOutcome{File: file, PublishResult: *res})
+		if !res.Created {
+			unchanged++
+		}
+		outcomes = append(outcomes, publishOutcome{File: doc.File, PublishResult: *res})
 		if !opts.JSON {
 			verb := "published"
 			if !res.Created {
@@ -186,32 +221,180 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 			version := safeText(res.Package.Version)
 			// The package describes its latest version, which an older or
 			// pre-release version does not replace.
-			if pack, err := packfmt.Parse(content, packfmt.Options{}); err == nil && pack.Version != res.Package.Version {
+			if pack, err := packfmt.Parse(doc.Content, packfmt.Options{}); err == nil && pack.Version != res.Package.Version {
 				version = safeText(pack.Version) + " (latest stays " + version + ")"
 			}
 			fmt.Fprintf(opts.IO.Out, "%s %s %s  %s\n", verb, safeText(res.Package.FullName()), version, safeText(res.Package.URL))
 		}
-		printWarnings(opts.IO, file, res.Warnings)
+		printWarnings(opts.IO, doc.File, res.Warnings)
 	}
 	if opts.JSON {
-		return exportJSON(opts.IO.Out, outcomes)
+		if err := exportJSON(opts.IO.Out, outcomes); err != nil {
+			return err
+		}
+	}
+	if opts.KeepGoing || len(opts.Files) > 1 {
+		summary := fmt.Sprintf("%d of %d documents published", len(outcomes), len(opts.Files))
+		if unchanged > 0 {
+			summary += fmt.Sprintf(" (%d unchanged)", unchanged)
+		}
+		if len(failed) == 0 {
+			opts.IO.success("%s", summary)
+			return nil
+		}
+		names := make([]string, len(failed))
+		for i, f := range failed {
+			names[i] = f.File
+		}
+		opts.IO.info("%s; %d failed: %s", summary, len(failed), strings.Join(names, ", "))
+		// The exit code of the first failure: 5 when the registry refused it.
+		code, _ := exitStatus(failed[0].Err)
+		if len(invalid) > 0 {
+			code = exitError
+		}
+		return &silentError{code: code}
 	}
 	return nil
 }
 
-// dryRunPublish validates every document offline and reports what would
-// be published.
-func dryRunPublish(opts *publishOptions) error {
-	results := make([]*validation, 0, len(opts.Files))
+// registeredFingerprints asks the registry which SSH keys the configured
+// token's account has registered.
+func registeredFingerprints(ctx context.Context, f *factory) ([]string, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Token == "" {
+		return nil, errNoAccount
+	}
+	c, err := f.Client()
+	if err != nil {
+		return nil, err
+	}
+	keys, err := c.ListKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fingerprints := make([]string, len(keys))
+	for i, k := range keys {
+		fingerprints[i] = k.Fingerprint
+	}
+	return fingerprints, nil
+}
+
+// publishDocument is a document read and checked, ready to publish.
+type publishDocument struct {
+	File    string
+	Content []byte
+	// Name is the pack name to send: --name, or the one the file name
+	// gives a document that names itself nowhere.
+	Name string
+}
+
+// publishFailure is a document --keep-going went past.
+type publishFailure struct {
+	File string
+	Err  error
+}
+
+// loadDocuments reads every document and checks it offline as the registry
+// would; invalid documents are reported on stderr and returned apart.
+func loadDocuments(opts *publishOptions) (docs []publishDocument, invalid []*validation, err error) {
 	for _, file := range opts.Files {
 		content, err := readDocument(opts.IO, file)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		v := validateDocument(file, content, opts.Name, opts.Description)
 		if !v.Valid {
-			return fmt.Errorf("%s", v.problem())
+			opts.IO.info("%s", v.problem())
+			invalid = append(invalid, v)
+			continue
 		}
+		name := opts.Name
+		if name == "" {
+			name = nameFromFileName(content, file)
+		}
+		docs = append(docs, publishDocument{File: file, Content: content, Name: name})
+	}
+	return docs, invalid, nil
+}
+
+// publishOne publishes one checked document, signed or with the token.
+func publishOne(ctx context.Context, c *client.Client, signer *publishSigner, opts *publishOptions, doc publishDocument) (*client.PublishResult, error) {
+	if signer != nil {
+		name := doc.Name
+		if opts.Owner != "" && !strings.Contains(name, "/") {
+			// The signed name line owner/pack names the namespace
+			// (docs/protocol.md, Organisations).
+			if pack, err := packfmt.Parse(doc.Content, packfmt.Options{FileName: doc.File}); name == "" && err == nil {
+				name = pack.Name
+			}
+			name = opts.Owner + "/" + name
+		}
+		res, err := c.PublishSigned(ctx, client.SignedPublishRequest{
+			Content: doc.Content, Name: name, Description: opts.Description,
+			Fingerprint: signer.Fingerprint, Sign: signer.Sign,
+		})
+		return res, explainUnregistered(err, signer)
+	}
+	return c.Publish(ctx, client.PublishRequest{Content: doc.Content, Name: doc.Name, Description: opts.Description, Owner: opts.Owner})
+}
+
+// maxDocuments bounds one publish, which reads every document before it
+// sends any.
+const maxDocuments = 1000
+
+// expandDocuments replaces each directory among files by the *.pact.md
+// files inside it (and its subdirectories, hidden ones aside), in order,
+// and says how many it found.
+func expandDocuments(ios *iostreams, files []string) ([]string, error) {
+	var out []string
+	for _, file := range files {
+		info, err := os.Stat(file)
+		if file == "-" || err != nil || !info.IsDir() {
+			out = append(out, file) // reading it says what is wrong
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(file, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && path != file && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".pact.md") {
+				found = append(found, path)
+				if len(out)+len(found) > maxDocuments {
+					return fmt.Errorf("more than %d documents: publish them in parts", maxDocuments)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", file, err)
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s holds no *.pact.md documents", file)
+		}
+		noun := "documents"
+		if len(found) == 1 {
+			noun = "document"
+		}
+		ios.info("Found %d %s in %s", len(found), noun, file)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// dryRunPublish validates every document offline and reports what would
+// be published.
+func dryRunPublish(opts *publishOptions, docs []publishDocument) error {
+	results := make([]*validation, 0, len(docs))
+	for _, doc := range docs {
+		file := doc.File
+		v := validateDocument(file, doc.Content, opts.Name, opts.Description)
 		results = append(results, v)
 		printWarnings(opts.IO, file, v.Warnings)
 		if !opts.JSON {

@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +28,14 @@ type factory struct {
 	// logKeyPinned says the log key in use came from the config file (not
 	// --log-key or PACT_LOG_KEY), for the advice on a changed key.
 	logKeyPinned bool
+	// timeout bounds the whole command (--timeout, PACT_TIMEOUT); 0 for none.
+	timeout time.Duration
+	// debug adds statuses and requests to error messages (--debug).
+	debug bool
+	// progress is the line a multi-file publish keeps updated on a terminal.
+	progress *progressLine
+	// cancelTimeout releases the context of --timeout.
+	cancelTimeout context.CancelFunc
 }
 
 type buildInfo struct {
@@ -53,7 +66,55 @@ func (f *factory) Client() (*client.Client, error) {
 }
 
 func (f *factory) newClient(host, token string) (*client.Client, error) {
-	return client.New(host, client.WithToken(token), client.WithVersion(f.Build.Version))
+	return client.New(host, client.WithToken(token), client.WithVersion(f.Build.Version),
+		client.WithRetryNotify(func(r client.Retry) { f.retryNotice(host, r) }))
+}
+
+// retryNotice says on stderr why pact waits, and how long, before trying
+// again: "rate limited, retrying in 5 s (2/4)".
+func (f *factory) retryNotice(host string, r client.Retry) {
+	name := host
+	if u, err := url.Parse(host); err == nil && u.Host != "" {
+		name = u.Host
+	}
+	var reason string
+	var netErr net.Error
+	switch {
+	case r.Status == http.StatusTooManyRequests:
+		reason = "rate limited"
+	case r.Status >= 500:
+		reason = fmt.Sprintf("the registry failed (%s)", r.Err)
+	case errors.As(r.Err, &netErr) && netErr.Timeout():
+		reason = "no answer from " + name
+	default:
+		reason = fmt.Sprintf("cannot reach %s (%s)", name, networkReason(r.Err))
+	}
+	f.progress.clear()
+	f.IO.info("%s, retrying in %s (%d/%d)", reason, formatWait(r.Wait), r.Attempt, r.MaxAttempts)
+}
+
+// formatWait prints a pause in seconds for people: "5 s", "0.4 s".
+func formatWait(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+}
+
+// applyTimeout bounds the command's context by --timeout or PACT_TIMEOUT.
+func (f *factory) applyTimeout(cmd *cobra.Command) error {
+	value := os.Getenv("PACT_TIMEOUT")
+	if fl := cmd.Flags().Lookup("timeout"); fl != nil && fl.Changed {
+		value = fl.Value.String()
+	}
+	d, err := parseTimeout(value)
+	if err != nil || d == 0 {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), d)
+	f.timeout, f.cancelTimeout = d, cancel
+	cmd.SetContext(ctx)
+	return nil
 }
 
 // mainRun runs pact with args and returns the exit code.
@@ -69,13 +130,26 @@ func mainRun(args []string, ios *iostreams) int {
 	root.SetErr(ios.ErrOut)
 
 	cmd, err := root.ExecuteContextC(ctx)
+	if f.cancelTimeout != nil {
+		f.cancelTimeout()
+	}
+	f.progress.clear()
+	err = f.explain(err)
 	code, msg := exitStatus(err)
 	if msg != "" {
-		if f.cfg != nil && f.cfg.Token != "" {
-			msg = strings.ReplaceAll(msg, f.cfg.Token, "[token]")
+		redact := func(s string) string {
+			if f.cfg != nil && f.cfg.Token != "" {
+				return strings.ReplaceAll(s, f.cfg.Token, "[token]")
+			}
+			return s
 		}
 		// Error messages quote the registry's answers: shown, never obeyed.
-		fmt.Fprintln(ios.ErrOut, ios.errorPrefix()+safeLines(msg))
+		fmt.Fprintln(ios.ErrOut, ios.errorPrefix()+safeLines(redact(msg)))
+		if f.debug {
+			for _, line := range debugDetails(err) {
+				fmt.Fprintln(ios.ErrOut, "debug: "+safeLines(redact(line)))
+			}
+		}
 		if code == exitUsage && cmd != nil {
 			fmt.Fprintf(ios.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
@@ -94,11 +168,20 @@ keys used for signed publishing and the API tokens of your account.
 Configuration comes from flags, then the environment (PACT_HOST,
 PACT_TOKEN), then the config file written by 'pact login'
 ($XDG_CONFIG_HOME/pact/config.yaml), then the default host
-` + defaultHost + `.
+` + defaultHost + `. A host given without a scheme is https://, or
+http:// for localhost and loopback addresses.
 
-Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed,
-4 not found, 5 rejected by the server, 6 verification against the
-registry's transparency log failed.`,
+Requests that fail for a passing reason (rate limited, a server error, no
+answer) are tried up to 4 times; pact says on standard error why it waits
+and how long. --timeout (or PACT_TIMEOUT) bounds the whole command,
+retries included (no bound by default).
+
+Errors are the registry's own words; --debug adds the HTTP status and
+the request.
+
+Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed (or a
+signing key the registry does not know), 4 not found, 5 rejected by the
+server, 6 verification against the registry's transparency log failed.`,
 		Example: `  $ pact login --token-stdin < token.txt
   $ pact publish hello.pact.md
   $ pact list --owner alice
@@ -113,6 +196,9 @@ registry's transparency log failed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return f.applyTimeout(cmd)
+		},
 	}
 	f.rootCmd = root
 	root.SetVersionTemplate(fmt.Sprintf("pact %s (commit %s, built %s)\n", f.Build.Version, f.Build.Commit, f.Build.Date))
@@ -121,6 +207,8 @@ registry's transparency log failed.`,
 	pf := root.PersistentFlags()
 	pf.String("host", defaultHost, "registry address (env PACT_HOST)")
 	pf.String("token", "", "API token (env PACT_TOKEN; prefer those or 'pact login' over this flag)")
+	pf.String("timeout", "", "give up on the whole command after this long, e.g. 30s or 2m (env PACT_TIMEOUT; default none)")
+	pf.BoolVar(&f.debug, "debug", false, "add HTTP statuses and requests to error messages")
 
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{msg: err.Error()}

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +21,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/pact-registry/pact/internal/pactdtest"
+	"github.com/pact-registry/pact/internal/ptytest"
 	"github.com/pact-registry/pact/internal/sshtest"
 )
 
@@ -26,7 +30,8 @@ import (
 // pact's main.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"pact": func() { os.Exit(mainRun(os.Args[1:], systemIO())) },
+		"pact":   func() { os.Exit(mainRun(os.Args[1:], systemIO())) },
+		"ptyrun": func() { os.Exit(ptytest.Main()) },
 	})
 }
 
@@ -69,11 +74,13 @@ func TestScripts(t *testing.T) {
 			return setupScript(env, bin)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"json":     cmdJSON,
-			"jsonenv":  cmdJSONEnv,
-			"exitcode": cmdExitCode,
-			"perm":     cmdPerm,
-			"filetype": cmdFileType,
+			"json":       cmdJSON,
+			"jsonenv":    cmdJSONEnv,
+			"exitcode":   cmdExitCode,
+			"perm":       cmdPerm,
+			"filetype":   cmdFileType,
+			"hangserver": cmdHangServer,
+			"busyserver": cmdBusyServer,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
@@ -119,6 +126,7 @@ func setupScriptOn(env *testscript.Env, srv *pactdtest.Server) error {
 	}
 	env.Setenv("PATH", filepath.Dir(pactd)+string(os.PathListSeparator)+env.Getenv("PATH"))
 	env.Setenv("SERVER_URL", srv.URL)
+	env.Setenv("SERVER_HOSTPORT", strings.TrimPrefix(srv.URL, "http://"))
 	env.Setenv("PACTD_DB", srv.DB)
 	env.Setenv("TOKEN", token)
 	env.Setenv("HOME", home)
@@ -162,6 +170,58 @@ func startAgent(env *testscript.Env) (string, error) {
 		}
 	}
 	return "", errors.New("ssh-agent did not listen within 10s")
+}
+
+// cmdHangServer starts a TCP listener that accepts connections and never
+// answers, and sets VAR to its http:// address:
+//
+//	hangserver HANG
+func cmdHangServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: hangserver VAR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn) // held open, unread, unanswered
+			mu.Unlock()
+		}
+	}()
+	ts.Defer(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	ts.Setenv(args[0], "http://"+ln.Addr().String())
+}
+
+// cmdBusyServer starts an HTTP server that answers every request 429 with
+// Retry-After: SECONDS, and sets VAR to its address:
+//
+//	busyserver BUSY 1
+func cmdBusyServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: busyserver VAR SECONDS")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", args[1])
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"ok":false,"error":"too many requests; slow down"}`)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL)
 }
 
 // cmdExitCode runs a program and checks its exit status:

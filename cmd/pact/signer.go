@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/crypto/ssh"
@@ -39,14 +41,21 @@ type signerOptions struct {
 	KeyPath string
 	// AgentSocket is SSH_AUTH_SOCK.
 	AgentSocket string
+	// Registered asks the registry for the fingerprints of the account's
+	// keys, to choose among several in the agent; errNoAccount when pact
+	// has no token to ask with. nil never asks.
+	Registered func() ([]string, error)
 }
+
+// errNoAccount says pact cannot ask which keys are registered.
+var errNoAccount = errors.New("no token to ask the registry with")
 
 // resolveSigner finds the key to sign with (docs/protocol.md, The pact CLI):
 // the agent's only key, or --key naming a public key the agent holds, or a
 // private key file (asking for its passphrase on the terminal).
 func resolveSigner(ios *iostreams, opts signerOptions) (*publishSigner, error) {
 	if opts.KeyPath == "" {
-		return agentOnlyKey(opts.AgentSocket)
+		return agentOnlyKey(opts.AgentSocket, opts.Registered)
 	}
 	path := expandHome(opts.KeyPath)
 	data, err := os.ReadFile(path)
@@ -75,7 +84,7 @@ func usableKey(pub ssh.PublicKey) bool {
 	return pub.Type() == ssh.KeyAlgoED25519 || pub.Type() == ssh.KeyAlgoRSA
 }
 
-func agentOnlyKey(socket string) (*publishSigner, error) {
+func agentOnlyKey(socket string, registered func() ([]string, error)) (*publishSigner, error) {
 	ag, closeAgent, err := dialAgent(socket)
 	if err != nil {
 		return nil, err
@@ -98,14 +107,47 @@ func agentOnlyKey(socket string) (*publishSigner, error) {
 	case 1:
 		return agentSigner(ag, closeAgent, usable[0], "ssh-agent key "+usable[0].Comment), nil
 	default:
+		var fingerprints []string
+		err := errNoAccount
+		if registered != nil {
+			fingerprints, err = registered()
+		}
+		if err != nil && !errors.Is(err, errNoAccount) {
+			closeAgent()
+			return nil, fmt.Errorf("the ssh-agent holds %d keys; asking the registry which is registered: %w", len(usable), err)
+		}
+		if err == nil {
+			for _, k := range usable {
+				if slices.Contains(fingerprints, sshsign.Fingerprint(k)) {
+					return agentSigner(ag, closeAgent, k, fmt.Sprintf("ssh-agent key %s, the one of its %d keys registered for your account", k.Comment, len(usable))), nil
+				}
+			}
+		}
 		closeAgent()
 		var b strings.Builder
-		fmt.Fprintf(&b, "the ssh-agent holds %d keys; choose one with --key PATH (its .pub file):", len(usable))
+		if err == nil {
+			fmt.Fprintf(&b, "none of the ssh-agent's %d keys is registered for your account: register one with 'pact keys add KEY.pub', or choose one with --key PATH:", len(usable))
+		} else {
+			fmt.Fprintf(&b, "the ssh-agent holds %d keys; choose one with --key PATH (its .pub file), or configure a token (pact login) so pact can ask the registry which is registered:", len(usable))
+		}
 		for _, k := range usable {
 			fmt.Fprintf(&b, "\n  %s %s %s", sshsign.Fingerprint(k), k.Type(), safeText(k.Comment))
 		}
+		if err == nil {
+			return nil, &keyNotRegisteredError{msg: b.String()}
+		}
 		return nil, errors.New(b.String())
 	}
+}
+
+// explainUnregistered makes the registry's refusal of a key it does not
+// know exit 3, with the way out.
+func explainUnregistered(err error, s *publishSigner) error {
+	var apiErr *client.APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest && strings.HasPrefix(apiErr.Message, "no SSH key with fingerprint") {
+		return &keyNotRegisteredError{msg: fmt.Sprintf("the key %s (%s) is not registered on this registry: register its public key with 'pact keys add KEY.pub', then publish again", s.Fingerprint, s.Source)}
+	}
+	return err
 }
 
 func agentKey(socket string, pub ssh.PublicKey, path string) (*publishSigner, error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -11,18 +12,23 @@ type tokenRevokeOptions struct {
 	IO      *iostreams
 	Factory *factory
 	ID      int64
+	Yes     bool
 }
 
 func newTokenRevokeCmd(f *factory, runF func(context.Context, *tokenRevokeOptions) error) *cobra.Command {
 	opts := &tokenRevokeOptions{IO: f.IO, Factory: f}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:     "revoke ID",
 		Aliases: []string{"rm", "delete"},
 		Short:   "Revoke one of your API tokens",
 		Long: `Revoke an API token by the ID 'pact token list' shows. Requests that send it
-are refused from then on; it stays in the list, marked revoked.`,
-		Example: `  $ pact token revoke 7`,
-		Args:    usageArgs(cobra.ExactArgs(1)),
+are refused from then on; it stays in the list, marked revoked.
+
+On a terminal pact asks before revoking; --yes does not ask. Without a
+terminal (in scripts) --yes is required.`,
+		Example: `  $ pact token revoke 7
+  $ pact token revoke 7 --yes`,
+		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[0], 10, 64)
 			if err != nil || id < 1 {
@@ -35,12 +41,36 @@ are refused from then on; it stays in the list, marked revoked.`,
 			return runTokenRevoke(cmd.Context(), opts)
 		},
 	}
+	addYesFlag(cmd, &opts.Yes)
+	return cmd
 }
 
 func runTokenRevoke(ctx context.Context, opts *tokenRevokeOptions) error {
+	if err := opts.IO.canConfirm(opts.Yes, "revoking a token"); err != nil {
+		return err
+	}
 	c, err := opts.Factory.Client()
 	if err != nil {
 		return err
+	}
+	if !opts.Yes {
+		question := fmt.Sprintf("Revoke token %d? Whatever uses it stops working.", opts.ID)
+		if opts.IO.stdinTTY && opts.IO.stderrTTY {
+			if tokens, err := c.ListTokens(ctx); err == nil {
+				for _, t := range tokens {
+					if t.ID == opts.ID {
+						question = fmt.Sprintf("Revoke token %d %q? Whatever uses it stops working.", t.ID, t.Name)
+					}
+				}
+			}
+		}
+		ok, err := opts.IO.confirmed(question, "revoking a token")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNotConfirmed
+		}
 	}
 	if err := c.RevokeToken(ctx, opts.ID); err != nil {
 		return err

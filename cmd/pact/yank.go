@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,7 @@ type yankOptions struct {
 	Reason  string
 	Undo    bool // un-yank (pact unyank)
 	JSON    bool
+	Yes     bool
 }
 
 func newYankCmd(f *factory, runF func(context.Context, *yankOptions) error) *cobra.Command {
@@ -32,6 +34,9 @@ marked as yanked, so whoever pinned it keeps working (and 'pact get' warns
 them). When every version is yanked the package has no latest version and
 is not listed. Without OWNER the package is one of the token's account.
 Yanking a yanked version again replaces its reason; 'pact unyank' undoes it.
+
+On a terminal pact asks before yanking; --yes does not ask. Without a
+terminal (in scripts) --yes is required.
 
 --reason is one line of at most 200 characters, shown with the version.`,
 		Example: `  $ pact yank widget@1.2.0 --reason "breaks the parser; use 1.2.1"
@@ -51,6 +56,7 @@ Yanking a yanked version again replaces its reason; 'pact unyank' undoes it.
 	}
 	cmd.Flags().StringVar(&opts.Reason, "reason", "", "why the version is withdrawn (one line, at most 200 characters)")
 	addJSONFlag(cmd, &opts.JSON)
+	addYesFlag(cmd, &opts.Yes)
 	return cmd
 }
 
@@ -84,6 +90,12 @@ func ownerOrMe(ctx context.Context, c *client.Client, owner string) (string, err
 }
 
 func runYank(ctx context.Context, opts *yankOptions) error {
+	confirm := !opts.Undo && !opts.Yes
+	if confirm {
+		if err := opts.IO.canConfirm(false, "yanking a version"); err != nil {
+			return err
+		}
+	}
 	c, err := opts.Factory.Client()
 	if err != nil {
 		return err
@@ -91,6 +103,15 @@ func runYank(ctx context.Context, opts *yankOptions) error {
 	owner, err := ownerOrMe(ctx, c, opts.Owner)
 	if err != nil {
 		return err
+	}
+	if confirm {
+		ok, err := opts.IO.confirmed(fmt.Sprintf("Yank %s/%s %s? It stops being offered; whoever pinned it keeps it.", owner, opts.Pack, opts.Version), "yanking a version")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNotConfirmed
+		}
 	}
 	call, done := c.YankVersion, "Yanked"
 	if opts.Undo {

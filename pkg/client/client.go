@@ -62,6 +62,9 @@ type Client struct {
 	httpClient *http.Client
 	retry      RetryPolicy
 
+	// notify hears of every attempt about to be repeated (WithRetryNotify).
+	notify func(Retry)
+
 	// Seams for tests: the clock, the pause between attempts and the
 	// randomness of the jitter.
 	now    func() time.Time
@@ -91,6 +94,23 @@ func WithTimeout(d time.Duration) Option {
 		c.httpClient = &hc
 	}
 }
+
+// Retry describes a failed attempt that is about to be repeated, so that a
+// program can say why it waits.
+type Retry struct {
+	// Attempt is the attempt about to be made (2 for the first repeat) of
+	// MaxAttempts.
+	Attempt, MaxAttempts int
+	// Wait is the pause before it.
+	Wait time.Duration
+	// Status is the HTTP status of a 429 or 5xx answer; 0 when the server
+	// did not answer (Err says what happened).
+	Status int
+	Err    error
+}
+
+// WithRetryNotify calls notify before each pause between two attempts.
+func WithRetryNotify(notify func(Retry)) Option { return func(c *Client) { c.notify = notify } }
 
 // WithRetryPolicy replaces DefaultRetryPolicy.
 func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = p } }
@@ -124,6 +144,14 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 
 // BaseURL is the server address the client talks to, without trailing slash.
 func (c *Client) BaseURL() string { return c.baseURL }
+
+// Host is the host[:port] of BaseURL, for messages.
+func (c *Client) Host() string {
+	if u, err := url.Parse(c.baseURL); err == nil {
+		return u.Host
+	}
+	return c.baseURL
+}
 
 // request describes one logical call; body is rebuilt for every attempt so
 // retries (and fresh signatures) are possible.
@@ -171,6 +199,9 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 		}
 		if deadline, ok := ctx.Deadline(); ok && c.now().Add(wait).After(deadline) {
 			return nil, unwrapRetryable(err) // no time left for another attempt
+		}
+		if c.notify != nil {
+			c.notify(Retry{Attempt: attempt + 1, MaxAttempts: attempts, Wait: wait, Status: StatusCode(err), Err: unwrapRetryable(err)})
 		}
 		if c.sleep(ctx, wait) != nil {
 			return nil, unwrapRetryable(err)
@@ -265,6 +296,7 @@ func (c *Client) once(ctx context.Context, r request) (*response, error) {
 	}
 	if res.StatusCode >= 400 {
 		apiErr := newAPIError(res.StatusCode, data)
+		apiErr.Method, apiErr.Path = r.method, r.path
 		if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
 			return nil, &retryableAPIError{APIError: apiErr, retryAfter: parseRetryAfter(res.Header.Get("Retry-After"), c.now())}
 		}

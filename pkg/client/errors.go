@@ -16,10 +16,24 @@ type APIError struct {
 	// Message is the server's {"ok":false,"error":...} text, or the status
 	// text when the body was not such an object.
 	Message string
+	// Method and Path name the request answered (Path without the query);
+	// empty for errors built by hand.
+	Method string
+	Path   string
 }
 
+// Error is the server's message alone, as a user reads it; Detail adds
+// the status and the request for debugging.
 func (e *APIError) Error() string {
-	return fmt.Sprintf("%s (HTTP %d)", e.Message, e.StatusCode)
+	return e.Message
+}
+
+// Detail names the status and the request, e.g. "HTTP 409 from POST /api/publish".
+func (e *APIError) Detail() string {
+	if e.Method == "" {
+		return fmt.Sprintf("HTTP %d", e.StatusCode)
+	}
+	return fmt.Sprintf("HTTP %d from %s %s", e.StatusCode, e.Method, e.Path)
 }
 
 // StatusCode returns the HTTP status of an *APIError in err's chain, or 0.

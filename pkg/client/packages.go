@@ -79,7 +79,7 @@ func (c *Client) Raw(ctx context.Context, owner, pack, version string) (content 
 	etag = strings.TrimPrefix(etag, "W/")
 	etag = strings.Trim(etag, `"`)
 	if etag == "" {
-		return nil, "", fmt.Errorf("the server sent %s without an ETag to check it against", path)
+		return nil, "", fmt.Errorf("the server sent %s without the digest to check it against", path)
 	}
 	return resp.body, etag, nil
 }

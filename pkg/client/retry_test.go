@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,8 +178,9 @@ func TestHonoursRetryAfterOfARateLimitedServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	var notices []Retry
 	newLimitedClient := func(policy RetryPolicy) (*Client, *[]time.Duration) {
-		c, err := New(srv.URL, WithToken(token), WithRetryPolicy(policy))
+		c, err := New(srv.URL, WithToken(token), WithRetryPolicy(policy), WithRetryNotify(func(r Retry) { notices = append(notices, r) }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,6 +201,12 @@ func TestHonoursRetryAfterOfARateLimitedServer(t *testing.T) {
 	if len(*waits) != 1 || (*waits)[0] < time.Second {
 		t.Errorf("waits before retrying = %v, want one of at least the server's Retry-After (whole seconds, so >= 1s)", *waits)
 	}
+	// The wait was announced before it began: why, how long, which attempt.
+	if len(notices) != 1 || notices[0].Status != http.StatusTooManyRequests || notices[0].Attempt != 2 ||
+		notices[0].MaxAttempts != 3 || len(*waits) != 1 || notices[0].Wait != (*waits)[0] {
+		t.Errorf("notices = %+v, want one of a 429 before attempt 2/3 announcing the wait %v", notices, *waits)
+	}
+	notices = nil
 
 	// A caller unwilling to wait that long gets the 429 at once.
 	impatient, waits := newLimitedClient(RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Millisecond})
@@ -206,6 +214,13 @@ func TestHonoursRetryAfterOfARateLimitedServer(t *testing.T) {
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests || len(*waits) != 0 {
 		t.Errorf("err = %v after waits %v, want a 429 without waiting", err, *waits)
+	}
+	if len(notices) != 0 {
+		t.Errorf("notices = %+v for a request not retried", notices)
+	}
+	// The message is the server's alone; the status and request are details.
+	if strings.Contains(apiErr.Error(), "HTTP") || apiErr.Detail() != "HTTP 429 from GET /api/me" {
+		t.Errorf("Error() = %q, Detail() = %q", apiErr.Error(), apiErr.Detail())
 	}
 }
 
