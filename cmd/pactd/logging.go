@@ -39,8 +39,8 @@ func newLoggers(out io.Writer, format, level string, terminal bool) loggers {
 			format = "text"
 		}
 	}
-	handler := func(min slog.Level) slog.Handler {
-		opts := &slog.HandlerOptions{Level: min}
+	handler := func(lowest slog.Level) slog.Handler {
+		opts := &slog.HandlerOptions{Level: lowest}
 		if format == "text" {
 			return slog.NewTextHandler(out, opts)
 		}
