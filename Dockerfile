@@ -9,7 +9,7 @@
 #   docker run --rm -i -v pact-data:/data pactd user create \
 #     --email you@example.com --username you --password-stdin
 #
-# The build flags are the ones TestStaticBinaryInEmptyRoot (cmd/pactd)
+# The build flags are the ones TestStaticBinaryInEmptyRoot (contrib/deploy_test.go)
 # checks: it builds the same binary and serves /healthz from a root file
 # system holding only what this image ships.
 

@@ -1,9 +1,13 @@
-package main_test
+// Package contrib holds no code: its tests check the deployment files,
+// the Dockerfile beside go.mod and the systemd unit here
+// (docs/operations.md, Containers and systemd).
+package contrib_test
 
 import (
 	"bufio"
 	"bytes"
 	"debug/elf"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -12,10 +16,48 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pact-registry/pact/internal/pactdtest"
 )
+
+var pactdBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "contrib-test-")
+	if err != nil {
+		panic(err)
+	}
+	pactdBin, err = pactdtest.Build(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// syncOutput collects a process's output while the test reads it.
+type syncOutput struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (o *syncOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+func (o *syncOutput) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
 
 // The static build of the container image (Dockerfile): these flags must
 // stay the Dockerfile's, which the test checks.
@@ -46,7 +88,7 @@ func needRoot(t *testing.T) {
 // The Dockerfile's final stage ships exactly imageFiles, built with the
 // flags this test builds with.
 func TestDockerfileShipsWhatTheTestServesFrom(t *testing.T) {
-	b, err := os.ReadFile("../../Dockerfile")
+	b, err := os.ReadFile("../Dockerfile")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +125,7 @@ func TestStaticBinaryInEmptyRoot(t *testing.T) {
 	}
 	bin := filepath.Join(root, "pactd")
 	start := time.Now()
-	build := exec.Command("go", "build", "-trimpath", "-tags", staticTags, "-ldflags", staticLDFlags, "-o", bin, ".")
+	build := exec.Command("go", "build", "-trimpath", "-tags", staticTags, "-ldflags", staticLDFlags, "-o", bin, "../cmd/pactd")
 	build.Env = append(os.Environ(), "CGO_ENABLED=1")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("static build: %v\n%s", err, out)

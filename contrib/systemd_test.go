@@ -1,4 +1,4 @@
-package main_test
+package contrib_test
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// contrib/pactd.service passes systemd-analyze verify (which needs no
+// pactd.service passes systemd-analyze verify (which needs no
 // running systemd), run on a copy whose ExecStart is the pactd under test:
 // verify checks that the program exists.
 func TestSystemdUnitVerifies(t *testing.T) {
@@ -19,7 +19,7 @@ func TestSystemdUnitVerifies(t *testing.T) {
 		}
 		t.Skip("systemd-analyze is not installed (Debian's systemd package)")
 	}
-	unit, err := os.ReadFile("../../contrib/pactd.service")
+	unit, err := os.ReadFile("pactd.service")
 	if err != nil {
 		t.Fatal(err)
 	}
