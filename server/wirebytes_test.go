@@ -82,18 +82,25 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		cursor, _ := resp.JSON(t)["next_cursor"].(string)
 		want("first page", resp, 200, `{"ok":true,"packages":[`+signedPkg+`],"next_cursor":`+quoteJSON(cursor)+`}`)
 
-		version := func(pack, description, doc, signature string, logIndex int) string {
+		version := func(pack, description, doc, signature string, logIndex int, publishedBy string) string {
 			sum := sha256.Sum256([]byte(doc))
 			return fmt.Sprintf(`{"version":"1.0.0","name":%q,"description":%s,"scheme":"review-v1","sha256":%q,"size":%d,`+
-				`"created_at":%s,"raw_url":%q,"signature":%s,"yanked":false,"yank_reason":"","log_index":%d,"ci":null,"release_url":null}`,
-				pack, quoteJSON(description), hex.EncodeToString(sum[:]), len(doc), at, base+"/raw/alice/"+pack+"@1.0.0.pact.md", signature, logIndex)
+				`"created_at":%s,"raw_url":%q,"signature":%s,"yanked":false,"yank_reason":"","log_index":%d,"ci":null,"release_url":null,`+
+				`"published_by":%s}`,
+				pack, quoteJSON(description), hex.EncodeToString(sum[:]), len(doc), at, base+"/raw/alice/"+pack+"@1.0.0.pact.md", signature, logIndex, publishedBy)
 		}
+		// alice's token, the one the token publish used.
+		aliceTokens, _ := env.API.Get("/api/tokens", alice.Bearer()).JSON(t)["tokens"].([]any)
+		if len(aliceTokens) != 1 {
+			t.Fatalf("alice has %d tokens, want 1", len(aliceTokens))
+		}
+		aliceTokenID := aliceTokens[0].(map[string]any)["id"]
 		provenance := fmt.Sprintf(`{"fingerprint":%q,"timestamp":%d,"nonce":%q,"signature":%s,"signed_lines_known":true,`+
 			`"signed_name":"","signed_description":"","public_key":%q}`, fingerprint, ts, nonce, quoteJSON(signature), publicKey)
 		want("signed detail", env.API.Get("/api/packages/alice/signed-pack"), 200,
-			`{"ok":true,"package":`+signedPkg+`,"versions":[`+version("signed-pack", "", signedDoc, provenance, 2)+`]}`)
+			`{"ok":true,"package":`+signedPkg+`,"versions":[`+version("signed-pack", "", signedDoc, provenance, 2, `{"username":"alice","auth":"ssh-signature","token_id":null}`)+`]}`)
 		want("token detail", env.API.Get("/api/packages/alice/token-pack"), 200,
-			`{"ok":true,"package":`+tokenPkg+`,"versions":[`+version("token-pack", "Tom & Jerry <3>", tokenDoc, "null", 0)+`]}`)
+			`{"ok":true,"package":`+tokenPkg+`,"versions":[`+version("token-pack", "Tom & Jerry <3>", tokenDoc, "null", 0, fmt.Sprintf(`{"username":"alice","auth":"token","token_id":%v}`, aliceTokenID))+`]}`)
 
 		want("me", env.API.Get("/api/me", alice.Bearer()), 200,
 			fmt.Sprintf(`{"ok":true,"user":{"id":%d,"email":"alice@example.com","username":"alice","created_at":%s}}`, alice.Account.ID, at))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -45,6 +44,8 @@ type serveConfig struct {
 	MetricsAddr     string
 	PprofAddr       string
 	Log             logSettings
+	LogFormat       string // text, json or auto (logging.go)
+	LogLevel        string
 }
 
 // storeSettings are the database's own settings, handed to sqlstore.Open.
@@ -93,6 +94,8 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.DurationVar(&c.Store.ReadCacheTTL, "db-read-cache-ttl", sqlstore.DefaultCacheTTL, "PostgreSQL only: how long a replica serves a cached document before reading it again, so the bound on how long another replica's yank or new latest version takes to show (0 turns the cache off)")
 	f.StringVar(&c.BaseURL, "base-url", "", "public base URL used in every link (default http://<addr>)")
 	c.Log.flags(f)
+	f.StringVar(&c.LogFormat, "log-format", "auto", "format of the lines pactd logs on stderr: text, json, or auto (text on a terminal, JSON otherwise)")
+	f.StringVar(&c.LogLevel, "log-level", "info", "least severe log lines written: debug, info, warn or error (audit lines are written at every level)")
 	f.Int64Var(&c.MaxBody, "max-body", packfmt.DefaultMaxBytes, "largest pack document accepted, in bytes")
 	f.StringVar(&c.Signup, "signup", "open", "dashboard sign-up: open or closed")
 	f.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long to wait for requests in flight at shutdown")
@@ -135,6 +138,12 @@ func (c *serveConfig) validate() error {
 	}
 	if c.BaseURL != "" && !isBaseURL(c.BaseURL) {
 		return invalid("base-url", "is not an absolute http(s) URL such as https://pact.example.com")
+	}
+	if _, ok := logFormats[c.LogFormat]; !ok {
+		return invalid("log-format", "is not text, json or auto")
+	}
+	if _, ok := logLevels[c.LogLevel]; !ok {
+		return invalid("log-level", "is not debug, info, warn or error")
 	}
 	if c.MaxBody <= 0 {
 		return invalid("max-body", "is not a positive number of bytes")
@@ -273,14 +282,15 @@ that is not valid, stops serve with exit code 2 before it listens.`,
 			}
 			logs := newLogBuffer(cmd.ErrOrStderr(), 100*time.Millisecond)
 			defer logs.Close()
-			return serve(cmd.Context(), cfg, slog.New(slog.NewJSONHandler(logs, nil)), logs, cmd)
+			return serve(cmd.Context(), cfg, newLoggers(logs, cfg.LogFormat, cfg.LogLevel, isTerminal(cmd.ErrOrStderr())), cmd)
 		},
 	}
 	cfg.flags(cmd.Flags())
 	return cmd
 }
 
-func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, requestLog io.Writer, cmd *cobra.Command) error {
+func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Command) error {
+	log := logs.log
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -292,12 +302,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, requestLog io
 		return fmt.Errorf("opening database: %w", err)
 	}
 	defer store.Close()
-	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody, OIDCIssuers: cfg.OIDCIssuers})
+	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody, OIDCIssuers: cfg.OIDCIssuers,
+		OnEvent: logs.auditEvent})
 	if err := startLog(ctx, svc, cfg.Log, baseURL, log); err != nil {
 		ln.Close()
 		return err
 	}
-	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log, RequestLog: requestLog,
+	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: cfg.Signup, Logger: log, RequestLog: logs.requestLog,
 		Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies,
 		LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow, SeparateMetrics: cfg.MetricsAddr != ""})
 

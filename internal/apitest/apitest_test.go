@@ -54,7 +54,7 @@ func validVersion(signature any) map[string]any {
 	return map[string]any{
 		"version": "1.0", "name": "Code review", "description": "", "scheme": "", "sha256": sha, "size": 120,
 		"created_at": "2026-03-01T12:00:00Z", "raw_url": "http://pact.test/raw/alice/code-review@1.0.pact.md",
-		"signature": signature, "yanked": false, "yank_reason": "", "log_index": 7, "ci": nil, "published_by": nil,
+		"signature": signature, "yanked": false, "yank_reason": "", "log_index": 7, "ci": nil, "published_by": nil, "release_url": nil,
 	}
 }
 

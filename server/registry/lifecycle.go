@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -66,7 +67,15 @@ func (s *Service) YankVersion(ctx context.Context, actor *Account, owner, pack, 
 	if err := checkYankTarget(version); err != nil {
 		return nil, nil, err
 	}
-	return s.store.SetYanked(ctx, p.ID, version, true, reason, s.now())
+	pkg, v, err := s.store.SetYanked(ctx, p.ID, version, true, reason, s.now())
+	if err == nil && s.auditing() {
+		msg := fmt.Sprintf("%s yanked %s %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug), v.Version)
+		if reason != "" {
+			msg += ": " + reason
+		}
+		s.emit(ctx, lifecycleEvent(ActionYank, actor.Username, p, v.Version, msg))
+	}
+	return pkg, v, err
 }
 
 // UnyankVersion undoes YankVersion: the version may be the latest again.
@@ -79,7 +88,11 @@ func (s *Service) UnyankVersion(ctx context.Context, actor *Account, owner, pack
 	if err := checkYankTarget(version); err != nil {
 		return nil, nil, err
 	}
-	return s.store.SetYanked(ctx, p.ID, version, false, "", s.now())
+	pkg, v, err := s.store.SetYanked(ctx, p.ID, version, false, "", s.now())
+	if err == nil && s.auditing() {
+		s.emit(ctx, lifecycleEvent(ActionUnyank, actor.Username, p, v.Version, fmt.Sprintf("%s un-yanked %s %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug), v.Version)))
+	}
+	return pkg, v, err
 }
 
 // DeprecatePackage sets the deprecation message of owner/pack on behalf of
@@ -94,7 +107,21 @@ func (s *Service) DeprecatePackage(ctx context.Context, actor *Account, owner, p
 	if err != nil {
 		return nil, err
 	}
-	return s.store.SetDeprecated(ctx, p.ID, message)
+	pkg, err := s.store.SetDeprecated(ctx, p.ID, message)
+	if err == nil && s.auditing() {
+		if message == "" {
+			s.emit(ctx, lifecycleEvent(ActionUndeprecate, actor.Username, p, "", fmt.Sprintf("%s withdrew the deprecation of %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug))))
+		} else {
+			s.emit(ctx, lifecycleEvent(ActionDeprecate, actor.Username, p, "", fmt.Sprintf("%s deprecated %s: %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug), message)))
+		}
+	}
+	return pkg, err
+}
+
+// lifecycleEvent reports a change by the package's owner, the only one
+// who may make it (ownedPackage).
+func lifecycleEvent(action, actor string, p *Package, version, msg string) Event {
+	return Event{Action: action, Actor: actor, Message: msg, Package: p.OwnerSlug + "/" + p.PackSlug, Version: version}
 }
 
 // ownedPackage finds owner/pack and checks that actor may do action to it

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,8 @@ type Service struct {
 	maxDocumentBytes int64
 	log              *LogSigner // set by InitLog
 	checkpoint       checkpointCache
-	oidcIssuers      []string // trust.go
+	oidcIssuers      []string                     // trust.go
+	onEvent          func(context.Context, Event) // audit.go
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -34,12 +36,16 @@ type Options struct {
 	// OIDCIssuers are the OpenID Connect issuers whose ID tokens trusted
 	// publishers may name (trust.go); none by default.
 	OIDCIssuers []string
+	// OnEvent, when set, is told of every change once it is stored
+	// (audit.go). It runs on the caller's goroutine, so it must be quick;
+	// it cannot undo or fail the change.
+	OnEvent func(context.Context, Event)
 }
 
 // NewService returns the service of pact over store.
 func NewService(store Store, opts Options) *Service {
 	return &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
-		oidcIssuers: append([]string(nil), opts.OIDCIssuers...)}
+		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent}
 }
 
 // Now is the service's clock in UTC, so that what the server times
@@ -111,6 +117,13 @@ func (s *Service) Publish(ctx context.Context, actor *Account, req PublishReques
 		return nil, false, err
 	}
 	pkg.Warnings = in.Warnings
+	if created && s.auditing() {
+		via := ""
+		if req.Token != nil {
+			via = fmt.Sprintf("token %d, %s", req.Token.ID, req.Token.Name)
+		}
+		s.emit(ctx, publishEvent(actor.Username, pkg, in.Version, via))
+	}
 	return pkg, created, nil
 }
 

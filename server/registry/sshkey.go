@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -43,6 +44,11 @@ func (s *Service) AddSSHKey(ctx context.Context, accountID int64, publicKey, nam
 	}
 	if err := s.store.CreateSSHKey(ctx, k); err != nil {
 		return nil, err
+	}
+	if s.auditing() {
+		actor := s.username(ctx, accountID)
+		s.emit(ctx, Event{Action: ActionKeyAdd, Actor: actor, KeyFingerprint: k.Fingerprint,
+			Message: fmt.Sprintf("%s added %s", actor, describeKey(k))})
 	}
 	return k, nil
 }
@@ -167,6 +173,9 @@ func (s *Service) PublishVerified(ctx context.Context, v *VerifiedPublish) (*Pac
 		return nil, false, err
 	}
 	pkg.Warnings = v.input.Warnings
+	if created && s.auditing() {
+		s.emit(ctx, publishEvent(v.Signer.Username, pkg, v.input.Version, "ssh "+v.Key.Fingerprint))
+	}
 	return pkg, created, nil
 }
 
@@ -201,7 +210,33 @@ func (s *Service) ListSSHKeys(ctx context.Context, accountID int64) ([]SSHKey, e
 // not exist or belongs to someone else. Versions it signed keep their
 // provenance, and its spent nonces stay spent.
 func (s *Service) DeleteSSHKey(ctx context.Context, accountID, keyID int64) error {
-	return s.store.DeleteSSHKey(ctx, accountID, keyID)
+	if !s.auditing() {
+		return s.store.DeleteSSHKey(ctx, accountID, keyID)
+	}
+	// The key is described before it is gone.
+	key := &SSHKey{ID: keyID}
+	if keys, err := s.store.ListSSHKeys(ctx, accountID); err == nil {
+		for i := range keys {
+			if keys[i].ID == keyID {
+				key = &keys[i]
+			}
+		}
+	}
+	if err := s.store.DeleteSSHKey(ctx, accountID, keyID); err != nil {
+		return err
+	}
+	actor := s.username(ctx, accountID)
+	s.emit(ctx, Event{Action: ActionKeyRemove, Actor: actor, KeyFingerprint: key.Fingerprint,
+		Message: fmt.Sprintf("%s removed %s", actor, describeKey(key))})
+	return nil
+}
+
+// describeKey is "SSH key 3 SHA256:… (laptop)".
+func describeKey(k *SSHKey) string {
+	if k.Fingerprint == "" {
+		return fmt.Sprintf("SSH key %d", k.ID)
+	}
+	return fmt.Sprintf("SSH key %d %s (%s)", k.ID, k.Fingerprint, k.Name)
 }
 
 // AuthorizedKeys lists the keys of the account named username, oldest

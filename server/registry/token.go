@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -46,7 +47,19 @@ func (s *Service) CreateToken(ctx context.Context, accountID int64, name string,
 	if err != nil {
 		return "", nil, err
 	}
-	return s.storeToken(ctx, t)
+	secret, t, err := s.storeToken(ctx, t)
+	if err == nil {
+		s.tokenCreated(ctx, t)
+	}
+	return secret, t, err
+}
+
+func (s *Service) tokenCreated(ctx context.Context, t *Token) {
+	if s.auditing() {
+		actor := s.username(ctx, t.AccountID)
+		s.emit(ctx, Event{Action: ActionTokenCreate, Actor: actor, TokenID: t.ID,
+			Message: fmt.Sprintf("%s created %s", actor, describeToken(t))})
+	}
 }
 
 // IssueToken makes a new API token as spec says. maker is the token the
@@ -54,6 +67,16 @@ func (s *Service) CreateToken(ctx context.Context, accountID int64, name string,
 // host's pactd): a token needs the tokens scope and may not make a token
 // with more power than it holds (checkIssue).
 func (s *Service) IssueToken(ctx context.Context, accountID int64, maker *Token, spec TokenSpec) (string, *Token, error) {
+	secret, t, err := s.issueToken(ctx, accountID, maker, spec)
+	if err == nil {
+		s.tokenCreated(ctx, t)
+	}
+	return secret, t, err
+}
+
+// issueToken is IssueToken without its event, for ExchangeIDToken, which
+// reports its own.
+func (s *Service) issueToken(ctx context.Context, accountID int64, maker *Token, spec TokenSpec) (string, *Token, error) {
 	if maker != nil {
 		if err := maker.Authorize(ScopeTokens, ""); err != nil {
 			return "", nil, err
@@ -188,7 +211,19 @@ func (s *Service) ListTokens(ctx context.Context, accountID int64) ([]Token, err
 // RevokeToken revokes one of accountID's tokens now; NotFound when the
 // token does not exist or belongs to someone else.
 func (s *Service) RevokeToken(ctx context.Context, accountID, tokenID int64) error {
-	return s.store.RevokeToken(ctx, accountID, tokenID, s.now())
+	if err := s.store.RevokeToken(ctx, accountID, tokenID, s.now()); err != nil {
+		return err
+	}
+	if s.auditing() {
+		actor := s.username(ctx, accountID)
+		t, err := s.store.TokenByID(ctx, tokenID)
+		if err != nil {
+			t = &Token{ID: tokenID, Name: "?"}
+		}
+		s.emit(ctx, Event{Action: ActionTokenRevoke, Actor: actor, TokenID: tokenID,
+			Message: fmt.Sprintf("%s revoked %s", actor, describeToken(t))})
+	}
+	return nil
 }
 
 // RevokeTokenByID revokes any account's token, for the host's pactd token
@@ -201,5 +236,10 @@ func (s *Service) RevokeTokenByID(ctx context.Context, tokenID int64) (*Account,
 	if err := s.store.RevokeToken(ctx, t.AccountID, tokenID, s.now()); err != nil {
 		return nil, err
 	}
-	return s.store.AccountByID(ctx, t.AccountID)
+	acct, err := s.store.AccountByID(ctx, t.AccountID)
+	if err == nil {
+		s.emit(ctx, Event{Action: ActionTokenRevoke, Actor: OperatorActor, TokenID: tokenID,
+			Message: fmt.Sprintf("%s revoked %s's %s", OperatorActor, acct.Username, describeToken(t))})
+	}
+	return acct, err
 }

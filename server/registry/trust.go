@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"slices"
@@ -152,6 +153,10 @@ func (s *Service) AddTrustedPublisher(ctx context.Context, actor *Account, maker
 	if err := s.store.CreateTrustedPublisher(ctx, p); err != nil {
 		return nil, err
 	}
+	if s.auditing() {
+		s.emit(ctx, Event{Action: ActionTrustedPublisherAdd, Actor: actor.Username, TrustedPublisherID: p.ID,
+			Message: fmt.Sprintf("%s added %s", actor.Username, describeTrustedPublisher(p))})
+	}
 	return p, nil
 }
 
@@ -204,7 +209,24 @@ func (s *Service) DeleteTrustedPublisher(ctx context.Context, actor *Account, ow
 	if err != nil {
 		return err
 	}
-	return s.store.DeleteTrustedPublisher(ctx, o.ID, id)
+	if !s.auditing() {
+		return s.store.DeleteTrustedPublisher(ctx, o.ID, id)
+	}
+	// The publisher is described before it is gone.
+	gone := &TrustedPublisher{ID: id}
+	if list, err := s.store.ListTrustedPublishers(ctx, o.ID); err == nil {
+		for i := range list {
+			if list[i].ID == id {
+				gone = &list[i]
+			}
+		}
+	}
+	if err := s.store.DeleteTrustedPublisher(ctx, o.ID, id); err != nil {
+		return err
+	}
+	s.emit(ctx, Event{Action: ActionTrustedPublisherRemove, Actor: actor.Username, TrustedPublisherID: id,
+		Message: fmt.Sprintf("%s removed %s", actor.Username, describeTrustedPublisher(gone))})
+	return nil
 }
 
 // trustOwner answers the account whose trusted publishers actor manages:
@@ -225,6 +247,16 @@ func (s *Service) trustOwner(ctx context.Context, actor *Account, owner string) 
 		return nil, err
 	}
 	return o, nil
+
+}
+
+// describeTrustedPublisher is "trusted publisher 3 (https://token.actions.githubusercontent.com,
+// repository org/repo, packages widget-*)".
+func describeTrustedPublisher(p *TrustedPublisher) string {
+	if p.Issuer == "" {
+		return fmt.Sprintf("trusted publisher %d", p.ID)
+	}
+	return fmt.Sprintf("trusted publisher %d (%s, %s, packages %s)", p.ID, p.Issuer, describeIdentity(p.Claims), strings.Join(p.Packages, " "))
 }
 
 // IDToken is an OpenID Connect ID token whose signature, issuer, audience,
@@ -308,11 +340,14 @@ func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken) (*Exchange, 
 	if checkLabel("token name", name, 100, false) != nil {
 		name = "trusted publishing"
 	}
-	secret, t, err := s.IssueToken(ctx, accountID, nil, TokenSpec{Name: name, Scopes: []string{string(ExchangedTokenScope)},
+	secret, t, err := s.issueToken(ctx, accountID, nil, TokenSpec{Name: name, Scopes: []string{string(ExchangedTokenScope)},
 		Packages: packages, ExpiresAt: &expires, CI: identityOf(tok)})
 	if err != nil {
 		return nil, err
 	}
+	s.emit(ctx, Event{Action: ActionTokenExchange, Actor: acct.Username, TokenID: t.ID,
+		Message: fmt.Sprintf("a CI job (%s, %s) exchanged an ID token for %s's token %d, for packages %s",
+			describeIdentity(tok.Claims), tok.Issuer, acct.Username, t.ID, strings.Join(packages, " "))})
 	return &Exchange{Secret: secret, Token: t, Packages: packages, Account: acct}, nil
 }
 

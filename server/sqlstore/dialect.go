@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -175,6 +178,9 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSQLiteDir(dsn); err != nil {
+		return nil, err
+	}
 	busy := strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)
 	writeDSN, err := sqliteDSN(dsn, map[string]string{
 		"_foreign_keys": "1",
@@ -251,6 +257,34 @@ func takeMaxPageCount(dsn string) (string, int64, error) {
 // the caller's, since the store relies on them (foreign keys, and WAL,
 // which the connector sets: a journal mode or query_only in the caller's
 // URI is dropped, or go-sqlite3 would apply it before the connector runs).
+// checkSQLiteDir refuses a database whose directory does not exist, naming
+// it: SQLite makes the file but not its directory, and its own error
+// ("unable to open database file") does not say which part is missing.
+func checkSQLiteDir(dsn string) error {
+	path, _, _ := strings.Cut(dsn, "?")
+	if rest, ok := strings.CutPrefix(path, "file:"); ok {
+		// A URI: file:/abs, file:rel or file://[localhost]/abs, %-escaped.
+		if after, ok := strings.CutPrefix(rest, "//"); ok {
+			if i := strings.IndexByte(after, '/'); i >= 0 {
+				rest = after[i:]
+			}
+		}
+		if unescaped, err := url.PathUnescape(rest); err == nil {
+			rest = unescaped
+		}
+		path = rest
+	}
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("SQLite database %s: the directory %s does not exist; create it first (pactd makes the file, not its directory)", path, dir)
+	case err == nil && !info.IsDir():
+		return fmt.Errorf("SQLite database %s: %s is not a directory", path, dir)
+	}
+	return nil // other faults (permissions) are SQLite's to report
+}
+
 func sqliteDSN(dsn string, params map[string]string) (string, error) {
 	base, query, _ := strings.Cut(dsn, "?")
 	values, err := url.ParseQuery(query)

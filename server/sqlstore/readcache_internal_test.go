@@ -26,7 +26,7 @@ func TestReadCacheDropsReadsThatRacedAWrite(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newReadCache(1 << 20, 0)
+			c := newReadCache(1<<20, 0)
 			key := docKey("alice", "foo", "")
 			gen := c.gen() // the reader starts
 			tc.invalidate(c)
@@ -39,7 +39,7 @@ func TestReadCacheDropsReadsThatRacedAWrite(t *testing.T) {
 }
 
 func TestReadCacheInvalidation(t *testing.T) {
-	c := newReadCache(1 << 20, 0)
+	c := newReadCache(1<<20, 0)
 	latest, pinned, other := docKey("Alice", "Foo", ""), docKey("alice", "foo", "1.0.0"), docKey("bob", "foo", "")
 	for _, key := range []docID{latest, pinned, other} {
 		c.putDoc(key, cachedVersion("1.0.0", 10), c.gen(), clock())

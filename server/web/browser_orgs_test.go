@@ -24,6 +24,7 @@ func TestBrowserOrganisation(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#email"), "erin@example.com"),
 		chromedp.SendKeys(chromedp.CSS("#username"), "erin"),
 		chromedp.SendKeys(chromedp.CSS("#password"), "a browser passphrase"),
+		chromedp.SendKeys(chromedp.CSS("#confirm-password"), "a browser passphrase"),
 	)
 	b.submit("main form button[type=submit]")
 
