@@ -235,6 +235,38 @@ func TestOrgLastOwnerAndRemoval(t *testing.T) {
 
 // Users and organisations share one namespace, both ways; an
 // organisation cannot log in or hold tokens or keys.
+// The operator disables an organisation: its members can no longer act
+// for it, and enabling it gives them their rights back.
+func TestOrgDisabledByTheOperator(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		o := startOrg(t, dsn)
+		wantStatus(t, o.publish(t, o.bob, map[string]any{"content": packDoc("widget", "1.0.0"), "owner": "acme"}).Status, http.StatusOK, nil)
+		ctx := context.Background()
+		if _, _, err := o.Service.DisableAccount(ctx, "acme"); err != nil {
+			t.Fatal(err)
+		}
+		resp := o.publish(t, o.bob, map[string]any{"content": packDoc("widget", "1.0.1"), "owner": "acme"})
+		wantError(t, resp.Status, resp.JSON(t), http.StatusForbidden, "the organisation acme is disabled")
+		resp = o.API.PostJSON("/api/packages/acme/widget/versions/1.0.0/yank", map[string]any{}, o.bob.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), http.StatusForbidden, "the organisation acme is disabled")
+		resp = o.API.PutJSON("/api/orgs/acme/members/mallory", map[string]any{"role": "owner"}, o.alice.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), http.StatusForbidden, "the organisation acme is disabled")
+		// Its members' own namespaces are not touched.
+		wantStatus(t, o.publish(t, o.bob, map[string]any{"content": packDoc("widget", "1.0.0")}).Status, http.StatusOK, nil)
+		// Nothing was stored for acme.
+		detail := o.API.Get("/api/packages/acme/widget")
+		wantStatus(t, detail.Status, http.StatusOK, detail.Body)
+		if versions, _ := detail.JSON(t)["versions"].([]any); len(versions) != 1 {
+			t.Errorf("acme/widget has %d versions after a refused publish, want 1", len(versions))
+		}
+
+		if _, err := o.Service.EnableAccount(ctx, "acme"); err != nil {
+			t.Fatal(err)
+		}
+		wantStatus(t, o.publish(t, o.bob, map[string]any{"content": packDoc("widget", "1.0.1"), "owner": "acme"}).Status, http.StatusOK, nil)
+	})
+}
+
 func TestOrgNamespaceAndWhatAnOrgCannotDo(t *testing.T) {
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)

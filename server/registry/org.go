@@ -127,6 +127,12 @@ func (s *Service) Can(ctx context.Context, actor *Account, action Action, owner 
 	if !owner.IsOrg() {
 		return Errorf(Forbidden, "only %s may %s packages of %s", owner.Username, action, owner.Username)
 	}
+	if owner.DisabledAt != nil {
+		// A disabled organisation is frozen for its members as a disabled
+		// user is for its credentials (docs/protocol.md, Disabled accounts).
+		return &Error{Code: Forbidden, Reason: "account_disabled",
+			Message: "the organisation " + owner.Username + " is disabled: its members may not " + string(action) + " its packages; ask the registry's operator"}
+	}
 	role, err := s.store.MemberRole(ctx, owner.ID, actor.ID)
 	if err != nil {
 		return err

@@ -91,6 +91,9 @@ type ReleaseStore interface {
 	// ListReleases lists a package's releases newest first (by ID), those
 	// with ID < before when before > 0, at most limit of them.
 	ListReleases(ctx context.Context, packageID int64, before int64, limit int) ([]Release, error)
+	// LoggedReleases answers up to limit releases with ID > after, by ID
+	// (CheckLog compares each with its log entry).
+	LoggedReleases(ctx context.Context, after int64, limit int) ([]Release, error)
 }
 
 // Bounds of a release (docs/protocol.md, Releases).

@@ -392,6 +392,11 @@ func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
 		ev    translog.PublishEvent
 	}
 	publishes := map[string]logged{}
+	type loggedRelease struct {
+		index int64
+		ev    translog.ReleaseEvent
+	}
+	releases := map[string]loggedRelease{}
 	for start := int64(0); start < st.Entries; start += checkBatch {
 		end := min(start+checkBatch, st.Entries)
 		entries, err := s.store.LogEntries(ctx, start, end)
@@ -411,6 +416,17 @@ func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
 					return fmt.Errorf("log entry %d: version %s/%s %s was logged already in entry %d", n, ev.Owner, ev.Pack, ev.Version, prev.index)
 				}
 				publishes[key] = logged{n, ev}
+			}
+			if e.Kind == translog.KindRelease {
+				ev, err := e.Release()
+				if err != nil {
+					return fmt.Errorf("log entry %d: %v", n, err)
+				}
+				key := publishKey(ev.Owner, ev.Pack, ev.Version)
+				if prev, ok := releases[key]; ok {
+					return fmt.Errorf("log entry %d: the release of %s/%s %s was logged already in entry %d", n, ev.Owner, ev.Pack, ev.Version, prev.index)
+				}
+				releases[key] = loggedRelease{n, ev}
 			}
 			hs, err := tlog.StoredHashes(n, data, memory)
 			if err != nil {
@@ -514,6 +530,53 @@ func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
 		return fmt.Errorf("log entry %d: version %s/%s %s is logged but not in the database", first.index, first.ev.Owner, first.ev.Pack, first.ev.Version)
 	}
 	report(fmt.Sprintf("versions: %d documents equal to their log entries", versions))
+
+	// Releases: each stored record hashes to its digest, which its log
+	// entry holds with the version's sha256, the artifact count and the
+	// commit (docs/protocol.md, Releases).
+	count := 0
+	for after := int64(0); ; {
+		list, err := s.store.LoggedReleases(ctx, after, checkBatch)
+		if err != nil {
+			return err
+		}
+		for i := range list {
+			r := &list[i]
+			after = r.ID
+			count++
+			name := fmt.Sprintf("release of %s/%s %s", r.Owner, r.Pack, r.Version)
+			sum := sha256.Sum256(r.Canonical())
+			actual := hex.EncodeToString(sum[:])
+			if actual != r.SHA256 {
+				return fmt.Errorf("%s: the stored record hashes to %s, not to its digest %s", name, actual, r.SHA256)
+			}
+			if r.LogIndex == nil {
+				return fmt.Errorf("%s: not in the log", name)
+			}
+			key := publishKey(r.Owner, r.Pack, r.Version)
+			l, ok := releases[key]
+			if !ok || l.index != *r.LogIndex {
+				return fmt.Errorf("%s: log entry %d does not record it", name, *r.LogIndex)
+			}
+			if l.ev.Release != actual || l.ev.SHA256 != r.ContractSHA256 || l.ev.Artifacts != len(r.Artifacts) || l.ev.Commit != r.SourceGitCommit {
+				return fmt.Errorf("%s: differs from log entry %d (release %s, sha256 %s, %d artifacts, commit %q)", name, l.index, l.ev.Release, l.ev.SHA256, l.ev.Artifacts, l.ev.Commit)
+			}
+			delete(releases, key)
+		}
+		if len(list) < checkBatch {
+			break
+		}
+	}
+	if len(releases) > 0 {
+		first := loggedRelease{index: st.Entries}
+		for _, l := range releases {
+			if l.index < first.index {
+				first = l
+			}
+		}
+		return fmt.Errorf("log entry %d: the release of %s/%s %s is logged but not in the database", first.index, first.ev.Owner, first.ev.Pack, first.ev.Version)
+	}
+	report(fmt.Sprintf("releases: %d records equal to their log entries", count))
 	return nil
 }
 

@@ -135,3 +135,9 @@ func (s *Store) ListReleases(ctx context.Context, packageID int64, before int64,
 	args = append(args, limit)
 	return queryList(ctx, s, "list releases", 0, scanRelease, query, args...)
 }
+
+// LoggedReleases answers releases by id, for the log check.
+func (s *Store) LoggedReleases(ctx context.Context, after int64, limit int) ([]registry.Release, error) {
+	return queryList(ctx, s, "read releases", limit, scanRelease,
+		`SELECT `+releaseColumns+releaseFrom+` WHERE rel.id > ? ORDER BY rel.id LIMIT ?`, after, limit)
+}
