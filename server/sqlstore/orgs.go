@@ -91,7 +91,7 @@ func (s *Store) lockOrg(ctx context.Context, tx *sql.Tx, orgID int64) error {
 
 func memberRoleTx(ctx context.Context, s *Store, tx *sql.Tx, orgID, accountID int64) (string, error) {
 	var role string
-	err := tx.QueryRowContext(ctx, s.q(`SELECT role FROM org_members WHERE org_id = ? AND account_id = ?`), orgID, accountID).Scan(&role)
+	err := s.txQueryRow(ctx, tx, sqlMemberRole, orgID, accountID).Scan(&role)
 	if errNoRows(err) {
 		return "", nil
 	}

@@ -151,8 +151,7 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 		// By fingerprint, not by key row: the nonces of a key outlive the
 		// row, so a key deleted and registered again (in any account)
 		// cannot spend them again.
-		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO nonces (fingerprint, nonce, spent_at) VALUES (?, ?, ?)
-ON CONFLICT (fingerprint, nonce) DO NOTHING`), p.Fingerprint, p.Nonce, now)
+		res, err := s.txExec(ctx, tx, sqlSpendNonce, p.Fingerprint, p.Nonce, now)
 		if err != nil {
 			return nil, false, err
 		}
@@ -165,7 +164,7 @@ ON CONFLICT (fingerprint, nonce) DO NOTHING`), p.Fingerprint, p.Nonce, now)
 		// gone (or its fingerprint now names another row) the publish
 		// would be credited to a key that no longer vouches for it.
 		var keys int
-		err = tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM ssh_keys WHERE id = ? AND fingerprint = ?`), p.KeyID, p.Fingerprint).Scan(&keys)
+		err = s.txQueryRow(ctx, tx, sqlKeyStillThere, p.KeyID, p.Fingerprint).Scan(&keys)
 		if err != nil {
 			return nil, false, err
 		}
@@ -189,10 +188,7 @@ ON CONFLICT (fingerprint, nonce) DO NOTHING`), p.Fingerprint, p.Nonce, now)
 
 	// The package row is created with the new version's fields; it only
 	// becomes visible together with the version, at commit.
-	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO packages
-(owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
-ON CONFLICT (owner_id, pack_slug) DO NOTHING`),
+	_, err = s.txExec(ctx, tx, sqlInsertPackage,
 		in.OwnerID, in.PackSlug, in.Name, in.Description, in.Scheme, in.Version, in.SHA256, now, now)
 	if err != nil {
 		if s.dialect.isForeignKeyViolation(err) {
@@ -201,7 +197,7 @@ ON CONFLICT (owner_id, pack_slug) DO NOTHING`),
 		return nil, false, err
 	}
 	var packageID int64
-	err = tx.QueryRowContext(ctx, s.q(`SELECT id FROM packages WHERE owner_id = ? AND pack_slug = ?`), in.OwnerID, in.PackSlug).Scan(&packageID)
+	err = s.txQueryRow(ctx, tx, sqlPackageID, in.OwnerID, in.PackSlug).Scan(&packageID)
 	if err != nil {
 		return nil, false, err
 	}
@@ -216,12 +212,7 @@ ON CONFLICT (owner_id, pack_slug) DO NOTHING`),
 		// the same version (another replica) a conflict or a no-op, never a
 		// unique-violation fault.
 		var versionID int64
-		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO versions
-(package_id, version, name, description, scheme, sha256, size, content, created_at,
- key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (package_id, version) DO NOTHING
-RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.Scheme, in.SHA256,
+		err = s.txQueryRow(ctx, tx, sqlInsertVersion, append([]any{packageID, in.Version, in.Name, in.Description, in.Scheme, in.SHA256,
 			int64(len(in.Content)), in.Content, now}, provenanceArgs(in.Provenance)...)...).Scan(&versionID)
 		switch {
 		case errNoRows(err):
@@ -246,7 +237,7 @@ RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.
 			if err != nil {
 				return nil, false, err
 			}
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE versions SET log_index = ?, ci = ?, publisher_id = ?, token_id = ? WHERE id = ?`),
+			if _, err := s.txExec(ctx, tx, sqlVersionLogged,
 				index, ciJSON(in.CI), nullID(in.PublisherID), nullID(in.TokenID), versionID); err != nil {
 				return nil, false, err
 			}
@@ -254,7 +245,7 @@ RETURNING id`), append([]any{packageID, in.Version, in.Name, in.Description, in.
 		}
 	}
 
-	pkg, err = scanPackage(tx.QueryRowContext(ctx, s.q(`SELECT `+packageColumns+packageFrom+` WHERE p.id = ?`), packageID))
+	pkg, err = scanPackage(s.txQueryRow(ctx, tx, sqlPackageByID, packageID))
 	if err != nil {
 		return nil, false, err
 	}
@@ -271,21 +262,18 @@ func (s *Store) updateLatest(ctx context.Context, tx *sql.Tx, packageID, version
 	// Writing the row first locks it (PostgreSQL): a concurrent publish
 	// of the same package waits here, and then reads the latest this one
 	// chose. SQLite has one writer at a time.
-	if _, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET updated_at = ? WHERE id = ?`), now, packageID); err != nil {
+	if _, err := s.txExec(ctx, tx, sqlTouchPackage, now, packageID); err != nil {
 		return err
 	}
 	var current string
-	err := tx.QueryRowContext(ctx, s.q(`SELECT v.version FROM packages p JOIN versions v ON v.id = p.latest_version_id
-WHERE p.id = ?`), packageID).Scan(&current)
+	err := s.txQueryRow(ctx, tx, sqlCurrentLatest, packageID).Scan(&current)
 	if err != nil && !errNoRows(err) { // no rows: the package is new
 		return err
 	}
 	if !registry.BecomesLatest(current, in.Version) {
 		return nil
 	}
-	_, err = tx.ExecContext(ctx, s.q(`UPDATE packages
-SET name = ?, description = ?, scheme = ?, version = ?, sha256 = ?, latest_version_id = ?
-WHERE id = ?`), in.Name, in.Description, in.Scheme, in.Version, in.SHA256, versionID, packageID)
+	_, err = s.txExec(ctx, tx, sqlSetLatest, in.Name, in.Description, in.Scheme, in.Version, in.SHA256, versionID, packageID)
 	return err
 }
 
@@ -294,7 +282,7 @@ WHERE id = ?`), in.Name, in.Description, in.Scheme, in.Version, in.SHA256, versi
 // It reads the version's log index into logIndex.
 func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, packageID int64, in registry.PublishInput, logIndex *sql.NullInt64) (bool, error) {
 	var sha string
-	err := tx.QueryRowContext(ctx, s.q(`SELECT sha256, log_index FROM versions WHERE package_id = ? AND version = ?`), packageID, in.Version).Scan(&sha, logIndex)
+	err := s.txQueryRow(ctx, tx, sqlSameVersion, packageID, in.Version).Scan(&sha, logIndex)
 	switch {
 	case errNoRows(err):
 		return false, nil

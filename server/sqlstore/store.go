@@ -103,6 +103,9 @@ type Store struct {
 	// CacheTTL is negative).
 	group *groupCommitter
 	cache *readCache
+	// stmts are the publish path's statements, prepared once on SQLite
+	// (stmtcache.go); nil on PostgreSQL. Read-only after Open.
+	stmts map[string]*sql.Stmt
 	// logAppended wakes this process's log sequencer (translog.go).
 	logAppended chan struct{}
 }
@@ -137,6 +140,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.prepareHot(ctx)
 	return s, nil
 }
 
@@ -177,6 +181,7 @@ func (s *Store) Close() error {
 	if s.group != nil {
 		s.group.close()
 	}
+	s.closeHot()
 	err := s.write.Close()
 	if s.read != s.write {
 		if rerr := s.read.Close(); err == nil {

@@ -40,11 +40,11 @@ func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry
 		return 0, invalid("the log entry of this change would be %d bytes, more than %d", len(data), translog.MaxEntrySize)
 	}
 	var index int64
-	err := tx.QueryRowContext(ctx, `UPDATE log_head SET next_index = next_index + 1 WHERE id = 1 RETURNING next_index - 1`).Scan(&index)
+	err := s.txQueryRow(ctx, tx, sqlAppendLogHead).Scan(&index)
 	if err != nil {
 		return 0, err
 	}
-	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO log_entries (idx, entry, created_at) VALUES (?, ?, ?)`), index, data, dbTime(at))
+	_, err = s.txExec(ctx, tx, sqlAppendLogEntry, index, data, dbTime(at))
 	return index, err
 }
 

@@ -1,0 +1,86 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Statements of the publish path, prepared once on SQLite's writer pool
+// when the store opens (docs/design.md, "Statements prepared once"):
+// SQLite compiles a statement, and every trigger it fires, at each
+// prepare, and mattn/go-sqlite3 keeps no statement cache of its own. A
+// transaction reuses the compiled statement of its connection through
+// (*sql.Tx).StmtContext. PostgreSQL needs none of this: pgx caches
+// prepared statements per connection itself.
+var hotStatements = []string{
+	sqlSpendNonce, sqlKeyStillThere, sqlMemberRole, sqlInsertPackage, sqlPackageID, sqlSameVersion,
+	sqlInsertVersion, sqlTouchPackage, sqlCurrentLatest, sqlSetLatest, sqlAppendLogHead, sqlAppendLogEntry,
+	sqlVersionLogged, sqlPackageByID,
+}
+
+const (
+	sqlSpendNonce = `INSERT INTO nonces (fingerprint, nonce, spent_at) VALUES (?, ?, ?)
+ON CONFLICT (fingerprint, nonce) DO NOTHING`
+	sqlKeyStillThere = `SELECT count(*) FROM ssh_keys WHERE id = ? AND fingerprint = ?`
+	sqlMemberRole    = `SELECT role FROM org_members WHERE org_id = ? AND account_id = ?`
+	sqlInsertPackage = `INSERT INTO packages
+(owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+ON CONFLICT (owner_id, pack_slug) DO NOTHING`
+	sqlPackageID     = `SELECT id FROM packages WHERE owner_id = ? AND pack_slug = ?`
+	sqlSameVersion   = `SELECT sha256, log_index FROM versions WHERE package_id = ? AND version = ?`
+	sqlInsertVersion = `INSERT INTO versions
+(package_id, version, name, description, scheme, sha256, size, content, created_at,
+ key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (package_id, version) DO NOTHING
+RETURNING id`
+	sqlTouchPackage  = `UPDATE packages SET updated_at = ? WHERE id = ?`
+	sqlCurrentLatest = `SELECT v.version FROM packages p JOIN versions v ON v.id = p.latest_version_id
+WHERE p.id = ?`
+	sqlSetLatest = `UPDATE packages
+SET name = ?, description = ?, scheme = ?, version = ?, sha256 = ?, latest_version_id = ?
+WHERE id = ?`
+	sqlAppendLogHead  = `UPDATE log_head SET next_index = next_index + 1 WHERE id = 1 RETURNING next_index - 1`
+	sqlAppendLogEntry = `INSERT INTO log_entries (idx, entry, created_at) VALUES (?, ?, ?)`
+	sqlVersionLogged  = `UPDATE versions SET log_index = ?, ci = ?, publisher_id = ?, token_id = ? WHERE id = ?`
+	sqlPackageByID    = `SELECT ` + packageColumns + packageFrom + ` WHERE p.id = ?`
+)
+
+// prepareHot prepares hotStatements on the writer pool (SQLite only). A
+// statement that fails to prepare is left out and runs unprepared.
+func (s *Store) prepareHot(ctx context.Context) {
+	if s.dialect.name() != "sqlite" {
+		return
+	}
+	s.stmts = make(map[string]*sql.Stmt, len(hotStatements))
+	for _, q := range hotStatements {
+		if st, err := s.write.PrepareContext(ctx, q); err == nil {
+			s.stmts[q] = st
+		}
+	}
+}
+
+// closeHot finalizes the prepared statements before the pools close.
+func (s *Store) closeHot() {
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+}
+
+// txExec runs query in tx, prepared once when it is a hot statement.
+func (s *Store) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	if st, ok := s.stmts[query]; ok {
+		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, s.q(query), args...)
+}
+
+// txQueryRow is txExec for a query answering one row.
+func (s *Store) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if st, ok := s.stmts[query]; ok {
+		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, s.q(query), args...)
+}
