@@ -20,6 +20,23 @@ import (
 	"github.com/pact-registry/pact/internal/storetest"
 )
 
+// onBothBackends runs test in parallel on a fresh SQLite file and a fresh
+// PostgreSQL database.
+func onBothBackends(t *testing.T, test func(t *testing.T, dsn string)) {
+	for _, backend := range []struct {
+		name string
+		dsn  func(*testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "pact.db") }},
+		{"postgres", func(t *testing.T) string { return storetest.PostgresURL(t) }},
+	} {
+		t.Run(backend.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, backend.dsn(t))
+		})
+	}
+}
+
 // tamper changes a version's document bytes and its sha256 together,
 // directly in the database, as an intruder with database access would.
 func tamper(t *testing.T, dsn, owner, pack, version string) {
@@ -51,40 +68,30 @@ func tamper(t *testing.T, dsn, owner, pack, version string) {
 // before that the check passes, and pactd log key prints the served key.
 func TestLogCheckFindsTamperedDocuments(t *testing.T) {
 	t.Parallel()
-	for _, backend := range []struct {
-		name string
-		dsn  func(*testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "pact.db") }},
-		{"postgres", func(t *testing.T) string { return storetest.PostgresURL(t) }},
-	} {
-		t.Run(backend.name, func(t *testing.T) {
-			t.Parallel()
-			dsn := backend.dsn(t)
-			srv, token := startWithToken(t, "alice", dsn)
-			for _, v := range []string{"1.0.0", "1.1.0", "1.2.0"} {
-				wantAnswer(t, "publish "+v, publish(t, srv.URL, token, packDocument("widget", v, "Edition "+v)), http.StatusOK)
-			}
-			key := registerKey(t, srv.URL, token, "laptop")
-			body := key.signedPublish(t, packDocument("signed", "1.0.0", "Signed."), "tamper-nonce-000000000001")
-			wantAnswer(t, "signed publish", call(t, httpClient, http.MethodPost, srv.URL+"/api/publish-signed", "", body), http.StatusOK)
-			l := logtest.WaitFor(t, srv.URL, 5)
+	onBothBackends(t, func(t *testing.T, dsn string) {
+		srv, token := startWithToken(t, "alice", dsn)
+		for _, v := range []string{"1.0.0", "1.1.0", "1.2.0"} {
+			wantAnswer(t, "publish "+v, publish(t, srv.URL, token, packDocument("widget", v, "Edition "+v)), http.StatusOK)
+		}
+		key := registerKey(t, srv.URL, token, "laptop")
+		body := key.signedPublish(t, packDocument("signed", "1.0.0", "Signed."), "tamper-nonce-000000000001")
+		wantAnswer(t, "signed publish", call(t, httpClient, http.MethodPost, srv.URL+"/api/publish-signed", "", body), http.StatusOK)
+		l := logtest.WaitFor(t, srv.URL, 5)
 
-			if r := pactd(t, nil, "", "log", "key", "--db", dsn); r.code != 0 || strings.TrimSpace(r.stdout) != l.VerifierKey {
-				t.Errorf("pactd log key: code %d, %q; the server serves %q", r.code, r.stdout, l.VerifierKey)
-			}
-			if r := pactd(t, nil, "", "log", "check", "--db", dsn); r.code != 0 || !strings.Contains(r.stdout, "log check passed") {
-				t.Fatalf("pactd log check before tampering: code %d\n%s%s", r.code, r.stdout, r.stderr)
-			}
+		if r := pactd(t, nil, "", "log", "key", "--db", dsn); r.code != 0 || strings.TrimSpace(r.stdout) != l.VerifierKey {
+			t.Errorf("pactd log key: code %d, %q; the server serves %q", r.code, r.stdout, l.VerifierKey)
+		}
+		if r := pactd(t, nil, "", "log", "check", "--db", dsn); r.code != 0 || !strings.Contains(r.stdout, "log check passed") {
+			t.Fatalf("pactd log check before tampering: code %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
 
-			tamper(t, dsn, "alice", "widget", "1.1.0")
-			r := pactd(t, nil, "", "log", "check", "--db", dsn)
-			if r.code == 0 || !strings.Contains(r.stderr, "version alice/widget 1.1.0: document sha256") ||
-				!strings.Contains(r.stderr, "differs from log entry 1 ("+logtest.Field(l.Entries[1], "sha256")+")") {
-				t.Errorf("pactd log check after tampering: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
-			}
-		})
-	}
+		tamper(t, dsn, "alice", "widget", "1.1.0")
+		r := pactd(t, nil, "", "log", "check", "--db", dsn)
+		if r.code == 0 || !strings.Contains(r.stderr, "version alice/widget 1.1.0: document sha256") ||
+			!strings.Contains(r.stderr, "differs from log entry 1 ("+logtest.Field(l.Entries[1], "sha256")+")") {
+			t.Errorf("pactd log check after tampering: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		}
+	})
 }
 
 // A release changed in the database behind the log's back is found by
@@ -92,45 +99,35 @@ func TestLogCheckFindsTamperedDocuments(t *testing.T) {
 // counts it.
 func TestLogCheckFindsTamperedReleases(t *testing.T) {
 	t.Parallel()
-	for _, backend := range []struct {
-		name string
-		dsn  func(*testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "pact.db") }},
-		{"postgres", func(t *testing.T) string { return storetest.PostgresURL(t) }},
-	} {
-		t.Run(backend.name, func(t *testing.T) {
-			t.Parallel()
-			dsn := backend.dsn(t)
-			srv, token := startWithToken(t, "alice", dsn)
-			wantAnswer(t, "publish", publish(t, srv.URL, token, packDocument("widget", "1.0.0", "Edition one")), http.StatusOK)
-			release := `{"contract_id":"alice/widget","version":"1.0.0","artifact_index_url":"https://example.com/widget/1.0.0",` +
-				`"artifacts":[{"name":"widget-linux-amd64","sha256":"` + strings.Repeat("ab", 32) + `"}],"source_git_commit":"0123abc"}`
-			wantAnswer(t, "register the release", call(t, httpClient, http.MethodPost, srv.URL+"/api/releases", token, json.RawMessage(release)), http.StatusOK)
-			logtest.WaitFor(t, srv.URL, 2)
+	onBothBackends(t, func(t *testing.T, dsn string) {
+		srv, token := startWithToken(t, "alice", dsn)
+		wantAnswer(t, "publish", publish(t, srv.URL, token, packDocument("widget", "1.0.0", "Edition one")), http.StatusOK)
+		release := `{"contract_id":"alice/widget","version":"1.0.0","artifact_index_url":"https://example.com/widget/1.0.0",` +
+			`"artifacts":[{"name":"widget-linux-amd64","sha256":"` + strings.Repeat("ab", 32) + `"}],"source_git_commit":"0123abc"}`
+		wantAnswer(t, "register the release", call(t, httpClient, http.MethodPost, srv.URL+"/api/releases", token, json.RawMessage(release)), http.StatusOK)
+		logtest.WaitFor(t, srv.URL, 2)
 
-			if r := pactd(t, nil, "", "log", "check", "--db", dsn); r.code != 0 || !strings.Contains(r.stdout, "releases: 1 records equal to their log entries") {
-				t.Fatalf("pactd log check before tampering: code %d\n%s%s", r.code, r.stdout, r.stderr)
-			}
+		if r := pactd(t, nil, "", "log", "check", "--db", dsn); r.code != 0 || !strings.Contains(r.stdout, "releases: 1 records equal to their log entries") {
+			t.Fatalf("pactd log check before tampering: code %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
 
-			driver := "sqlite3"
-			if strings.HasPrefix(dsn, "postgres") {
-				driver = "pgx"
-			}
-			db, err := sql.Open(driver, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if _, err := db.ExecContext(context.Background(), `UPDATE releases SET source_git_commit = 'deadbeef'`); err != nil {
-				t.Fatal(err)
-			}
-			r := pactd(t, nil, "", "log", "check", "--db", dsn)
-			if r.code == 0 || !strings.Contains(r.stderr, "release of alice/widget 1.0.0: the stored record hashes to") {
-				t.Errorf("pactd log check after tampering: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
-			}
-		})
-	}
+		driver := "sqlite3"
+		if strings.HasPrefix(dsn, "postgres") {
+			driver = "pgx"
+		}
+		db, err := sql.Open(driver, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.ExecContext(context.Background(), `UPDATE releases SET source_git_commit = 'deadbeef'`); err != nil {
+			t.Fatal(err)
+		}
+		r := pactd(t, nil, "", "log", "check", "--db", dsn)
+		if r.code == 0 || !strings.Contains(r.stderr, "release of alice/widget 1.0.0: the stored record hashes to") {
+			t.Errorf("pactd log check after tampering: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		}
+	})
 }
 
 // Two replicas on one PostgreSQL database publishing at once keep one

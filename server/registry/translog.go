@@ -521,12 +521,7 @@ func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
 		}
 	}
 	if len(publishes) > 0 {
-		first := logged{index: st.Entries}
-		for _, l := range publishes {
-			if l.index < first.index {
-				first = l
-			}
-		}
+		first := earliest(publishes, func(l logged) int64 { return l.index })
 		return fmt.Errorf("log entry %d: version %s/%s %s is logged but not in the database", first.index, first.ev.Owner, first.ev.Pack, first.ev.Version)
 	}
 	report(fmt.Sprintf("versions: %d documents equal to their log entries", versions))
@@ -568,16 +563,24 @@ func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
 		}
 	}
 	if len(releases) > 0 {
-		first := loggedRelease{index: st.Entries}
-		for _, l := range releases {
-			if l.index < first.index {
-				first = l
-			}
-		}
+		first := earliest(releases, func(l loggedRelease) int64 { return l.index })
 		return fmt.Errorf("log entry %d: the release of %s/%s %s is logged but not in the database", first.index, first.ev.Owner, first.ev.Pack, first.ev.Version)
 	}
 	report(fmt.Sprintf("releases: %d records equal to their log entries", count))
 	return nil
+}
+
+// earliest answers the value of m with the lowest log index: the first of
+// the logged changes the database lacks.
+func earliest[T any](m map[string]T, index func(T) int64) T {
+	var first T
+	found := false
+	for _, v := range m {
+		if !found || index(v) < index(first) {
+			first, found = v, true
+		}
+	}
+	return first
 }
 
 func publishKey(owner, pack, version string) string { return owner + "\x00" + pack + "\x00" + version }
