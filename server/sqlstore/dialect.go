@@ -62,6 +62,9 @@ func (c sqliteConnector) Driver() driver.Driver                        { return 
 func newSQLiteConnector(dsn string, maxPageCount int64, queryOnly bool, busyTimeout time.Duration) sqliteConnector {
 	return sqliteConnector{dsn: dsn, driver: &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			if err := stablePlans(c); err != nil {
+				return err
+			}
 			// SQLite's lower() folds ASCII only; search should fold "Ü" too.
 			if err := c.RegisterFunc("pact_fold", strings.ToLower, true); err != nil {
 				return err
