@@ -22,7 +22,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	})
 
 	httpx.GetAndHead(e, "/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
-	httpx.GetAndHead(e, "/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, wire.OK{OK: true}) })
+	httpx.GetAndHead(e, "/healthz", func(c *gin.Context) { httpx.JSON(c, http.StatusOK, wire.OK{OK: true}) })
 	httpx.GetAndHead(e, "/readyz", s.ready)
 	if !s.cfg.SeparateMetrics {
 		httpx.GetAndHead(e, "/metrics", s.serveMetrics)
@@ -63,7 +63,7 @@ func (s *Server) ready(c *gin.Context) {
 		s.shared.Fail(c, registry.Errorf(registry.Unavailable, "database is not answering"))
 		return
 	}
-	c.JSON(http.StatusOK, wire.OK{OK: true})
+	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})
 }
 
 func (s *Server) listPackages(c *gin.Context) {
@@ -91,7 +91,7 @@ func (s *Server) listPackages(c *gin.Context) {
 	if next != "" {
 		nextCursor = &next
 	}
-	c.JSON(http.StatusOK, wire.PackageList{OK: true, Packages: out, NextCursor: nextCursor})
+	httpx.JSON(c, http.StatusOK, wire.PackageList{OK: true, Packages: out, NextCursor: nextCursor})
 }
 
 func (s *Server) packageDetail(c *gin.Context) {
@@ -104,7 +104,7 @@ func (s *Server) packageDetail(c *gin.Context) {
 	for i := range versions {
 		out[i] = s.presentVersion(p, &versions[i])
 	}
-	c.JSON(http.StatusOK, wire.PackageDetail{OK: true, Package: s.presentPackage(p), Versions: out})
+	httpx.JSON(c, http.StatusOK, wire.PackageDetail{OK: true, Package: s.presentPackage(p), Versions: out})
 }
 
 func (s *Server) publish(c *gin.Context) {
@@ -126,7 +126,7 @@ func (s *Server) publish(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex})
+	httpx.JSON(c, http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex})
 }
 
 func (s *Server) publishSigned(c *gin.Context) {
@@ -142,7 +142,7 @@ func (s *Server) publishSigned(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex})
+	httpx.JSON(c, http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex})
 }
 
 // verifyAndPublish checks the signature, then the key's rate limit (only
@@ -165,7 +165,7 @@ func (s *Server) verifyAndPublish(c *gin.Context, req registry.SignedPublishRequ
 }
 
 func (s *Server) me(c *gin.Context) {
-	c.JSON(http.StatusOK, wire.MeResult{OK: true, User: presentUser(account(c))})
+	httpx.JSON(c, http.StatusOK, wire.MeResult{OK: true, User: presentUser(account(c))})
 }
 
 func (s *Server) listKeys(c *gin.Context) {
@@ -178,7 +178,7 @@ func (s *Server) listKeys(c *gin.Context) {
 	for i := range keys {
 		out[i] = presentKey(&keys[i])
 	}
-	c.JSON(http.StatusOK, wire.KeyList{OK: true, Keys: out})
+	httpx.JSON(c, http.StatusOK, wire.KeyList{OK: true, Keys: out})
 }
 
 func (s *Server) addKey(c *gin.Context) {
@@ -196,7 +196,7 @@ func (s *Server) addKey(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.KeyResult{OK: true, Key: presentKey(k)})
+	httpx.JSON(c, http.StatusOK, wire.KeyResult{OK: true, Key: presentKey(k)})
 }
 
 func (s *Server) deleteKey(c *gin.Context) {
@@ -209,7 +209,7 @@ func (s *Server) deleteKey(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.OK{OK: true})
+	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})
 }
 
 func deref(s *string) string {

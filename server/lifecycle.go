@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/pact-registry/pact/pkg/wire"
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -39,7 +40,7 @@ func (s *Server) yankVersion(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.YankResult{OK: true, Package: s.presentPackage(p), Version: s.presentVersion(p, v)})
+	httpx.JSON(c, http.StatusOK, wire.YankResult{OK: true, Package: s.presentPackage(p), Version: s.presentVersion(p, v)})
 }
 
 // unyankVersion takes no body; one sent along is not read.
@@ -49,7 +50,7 @@ func (s *Server) unyankVersion(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.YankResult{OK: true, Package: s.presentPackage(p), Version: s.presentVersion(p, v)})
+	httpx.JSON(c, http.StatusOK, wire.YankResult{OK: true, Package: s.presentPackage(p), Version: s.presentVersion(p, v)})
 }
 
 func (s *Server) deprecatePackage(c *gin.Context) {
@@ -69,7 +70,7 @@ func (s *Server) deprecatePackage(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.DeprecateResult{OK: true, Package: s.presentPackage(p)})
+	httpx.JSON(c, http.StatusOK, wire.DeprecateResult{OK: true, Package: s.presentPackage(p)})
 }
 
 // The headers that mark a raw document of a yanked version.

@@ -35,7 +35,7 @@ func (s *Server) createOrg(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, wire.OrgResult{OK: true, Org: s.presentOrg(o)})
+	httpx.JSON(c, http.StatusCreated, wire.OrgResult{OK: true, Org: s.presentOrg(o)})
 }
 
 func (s *Server) showOrg(c *gin.Context) {
@@ -44,7 +44,7 @@ func (s *Server) showOrg(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.OrgResult{OK: true, Org: s.presentOrg(o)})
+	httpx.JSON(c, http.StatusOK, wire.OrgResult{OK: true, Org: s.presentOrg(o)})
 }
 
 func (s *Server) listMembers(c *gin.Context) {
@@ -53,7 +53,7 @@ func (s *Server) listMembers(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.MemberList{OK: true, Members: presentMembers(o.Members)})
+	httpx.JSON(c, http.StatusOK, wire.MemberList{OK: true, Members: presentMembers(o.Members)})
 }
 
 func (s *Server) setMember(c *gin.Context) {
@@ -72,7 +72,7 @@ func (s *Server) setMember(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.MemberResult{OK: true, Member: presentMember(m)})
+	httpx.JSON(c, http.StatusOK, wire.MemberResult{OK: true, Member: presentMember(m)})
 }
 
 func (s *Server) removeMember(c *gin.Context) {
@@ -80,5 +80,5 @@ func (s *Server) removeMember(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.OK{OK: true})
+	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})
 }

@@ -58,7 +58,7 @@ func (s *Server) registerRelease(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.ReleaseResult{OK: true, Release: s.presentRelease(r), Created: created})
+	httpx.JSON(c, http.StatusOK, wire.ReleaseResult{OK: true, Release: s.presentRelease(r), Created: created})
 }
 
 func (s *Server) listReleases(c *gin.Context) {
@@ -84,7 +84,7 @@ func (s *Server) listReleases(c *gin.Context) {
 	if next != "" {
 		nextCursor = &next
 	}
-	c.JSON(http.StatusOK, wire.ReleaseList{OK: true, Releases: out, NextCursor: nextCursor})
+	httpx.JSON(c, http.StatusOK, wire.ReleaseList{OK: true, Releases: out, NextCursor: nextCursor})
 }
 
 func (s *Server) getRelease(c *gin.Context) {
@@ -93,7 +93,7 @@ func (s *Server) getRelease(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.ReleaseDetail{OK: true, Release: s.presentRelease(r)})
+	httpx.JSON(c, http.StatusOK, wire.ReleaseDetail{OK: true, Release: s.presentRelease(r)})
 }
 
 // releaseURL is the API address of owner/pack's release of version.

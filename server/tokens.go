@@ -46,7 +46,7 @@ func (s *Server) listTokens(c *gin.Context) {
 	for i := range tokens {
 		out[i] = presentToken(&tokens[i])
 	}
-	c.JSON(http.StatusOK, wire.TokenList{OK: true, Tokens: out})
+	httpx.JSON(c, http.StatusOK, wire.TokenList{OK: true, Tokens: out})
 }
 
 func (s *Server) createToken(c *gin.Context) {
@@ -74,7 +74,7 @@ func (s *Server) createToken(c *gin.Context) {
 		return
 	}
 	p := presentToken(t)
-	c.JSON(http.StatusCreated, wire.CreatedToken{OK: true, ID: p.ID, Name: p.Name, Scopes: p.Scopes, Packages: p.Packages,
+	httpx.JSON(c, http.StatusCreated, wire.CreatedToken{OK: true, ID: p.ID, Name: p.Name, Scopes: p.Scopes, Packages: p.Packages,
 		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, LastUsedAt: p.LastUsedAt, Revoked: p.Revoked, RevokedAt: p.RevokedAt, Token: secret})
 }
 
@@ -120,7 +120,7 @@ func (s *Server) revokeToken(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.OK{OK: true})
+	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})
 }
 
 func presentToken(t *registry.Token) wire.Token {

@@ -43,7 +43,7 @@ func (s *Server) listTrustedPublishers(c *gin.Context) {
 	for i := range list {
 		out[i] = presentTrustedPublisher(&list[i])
 	}
-	c.JSON(http.StatusOK, wire.TrustedPublisherList{OK: true, TrustedPublishers: out})
+	httpx.JSON(c, http.StatusOK, wire.TrustedPublisherList{OK: true, TrustedPublishers: out})
 }
 
 func (s *Server) addTrustedPublisher(c *gin.Context) {
@@ -59,7 +59,7 @@ func (s *Server) addTrustedPublisher(c *gin.Context) {
 		return
 	}
 	w := presentTrustedPublisher(p)
-	c.JSON(http.StatusCreated, wire.CreatedTrustedPublisher{OK: true, ID: w.ID, Issuer: w.Issuer, Packages: w.Packages,
+	httpx.JSON(c, http.StatusCreated, wire.CreatedTrustedPublisher{OK: true, ID: w.ID, Issuer: w.Issuer, Packages: w.Packages,
 		Claims: w.Claims, CreatedAt: w.CreatedAt})
 }
 
@@ -73,7 +73,7 @@ func (s *Server) deleteTrustedPublisher(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.OK{OK: true})
+	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})
 }
 
 func (s *Server) exchangeIDToken(c *gin.Context) {
@@ -96,7 +96,7 @@ func (s *Server) exchangeIDToken(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.OIDCExchange{OK: true, Token: ex.Secret, ExpiresAt: wire.Time(*ex.Token.ExpiresAt), Packages: ex.Packages})
+	httpx.JSON(c, http.StatusOK, wire.OIDCExchange{OK: true, Token: ex.Secret, ExpiresAt: wire.Time(*ex.Token.ExpiresAt), Packages: ex.Packages})
 }
 
 // decodeStrict reads a JSON body of at most maxTrustBodyBytes into v and
