@@ -83,15 +83,7 @@ func (s *Server) listPackages(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	out := make([]wire.Package, len(pkgs))
-	for i := range pkgs {
-		out[i] = s.presentPackage(&pkgs[i])
-	}
-	var nextCursor *string
-	if next != "" {
-		nextCursor = &next
-	}
-	httpx.JSON(c, http.StatusOK, wire.PackageList{OK: true, Packages: out, NextCursor: nextCursor})
+	httpx.JSONBytes(c, http.StatusOK, func(b []byte) []byte { return s.appendPackageList(b, pkgs, next) })
 }
 
 func (s *Server) packageDetail(c *gin.Context) {
