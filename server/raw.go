@@ -35,7 +35,7 @@ func (s *Server) raw(c *gin.Context) {
 	if registry.IsLatestAlias(version) {
 		version, pinned = "", false
 	}
-	v, err := s.svc.Document(c, owner, pack, version)
+	v, err := s.svc.RawDocument(c, owner, pack, version)
 	if err != nil {
 		s.shared.Fail(c, err)
 		return

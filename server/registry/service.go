@@ -282,6 +282,15 @@ func (s *Service) Document(ctx context.Context, owner, pack, version string) (*V
 	return s.store.VersionDocument(ctx, owner, pack, version)
 }
 
+// RawDocument is Document with only what a raw answer shows (Store's
+// RawDocument): the document, its digest and size, and its yank.
+func (s *Service) RawDocument(ctx context.Context, owner, pack, version string) (*Version, error) {
+	if IsLatestAlias(version) {
+		version = ""
+	}
+	return s.store.RawDocument(ctx, owner, pack, version)
+}
+
 // NonceWindow is how long spent nonces are remembered: twice the accepted
 // clock skew, so a nonce cannot be replayed while its timestamp is valid.
 const NonceWindow = 2 * 300 * time.Second

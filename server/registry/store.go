@@ -162,6 +162,10 @@ type PackageStore interface {
 	// version "" means the latest. NotFound when the package or version
 	// does not exist, or (for "") when every version is yanked.
 	VersionDocument(ctx context.Context, owner, pack, version string) (*Version, error)
+	// RawDocument is VersionDocument with only what a raw answer shows:
+	// ID, PackageID, Version, SHA256, Size, YankedAt, YankReason and
+	// Content (the raw path's read, narrower and cached apart).
+	RawDocument(ctx context.Context, owner, pack, version string) (*Version, error)
 	// PruneNonces forgets nonces spent before the given time; nothing
 	// else forgets them (deleting a key does not).
 	PruneNonces(ctx context.Context, before time.Time) (int64, error)

@@ -24,6 +24,17 @@ func scanPackage(row scanner) (*registry.Package, error) {
 	return &p, nil
 }
 
+// scanRawVersion reads rawColumns.
+func scanRawVersion(row scanner, content *[]byte) (*registry.Version, error) {
+	v := new(registry.Version)
+	var yankedAt sql.NullTime
+	if err := row.Scan(&v.ID, &v.PackageID, &v.Version, &v.SHA256, &v.Size, &yankedAt, &v.YankReason, content); err != nil {
+		return nil, err
+	}
+	v.YankedAt = timePtr(yankedAt)
+	return v, nil
+}
+
 // versionColumns leaves out content, which only VersionDocument reads.
 const versionColumns = `v.id, v.package_id, v.version, v.name, v.description, v.scheme, v.sha256, v.size,
 v.created_at, v.key_id, v.key_fingerprint, v.signed_timestamp, v.nonce, v.signature, v.signed_name,
@@ -431,10 +442,29 @@ func (s *Store) ListVersions(ctx context.Context, packageID int64) ([]registry.V
 // latest. Hot documents come from memory (readCache): the returned
 // Content is shared with other callers and must not be modified.
 func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
-	if s.cache == nil {
-		return s.versionDocument(ctx, owner, pack, version)
-	}
+	return s.cachedDocument(ctx, docKey(owner, pack, version), func(ctx context.Context) (*registry.Version, error) {
+		return s.versionDocument(ctx, owner, pack, version, false)
+	})
+}
+
+// RawDocument is VersionDocument for the raw path: the returned Version
+// holds only what a raw answer shows (ID, PackageID, Version, SHA256, Size,
+// YankedAt, YankReason, Content). On a cache miss it reads those columns
+// and nothing else (no release, publisher or signature), and it is cached
+// apart from VersionDocument's entries.
+func (s *Store) RawDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
 	key := docKey(owner, pack, version)
+	key.raw = true
+	return s.cachedDocument(ctx, key, func(ctx context.Context) (*registry.Version, error) {
+		return s.versionDocument(ctx, owner, pack, version, true)
+	})
+}
+
+// cachedDocument answers key from the read cache, or reads it and keeps it.
+func (s *Store) cachedDocument(ctx context.Context, key docID, read func(context.Context) (*registry.Version, error)) (*registry.Version, error) {
+	if s.cache == nil {
+		return read(ctx)
+	}
 	if v, ok := s.cache.doc(key); ok {
 		return v, nil
 	}
@@ -443,17 +473,24 @@ func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string
 	if s.cache.ttl > 0 {
 		readAt = clock() // before the read: an entry never outlives ttl from the row it holds
 	}
-	v, err := s.versionDocument(ctx, owner, pack, version)
+	v, err := read(ctx)
 	if err == nil {
 		s.cache.putDoc(key, v, gen, readAt)
 	}
 	return v, err
 }
 
-func (s *Store) versionDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
+// rawColumns are RawDocument's columns.
+const rawColumns = `v.id, v.package_id, v.version, v.sha256, v.size, v.yanked_at, v.yank_reason, v.content`
+
+func (s *Store) versionDocument(ctx context.Context, owner, pack, version string, raw bool) (*registry.Version, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	query := `SELECT ` + versionColumns + `, v.content FROM packages p
+	columns := versionColumns + `, v.content`
+	if raw {
+		columns = rawColumns
+	}
+	query := `SELECT ` + columns + ` FROM packages p
 JOIN accounts a ON a.id = p.owner_id
 JOIN versions v ON `
 	args := []any{}
@@ -467,7 +504,14 @@ JOIN versions v ON `
 	args = append(args, owner, strings.ToLower(pack))
 
 	var content []byte
-	v, err := scanVersion(s.read.QueryRowContext(ctx, s.q(query), args...), &content)
+	var v *registry.Version
+	var err error
+	row := s.read.QueryRowContext(ctx, s.q(query), args...)
+	if raw {
+		v, err = scanRawVersion(row, &content)
+	} else {
+		v, err = scanVersion(row, &content)
+	}
 	if errNoRows(err) {
 		p, err := s.PackageBySlug(ctx, owner, pack)
 		if err != nil {

@@ -55,6 +55,9 @@ type readCache struct {
 // the latest). A struct, so a look-up builds no string.
 type docID struct {
 	owner, pack, version string
+	// raw marks RawDocument's entries, which hold fewer fields than
+	// VersionDocument's for the same document.
+	raw bool
 }
 
 type cachedDoc struct {
@@ -83,7 +86,7 @@ func newReadCache(maxBytes int64, ttl time.Duration) *readCache {
 }
 
 func docKey(owner, pack, version string) docID {
-	return docID{strings.ToLower(owner), strings.ToLower(pack), version}
+	return docID{owner: strings.ToLower(owner), pack: strings.ToLower(pack), version: version}
 }
 
 // gen is the generation to pass to a put after reading the database.
@@ -161,8 +164,12 @@ func (c *readCache) published(owner, pack string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.generation.Add(1)
-	if e, ok := c.docs[docKey(owner, pack, "")]; ok {
-		c.remove(e)
+	latest := docKey(owner, pack, "")
+	for _, raw := range []bool{false, true} {
+		latest.raw = raw
+		if e, ok := c.docs[latest]; ok {
+			c.remove(e)
+		}
 	}
 }
 
