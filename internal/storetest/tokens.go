@@ -51,6 +51,18 @@ func (su suite) testTokens(t *testing.T) {
 		if !got.Active(at(1)) || got.Active(at(60*24*31)) {
 			t.Errorf("token should be active until it expires")
 		}
+		// TokenHolder reads the same token and its account in one go.
+		held, holder, err := s.TokenHolder(ctx(), tokenHash("pact_secret"))
+		if err != nil {
+			t.Fatalf("TokenHolder: %v", err)
+		}
+		byID, err := s.AccountByID(ctx(), alice.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprintf("%+v", held) != fmt.Sprintf("%+v", got) || fmt.Sprintf("%+v", holder) != fmt.Sprintf("%+v", byID) {
+			t.Errorf("TokenHolder = %+v, %+v; want %+v, %+v", held, holder, got, byID)
+		}
 	})
 
 	t.Run("unknown hash is not found", func(t *testing.T) {
@@ -58,6 +70,8 @@ func (su suite) testTokens(t *testing.T) {
 		createToken(t, s, createAccount(t, s, "alice"), "laptop", t0)
 		_, err := s.TokenByHash(ctx(), tokenHash("pact_guess"))
 		wantCode(t, "TokenByHash", err, registry.NotFound)
+		_, _, err = s.TokenHolder(ctx(), tokenHash("pact_guess"))
+		wantCode(t, "TokenHolder", err, registry.NotFound)
 	})
 
 	// The whole hash is compared: one that differs only in its last or a

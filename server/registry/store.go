@@ -63,6 +63,8 @@ type TokenStore interface {
 	CreateToken(ctx context.Context, t *Token) error
 	// TokenByHash finds a token by the SHA-256 of its text, revoked or not.
 	TokenByHash(ctx context.Context, hash []byte) (*Token, error)
+	// TokenHolder is TokenByHash with the token's account, in one read.
+	TokenHolder(ctx context.Context, hash []byte) (*Token, *Account, error)
 	// TokenByID finds a token by its id, revoked or not; NotFound otherwise.
 	TokenByID(ctx context.Context, id int64) (*Token, error)
 	// ListTokens lists an account's tokens, newest first.

@@ -169,7 +169,7 @@ func (s *Service) AuthenticateToken(ctx context.Context, secret string) (*Accoun
 	if !strings.HasPrefix(secret, TokenPrefix) || len(secret) > 200 {
 		return nil, nil, ErrBadToken
 	}
-	t, err := s.store.TokenByHash(ctx, hashSecret(secret))
+	t, acct, err := s.store.TokenHolder(ctx, hashSecret(secret))
 	if IsCode(err, NotFound) {
 		return nil, nil, ErrBadToken
 	}
@@ -183,10 +183,6 @@ func (s *Service) AuthenticateToken(ctx context.Context, secret string) (*Accoun
 	}
 	if !t.Active(now) {
 		return nil, nil, ErrBadToken
-	}
-	acct, err := s.store.AccountByID(ctx, t.AccountID)
-	if err != nil {
-		return nil, nil, err
 	}
 	if err := checkAccountEnabled(acct); err != nil {
 		return nil, nil, err

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/pact-registry/pact/server/registry"
@@ -13,12 +14,31 @@ const accountColumns = `id, email, username, password_hash, created_at, disabled
 func scanAccount(row scanner, extra ...any) (*registry.Account, error) {
 	var a registry.Account
 	var disabled sql.NullTime
-	if err := row.Scan(append([]any{&a.ID, &a.Email, &a.Username, &a.PasswordHash, &a.CreatedAt, &disabled, &a.Kind, &a.DisplayName}, extra...)...); err != nil {
+	if err := row.Scan(append(accountDest(&a, &disabled), extra...)...); err != nil {
 		return nil, err
 	}
+	finishAccount(&a, disabled)
+	return &a, nil
+}
+
+// accountDest are the destinations of accountColumns; finishAccount
+// completes a after the scan.
+func accountDest(a *registry.Account, disabled *sql.NullTime) []any {
+	return []any{&a.ID, &a.Email, &a.Username, &a.PasswordHash, &a.CreatedAt, disabled, &a.Kind, &a.DisplayName}
+}
+
+func finishAccount(a *registry.Account, disabled sql.NullTime) {
 	a.CreatedAt = a.CreatedAt.UTC()
 	a.DisabledAt = timePtr(disabled)
-	return &a, nil
+}
+
+// prefixed qualifies each of a list of columns with prefix ("t.").
+func prefixed(prefix, columns string) string {
+	parts := strings.Split(columns, ", ")
+	for i, c := range parts {
+		parts[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // CreateAccount stores a and sets a.ID. Usernames and emails are unique

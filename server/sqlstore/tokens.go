@@ -11,11 +11,11 @@ import (
 
 const tokenColumns = `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci`
 
-func scanToken(row scanner) (*registry.Token, error) {
+func scanToken(row scanner, extra ...any) (*registry.Token, error) {
 	var t registry.Token
 	var lastUsed, expires, revoked sql.NullTime
 	var scopes, packages, ci sql.NullString
-	if err := row.Scan(&t.ID, &t.AccountID, &t.Name, &t.Hash, &t.CreatedAt, &lastUsed, &expires, &revoked, &scopes, &packages, &ci); err != nil {
+	if err := row.Scan(append([]any{&t.ID, &t.AccountID, &t.Name, &t.Hash, &t.CreatedAt, &lastUsed, &expires, &revoked, &scopes, &packages, &ci}, extra...)...); err != nil {
 		return nil, err
 	}
 	var err error
@@ -95,6 +95,25 @@ func (s *Store) TokenByHash(ctx context.Context, hash []byte) (*registry.Token, 
 	return t, nil
 }
 
+// TokenHolder is TokenByHash with the token's account, read in the same
+// statement: every request with a token needs both.
+func (s *Store) TokenHolder(ctx context.Context, hash []byte) (*registry.Token, *registry.Account, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var a registry.Account
+	var disabled sql.NullTime
+	t, err := scanToken(s.read.QueryRowContext(ctx, s.q(`SELECT `+prefixed("t.", tokenColumns)+`, `+prefixed("a.", accountColumns)+`
+FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.hash = ?`), hash), accountDest(&a, &disabled)...)
+	if errNoRows(err) {
+		return nil, nil, notFound("no such token")
+	}
+	if err != nil {
+		return nil, nil, s.fault("read token", err)
+	}
+	finishAccount(&a, disabled)
+	return t, &a, nil
+}
+
 // TokenByID finds a token by its id, revoked or expired ones included.
 func (s *Store) TokenByID(ctx context.Context, id int64) (*registry.Token, error) {
 	ctx, cancel := s.deadline(ctx)
@@ -111,7 +130,7 @@ func (s *Store) TokenByID(ctx context.Context, id int64) (*registry.Token, error
 
 // ListTokens lists an account's tokens, newest first.
 func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]registry.Token, error) {
-	return queryList(ctx, s, "list tokens", 0, scanToken, `SELECT `+tokenColumns+` FROM tokens WHERE account_id = ?
+	return queryList(ctx, s, "list tokens", 0, func(row scanner) (*registry.Token, error) { return scanToken(row) }, `SELECT `+tokenColumns+` FROM tokens WHERE account_id = ?
 ORDER BY created_at DESC, id DESC`, accountID)
 }
 
