@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -40,6 +41,21 @@ func (su suite) testSSHKeys(t *testing.T) {
 
 		_, err = s.SSHKeyByFingerprint(ctx(), fingerprint("other"))
 		wantCode(t, "SSHKeyByFingerprint of an unknown key", err, registry.NotFound)
+
+		// KeyHolder reads the same key and its account in one go.
+		held, holder, err := s.KeyHolder(ctx(), fingerprint("k"))
+		if err != nil {
+			t.Fatalf("KeyHolder: %v", err)
+		}
+		byID, err := s.AccountByID(ctx(), alice.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprintf("%+v", held) != fmt.Sprintf("%+v", got) || fmt.Sprintf("%+v", holder) != fmt.Sprintf("%+v", byID) {
+			t.Errorf("KeyHolder = %+v, %+v; want %+v, %+v", held, holder, got, byID)
+		}
+		_, _, err = s.KeyHolder(ctx(), fingerprint("other"))
+		wantCode(t, "KeyHolder of an unknown key", err, registry.NotFound)
 	})
 
 	t.Run("a fingerprint is registered once across accounts", func(t *testing.T) {

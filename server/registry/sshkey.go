@@ -109,7 +109,7 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 		return nil, signatureFailure("timestamp", "timestamp %d is outside the accepted window of ±%d seconds of the server's clock (now %d)",
 			req.Timestamp, int(sshsign.MaxSkew/time.Second), now.Unix())
 	}
-	key, err := s.store.SSHKeyByFingerprint(ctx, req.Fingerprint)
+	key, signer, err := s.store.KeyHolder(ctx, req.Fingerprint)
 	if IsCode(err, NotFound) {
 		return nil, signatureFailure("unknown_key", "no SSH key with fingerprint %s is registered", req.Fingerprint)
 	}
@@ -134,10 +134,6 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 		return nil, signatureFailure("before_key_registration",
 			"timestamp %d is older than the registration of SSH key %s (at %d): a signature made before its key was registered is refused; sign again with the current time",
 			req.Timestamp, key.Fingerprint, registeredAt)
-	}
-	signer, err := s.store.AccountByID(ctx, key.AccountID)
-	if err != nil {
-		return nil, err
 	}
 	if err := checkAccountEnabled(signer); err != nil {
 		return nil, err

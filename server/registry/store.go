@@ -80,6 +80,8 @@ type SSHKeyStore interface {
 	// registered already, by any account.
 	CreateSSHKey(ctx context.Context, k *SSHKey) error
 	SSHKeyByFingerprint(ctx context.Context, fingerprint string) (*SSHKey, error)
+	// KeyHolder is SSHKeyByFingerprint with the key's account, in one read.
+	KeyHolder(ctx context.Context, fingerprint string) (*SSHKey, *Account, error)
 	// ListSSHKeys lists an account's keys, oldest first.
 	ListSSHKeys(ctx context.Context, accountID int64) ([]SSHKey, error)
 	// DeleteSSHKey deletes one of accountID's keys; NotFound otherwise.

@@ -10,10 +10,10 @@ import (
 
 const sshKeyColumns = `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`
 
-func scanSSHKey(row scanner) (*registry.SSHKey, error) {
+func scanSSHKey(row scanner, extra ...any) (*registry.SSHKey, error) {
 	var k registry.SSHKey
 	var lastUsed sql.NullTime
-	if err := row.Scan(&k.ID, &k.AccountID, &k.Name, &k.Type, &k.Fingerprint, &k.PublicKey, &k.CreatedAt, &lastUsed); err != nil {
+	if err := row.Scan(append([]any{&k.ID, &k.AccountID, &k.Name, &k.Type, &k.Fingerprint, &k.PublicKey, &k.CreatedAt, &lastUsed}, extra...)...); err != nil {
 		return nil, err
 	}
 	k.CreatedAt = k.CreatedAt.UTC()
@@ -69,9 +69,28 @@ func (s *Store) SSHKeyByFingerprint(ctx context.Context, fingerprint string) (*r
 	return k, nil
 }
 
+// KeyHolder is SSHKeyByFingerprint with the key's account, read in the
+// same statement: every signed publish needs both.
+func (s *Store) KeyHolder(ctx context.Context, fingerprint string) (*registry.SSHKey, *registry.Account, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var a registry.Account
+	var disabled sql.NullTime
+	k, err := scanSSHKey(s.read.QueryRowContext(ctx, s.q(`SELECT `+prefixed("k.", sshKeyColumns)+`, `+prefixed("a.", accountColumns)+`
+FROM ssh_keys k JOIN accounts a ON a.id = k.account_id WHERE k.fingerprint = ?`), fingerprint), accountDest(&a, &disabled)...)
+	if errNoRows(err) {
+		return nil, nil, notFound("no SSH key with fingerprint %s is registered", fingerprint)
+	}
+	if err != nil {
+		return nil, nil, s.fault("read SSH key", err)
+	}
+	finishAccount(&a, disabled)
+	return k, &a, nil
+}
+
 // ListSSHKeys lists an account's keys, oldest first.
 func (s *Store) ListSSHKeys(ctx context.Context, accountID int64) ([]registry.SSHKey, error) {
-	return queryList(ctx, s, "list SSH keys", 0, scanSSHKey, `SELECT `+sshKeyColumns+` FROM ssh_keys WHERE account_id = ?
+	return queryList(ctx, s, "list SSH keys", 0, func(row scanner) (*registry.SSHKey, error) { return scanSSHKey(row) }, `SELECT `+sshKeyColumns+` FROM ssh_keys WHERE account_id = ?
 ORDER BY created_at, id`, accountID)
 }
 
