@@ -193,6 +193,10 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 		// Each connection keeps its recent statements prepared: parsing
 		// and planning cost as much as running a point query.
 		"_stmt_cache_size": sqliteStatementCache,
+		// One goroutine at a time uses a connection (database/sql), so
+		// SQLite's own lock around every call is not needed
+		// (docs/design.md, "Plans that do not depend on bound values").
+		"_mutex": "no",
 	})
 	if err != nil {
 		return nil, err
@@ -204,6 +208,7 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 		"_busy_timeout":    busy,
 		"_txlock":          "deferred",
 		"_stmt_cache_size": sqliteStatementCache,
+		"_mutex":           "no",
 	})
 	if err != nil {
 		return nil, err
