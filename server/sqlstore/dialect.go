@@ -415,6 +415,17 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	if config.RuntimeParams["application_name"] == "" {
 		config.RuntimeParams["application_name"] = "pactd"
 	}
+	// pactd's statements are short and many; PostgreSQL's JIT compiler
+	// and parallel workers are for long analytical queries, and once the
+	// planner's estimate of a search's walk passed their thresholds they
+	// cost more than the query (30 ms of compiling, two workers started,
+	// for a 10 ms statement). Off unless the URL sets them (docs/design.md,
+	// "Search").
+	for name, value := range map[string]string{"jit": "off", "max_parallel_workers_per_gather": "0"} {
+		if _, set := config.RuntimeParams[name]; !set {
+			config.RuntimeParams[name] = value
+		}
+	}
 	// A server that accepts connections but does not answer (overloaded,
 	// half-dead host) must not hold a request for the whole statement
 	// timeout: give up connecting sooner, unless the URL says otherwise.

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,4 +110,41 @@ func TestPostgresStatementTimeout(t *testing.T) {
 	if err := s.Ping(context.Background()); err != nil {
 		t.Errorf("Ping after timeouts: %v", err)
 	}
+}
+
+// pactd's PostgreSQL sessions run without the JIT compiler and parallel
+// workers (docs/design.md, "Search"), unless the database URL sets them.
+func TestPostgresSessionsRunWithoutJITOrParallelWorkers(t *testing.T) {
+	base := storetest.PostgresURL(t)
+	for _, c := range []struct {
+		query         string
+		jit, parallel string
+	}{
+		{"", "off", "0"},
+		{"jit=on&max_parallel_workers_per_gather=2", "on", "2"},
+	} {
+		dsn := base
+		if c.query != "" {
+			dsn += "&" + c.query
+			if !strings.Contains(base, "?") {
+				dsn = base + "?" + c.query
+			}
+		}
+		s := openForTest(t, dsn, Options{})
+		if got := pragmaPG(t, s.read, "jit"); got != c.jit {
+			t.Errorf("URL %q: jit = %s, want %s", c.query, got, c.jit)
+		}
+		if got := pragmaPG(t, s.read, "max_parallel_workers_per_gather"); got != c.parallel {
+			t.Errorf("URL %q: max_parallel_workers_per_gather = %s, want %s", c.query, got, c.parallel)
+		}
+	}
+}
+
+func pragmaPG(t *testing.T, db *sql.DB, name string) string {
+	t.Helper()
+	var value string
+	if err := db.QueryRow("SHOW " + name).Scan(&value); err != nil {
+		t.Fatalf("SHOW %s: %v", name, err)
+	}
+	return value
 }
