@@ -3,8 +3,12 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mattn/go-sqlite3"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -365,7 +369,7 @@ func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]r
 		where = append(where, `p.scheme = ?`)
 		args = append(args, f.Scheme)
 	}
-	query := `SELECT ` + packageColumns + packageFrom
+	query := `SELECT ` + s.listColumns() + packageFrom
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, ` AND `)
 	}
@@ -373,6 +377,105 @@ func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]r
 	args = append(args, f.Limit)
 
 	return s.queryPackages(ctx, "list packages", min(f.Limit, 128), query, args...)
+}
+
+// listColumns are packageColumns as the list reads them: on SQLite the
+// two times as their stored text, which listTime parses in a fraction of
+// what go-sqlite3's general time parsing costs (42 times per page).
+func (s *Store) listColumns() string {
+	if s.dialect.name() == "sqlite" {
+		return sqliteListColumns
+	}
+	return packageColumns
+}
+
+var sqliteListColumns = strings.Replace(packageColumns, `p.created_at, p.updated_at`,
+	`CAST(p.created_at AS TEXT), CAST(p.updated_at AS TEXT)`, 1)
+
+// listTime is a time read by listColumns, in UTC: a time.Time
+// (PostgreSQL) or SQLite's stored text, "2006-01-02 15:04:05.999999-07:00"
+// as go-sqlite3 writes it.
+func listTime(v any) (time.Time, error) {
+	switch v := v.(type) {
+	case time.Time:
+		return v.UTC(), nil
+	case string:
+		if t, ok := parseStoredTime(v); ok {
+			return t, nil
+		}
+		// Every other spelling, as go-sqlite3 reads it.
+		trimmed := strings.TrimSuffix(v, "Z")
+		for _, layout := range sqlite3.SQLiteTimestampFormats {
+			if t, err := time.ParseInLocation(layout, trimmed, time.UTC); err == nil {
+				return t.UTC(), nil
+			}
+		}
+		return time.Time{}, fmt.Errorf("unreadable time %q", v)
+	}
+	return time.Time{}, fmt.Errorf("unexpected time value %T", v)
+}
+
+// parseStoredTime parses "YYYY-MM-DD HH:MM:SS[.fraction]" followed by
+// "+00:00", "Z" or another "±hh:mm" offset; ok is false for anything else.
+func parseStoredTime(s string) (time.Time, bool) {
+	num := func(s string) (int, bool) {
+		n := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		return n, true
+	}
+	if len(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year, ok1 := num(s[0:4])
+	month, ok2 := num(s[5:7])
+	day, ok3 := num(s[8:10])
+	hour, ok4 := num(s[11:13])
+	minute, ok5 := num(s[14:16])
+	second, ok6 := num(s[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59 {
+		return time.Time{}, false
+	}
+	rest, nanos := s[19:], 0
+	if rest[0] == '.' {
+		i := 1
+		for i < len(rest) && i <= 9 && rest[i] >= '0' && rest[i] <= '9' {
+			nanos = nanos*10 + int(rest[i]-'0')
+			i++
+		}
+		if i == 1 || (i < len(rest) && rest[i] >= '0' && rest[i] <= '9') {
+			return time.Time{}, false
+		}
+		for d := i; d <= 9; d++ {
+			nanos *= 10
+		}
+		rest = rest[i:]
+	}
+	offset := 0
+	switch {
+	case rest == "Z":
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		h, okh := num(rest[1:3])
+		m, okm := num(rest[4:6])
+		if !okh || !okm || h > 23 || m > 59 {
+			return time.Time{}, false
+		}
+		offset = (h*60 + m) * 60
+		if rest[0] == '-' {
+			offset = -offset
+		}
+	default:
+		return time.Time{}, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, second, nanos, time.UTC)
+	if t.Day() != day { // February 30th and the like
+		return time.Time{}, false
+	}
+	return t.Add(-time.Duration(offset) * time.Second), true
 }
 
 // queryPackages is queryList for packages, scanning each row into its
@@ -389,14 +492,20 @@ func (s *Store) queryPackages(ctx context.Context, op string, capacity int, quer
 	defer rows.Close()
 	list := make([]registry.Package, 0, capacity)
 	var p registry.Package
+	var created, updated any
 	dest := []any{&p.ID, &p.OwnerID, &p.OwnerSlug, &p.PackSlug, &p.Name, &p.Description, &p.Scheme,
-		&p.Version, &p.SHA256, &p.LatestVersionID, &p.CreatedAt, &p.UpdatedAt, &p.Deprecated}
+		&p.Version, &p.SHA256, &p.LatestVersionID, &created, &updated, &p.Deprecated}
 	for rows.Next() {
 		p = registry.Package{}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, s.fault(op, err)
 		}
-		p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
+		var err1, err2 error
+		p.CreatedAt, err1 = listTime(created)
+		p.UpdatedAt, err2 = listTime(updated)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, s.fault(op, err)
+		}
 		list = append(list, p)
 	}
 	if err := rows.Err(); err != nil {
