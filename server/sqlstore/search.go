@@ -15,9 +15,10 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// A search (docs/protocol.md, "Search") is up to three queries, one per
-// rank, each in its own index order, so that every page costs about what
-// the first does:
+// A search (docs/protocol.md, "Search") looks for three ranks, each in its
+// own index order, so that every page costs about what the first does; the
+// exact and prefix ranks are the two branches of one statement
+// (docs/design.md, "Search"):
 //
 //   - exact: the slug is the query's words joined by '-' (or, for a query
 //     "owner/slug", that package), through packages_slug_latest;
