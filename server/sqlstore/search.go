@@ -16,9 +16,9 @@ import (
 )
 
 // A search (docs/protocol.md, "Search") looks for three ranks, each in its
-// own index order, so that every page costs about what the first does; the
-// exact and prefix ranks are the two branches of one statement
-// (docs/design.md, "Search"):
+// own index order, so that every page costs about what the first does; on
+// PostgreSQL the exact and prefix ranks are the two branches of one
+// statement (docs/design.md, "Search"):
 //
 //   - exact: the slug is the query's words joined by '-' (or, for a query
 //     "owner/slug", that package), through packages_slug_latest;
@@ -275,10 +275,15 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	}
 	sel := `SELECT ` + packageColumns + packageFrom + ` WHERE `
 
-	// The exact and prefix ranks, each a branch in its own index order,
-	// in one statement when both apply (docs/design.md, "Search").
-	var branches []string
-	var branchArgs []any
+	// The exact and prefix ranks, each a branch in its own index order:
+	// on PostgreSQL one statement (docs/design.md, "Search"); on SQLite,
+	// where a statement costs no round trip and the UNION ALL measured
+	// slower, one after the other.
+	type branch struct {
+		query string // ending in LIMIT ?
+		args  []any  // without the limit
+	}
+	var branches []branch
 	if plan.keyed && f.Rank <= registry.SearchExact && plan.key != "" {
 		where := append(append(append([]string{}, common...), ownerOf...), `p.pack_slug = ?`)
 		args := append(append(append([]any{}, commonArgs...), ownerArgs...), plan.key)
@@ -286,9 +291,8 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 			where = append(where, `p.latest_version_id < ?`)
 			args = append(args, f.Before)
 		}
-		branches = append(branches, fmt.Sprintf(`SELECT %d AS search_rank, `, registry.SearchExact)+packageColumns+packageFrom+` WHERE `+
-			strings.Join(where, ` AND `)+` ORDER BY p.latest_version_id DESC LIMIT ?`)
-		branchArgs = append(append(branchArgs, args...), f.Limit)
+		branches = append(branches, branch{fmt.Sprintf(`SELECT %d AS search_rank, `, registry.SearchExact) + packageColumns + packageFrom +
+			` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY p.latest_version_id DESC LIMIT ?`, args})
 	}
 	if plan.keyed && f.Rank <= registry.SearchPrefix {
 		where := append(append(append([]string{}, common...), ownerOf...), slug+` > ?`, slug+` < ?`)
@@ -297,23 +301,38 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 			where = append(where, `(`+slug+` > ? OR (p.pack_slug = ? AND p.latest_version_id < ?))`)
 			args = append(args, f.AfterSlug, f.AfterSlug, f.Before)
 		}
-		branches = append(branches, fmt.Sprintf(`SELECT %d AS search_rank, `, registry.SearchPrefix)+packageColumns+packageFrom+` WHERE `+
-			strings.Join(where, ` AND `)+` ORDER BY `+slug+`, p.latest_version_id DESC LIMIT ?`)
-		branchArgs = append(append(branchArgs, args...), f.Limit)
+		branches = append(branches, branch{fmt.Sprintf(`SELECT %d AS search_rank, `, registry.SearchPrefix) + packageColumns + packageFrom +
+			` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + slug + `, p.latest_version_id DESC LIMIT ?`, args})
 	}
-	if len(branches) > 0 {
+	switch {
+	case len(branches) == 0:
+	case s.dialect.name() == "postgres":
 		// Every exact match has the key for slug: rank, slug, newest
 		// latest version first is both ranks' order.
+		var parts []string
+		var args []any
 		for i, b := range branches {
-			branches[i] = `SELECT * FROM (` + b + `) r` + strconv.Itoa(i)
+			parts = append(parts, `SELECT * FROM (`+b.query+`) r`+strconv.Itoa(i))
+			args = append(append(args, b.args...), f.Limit)
 		}
-		query := `SELECT * FROM (` + strings.Join(branches, ` UNION ALL `) + `) u ORDER BY search_rank, pack_slug` +
+		query := `SELECT * FROM (` + strings.Join(parts, ` UNION ALL `) + `) u ORDER BY search_rank, pack_slug` +
 			s.slugBytewise() + `, latest_version_id DESC LIMIT ?`
-		pkgs, err := queryList(ctx, s, "search", 0, scanRankedPackage, query, append(branchArgs, f.Limit)...)
+		pkgs, err := queryList(ctx, s, "search", 0, scanRankedPackage, query, append(args, f.Limit)...)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, pkgs...)
+	default:
+		for _, b := range branches {
+			if len(out) >= f.Limit {
+				break
+			}
+			pkgs, err := queryList(ctx, s, "search", 0, scanRankedPackage, b.query, append(b.args, f.Limit-len(out))...)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pkgs...)
+		}
 	}
 	if len(out) >= f.Limit {
 		return out, nil
