@@ -98,6 +98,7 @@ func (su suite) testSearch(t *testing.T) {
 		{"widget", "tools", "Tools", "by the account named widget"},
 		{"alice", "widget-a", "Widget A", "alpha"},
 		{"dave", "unrelated", "Unrelated", "nothing to see"},
+		{"erin", "umlaut", "Ümlaut", "Ünïcødé Straße"},
 	}
 	setup := func(t *testing.T) registry.Store {
 		s := su.store(t)
@@ -132,6 +133,12 @@ func (su suite) testSearch(t *testing.T) {
 		{"dave", []string{"dave/unrelated"}},
 		{"widget works", []string{"alice/gadget"}},
 		{"widget zebra", []string{}},
+		// folded as the index folds, ASCII or not (docs/design.md, "Search")
+		{"ÜNÏCØDÉ", []string{"erin/umlaut"}},
+		{"ümlaut STRAßE", []string{"erin/umlaut"}},
+		{"ÜMLAUT", []string{"erin/umlaut"}},
+		{"UMLAUT", []string{"erin/umlaut"}},
+		{"ERIN/UML", []string{"erin/umlaut"}},
 		// shorter than a trigram: slugs and owners only
 		{"my", []string{"carol/my-widget"}},
 		{"wi", []string{"bob/widget", "alice/widget", "alice/widget-a", "bob/widget-cli", "carol/widgets"}},

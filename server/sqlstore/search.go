@@ -8,14 +8,17 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// A search (docs/protocol.md, "Search") is up to three queries, one per
-// rank, each in its own index order, so that every page costs about what
-// the first does:
+// A search (docs/protocol.md, "Search") looks for three ranks, each in its
+// own index order, so that every page costs about what the first does; on
+// PostgreSQL the exact and prefix ranks are the two branches of one
+// statement (docs/design.md, "Search"):
 //
 //   - exact: the slug is the query's words joined by '-' (or, for a query
 //     "owner/slug", that package), through packages_slug_latest;
@@ -54,9 +57,9 @@ type searchPlan struct {
 }
 
 func (s *Store) planSearch(ctx context.Context, query string) (*searchPlan, error) {
-	var folded string
-	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+s.dialect.fold()+`(CAST(? AS TEXT))`), query).Scan(&folded); err != nil {
-		return nil, s.fault("search", err)
+	folded, err := s.foldQuery(ctx, query)
+	if err != nil {
+		return nil, err
 	}
 	p := &searchPlan{}
 	if n := len(strings.Fields(folded)); n > maxQueryWords {
@@ -79,6 +82,77 @@ func (s *Store) planSearch(ctx context.Context, query string) (*searchPlan, erro
 		p.keyed = slugKey.MatchString(p.key)
 	}
 	return p, nil
+}
+
+// foldQuery folds query as the search index folds text (docs/design.md,
+// "Search"): SQLite's pact_fold is strings.ToLower, so on SQLite always in
+// Go; PostgreSQL's lower() follows the database's locale, so there a
+// query is folded in Go only when it is pure ASCII and the database's
+// lower() folds ASCII as Go does (asciiFoldsAsGo), and asked of the
+// database otherwise.
+func (s *Store) foldQuery(ctx context.Context, query string) (string, error) {
+	if s.dialect.name() == "sqlite" {
+		return strings.ToLower(query), nil
+	}
+	if isASCII(query) {
+		same, err := s.asciiFoldsAsGo(ctx)
+		if err != nil {
+			return "", s.fault("search", err)
+		}
+		if same {
+			return strings.ToLower(query), nil
+		}
+	}
+	var folded string
+	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+s.dialect.fold()+`(CAST(? AS TEXT))`), query).Scan(&folded); err != nil {
+		return "", s.fault("search", err)
+	}
+	return folded, nil
+}
+
+// asciiLetters are what asciiFoldsAsGo has the database fold.
+const asciiLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// asciiFoldsAsGo says whether the database's fold turns the ASCII letters
+// into what strings.ToLower does (not so under a Turkish locale, where
+// lower('I') is a dotless i). Asked once per store; an error is not
+// remembered.
+func (s *Store) asciiFoldsAsGo(ctx context.Context) (bool, error) {
+	switch s.asciiFold.Load() {
+	case asciiFoldSame:
+		return true, nil
+	case asciiFoldDiffers:
+		return false, nil
+	}
+	var folded string
+	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+s.dialect.fold()+`(CAST(? AS TEXT))`), asciiLetters).Scan(&folded); err != nil {
+		return false, err
+	}
+	same := folded == strings.ToLower(asciiLetters)
+	if same {
+		s.asciiFold.Store(asciiFoldSame)
+	} else {
+		s.asciiFold.Store(asciiFoldDiffers)
+	}
+	return same, nil
+}
+
+// The states of Store.asciiFold.
+const (
+	asciiFoldUnknown = iota
+	asciiFoldSame
+	asciiFoldDiffers
+)
+
+// isASCII: s is ASCII without NUL (which PostgreSQL refuses in text, so
+// that the database, not Go, answers such a query as before).
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 || s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // grams are the distinct trigrams of the words, at most gramProbes of
@@ -201,6 +275,15 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	}
 	sel := `SELECT ` + packageColumns + packageFrom + ` WHERE `
 
+	// The exact and prefix ranks, each a branch in its own index order:
+	// on PostgreSQL one statement (docs/design.md, "Search"); on SQLite,
+	// where a statement costs no round trip and the UNION ALL measured
+	// slower, one after the other.
+	type branch struct {
+		query string // ending in LIMIT ?
+		args  []any  // without the limit
+	}
+	var branches []branch
 	if plan.keyed && f.Rank <= registry.SearchExact && plan.key != "" {
 		where := append(append(append([]string{}, common...), ownerOf...), `p.pack_slug = ?`)
 		args := append(append(append([]any{}, commonArgs...), ownerArgs...), plan.key)
@@ -208,9 +291,8 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 			where = append(where, `p.latest_version_id < ?`)
 			args = append(args, f.Before)
 		}
-		if err := run(registry.SearchExact, sel+strings.Join(where, ` AND `)+` ORDER BY p.latest_version_id DESC`, args...); err != nil {
-			return nil, err
-		}
+		branches = append(branches, branch{fmt.Sprintf(`SELECT %d AS search_rank, `, registry.SearchExact) + packageColumns + packageFrom +
+			` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY p.latest_version_id DESC LIMIT ?`, args})
 	}
 	if plan.keyed && f.Rank <= registry.SearchPrefix {
 		where := append(append(append([]string{}, common...), ownerOf...), slug+` > ?`, slug+` < ?`)
@@ -219,8 +301,37 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 			where = append(where, `(`+slug+` > ? OR (p.pack_slug = ? AND p.latest_version_id < ?))`)
 			args = append(args, f.AfterSlug, f.AfterSlug, f.Before)
 		}
-		if err := run(registry.SearchPrefix, sel+strings.Join(where, ` AND `)+` ORDER BY `+slug+`, p.latest_version_id DESC`, args...); err != nil {
+		branches = append(branches, branch{fmt.Sprintf(`SELECT %d AS search_rank, `, registry.SearchPrefix) + packageColumns + packageFrom +
+			` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + slug + `, p.latest_version_id DESC LIMIT ?`, args})
+	}
+	switch {
+	case len(branches) == 0:
+	case s.dialect.name() == "postgres":
+		// Every exact match has the key for slug: rank, slug, newest
+		// latest version first is both ranks' order.
+		var parts []string
+		var args []any
+		for i, b := range branches {
+			parts = append(parts, `SELECT * FROM (`+b.query+`) r`+strconv.Itoa(i))
+			args = append(append(args, b.args...), f.Limit)
+		}
+		query := `SELECT * FROM (` + strings.Join(parts, ` UNION ALL `) + `) u ORDER BY search_rank, pack_slug` +
+			s.slugBytewise() + `, latest_version_id DESC LIMIT ?`
+		pkgs, err := queryList(ctx, s, "search", 0, scanRankedPackage, query, append(args, f.Limit)...)
+		if err != nil {
 			return nil, err
+		}
+		out = append(out, pkgs...)
+	default:
+		for _, b := range branches {
+			if len(out) >= f.Limit {
+				break
+			}
+			pkgs, err := queryList(ctx, s, "search", 0, scanRankedPackage, b.query, append(b.args, f.Limit-len(out))...)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pkgs...)
 		}
 	}
 	if len(out) >= f.Limit {
@@ -370,17 +481,24 @@ UNION ALL SELECT (SELECT package_id FROM package_grams WHERE gram = ?` + below +
 		// matches reads one small chunk, not the whole batch.
 		for chunk := 0; len(ids) > 0 && len(out) < limit; chunk++ {
 			n := gramBatches[min(chunk, len(gramBatches)-1)]
-			part := make([]any, n) // padded with 0, which no package has
-			for i := range part {
-				part[i] = int64(0)
-				if i < len(ids) {
-					part[i] = ids[i]
+			var in string
+			var part []any
+			if s.dialect.name() == "postgres" {
+				// One int8[] parameter: one statement text whatever the
+				// chunk's size, which pgx prepares once per connection.
+				in, part = `p.id = ANY(?)`, []any{ids[:min(n, len(ids))]}
+			} else {
+				in, part = `p.id IN (?`+strings.Repeat(`, ?`, n-1)+`)`, make([]any, n) // padded with 0, which no package has
+				for i := range part {
+					part[i] = int64(0)
+					if i < len(ids) {
+						part[i] = ids[i]
+					}
 				}
 			}
 			ids = ids[min(n, len(ids)):]
 			found, err := queryList(ctx, s, "search", 0, scanPackage, `SELECT `+packageColumns+packageFrom+
-				` WHERE p.id IN (?`+strings.Repeat(`, ?`, n-1)+`) AND `+strings.Join(where, ` AND `)+
-				` ORDER BY p.id DESC`, append(part, args...)...)
+				` WHERE `+in+` AND `+strings.Join(where, ` AND `)+` ORDER BY p.id DESC`, append(part, args...)...)
 			if err != nil {
 				return out, err
 			}
@@ -407,21 +525,15 @@ UNION ALL SELECT (SELECT package_id FROM package_grams WHERE gram = ?` + below +
 // new package), so a trigram in 0.5% of the packages is told from one in
 // all of them at the cost of reading gramProbeCap index entries.
 func (s *Store) rarestGrams(ctx context.Context, grams []string) (sorted []string, estimates []float64, total float64, err error) {
-	cols := []string{`(SELECT max(id) FROM packages)`}
-	args := make([]any, 0, 2*len(grams))
-	for i, g := range grams {
-		probe := fmt.Sprintf(`(SELECT package_id FROM package_grams WHERE gram = ? ORDER BY package_id DESC LIMIT %d)`, gramProbeCap)
-		cols = append(cols, fmt.Sprintf(`(SELECT count(*) FROM %s p%d)`, probe, i), fmt.Sprintf(`(SELECT min(package_id) FROM %s q%d)`, probe, i))
-		args = append(args, g, g)
-	}
 	var newest sql.NullInt64
 	counts := make([]int64, len(grams))
 	oldest := make([]sql.NullInt64, len(grams))
-	dest := []any{&newest}
-	for i := range grams {
-		dest = append(dest, &counts[i], &oldest[i])
+	if s.dialect.name() == "postgres" {
+		err = s.pgGramProbes(ctx, grams, &newest, counts, oldest)
+	} else {
+		err = s.gramProbes(ctx, grams, &newest, counts, oldest)
 	}
-	if err := s.read.QueryRowContext(ctx, s.q(`SELECT `+strings.Join(cols, `, `)), args...).Scan(dest...); err != nil {
+	if err != nil {
 		return nil, nil, 0, s.fault("search", err)
 	}
 	estimate := make([]float64, len(grams))
@@ -443,6 +555,78 @@ func (s *Store) rarestGrams(ctx context.Context, grams []string) (sorted []strin
 		sorted[i], estimates[i] = grams[k], estimate[k]
 	}
 	return sorted, estimates, float64(newest.Int64), nil
+}
+
+// scanRankedPackage scans a search rank and then a package's columns.
+func scanRankedPackage(row scanner) (*registry.Package, error) {
+	var rank int
+	p, err := scanPackage(rankedRow{row, &rank})
+	if err != nil {
+		return nil, err
+	}
+	p.SearchRank = rank
+	return p, nil
+}
+
+// rankedRow scans its first column into rank, the others as asked.
+type rankedRow struct {
+	row  scanner
+	rank *int
+}
+
+func (r rankedRow) Scan(dest ...any) error {
+	return r.row.Scan(append([]any{r.rank}, dest...)...)
+}
+
+// gramProbes reads, for each of grams, how many of its newest
+// gramProbeCap postings there are and the oldest of them, and the newest
+// package id: one statement, two subqueries per trigram.
+func (s *Store) gramProbes(ctx context.Context, grams []string, newest *sql.NullInt64, counts []int64, oldest []sql.NullInt64) error {
+	cols := []string{`(SELECT max(id) FROM packages)`}
+	args := make([]any, 0, 2*len(grams))
+	for i, g := range grams {
+		probe := fmt.Sprintf(`(SELECT package_id FROM package_grams WHERE gram = ? ORDER BY package_id DESC LIMIT %d)`, gramProbeCap)
+		cols = append(cols, fmt.Sprintf(`(SELECT count(*) FROM %s p%d)`, probe, i), fmt.Sprintf(`(SELECT min(package_id) FROM %s q%d)`, probe, i))
+		args = append(args, g, g)
+	}
+	dest := []any{newest}
+	for i := range grams {
+		dest = append(dest, &counts[i], &oldest[i])
+	}
+	return s.read.QueryRowContext(ctx, s.q(`SELECT `+strings.Join(cols, `, `)), args...).Scan(dest...)
+}
+
+// sqlGramProbes is gramProbes on PostgreSQL: the trigrams as one text[]
+// parameter, a row each in their order, so that one statement text, which
+// pgx prepares once per connection, serves any number of them.
+var sqlGramProbes = fmt.Sprintf(`SELECT (SELECT max(id) FROM packages), count(x.package_id), min(x.package_id)
+FROM unnest(CAST(? AS TEXT[])) WITH ORDINALITY AS u(gram, i)
+LEFT JOIN LATERAL (SELECT package_id FROM package_grams WHERE gram = u.gram COLLATE "C"
+                   ORDER BY package_id DESC LIMIT %d) x ON TRUE
+GROUP BY u.i ORDER BY u.i`, gramProbeCap)
+
+func (s *Store) pgGramProbes(ctx context.Context, grams []string, newest *sql.NullInt64, counts []int64, oldest []sql.NullInt64) error {
+	rows, err := s.read.QueryContext(ctx, s.q(sqlGramProbes), grams)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	i := 0
+	for ; rows.Next(); i++ {
+		if i == len(grams) {
+			return fmt.Errorf("more trigram probes than trigrams")
+		}
+		if err := rows.Scan(newest, &counts[i], &oldest[i]); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if i != len(grams) {
+		return fmt.Errorf("%d trigram probes for %d trigrams", i, len(grams))
+	}
+	return nil
 }
 
 // slugBytewise makes a comparison of slugs byte-wise whatever the database's

@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/pact-registry/pact/server/registry"
@@ -108,6 +109,9 @@ type Store struct {
 	stmts map[string]*sql.Stmt
 	// logAppended wakes this process's log sequencer (translog.go).
 	logAppended chan struct{}
+	// asciiFold remembers whether PostgreSQL's lower() folds ASCII as Go
+	// does (search.go, asciiFoldsAsGo): asciiFoldUnknown until asked.
+	asciiFold atomic.Int32
 }
 
 var _ registry.Store = (*Store)(nil)
