@@ -285,7 +285,10 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	}
 	var branches []branch
 	if plan.keyed && f.Rank <= registry.SearchExact && plan.key != "" {
-		where := append(append(append([]string{}, common...), ownerOf...), `p.pack_slug = ?`)
+		// Compared byte-wise as the slug index is, or PostgreSQL cannot use
+		// it and probes every owner's (owner_id, pack_slug) key instead
+		// (70 ms at 1,000 owners).
+		where := append(append(append([]string{}, common...), ownerOf...), slug+` = ?`)
 		args := append(append(append([]any{}, commonArgs...), ownerArgs...), plan.key)
 		if f.Rank == registry.SearchExact && f.Before > 0 {
 			where = append(where, `p.latest_version_id < ?`)

@@ -2,10 +2,12 @@ package sqlstore_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,6 +133,19 @@ func seedScale(b *testing.B, s *sqlstore.Store, n int) {
 				Content: content, SHA256: sha(content), Now: base.Add(time.Duration(i) * time.Millisecond)})
 		}
 		if err := s.Seed(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// What autovacuum would do in a while, now: PostgreSQL's statistics
+	// and visibility map (index-only scans of package_grams need it).
+	// Measured before it, the same searches took twice as long.
+	if strings.HasPrefix(os.Getenv("PACT_SEARCH_SCALE_DSN"), "postgres") {
+		db, err := sql.Open("pgx", os.Getenv("PACT_SEARCH_SCALE_DSN"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.ExecContext(ctx, "VACUUM ANALYZE"); err != nil {
 			b.Fatal(err)
 		}
 	}
