@@ -291,7 +291,7 @@ that is not valid, stops serve with exit code 2 before it listens.`,
 
 func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Command) error {
 	log := logs.log
-	tuneGC()
+	tuneGC(cfg.Store.ReadCacheBytes)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
