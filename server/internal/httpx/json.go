@@ -38,7 +38,11 @@ func JSON(c *gin.Context, status int, v any) {
 		c.AbortWithStatus(http.StatusInternalServerError)
 		return
 	}
-	body := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}) // Encode ends with a newline, Marshal does not
+	writeJSONBody(c, status, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})) // Encode ends with a newline, Marshal does not
+}
+
+// writeJSONBody answers body, JSON, with its length (no body for HEAD).
+func writeJSONBody(c *gin.Context, status int, body []byte) {
 	h := c.Writer.Header()
 	h["Content-Type"] = jsonContentType
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
@@ -59,15 +63,7 @@ var appendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); ret
 func JSONBytes(c *gin.Context, status int, appendTo func([]byte) []byte) {
 	bp := appendBuffers.Get().(*[]byte)
 	body := appendTo((*bp)[:0])
-	h := c.Writer.Header()
-	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	c.Status(status)
-	if c.Request.Method == http.MethodHead {
-		c.Writer.WriteHeaderNow()
-	} else {
-		_, _ = c.Writer.Write(body)
-	}
+	writeJSONBody(c, status, body)
 	if cap(body) <= maxPooledJSON {
 		*bp = body[:0] // the grown array serves the next answer
 		appendBuffers.Put(bp)
