@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pact-registry/pact/pkg/wire"
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -101,65 +102,11 @@ func appendJSONString(b []byte, parts ...string) []byte {
 		for _, p := range parts {
 			joined = append(joined, p...)
 		}
-		b = appendEscaped(b, string(joined))
+		b = httpx.AppendEscaped(b, string(joined), true)
 	} else {
 		for _, p := range parts {
-			b = appendEscaped(b, p)
+			b = httpx.AppendEscaped(b, p, true)
 		}
 	}
 	return append(b, '"')
-}
-
-const jsonHex = "0123456789abcdef"
-
-// appendEscaped appends s escaped as encoding/json escapes a string's
-// content with HTML escaping on.
-func appendEscaped(b []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', jsonHex[c>>4], jsonHex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', jsonHex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(b, s[start:]...)
 }

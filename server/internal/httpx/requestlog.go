@@ -66,29 +66,45 @@ func appendRFC3339Millis(b []byte, t time.Time) []byte {
 	return append(b[:n+prefixLen], b[n+prefixLen+1:]...) // drop the 4th digit
 }
 
-// appendJSONString quotes s as slog's JSON handler does: ", \ and control
-// characters escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped,
-// everything else as it is.
+// appendJSONString quotes s as slog's JSON handler does (AppendEscaped
+// without HTML escaping).
 func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	b = AppendEscaped(b, s, false)
+	return append(b, '"')
+}
+
+// AppendEscaped appends the content of a JSON string holding s: ", \ and
+// control characters escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029
+// escaped, everything else as it is. With html it escapes as encoding/json
+// does (<, > and & as \u escapes, \b and \f as such); without, as slog's
+// JSON handler does (both as \u escapes, <, > and & as they are). The
+// request log (TestRequestLineIsSlogs) and the hand-encoded answers
+// (TestPackageListJSONIsEncodingJSON) hold it to those bytes.
+func AppendEscaped(b []byte, s string, html bool) []byte {
+	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && (!html || (c != '<' && c != '>' && c != '&')) {
 				i++
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
+			switch {
+			case c == '"' || c == '\\':
 				b = append(b, '\\', c)
-			case '\n':
+			case c == '\n':
 				b = append(b, '\\', 'n')
-			case '\r':
+			case c == '\r':
 				b = append(b, '\\', 'r')
-			case '\t':
+			case c == '\t':
 				b = append(b, '\\', 't')
+			case html && c == '\b':
+				b = append(b, '\\', 'b')
+			case html && c == '\f':
+				b = append(b, '\\', 'f')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
@@ -100,20 +116,18 @@ func appendJSONString(b []byte, s string) []byte {
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
-			i += size
+			i++
 			start = i
 			continue
 		}
 		if r == '\u2028' || r == '\u2029' {
 			b = append(b, s[start:i]...)
-			b = append(b, `\u202`...)
-			b = append(b, hex[r&0xF])
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
 			i += size
 			start = i
 			continue
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

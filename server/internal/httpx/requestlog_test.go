@@ -14,7 +14,7 @@ func TestRequestLineIsSlogs(t *testing.T) {
 	at := time.Date(2026, 11, 23, 1, 2, 3, 456789000, time.UTC)
 	paths := []string{
 		"/raw/alice/doc.pact.md", `/a"b\c`, "/tab\there\nnl\rcr", "/ctl\x00\x01\x1f\x7f", "/bad\xff\xfeutf8",
-		"/sep\u2028\u2029", "/html<&>", "/ünïcødé/日本", "", "/emoji🙂",
+		"/sep\u2028\u2029", "/html<&>", "/bs\b ff\f", "/ünïcødé/日本", "", "/emoji🙂",
 	}
 	durations := []time.Duration{0, time.Microsecond, 1234 * time.Microsecond, 999 * time.Millisecond, 12*time.Second + 345*time.Microsecond, 7 * time.Millisecond}
 	for i, path := range paths {
