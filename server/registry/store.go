@@ -61,9 +61,8 @@ type TokenStore interface {
 	// included: nil stays nil (every scope, every pack) and an empty
 	// Scopes stays empty.
 	CreateToken(ctx context.Context, t *Token) error
-	// TokenByHash finds a token by the SHA-256 of its text, revoked or not.
-	TokenByHash(ctx context.Context, hash []byte) (*Token, error)
-	// TokenHolder is TokenByHash with the token's account, in one read.
+	// TokenHolder finds a token by the SHA-256 of its text, revoked or
+	// not, with its account, in one read.
 	TokenHolder(ctx context.Context, hash []byte) (*Token, *Account, error)
 	// TokenByID finds a token by its id, revoked or not; NotFound otherwise.
 	TokenByID(ctx context.Context, id int64) (*Token, error)
@@ -79,8 +78,8 @@ type SSHKeyStore interface {
 	// CreateSSHKey sets k.ID and stores k. Conflict when the fingerprint is
 	// registered already, by any account.
 	CreateSSHKey(ctx context.Context, k *SSHKey) error
-	SSHKeyByFingerprint(ctx context.Context, fingerprint string) (*SSHKey, error)
-	// KeyHolder is SSHKeyByFingerprint with the key's account, in one read.
+	// KeyHolder finds a key by its fingerprint, with its account, in one
+	// read.
 	KeyHolder(ctx context.Context, fingerprint string) (*SSHKey, *Account, error)
 	// ListSSHKeys lists an account's keys, oldest first.
 	ListSSHKeys(ctx context.Context, accountID int64) ([]SSHKey, error)

@@ -220,11 +220,11 @@ func BenchmarkStoreOperations(b *testing.B) {
 				{"CreateToken", func(i int) error {
 					return s.CreateToken(ctx, &registry.Token{AccountID: alice.ID, Name: "t", Hash: fmt.Appendf(nil, "hash-%d", i), CreatedAt: now})
 				}},
-				{"TokenByHash", func(int) error { _, err := s.TokenByHash(ctx, token.Hash); return err }},
+				{"TokenHolder", func(int) error { _, _, err := s.TokenHolder(ctx, token.Hash); return err }},
 				{"ListTokens", func(int) error { _, err := s.ListTokens(ctx, alice.ID); return err }},
 				{"TouchToken", func(int) error { return s.TouchToken(ctx, token.ID, time.Now()) }},
 				{"RevokeToken", func(int) error { return s.RevokeToken(ctx, alice.ID, token.ID, now) }},
-				{"SSHKeyByFingerprint", func(int) error { _, err := s.SSHKeyByFingerprint(ctx, key.Fingerprint); return err }},
+				{"KeyHolder", func(int) error { _, _, err := s.KeyHolder(ctx, key.Fingerprint); return err }},
 				{"ListSSHKeys", func(int) error { _, err := s.ListSSHKeys(ctx, alice.ID); return err }},
 				{"TouchSSHKey", func(int) error { return s.TouchSSHKey(ctx, key.ID, time.Now()) }},
 				{"CreateSSHKey+DeleteSSHKey", func(i int) error {

@@ -56,20 +56,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 	return s.fault("create SSH key", err)
 }
 
-func (s *Store) SSHKeyByFingerprint(ctx context.Context, fingerprint string) (*registry.SSHKey, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	k, err := scanSSHKey(s.read.QueryRowContext(ctx, s.q(`SELECT `+sshKeyColumns+` FROM ssh_keys WHERE fingerprint = ?`), fingerprint))
-	if errNoRows(err) {
-		return nil, notFound("no SSH key with fingerprint %s is registered", fingerprint)
-	}
-	if err != nil {
-		return nil, s.fault("read SSH key", err)
-	}
-	return k, nil
-}
-
-// KeyHolder is SSHKeyByFingerprint with the key's account, read in the
+// KeyHolder finds a key by its fingerprint, with its account, read in the
 // same statement: every signed publish needs both.
 func (s *Store) KeyHolder(ctx context.Context, fingerprint string) (*registry.SSHKey, *registry.Account, error) {
 	ctx, cancel := s.deadline(ctx)

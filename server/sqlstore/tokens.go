@@ -80,23 +80,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 	return s.fault("create token", err)
 }
 
-// TokenByHash finds a token, revoked or expired ones included: the caller
-// decides with Token.Active.
-func (s *Store) TokenByHash(ctx context.Context, hash []byte) (*registry.Token, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	t, err := scanToken(s.read.QueryRowContext(ctx, s.q(`SELECT `+tokenColumns+` FROM tokens WHERE hash = ?`), hash))
-	if errNoRows(err) {
-		return nil, notFound("no such token")
-	}
-	if err != nil {
-		return nil, s.fault("read token", err)
-	}
-	return t, nil
-}
-
-// TokenHolder is TokenByHash with the token's account, read in the same
-// statement: every request with a token needs both.
+// TokenHolder finds a token by its hash, revoked or expired ones included
+// (the caller decides with Token.Active), with its account, read in the
+// same statement: every request with a token needs both.
 func (s *Store) TokenHolder(ctx context.Context, hash []byte) (*registry.Token, *registry.Account, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
