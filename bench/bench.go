@@ -121,12 +121,11 @@ func (b *bench) measure(ctx context.Context) error {
 		return err
 	}
 
-	r, kb, err := b.getConns(ctx, server.URL, "search", searchPaths(db.Packages), server, b.cfg.SearchConns)
+	kb, err := b.measureSearch(ctx, "search", searchPath+", SQLite", db, server)
 	if err != nil {
 		return err
 	}
 	peakKB = max(peakKB, kb)
-	b.rep.add(rowOf("search", searchPath+", SQLite", "pactd", db.Packages, r, kb))
 	// The transparency log's reads, against the raw path above.
 	for _, p := range []struct {
 		id, path string

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -23,6 +24,36 @@ type postRequest func(worker, n int) (body []byte, header http.Header, err error
 // keep-alive connection, until d has passed or maxRequests were sent. Only
 // a 200 counts as a success.
 func runPosts(ctx context.Context, url string, conns int, d time.Duration, maxRequests int, next postRequest) result {
+	return runClients(ctx, conns, d, maxRequests, func(w, n int) (*http.Request, error) {
+		body, header, err := next(w, n)
+		if err != nil {
+			return nil, err
+		}
+		req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header = header
+		return req, nil
+	})
+}
+
+// runGets sends GETs of base+paths from conns workers, each with its own
+// keep-alive connection, for d: the workers take the paths in turn, one
+// after the other, as wrk's script does. Unlike wrk, the percentiles are of
+// the answers' own latencies (see docs in BENCHMARKS.md, "Latency as wrk
+// counts it").
+func runGets(ctx context.Context, base string, paths []string, conns int, d time.Duration) result {
+	var turn atomic.Int64
+	return runClients(ctx, conns, d, math.MaxInt, func(int, int) (*http.Request, error) {
+		return http.NewRequest(http.MethodGet, base+paths[(turn.Add(1)-1)%int64(len(paths))], nil)
+	})
+}
+
+// runClients runs requests made by next from conns workers, each with its
+// own keep-alive connection, until d has passed or maxRequests were sent,
+// and records the latency of every 200.
+func runClients(ctx context.Context, conns int, d time.Duration, maxRequests int, next func(worker, n int) (*http.Request, error)) result {
 	transport := &http.Transport{
 		MaxIdleConns: conns, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns,
 		DisableCompression: true, IdleConnTimeout: time.Minute,
@@ -58,17 +89,11 @@ func runPosts(ctx context.Context, url string, conns int, d time.Duration, maxRe
 				mu.Unlock()
 			}()
 			for n := 0; ctx.Err() == nil && sent.Add(1) <= int64(maxRequests); n++ {
-				body, header, err := next(w, n)
+				req, err := next(w, n)
 				if err != nil {
 					fail(err.Error())
 					return
 				}
-				req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-				if err != nil {
-					fail(err.Error())
-					return
-				}
-				req.Header = header
 				// Requests run to completion after the deadline: cutting
 				// them off would count the server's work as errors.
 				t0 := time.Now()
@@ -81,7 +106,7 @@ func runPosts(ctx context.Context, url string, conns int, d time.Duration, maxRe
 				resp.Body.Close()
 				// Only a 200 counts, in the rate and in the percentiles.
 				if resp.StatusCode != http.StatusOK {
-					fail(fmt.Sprintf("%s: %.200s", resp.Status, answer))
+					fail(fmt.Sprintf("%s %s: %s: %.200s", req.Method, req.URL.Path, resp.Status, answer))
 					continue
 				}
 				local = append(local, time.Since(t0))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to make and drop the bench's database
 )
@@ -103,12 +104,42 @@ func (b *bench) measureSearchOnPostgres(ctx context.Context) error {
 		return err
 	}
 	defer server.stop()
-	r, kb, err := b.getConns(ctx, server.URL, "search@postgres", searchPaths(db.Packages), server, b.cfg.SearchConns)
-	if err != nil {
+	if _, err := b.measureSearch(ctx, "search@postgres", searchPath+", PostgreSQL", db, server); err != nil {
 		return err
 	}
-	b.rep.add(rowOf("search@postgres", searchPath+", PostgreSQL", "pactd", db.Packages, r, kb))
 	return b.measurePostgresRows(ctx, server, db)
+}
+
+// measureSearch measures the search path on server with -search-conns Go
+// clients, whose percentiles are of the answers' own latencies, then with
+// wrk on the same searches for the same time, whose p99 (with wrk's
+// correction for coordinated omission) the row notes.
+func (b *bench) measureSearch(ctx context.Context, id, path string, db *seeded, server *pactd) (int64, error) {
+	paths, conns := searchPaths(db.Packages), b.cfg.SearchConns
+	b.progress("%s: GET %s%s: %s, %d Go clients, then wrk", id, server.URL, paths[0], b.cfg.Duration, conns)
+	if !b.cfg.Short {
+		runGets(ctx, server.URL, paths, conns, time.Second)
+	}
+	server.resetPeakRSS()
+	prof := b.startProfile(server, id)
+	cpu0 := processCPU(server.cmd.Process.Pid)
+	r := runGets(ctx, server.URL, paths, conns, b.cfg.Duration)
+	r.CPU = processCPU(server.cmd.Process.Pid) - cpu0
+	if err := b.waitProfile(prof); err != nil {
+		return 0, err
+	}
+	kb := server.peakRSS()
+	row := b.rep.add(rowOf(id, path, "pactd", db.Packages, r, kb))
+	row.Notes = append(row.Notes, fmt.Sprintf("%d Go clients; p50 and p99 are of the answers' own latencies", conns))
+	w, err := runWrk(ctx, b.work, server.URL, paths, conns, b.cfg.WrkThreads, b.cfg.Duration)
+	if err != nil {
+		return 0, err
+	}
+	row.Errors += w.Errors
+	row.Notes = append(row.Notes, fmt.Sprintf("wrk -c%d on the same searches: %.0f/s, p50 %s, p99 %s (wrk's percentiles add samples for coordinated omission)",
+		conns, w.rate(), fmtMS(ms(w.P50)), fmtMS(ms(w.P99))))
+	row.Notes = append(row.Notes, w.FirstErrors...)
+	return kb, nil
 }
 
 var searchPath = fmt.Sprintf("GET /api/packages?q=… (%d searches)", searchQueries)

@@ -30,3 +30,11 @@ func OnSearchWalk(b interface{ Cleanup(func()) }, f func(postings, batches int))
 	searchWalked = f
 	b.Cleanup(func() { searchWalked = nil })
 }
+
+// SetSearchReads sets how many packages one page of a search reads, until
+// the test ends.
+func SetSearchReads(t interface{ Cleanup(func()) }, n int) {
+	old := searchReads
+	searchReads = n
+	t.Cleanup(func() { searchReads = old })
+}

@@ -344,11 +344,15 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	// The other matches: every word somewhere, not an exact or prefix match.
 	where := append([]string{}, common...)
 	args := append([]any{}, commonArgs...)
+	name, nameArgs := s.foldedLike(`p.name`)
+	description, descriptionArgs := s.foldedLike(`p.description`)
 	for _, w := range plan.words {
 		pattern := "%" + escapeLike(w) + "%"
-		where = append(where, `((a.username || '/' || p.pack_slug) LIKE ? ESCAPE '\' OR `+s.dialect.fold()+`(p.name) LIKE ? ESCAPE '\' OR `+
-			s.dialect.fold()+`(p.description) LIKE ? ESCAPE '\')`)
-		args = append(args, pattern, pattern, pattern)
+		where = append(where, `((a.username || '/' || p.pack_slug) LIKE ? ESCAPE '\' OR `+name+` OR `+description+`)`)
+		args = append(args, pattern)
+		for range nameArgs + descriptionArgs {
+			args = append(args, pattern)
+		}
 	}
 	if plan.keyed {
 		excluded := slug + ` >= ? AND ` + slug + ` < ?`
@@ -398,6 +402,15 @@ var gramBatches = []int{32, 256, 2048, 8192}
 // trigram's postings. A variable for tests.
 var searchBudget = 20000
 
+// searchReads bounds how many packages one page of a search reads to
+// match its words against (docs/protocol.md, "Search"), as searchBudget
+// bounds the postings: words whose trigrams are each in most packages (a
+// long slug of common letters, "pack-0000000") leave nearly every posting
+// a candidate, and reading one costs more than examining a posting. A
+// page that has read this many ends after the last package read, and its
+// cursor continues from there. A variable for tests.
+var searchReads = 2048
+
 // searchWalked, when set (by tests and benchmarks), is told how many
 // postings each walk examined, at most, and in how many batches.
 var searchWalked func(postings, batches int)
@@ -432,7 +445,7 @@ func (s *Store) walkGrams(ctx context.Context, grams []string, count float64, be
 	for count <= float64(gramBatches[len(gramBatches)-1]) && float64(gramBatches[round]) < count {
 		round++
 	}
-	batches := 0
+	batches, read := 0, 0
 	if searchWalked != nil {
 		defer func() { searchWalked(examined, batches) }()
 	}
@@ -483,23 +496,31 @@ UNION ALL SELECT (SELECT package_id FROM package_grams WHERE gram = ?` + below +
 		// sizes, until the page is full: a rare word whose every posting
 		// matches reads one small chunk, not the whole batch.
 		for chunk := 0; len(ids) > 0 && len(out) < limit; chunk++ {
+			if read >= searchReads {
+				// Where the next page starts: after the last package read,
+				// or this batch again when none of it was read.
+				return append(out, registry.Package{ID: before, SearchRank: registry.SearchOther, SearchResume: true}), nil
+			}
 			n := gramBatches[min(chunk, len(gramBatches)-1)]
+			take := min(n, len(ids), searchReads-read)
 			var in string
 			var part []any
 			if s.dialect.name() == "postgres" {
 				// One int8[] parameter: one statement text whatever the
 				// chunk's size, which pgx prepares once per connection.
-				in, part = `p.id = ANY(?)`, []any{ids[:min(n, len(ids))]}
+				in, part = `p.id = ANY(?)`, []any{ids[:take]}
 			} else {
 				in, part = `p.id IN (?`+strings.Repeat(`, ?`, n-1)+`)`, make([]any, n) // padded with 0, which no package has
 				for i := range part {
 					part[i] = int64(0)
-					if i < len(ids) {
+					if i < take {
 						part[i] = ids[i]
 					}
 				}
 			}
-			ids = ids[min(n, len(ids)):]
+			// Every posting from the last package read up has been dealt
+			// with: read, or without one of the other trigrams.
+			read, before, ids = read+take, ids[take-1], ids[take:]
 			found, err := queryList(ctx, s, "search", 0, scanPackage, `SELECT `+packageColumns+packageFrom+
 				` WHERE `+in+` AND `+strings.Join(where, ` AND `)+` ORDER BY p.id DESC`, append(part, args...)...)
 			if err != nil {
@@ -630,6 +651,22 @@ func (s *Store) pgGramProbes(ctx context.Context, grams []string, newest *sql.Nu
 		return fmt.Errorf("%d trigram probes for %d trigrams", i, len(grams))
 	}
 	return nil
+}
+
+// foldedLike is "the folded column contains the pattern": a LIKE on the
+// column folded as the index folds it, and how many times it takes the
+// pattern. On SQLite the fold is pact_fold, a Go function each call of
+// which crosses from C to Go (a third of a walk's time when its candidates
+// are many); LIKE there already ignores the case of ASCII letters, so a
+// column of ASCII text is matched without it, and only text with a
+// character beyond ASCII (more bytes than characters) is folded first. A
+// match without the fold is also one with it: the pattern is folded text.
+func (s *Store) foldedLike(column string) (string, int) {
+	if s.dialect.name() == "postgres" {
+		return s.dialect.fold() + `(` + column + `) LIKE ? ESCAPE '\'`, 1
+	}
+	return `(` + column + ` LIKE ? ESCAPE '\' OR (length(CAST(` + column + ` AS BLOB)) <> length(` + column + `) AND ` +
+		s.dialect.fold() + `(` + column + `) LIKE ? ESCAPE '\'))`, 2
 }
 
 // slugBytewise makes a comparison of slugs byte-wise whatever the database's

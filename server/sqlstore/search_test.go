@@ -241,3 +241,67 @@ func TestSearchBudget(t *testing.T) {
 		})
 	}
 }
+
+// A word whose trigrams every package has, but which only two packages
+// contain: nearly every posting is a candidate, and the pages end after
+// the packages they may read, with cursors that find both matches once.
+func TestSearchReadsBoundAPage(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			owner := &registry.Account{Email: "o@example.com", Username: "owner", CreatedAt: time.Now()}
+			if err := s.CreateAccount(ctx, owner); err != nil {
+				t.Fatal(err)
+			}
+			var batch []registry.PublishInput
+			for i := range 300 {
+				name := fmt.Sprintf("pack-%03d", i)
+				description := "xyz yzx zxy"
+				if i == 20 || i == 280 {
+					description = "the xyzxyz one"
+				}
+				content := []byte("# " + name + "\n")
+				batch = append(batch, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: name, Name: name,
+					Description: description, Version: "1.0.0", Content: content, SHA256: sha(content),
+					Now: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)})
+			}
+			if err := s.Seed(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+			sqlstore.SetSearchReads(t, 40)
+			svc := registry.NewService(s, registry.Options{})
+			var found []string
+			cursor, pages, short := "", 0, 0
+			for ; pages < 100; pages++ {
+				page, next, err := svc.ListPackages(ctx, registry.ListQuery{Query: "xyzxyz", Limit: 5, Cursor: cursor})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range page {
+					found = append(found, p.PackSlug)
+				}
+				if next == "" {
+					break
+				}
+				if len(page) < 5 {
+					short++
+				}
+				cursor = next
+			}
+			if want := []string{"pack-280", "pack-020"}; !slices.Equal(found, want) {
+				t.Errorf("found %q, want %q", found, want)
+			}
+			// 300 candidates, 40 a page.
+			if pages < 7 || short < 7 {
+				t.Errorf("%d pages, %d of them short: the reads did not bound the pages", pages, short)
+			}
+			// Without the bound, one page finds both.
+			sqlstore.SetSearchReads(t, 1<<20)
+			page, next, err := svc.ListPackages(ctx, registry.ListQuery{Query: "xyzxyz", Limit: 5})
+			if err != nil || len(page) != 2 || next != "" {
+				t.Errorf("unbounded: %d packages, next %q, %v; want 2 and no cursor", len(page), next, err)
+			}
+		})
+	}
+}
