@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -178,10 +179,24 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 				populate(t, source)
 				first := dump(t, source)
 
-				target := open(t, to.dsn(t), sqlstore.Options{})
+				targetDSN := to.dsn(t)
+				target := open(t, targetDSN, sqlstore.Options{})
 				counts, err := target.Restore(ctx, bytes.NewReader(first))
 				if err != nil {
 					t.Fatalf("Restore: %v", err)
+				}
+				if to.name == "postgres" {
+					// The search index was vacuumed: its pages are all
+					// visible, which its index-only scans need.
+					db, err := sql.Open("pgx", targetDSN)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var visible int64
+					if err := db.QueryRowContext(ctx, "SELECT relallvisible FROM pg_class WHERE relname = 'package_grams'").Scan(&visible); err != nil || visible == 0 {
+						t.Errorf("package_grams after restore: %d all-visible pages, %v; want it vacuumed", visible, err)
+					}
+					db.Close()
 				}
 				// The nonce of the deleted key is remembered too.
 				// Ten versions published, two keys added and one removed, two yanks and an un-yank, a release: 17 log entries.

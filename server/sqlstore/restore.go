@@ -160,6 +160,15 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 		// Whatever it learnt of the empty database is wrong now.
 		s.cache.reset()
 	}
+	if s.dialect.name() == "postgres" {
+		// The visibility map of the rebuilt search index, which its
+		// index-only scans need to skip the table (a search probes it
+		// thousands of times), now rather than when autovacuum comes
+		// round. VACUUM cannot run in a transaction, so after the commit.
+		if _, err := s.write.ExecContext(ctx, "VACUUM package_grams"); err != nil {
+			return counts, s.fault("restore: the dump is restored, but VACUUM package_grams failed (autovacuum will do it later)", err)
+		}
+	}
 	return counts, nil
 }
 
