@@ -187,45 +187,15 @@ func TestSearchBudget(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			s := open(t, b.dsn(t), sqlstore.Options{})
-			owner := &registry.Account{Email: "o@example.com", Username: "owner", CreatedAt: time.Now()}
-			if err := s.CreateAccount(ctx, owner); err != nil {
-				t.Fatal(err)
-			}
-			var batch []registry.PublishInput
-			for i := range 400 {
-				name := fmt.Sprintf("pack-%03d", i)
-				description := []string{"about alpha", "about omega"}[i%2]
+			seedDescribed(t, s, 400, func(i int) string {
 				if i == 7 || i == 250 {
-					description = "alpha and omega"
+					return "alpha and omega"
 				}
-				content := []byte("# " + name + "\n")
-				batch = append(batch, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: name, Name: name,
-					Description: description, Version: "1.0.0", Content: content, SHA256: sha(content),
-					Now: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)})
-			}
-			if err := s.Seed(ctx, batch); err != nil {
-				t.Fatal(err)
-			}
+				return []string{"about alpha", "about omega"}[i%2]
+			})
 			sqlstore.SetSearchBudget(t, 50)
 			svc := registry.NewService(s, registry.Options{})
-			var found []string
-			cursor, pages, short := "", 0, 0
-			for ; pages < 100; pages++ {
-				page, next, err := svc.ListPackages(ctx, registry.ListQuery{Query: "alpha omega", Limit: 5, Cursor: cursor})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, p := range page {
-					found = append(found, p.PackSlug)
-				}
-				if next == "" {
-					break
-				}
-				if len(page) < 5 {
-					short++
-				}
-				cursor = next
-			}
+			found, pages, short := followSearch(t, svc, "alpha omega")
 			if want := []string{"pack-250", "pack-007"}; !slices.Equal(found, want) {
 				t.Errorf("found %q, want %q", found, want)
 			}
@@ -250,45 +220,15 @@ func TestSearchReadsBoundAPage(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			s := open(t, b.dsn(t), sqlstore.Options{})
-			owner := &registry.Account{Email: "o@example.com", Username: "owner", CreatedAt: time.Now()}
-			if err := s.CreateAccount(ctx, owner); err != nil {
-				t.Fatal(err)
-			}
-			var batch []registry.PublishInput
-			for i := range 300 {
-				name := fmt.Sprintf("pack-%03d", i)
-				description := "xyz yzx zxy"
+			seedDescribed(t, s, 300, func(i int) string {
 				if i == 20 || i == 280 {
-					description = "the xyzxyz one"
+					return "the xyzxyz one"
 				}
-				content := []byte("# " + name + "\n")
-				batch = append(batch, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: name, Name: name,
-					Description: description, Version: "1.0.0", Content: content, SHA256: sha(content),
-					Now: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)})
-			}
-			if err := s.Seed(ctx, batch); err != nil {
-				t.Fatal(err)
-			}
+				return "xyz yzx zxy"
+			})
 			sqlstore.SetSearchReads(t, 40)
 			svc := registry.NewService(s, registry.Options{})
-			var found []string
-			cursor, pages, short := "", 0, 0
-			for ; pages < 100; pages++ {
-				page, next, err := svc.ListPackages(ctx, registry.ListQuery{Query: "xyzxyz", Limit: 5, Cursor: cursor})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, p := range page {
-					found = append(found, p.PackSlug)
-				}
-				if next == "" {
-					break
-				}
-				if len(page) < 5 {
-					short++
-				}
-				cursor = next
-			}
+			found, pages, short := followSearch(t, svc, "xyzxyz")
 			if want := []string{"pack-280", "pack-020"}; !slices.Equal(found, want) {
 				t.Errorf("found %q, want %q", found, want)
 			}
@@ -304,4 +244,51 @@ func TestSearchReadsBoundAPage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// seedDescribed seeds n packages pack-000… of the account "owner", package
+// i described by describe(i), one a second, the newest last.
+func seedDescribed(t *testing.T, s *sqlstore.Store, n int, describe func(i int) string) {
+	t.Helper()
+	ctx := context.Background()
+	owner := &registry.Account{Email: "o@example.com", Username: "owner", CreatedAt: time.Now()}
+	if err := s.CreateAccount(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	var batch []registry.PublishInput
+	for i := range n {
+		name := fmt.Sprintf("pack-%03d", i)
+		content := []byte("# " + name + "\n")
+		batch = append(batch, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: name, Name: name,
+			Description: describe(i), Version: "1.0.0", Content: content, SHA256: sha(content),
+			Now: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)})
+	}
+	if err := s.Seed(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// followSearch pages through a search 5 packages at a time, by its cursors
+// (at most 100 pages), and returns the slugs found, the pages, and how many
+// pages before the last were short.
+func followSearch(t *testing.T, svc *registry.Service, query string) (found []string, pages, short int) {
+	t.Helper()
+	cursor := ""
+	for ; pages < 100; pages++ {
+		page, next, err := svc.ListPackages(context.Background(), registry.ListQuery{Query: query, Limit: 5, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range page {
+			found = append(found, p.PackSlug)
+		}
+		if next == "" {
+			break
+		}
+		if len(page) < 5 {
+			short++
+		}
+		cursor = next
+	}
+	return found, pages, short
 }
