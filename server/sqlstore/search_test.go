@@ -292,3 +292,28 @@ func followSearch(t *testing.T, svc *registry.Service, query string) (found []st
 	}
 	return found, pages, short
 }
+
+// The words are matched against text folded as the index folds it: ASCII
+// text as it is (SQLite's LIKE ignores ASCII case), any other text folded
+// first, so uppercase letters beyond ASCII, and on SQLite the Kelvin sign
+// that Go folds to an ASCII "k", are found in lowercase.
+func TestSearchMatchesFoldedText(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			seedDescribed(t, s, 4, func(i int) string {
+				return []string{"The ÜNÏCØDÉ widget", "A \u212Aelvin scale", "PLAIN Ascii", "nothing here"}[i]
+			})
+			svc := registry.NewService(s, registry.Options{})
+			cases := map[string][]string{"ünïcødé": {"pack-000"}, "plain ascii": {"pack-002"}, "nothing": {"pack-003"}}
+			if b.name == "sqlite" {
+				cases["kelvin"] = []string{"pack-001"}
+			}
+			for q, want := range cases {
+				if found, _, _ := followSearch(t, svc, q); !slices.Equal(found, want) {
+					t.Errorf("q=%q: found %q, want %q", q, found, want)
+				}
+			}
+		})
+	}
+}
