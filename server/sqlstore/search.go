@@ -394,6 +394,12 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 // few.
 var gramBatches = []int{32, 256, 2048, 8192}
 
+// firstBatchMax is the index in gramBatches of the largest first batch: a
+// trigram with a few thousand postings, many of which match (a bare number,
+// an owner's name), fills a page from its first 256 postings, and reading
+// and checking all of them first cost it most of a walk.
+const firstBatchMax = 1
+
 // searchBudget bounds how many postings of the driving trigram one page of
 // a search examines (docs/protocol.md, "Search"): a page that has used it
 // up ends where it stopped, with fewer packages than asked for, and its
@@ -425,9 +431,10 @@ var searchWalked func(postings, batches int)
 // words rare.
 //
 // The first batch is the smallest of gramBatches that holds the driving
-// trigram's estimated count: a rare trigram is read in one statement; a
-// common one (more than the largest batch, whose first postings likely
-// fill the page) from the smallest batch up.
+// trigram's estimated count, but at most 256 postings: a rare trigram is
+// read in one or a few statements; a common one (more than the largest
+// batch, whose first postings likely fill the page) from the smallest
+// batch up.
 func (s *Store) walkGrams(ctx context.Context, grams []string, count float64, before int64, limit int, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
 	// The batch is read by the inner query (an index walk whatever the
 	// planner believes about the checks); the checks run on its rows only.
@@ -442,7 +449,7 @@ func (s *Store) walkGrams(ctx context.Context, grams []string, count float64, be
 		check = `CASE WHEN ` + strings.Join(probes, ` AND `) + ` THEN 1 ELSE 0 END = 1`
 	}
 	examined, round := 0, 0
-	for count <= float64(gramBatches[len(gramBatches)-1]) && float64(gramBatches[round]) < count {
+	for count <= float64(gramBatches[len(gramBatches)-1]) && round < firstBatchMax && float64(gramBatches[round]) < count {
 		round++
 	}
 	batches, read := 0, 0

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -273,8 +274,14 @@ func seedDescribed(t *testing.T, s *sqlstore.Store, n int, describe func(i int) 
 // pages before the last were short.
 func followSearch(t *testing.T, svc *registry.Service, query string) (found []string, pages, short int) {
 	t.Helper()
+	return followSearchUpTo(t, svc, query, 100)
+}
+
+// followSearchUpTo is followSearch for at most maxPages pages.
+func followSearchUpTo(t *testing.T, svc *registry.Service, query string, maxPages int) (found []string, pages, short int) {
+	t.Helper()
 	cursor := ""
-	for ; pages < 100; pages++ {
+	for ; pages < maxPages; pages++ {
 		page, next, err := svc.ListPackages(context.Background(), registry.ListQuery{Query: query, Limit: 5, Cursor: cursor})
 		if err != nil {
 			t.Fatal(err)
@@ -312,6 +319,50 @@ func TestSearchMatchesFoldedText(t *testing.T) {
 			for q, want := range cases {
 				if found, _, _ := followSearch(t, svc, q); !slices.Equal(found, want) {
 					t.Errorf("q=%q: found %q, want %q", q, found, want)
+				}
+			}
+		})
+	}
+}
+
+// A walk over many batches, with words each in a share of the packages
+// (rare enough that the other words' trigrams are checked by reading
+// their postings over a batch's range, on PostgreSQL, or common enough to
+// be looked up per posting), finds exactly the packages whose description
+// holds every word, newest first: what Go finds in the same descriptions.
+func TestSearchWalkFindsWhatGoFinds(t *testing.T) {
+	words := []string{"amber", "birch", "cedar", "delta", "ember"}
+	describe := func(i int) string {
+		var d []string
+		for k, w := range words {
+			// Word k in about one package in (k+2), spread unevenly.
+			if (i*(2*k+3)+k)%(k+2) == 0 || i%97 == k {
+				d = append(d, w)
+			}
+		}
+		return "about " + strings.Join(d, " ") + " things"
+	}
+	const n = 3000
+	queries := []string{"amber birch", "birch cedar delta", "ember amber", "cedar ember delta birch", "delta", "amber things"}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			seedDescribed(t, s, n, describe)
+			svc := registry.NewService(s, registry.Options{})
+			for _, q := range queries {
+				var want []string
+				for i := n - 1; i >= 0; i-- {
+					all := true
+					for _, w := range strings.Fields(q) {
+						all = all && strings.Contains(describe(i), w)
+					}
+					if all {
+						want = append(want, fmt.Sprintf("pack-%03d", i))
+					}
+				}
+				found, _, _ := followSearchUpTo(t, svc, q, 1000)
+				if !slices.Equal(found, want) {
+					t.Errorf("q=%q: found %d packages, want %d (first found %q, want %q)", q, len(found), len(want), found[:min(3, len(found))], want[:min(3, len(want))])
 				}
 			}
 		})
