@@ -115,16 +115,7 @@ func (b *bench) measureSearchOnPostgres(ctx context.Context) error {
 // wrk on the same searches for the same time, whose p99 (with wrk's
 // correction for coordinated omission) the row notes.
 func (b *bench) measureSearch(ctx context.Context, id, path string, db *seeded, server *pactd) (int64, error) {
-	_, kb, err := b.measureAnswers(ctx, id, path, db, server, searchPaths(db.Packages), b.cfg.SearchConns)
-	return kb, err
-}
-
-// measureAnswers measures GET paths whose target is a latency: the row's
-// rate, p50 and p99 are those of the answers as conns Go clients timed
-// them; wrk then runs on the same paths and its figures go into a note,
-// since its percentiles add samples for coordinated omission
-// (BENCHMARKS.md, "Latency as wrk counts it").
-func (b *bench) measureAnswers(ctx context.Context, id, path string, db *seeded, server *pactd, paths []string, conns int) (*row, int64, error) {
+	paths, conns := searchPaths(db.Packages), b.cfg.SearchConns
 	b.progress("%s: GET %s%s: %s, %d Go clients, then wrk", id, server.URL, paths[0], b.cfg.Duration, conns)
 	if !b.cfg.Short {
 		runGets(ctx, server.URL, paths, conns, time.Second)
@@ -135,20 +126,20 @@ func (b *bench) measureAnswers(ctx context.Context, id, path string, db *seeded,
 	r := runGets(ctx, server.URL, paths, conns, b.cfg.Duration)
 	r.CPU = processCPU(server.cmd.Process.Pid) - cpu0
 	if err := b.waitProfile(prof); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	kb := server.peakRSS()
 	row := b.rep.add(rowOf(id, path, "pactd", db.Packages, r, kb))
 	row.Notes = append(row.Notes, fmt.Sprintf("%d Go clients; p50 and p99 are of the answers' own latencies", conns))
 	w, err := runWrk(ctx, b.work, server.URL, paths, conns, b.cfg.WrkThreads, b.cfg.Duration)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	row.Errors += w.Errors
-	row.Notes = append(row.Notes, fmt.Sprintf("wrk -c%d on the same paths: %.0f/s, p50 %s, p99 %s (wrk's percentiles add samples for coordinated omission)",
+	row.Notes = append(row.Notes, fmt.Sprintf("wrk -c%d on the same searches: %.0f/s, p50 %s, p99 %s (wrk's percentiles add samples for coordinated omission)",
 		conns, w.rate(), fmtMS(ms(w.P50)), fmtMS(ms(w.P99))))
 	row.Notes = append(row.Notes, w.FirstErrors...)
-	return row, kb, nil
+	return kb, nil
 }
 
 var searchPath = fmt.Sprintf("GET /api/packages?q=… (%d searches)", searchQueries)
