@@ -325,11 +325,9 @@ func TestSearchMatchesFoldedText(t *testing.T) {
 	}
 }
 
-// A walk over many batches, with words each in a share of the packages
-// (rare enough that the other words' trigrams are checked by reading
-// their postings over a batch's range, on PostgreSQL, or common enough to
-// be looked up per posting), finds exactly the packages whose description
-// holds every word, newest first: what Go finds in the same descriptions.
+// A walk over many batches, with words each in a share of the packages,
+// finds exactly the packages whose description holds every word, newest
+// first: what Go finds in the same descriptions.
 func TestSearchWalkFindsWhatGoFinds(t *testing.T) {
 	words := []string{"amber", "birch", "cedar", "delta", "ember"}
 	describe := func(i int) string {
@@ -364,6 +362,27 @@ func TestSearchWalkFindsWhatGoFinds(t *testing.T) {
 				if !slices.Equal(found, want) {
 					t.Errorf("q=%q: found %d packages, want %d (first found %q, want %q)", q, len(found), len(want), found[:min(3, len(found))], want[:min(3, len(want))])
 				}
+			}
+		})
+	}
+}
+
+// A word in about a thousand packages, every one a match, fills its first
+// page from a first batch of 256 postings: the walk does not read and
+// check all of the trigram's postings before the page can fill.
+func TestSearchFirstBatchIsSmall(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			seedDescribed(t, s, 1000, func(int) string { return "a qzv thing" })
+			var walked, batches int
+			sqlstore.OnSearchWalk(t, func(postings, n int) { walked, batches = postings, n })
+			page, err := s.ListPackages(context.Background(), registry.PackageFilter{Query: "qzv", Limit: 21})
+			if err != nil || len(page) != 21 {
+				t.Fatalf("q=qzv: %d packages, %v; want 21", len(page), err)
+			}
+			if walked != 256 || batches != 1 {
+				t.Errorf("the first page walked %d postings in %d batches, want 256 in 1", walked, batches)
 			}
 		})
 	}
