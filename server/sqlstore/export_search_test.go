@@ -16,6 +16,23 @@ func SearchIndex(ctx context.Context, s *Store) (rows int64, triggersOn bool, er
 	return rows, deferred == 0, err
 }
 
+// WrongSearchTexts counts the packages whose row in the searched texts of
+// the GIN index of rare words (PostgreSQL) is missing or differs from
+// their folded "owner/slug", name and description, and the rows of
+// packages that are gone; 0 on SQLite, which has no such index.
+func WrongSearchTexts(ctx context.Context, s *Store) (int64, error) {
+	if s.dialect.name() != "postgres" {
+		return 0, nil
+	}
+	var wrong int64
+	err := s.read.QueryRowContext(ctx, `SELECT
+  (SELECT count(*) FROM packages p JOIN accounts a ON a.id = p.owner_id
+   LEFT JOIN package_texts t ON t.package_id = p.id
+   WHERE t.text IS DISTINCT FROM lower(a.username || '/' || p.pack_slug || chr(10) || p.name || chr(10) || p.description))
++ (SELECT count(*) FROM package_texts t WHERE NOT EXISTS (SELECT 1 FROM packages p WHERE p.id = t.package_id))`).Scan(&wrong)
+	return wrong, err
+}
+
 // SetSearchBudget sets how many postings one page of a search examines,
 // until the test ends.
 func SetSearchBudget(t interface{ Cleanup(func()) }, n int) {
@@ -37,4 +54,13 @@ func SetSearchReads(t interface{ Cleanup(func()) }, n int) {
 	old := searchReads
 	searchReads = n
 	t.Cleanup(func() { searchReads = old })
+}
+
+// SetSearchRareMax sets how rare a search's rarest trigram must be for the
+// walk to ask the GIN index of rare words (PostgreSQL; 0: never), until
+// the test ends.
+func SetSearchRareMax(t interface{ Cleanup(func()) }, n int) {
+	old := searchRareMax
+	searchRareMax = n
+	t.Cleanup(func() { searchRareMax = old })
 }

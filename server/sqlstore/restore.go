@@ -146,7 +146,7 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if s.dialect.name() == "postgres" {
 		// Fresh statistics, or the planner guesses about tables it has
 		// never seen filled (the search's batches by id among them).
-		if _, err := tx.ExecContext(ctx, "ANALYZE packages, package_grams, accounts"); err != nil {
+		if _, err := tx.ExecContext(ctx, "ANALYZE packages, package_grams, package_texts, accounts"); err != nil {
 			return counts, s.fault("restore: analyze", err)
 		}
 	}

@@ -103,6 +103,11 @@ func TestSearchIndexAfterSeedAndRestore(t *testing.T) {
 			if rows, on, err := sqlstore.SearchIndex(ctx, seeded); err != nil || !on || rows != wantRows {
 				t.Errorf("seeded: %d index rows, triggers on %v, %v; want %d rows, on", rows, on, err, wantRows)
 			}
+			for name, s := range map[string]*sqlstore.Store{"published": published, "seeded": seeded} {
+				if wrong, err := sqlstore.WrongSearchTexts(ctx, s); wrong != 0 || err != nil {
+					t.Errorf("%s: %d packages' searched texts wrong or missing, %v", name, wrong, err)
+				}
+			}
 			for _, q := range indexQueries {
 				want := searchAll(t, published, q)
 				if got := searchAll(t, seeded, q); !slices.Equal(got, want) {
@@ -143,6 +148,9 @@ func TestSearchIndexAfterSeedAndRestore(t *testing.T) {
 				if got := searchAll(t, restored, "zeppelin"); !slices.Equal(got, []string{"0:owner-0/zeppelin"}) {
 					t.Errorf("restored into %s: a new publish is found as %q", to.name, got)
 				}
+				if wrong, err := sqlstore.WrongSearchTexts(ctx, restored); wrong != 0 || err != nil {
+					t.Errorf("restored into %s: %d packages' searched texts wrong or missing, %v", to.name, wrong, err)
+				}
 			}
 		})
 	}
@@ -167,6 +175,9 @@ VALUES (5, 3, '1.0.0', 'Old Pack', 'stored before the index', '', 'ab', 1, 'x', 
 					t.Fatal(err)
 				}
 				s := open(t, dsn, sqlstore.Options{})
+				if wrong, err := sqlstore.WrongSearchTexts(context.Background(), s); wrong != 0 || err != nil {
+					t.Errorf("%d packages' searched texts wrong or missing, %v", wrong, err)
+				}
 				for q, want := range map[string][]string{
 					"old-pack": {"0:alice/old-pack"}, "before the": {"2:alice/old-pack"}, "alice/old": {"1:alice/old-pack"},
 				} {
@@ -195,6 +206,10 @@ func TestSearchBudget(t *testing.T) {
 				return []string{"about alpha", "about omega"}[i%2]
 			})
 			sqlstore.SetSearchBudget(t, 50)
+			// The walk's bound, not the GIN index of rare words
+			// (PostgreSQL), which answers these words from 400 packages
+			// (TestSearchRareWords).
+			sqlstore.SetSearchRareMax(t, 0)
 			svc := registry.NewService(s, registry.Options{})
 			found, pages, short := followSearch(t, svc, "alpha omega")
 			if want := []string{"pack-250", "pack-007"}; !slices.Equal(found, want) {
@@ -342,10 +357,23 @@ func TestSearchWalkFindsWhatGoFinds(t *testing.T) {
 	}
 	const n = 3000
 	queries := []string{"amber birch", "birch cedar delta", "ember amber", "cedar ember delta birch", "delta", "amber things"}
+	type run struct {
+		name    string
+		dsn     func(t testing.TB) string
+		rareMax int // 0: the walk alone, never the GIN index of rare words
+	}
+	var runs []run
 	for _, b := range backends {
+		runs = append(runs, run{b.name, b.dsn, 8192})
+		if b.name == "postgres" {
+			runs = append(runs, run{b.name + " without the index of rare words", b.dsn, 0})
+		}
+	}
+	for _, b := range runs {
 		t.Run(b.name, func(t *testing.T) {
 			s := open(t, b.dsn(t), sqlstore.Options{})
 			seedDescribed(t, s, n, describe)
+			sqlstore.SetSearchRareMax(t, b.rareMax)
 			svc := registry.NewService(s, registry.Options{})
 			for _, q := range queries {
 				var want []string
@@ -383,6 +411,62 @@ func TestSearchFirstBatchIsSmall(t *testing.T) {
 			}
 			if walked != 256 || batches != 1 {
 				t.Errorf("the first page walked %d postings in %d batches, want 256 in 1", walked, batches)
+			}
+		})
+	}
+}
+
+// Two words each in a third of 3,000 packages, together in six: the same
+// six newest first on both engines; on PostgreSQL from the GIN index of
+// rare words once the first batch of 256 postings left the page short, in
+// one page; and, when the index would hand back more packages than the
+// walk lets it, from the walk.
+func TestSearchRareWords(t *testing.T) {
+	ctx := context.Background()
+	const n = 3000
+	describe := func(i int) string {
+		if i%500 == 123 {
+			return "alpha and omega"
+		}
+		return []string{"about alpha", "about omega", "about nothing"}[i%3]
+	}
+	var want []string
+	for i := n - 1; i >= 0; i-- {
+		if i%500 == 123 {
+			want = append(want, fmt.Sprintf("pack-%03d", i))
+		}
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			seedDescribed(t, s, n, describe)
+			svc := registry.NewService(s, registry.Options{})
+			var walked, batches int
+			sqlstore.OnSearchWalk(t, func(postings, n int) { walked, batches = postings, n })
+			page, next, err := svc.ListPackages(ctx, registry.ListQuery{Query: "alpha omega", Limit: 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found []string
+			for _, p := range page {
+				found = append(found, p.PackSlug)
+			}
+			if b.name == "postgres" {
+				if !slices.Equal(found, want) || next != "" {
+					t.Errorf("one page: %q, next %q; want %q and no cursor", found, next, want)
+				}
+				if walked != 256 || batches != 2 {
+					t.Errorf("walked %d postings in %d batches; want 256 and the index of rare words", walked, batches)
+				}
+			}
+			if found, _, _ := followSearchUpTo(t, svc, "alpha omega", 1000); !slices.Equal(found, want) {
+				t.Errorf("by cursors: %q, want %q", found, want)
+			}
+			// More packages with both words' trigrams than the index may hand
+			// back: the walk goes on, and finds the same.
+			sqlstore.SetSearchRareMax(t, 3)
+			if found, _, _ := followSearchUpTo(t, svc, "alpha omega", 1000); !slices.Equal(found, want) {
+				t.Errorf("past the index's bound: %q, want %q", found, want)
 			}
 		})
 	}
