@@ -390,7 +390,7 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 		before = f.Before
 	}
 	w := walk{grams: plan.pickChecks(grams, estimate, total, gramChecks), count: estimate[0], before: before, limit: f.Limit}
-	if s.dialect.name() == "postgres" && estimate[0] <= float64(searchRareMax) && searchRareMax > 0 {
+	if s.dialect.name() == "postgres" && searchRareMax > 0 && estimate[0] <= float64(searchRareMax) {
 		w.rare = rareGrams(grams, estimate, total)
 	}
 	return s.walkGrams(ctx, w, out, where, args)
@@ -402,12 +402,14 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 // and the walk goes on in order instead. A variable for tests (0: never).
 var searchRareMax = 8192
 
-// rareGrams are the trigrams a package must all have for the GIN index
-// of rare words to hand it back: the rarest, and up to rareKeys - 1 more
-// of those at most 8 times as common and in fewer than half of the
-// packages (grams rarest first). More common ones would narrow little and
-// cost a long posting list each, and a few rare ones already leave few
-// packages.
+// rareGrams are the trigrams a package must all have for the GIN index of
+// rare words to hand it back (grams rarest first): the rarest, and up to
+// rareKeys - 1 more of those at most 8 times as common and in fewer than
+// half of the packages; more common ones would narrow little and cost a
+// long posting list each, and a few rare ones already leave few packages.
+// None when fewer than two qualify: the index would hand back every
+// posting of the driving trigram, each a package to fetch, which the walk
+// tells apart by index look-ups instead.
 func rareGrams(grams []string, estimate []float64, total float64) []string {
 	var out []string
 	for i, g := range grams {
@@ -415,12 +417,16 @@ func rareGrams(grams []string, estimate []float64, total float64) []string {
 			out = append(out, g)
 		}
 	}
+	if len(out) < 2 {
+		return nil
+	}
 	return out
 }
 
 // rareKeys bounds how many trigrams the GIN index of rare words is asked
 // for: at 1,000,000 packages, an "owner/slug" query's 12 took 2.7 ms, its
-// 6 rarest (which leave the same one package) 1.4 ms.
+// 6 rarest (which leave the same one package) 1.6 ms, and 1.1 ms without
+// those more than 8 times as common as the rarest.
 const rareKeys = 6
 
 // walk is what walkGrams walks: grams[0] drives, with count its estimated
@@ -464,7 +470,8 @@ var searchBudget = 20000
 var searchReads = 2048
 
 // searchWalked, when set (by tests and benchmarks), is told how many
-// postings each walk examined, at most, and in how many batches.
+// postings each walk examined, at most, and in how many batches (an
+// answer of the GIN index of rare words counted as one).
 var searchWalked func(postings, batches int)
 
 // walkGrams reads the postings of grams[0] in package id order, newest
@@ -481,6 +488,12 @@ var searchWalked func(postings, batches int)
 // read in one or a few statements; a common one (more than the largest
 // batch, whose first postings likely fill the page) from the smallest
 // batch up.
+//
+// With w.rare set (PostgreSQL, a driving trigram estimated rare), a first
+// batch that leaves the page short is followed by one question to the GIN
+// index of rare words instead of more batches: the packages below it that
+// have every trigram of w.rare, read as a batch's candidates are; unless
+// there are more than searchRareMax of them, and then the walk goes on.
 func (s *Store) walkGrams(ctx context.Context, w walk, out []registry.Package, where []string, args []any) ([]registry.Package, error) {
 	grams, before, limit := w.grams, w.before, w.limit
 	// The batch is read by the inner query (an index walk whatever the
@@ -509,8 +522,8 @@ func (s *Store) walkGrams(ctx context.Context, w walk, out []registry.Package, w
 		rare := false
 		if batches > 0 && len(w.rare) > 0 {
 			// The first batch left the page short: the packages below it
-			// that have every rare trigram, from the GIN index, unless
-			// there are too many of them to read and sort.
+			// that have every rare trigram, unless there are too many of
+			// them to read and sort.
 			var err error
 			if ids, rare, err = s.rareCandidates(ctx, w.rare, before); err != nil {
 				return out, err

@@ -420,15 +420,19 @@ func TestSearchFirstBatchIsSmall(t *testing.T) {
 // six newest first on both engines; on PostgreSQL from the GIN index of
 // rare words once the first batch of 256 postings left the page short, in
 // one page; and, when the index would hand back more packages than the
-// walk lets it, from the walk.
+// walk lets it, from the walk. A word with one rare trigram only is left
+// to the walk.
 func TestSearchRareWords(t *testing.T) {
 	ctx := context.Background()
 	const n = 3000
 	describe := func(i int) string {
 		if i%500 == 123 {
-			return "alpha and omega"
+			return "alpha and omega, zeta"
 		}
-		return []string{"about alpha", "about omega", "about nothing"}[i%3]
+		if i%10 == 1 {
+			return "about xze and zeta"
+		}
+		return []string{"about alpha", "about omega", "about nothing"}[i%3] + ", zeta"
 	}
 	var want []string
 	for i := n - 1; i >= 0; i-- {
@@ -461,6 +465,15 @@ func TestSearchRareWords(t *testing.T) {
 			}
 			if found, _, _ := followSearchUpTo(t, svc, "alpha omega", 1000); !slices.Equal(found, want) {
 				t.Errorf("by cursors: %q, want %q", found, want)
+			}
+			// A word with one rare trigram, its other in every package: the
+			// index would hand back every posting of the rare one, so the
+			// walk goes on by look-ups instead (and finds the same).
+			if page, _, err := svc.ListPackages(ctx, registry.ListQuery{Query: "xzeta", Limit: 20}); err != nil || len(page) != 0 {
+				t.Errorf("q=xzeta: %d packages, %v; want none", len(page), err)
+			}
+			if walked <= 256 {
+				t.Errorf("q=xzeta walked %d postings in %d batches; want the walk past its first batch", walked, batches)
 			}
 			// More packages with both words' trigrams than the index may hand
 			// back: the walk goes on, and finds the same.
