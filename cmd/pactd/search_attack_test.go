@@ -22,7 +22,8 @@ const attackPackages = 20000
 
 // seedForAttack fills dsn with attackPackages packages: half say "alpha",
 // half "omega" (never both), every one "pack" and "made"; some hold
-// wildcard characters and non-ASCII letters.
+// wildcard characters and non-ASCII letters; a third hold "xyq yqz qzw",
+// every trigram of the word "xyqzw", which none holds.
 func seedForAttack(t *testing.T, dsn string) {
 	t.Helper()
 	ctx := context.Background()
@@ -49,13 +50,24 @@ func seedForAttack(t *testing.T, dsn string) {
 			word := []string{"alpha", "omega"}[i%2]
 			content := []byte("# " + name + "\n")
 			batch = append(batch, registry.PublishInput{OwnerID: o.ID, OwnerSlug: o.Username, PackSlug: name, Name: name,
-				Description: fmt.Sprintf("A pack made for the %s side %s", word, extras[i%len(extras)]), Scheme: "s",
+				Description: fmt.Sprintf("A pack made for the %s side %s%s", word, extras[i%len(extras)], decoy(i)), Scheme: "s",
 				Version: "1.0.0", Content: content, SHA256: "00", Now: base.Add(time.Duration(i) * time.Millisecond)})
 		}
 		if err := s.Seed(ctx, batch); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// decoy is what package i holds besides: in a third of the packages, the
+// trigrams of "xyqzw" without the word. Each trigram is rare enough for the
+// GIN index of rare words (PostgreSQL), which hands back every one of those
+// packages, none a match.
+func decoy(i int) string {
+	if i%3 == 0 {
+		return " xyq yqz qzw"
+	}
+	return ""
 }
 
 // TestHostileSearches sends the worst searches we could think of to a real
@@ -112,6 +124,7 @@ func TestHostileSearches(t *testing.T) {
 				msg     string
 			}{
 				{"two common words that never meet", "alpha omega", 200, 0, ""},
+				{"a word whose rare trigrams meet in 6,667 packages, none a match", "xyqzw", 200, 0, ""},
 				{"16 common words that never meet", distinct("alpha", "omega", "pack", "made", "for", "the", "side",
 					"ack", "ade", "pac", "lph", "meg", "ome", "alp", "ega", "pha"), 200, 0, ""},
 				{"16 words of 11 characters, all of common trigrams", rotations("packmadeside", 12, 11) + " " + rotations("alphaomegas", 4, 11), 200, 0, ""},
