@@ -280,8 +280,8 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	// where a statement costs no round trip and the UNION ALL measured
 	// slower, one after the other.
 	type branch struct {
-		query string // ending in LIMIT ?
-		args  []any  // without the limit
+		query string // with its ORDER BY, without a LIMIT
+		args  []any
 	}
 	var branches []branch
 	if plan.keyed && f.Rank <= registry.SearchExact && plan.key != "" {
@@ -295,7 +295,7 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 			args = append(args, f.Before)
 		}
 		branches = append(branches, branch{fmt.Sprintf(`SELECT %d AS search_rank, `, registry.SearchExact) + packageColumns + packageFrom +
-			` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY p.latest_version_id DESC LIMIT ?`, args})
+			` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY p.latest_version_id DESC`, args})
 	}
 	if plan.keyed && f.Rank <= registry.SearchPrefix {
 		where := append(append(append([]string{}, common...), ownerOf...), slug+` > ?`, slug+` < ?`)
@@ -305,7 +305,7 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 			args = append(args, f.AfterSlug, f.AfterSlug, f.Before)
 		}
 		branches = append(branches, branch{fmt.Sprintf(`SELECT %d AS search_rank, `, registry.SearchPrefix) + packageColumns + packageFrom +
-			` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + slug + `, p.latest_version_id DESC LIMIT ?`, args})
+			` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + slug + `, p.latest_version_id DESC`, args})
 	}
 	switch {
 	case len(branches) == 0:
@@ -319,7 +319,7 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 		var parts []string
 		var args []any
 		for i, b := range branches {
-			parts = append(parts, `SELECT * FROM (`+strings.TrimSuffix(b.query, ` LIMIT ?`)+limit+`) r`+strconv.Itoa(i))
+			parts = append(parts, `SELECT * FROM (`+b.query+limit+`) r`+strconv.Itoa(i))
 			args = append(args, b.args...)
 		}
 		query := `SELECT * FROM (` + strings.Join(parts, ` UNION ALL `) + `) u ORDER BY search_rank, pack_slug` +
@@ -334,7 +334,7 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 			if len(out) >= f.Limit {
 				break
 			}
-			pkgs, err := queryList(ctx, s, "search", 0, scanRankedPackage, b.query, append(b.args, f.Limit-len(out))...)
+			pkgs, err := queryList(ctx, s, "search", 0, scanRankedPackage, b.query+` LIMIT ?`, append(b.args, f.Limit-len(out))...)
 			if err != nil {
 				return nil, err
 			}
