@@ -130,7 +130,7 @@ const (
 	listVsRaw         = 0.5
 	logVsRaw          = 0.5
 	maxGetP99ms       = 10
-	minPublishRate    = 2000
+	minPublishRate    = 2500
 	minSignedRate     = 1500
 	maxLargeVsRef     = 1.25
 	maxPeakRSSMB      = 150
