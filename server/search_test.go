@@ -34,6 +34,7 @@ func TestSearch(t *testing.T) {
 		publish("widget", "Tools", "description: by the account named widget\nscheme: tool-v1\n")
 		publish("alice", "Widget A", "description: alpha\nscheme: tool-v1\n")
 		publish("dave", "Unrelated", "description: nothing 100% _plain_\n")
+		publish("ed", "Kit", "description: small\n")
 
 		search := func(query string) []string {
 			t.Helper()
@@ -73,6 +74,10 @@ func TestSearch(t *testing.T) {
 			{"q=alice%2Fwidget", []string{"alice/widget", "alice/widget-a"}},
 			{"q=alice%2F", []string{"alice/gadget", "alice/widget", "alice/widget-a"}},
 			{"q=bob%2Fwidget-cli", []string{"bob/widget-cli"}},
+			{"q=ed%2Fk", []string{"ed/kit"}}, // a short owner, a prefix
+			{"q=zed%2Fkit", nil},             // no such owner
+			{"q=ED", []string{"ed/kit"}},     // shorter than a trigram: an owner's name
+			{"q=zz", nil},                    // no such owner
 			{"q=dave", []string{"dave/unrelated"}},
 			{"q=widget+works", []string{"alice/gadget"}},
 			{"q=100%25", []string{"dave/unrelated"}},

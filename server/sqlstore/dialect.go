@@ -401,6 +401,10 @@ func (postgresDialect) isTimeout(err error) bool {
 	return pgCode(err) == "57014" || pgconn.Timeout(err) // query_canceled: statement_timeout
 }
 
+// SearchConns is the size of the searches' own pool on PostgreSQL beside a
+// pool of conns connections: half as many, at least 2.
+func SearchConns(conns int) int { return max(2, (conns+1)/2) }
+
 // defaultConnectTimeout bounds connecting to PostgreSQL when the URL has no
 // connect_timeout.
 const defaultConnectTimeout = 2 * time.Second
@@ -441,7 +445,23 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	db.SetConnMaxLifetime(30 * time.Minute)
-	s := &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, timeout: opts.StatementTimeout}
+	// The searches' own pool, half as large (at least 2), whose sessions
+	// keep generic plans: PostgreSQL otherwise planned most of a search's
+	// statements anew on every run, because a plan for its trigrams' real
+	// values looked cheaper, which cost as much as running them
+	// (docs/design.md, "Search"). Only the search's statements run there:
+	// a generic plan for a bound LIMIT elsewhere can be a full sort.
+	searchConfig := config.Copy()
+	if _, set := searchConfig.RuntimeParams["plan_cache_mode"]; !set {
+		searchConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	}
+	search := stdlib.OpenDB(*searchConfig)
+	searchConns := SearchConns(conns)
+	search.SetMaxOpenConns(searchConns)
+	search.SetMaxIdleConns(searchConns)
+	search.SetConnMaxIdleTime(5 * time.Minute)
+	search.SetConnMaxLifetime(30 * time.Minute)
+	s := &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, search: search, timeout: opts.StatementTimeout}
 	if opts.CacheBytes > 0 && opts.CacheTTL > 0 {
 		// Other replicas write unseen: entries expire (readcache.go).
 		s.cache = newReadCache(opts.CacheBytes, opts.CacheTTL)

@@ -95,8 +95,12 @@ type Store struct {
 	// writers queue in Go instead of failing with SQLITE_BUSY, and many
 	// readers, which WAL lets run beside the writer). On PostgreSQL both are
 	// the same pool.
-	write   *sql.DB
-	read    *sql.DB
+	write *sql.DB
+	read  *sql.DB
+	// search runs a search's statements (search.go): on PostgreSQL a pool
+	// of its own whose sessions keep generic plans (docs/design.md,
+	// "Search"); nil elsewhere, where searches use read.
+	search  *sql.DB
 	timeout time.Duration
 	// group runs concurrent publishes in shared transactions on SQLite
 	// (groupcommit.go; nil on PostgreSQL); cache serves hot reads
@@ -187,9 +191,11 @@ func (s *Store) Close() error {
 	}
 	s.closeHot()
 	err := s.write.Close()
-	if s.read != s.write {
-		if rerr := s.read.Close(); err == nil {
-			err = rerr
+	for _, db := range []*sql.DB{s.read, s.search} {
+		if db != nil && db != s.write {
+			if cerr := db.Close(); err == nil {
+				err = cerr
+			}
 		}
 	}
 	return err
@@ -213,9 +219,14 @@ type scanner interface {
 // scans every row with scan. The list is empty, never nil, when no row
 // matches; op names the operation in errors.
 func queryList[T any](ctx context.Context, s *Store, op string, capacity int, scan func(scanner) (*T, error), query string, args ...any) ([]T, error) {
+	return queryListOn(ctx, s, s.read, op, capacity, scan, query, args...)
+}
+
+// queryListOn is queryList on the pool db.
+func queryListOn[T any](ctx context.Context, s *Store, db *sql.DB, op string, capacity int, scan func(scanner) (*T, error), query string, args ...any) ([]T, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	rows, err := s.read.QueryContext(ctx, s.q(query), args...)
+	rows, err := db.QueryContext(ctx, s.q(query), args...)
 	if err != nil {
 		return nil, s.fault(op, err)
 	}
