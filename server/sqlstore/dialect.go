@@ -401,9 +401,17 @@ func (postgresDialect) isTimeout(err error) bool {
 	return pgCode(err) == "57014" || pgconn.Timeout(err) // query_canceled: statement_timeout
 }
 
-// SearchConns is the size of the searches' own pool on PostgreSQL beside a
+// searchConns is the size of the searches' own pool on PostgreSQL beside a
 // pool of conns connections: half as many, at least 2.
-func SearchConns(conns int) int { return max(2, (conns+1)/2) }
+func searchConns(conns int) int { return max(2, (conns+1)/2) }
+
+// sizePool holds db to n connections, kept idle for up to 5 minutes.
+func sizePool(db *sql.DB, n int) {
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(30 * time.Minute)
+}
 
 // defaultConnectTimeout bounds connecting to PostgreSQL when the URL has no
 // connect_timeout.
@@ -441,10 +449,7 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	if conns == 0 {
 		conns = DefaultPostgresConns
 	}
-	db.SetMaxOpenConns(conns)
-	db.SetMaxIdleConns(conns)
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	db.SetConnMaxLifetime(30 * time.Minute)
+	sizePool(db, conns)
 	// The searches' own pool, half as large (at least 2), whose sessions
 	// keep generic plans: PostgreSQL otherwise planned most of a search's
 	// statements anew on every run, because a plan for its trigrams' real
@@ -456,11 +461,7 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 		searchConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	}
 	search := stdlib.OpenDB(*searchConfig)
-	searchConns := SearchConns(conns)
-	search.SetMaxOpenConns(searchConns)
-	search.SetMaxIdleConns(searchConns)
-	search.SetConnMaxIdleTime(5 * time.Minute)
-	search.SetConnMaxLifetime(30 * time.Minute)
+	sizePool(search, searchConns(conns))
 	s := &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, search: search, timeout: opts.StatementTimeout}
 	if opts.CacheBytes > 0 && opts.CacheTTL > 0 {
 		// Other replicas write unseen: entries expire (readcache.go).

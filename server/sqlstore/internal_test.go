@@ -140,6 +140,40 @@ func TestPostgresSessionsRunWithoutJITOrParallelWorkers(t *testing.T) {
 	}
 }
 
+// A search's statements run on PostgreSQL sessions that keep generic
+// plans, the rest on sessions that leave the choice to PostgreSQL
+// (docs/design.md, "Search"); a plan_cache_mode in the URL applies to both.
+// The search sessions carry the other settings too.
+func TestPostgresSearchSessionsKeepGenericPlans(t *testing.T) {
+	base := storetest.PostgresURL(t)
+	sep := "&"
+	if !strings.Contains(base, "?") {
+		sep = "?"
+	}
+	for _, c := range []struct {
+		query        string
+		read, search string
+	}{
+		{"", "auto", "force_generic_plan"},
+		{"plan_cache_mode=force_custom_plan", "force_custom_plan", "force_custom_plan"},
+	} {
+		dsn := base
+		if c.query != "" {
+			dsn += sep + c.query
+		}
+		s := openForTest(t, dsn, Options{})
+		if got := pragmaPG(t, s.read, "plan_cache_mode"); got != c.read {
+			t.Errorf("URL %q: plan_cache_mode = %s on the main pool, want %s", c.query, got, c.read)
+		}
+		if got := pragmaPG(t, s.searchPool(), "plan_cache_mode"); got != c.search {
+			t.Errorf("URL %q: plan_cache_mode = %s on the search pool, want %s", c.query, got, c.search)
+		}
+		if got := pragmaPG(t, s.searchPool(), "jit"); got != "off" {
+			t.Errorf("URL %q: jit = %s on the search pool, want off", c.query, got)
+		}
+	}
+}
+
 func pragmaPG(t *testing.T, db *sql.DB, name string) string {
 	t.Helper()
 	var value string
