@@ -123,14 +123,7 @@ func TestPostgresSessionsRunWithoutJITOrParallelWorkers(t *testing.T) {
 		{"", "off", "0"},
 		{"jit=on&max_parallel_workers_per_gather=2", "on", "2"},
 	} {
-		dsn := base
-		if c.query != "" {
-			dsn += "&" + c.query
-			if !strings.Contains(base, "?") {
-				dsn = base + "?" + c.query
-			}
-		}
-		s := openForTest(t, dsn, Options{})
+		s := openForTest(t, withQuery(base, c.query), Options{})
 		if got := pragmaPG(t, s.read, "jit"); got != c.jit {
 			t.Errorf("URL %q: jit = %s, want %s", c.query, got, c.jit)
 		}
@@ -146,10 +139,6 @@ func TestPostgresSessionsRunWithoutJITOrParallelWorkers(t *testing.T) {
 // The search sessions carry the other settings too.
 func TestPostgresSearchSessionsKeepGenericPlans(t *testing.T) {
 	base := storetest.PostgresURL(t)
-	sep := "&"
-	if !strings.Contains(base, "?") {
-		sep = "?"
-	}
 	for _, c := range []struct {
 		query        string
 		read, search string
@@ -157,11 +146,7 @@ func TestPostgresSearchSessionsKeepGenericPlans(t *testing.T) {
 		{"", "auto", "force_generic_plan"},
 		{"plan_cache_mode=force_custom_plan", "force_custom_plan", "force_custom_plan"},
 	} {
-		dsn := base
-		if c.query != "" {
-			dsn += sep + c.query
-		}
-		s := openForTest(t, dsn, Options{})
+		s := openForTest(t, withQuery(base, c.query), Options{})
 		if got := pragmaPG(t, s.read, "plan_cache_mode"); got != c.read {
 			t.Errorf("URL %q: plan_cache_mode = %s on the main pool, want %s", c.query, got, c.read)
 		}
@@ -172,6 +157,17 @@ func TestPostgresSearchSessionsKeepGenericPlans(t *testing.T) {
 			t.Errorf("URL %q: jit = %s on the search pool, want off", c.query, got)
 		}
 	}
+}
+
+// withQuery is the database URL base with query ("a=b&c=d") added.
+func withQuery(base, query string) string {
+	switch {
+	case query == "":
+		return base
+	case strings.Contains(base, "?"):
+		return base + "&" + query
+	}
+	return base + "?" + query
 }
 
 func pragmaPG(t *testing.T, db *sql.DB, name string) string {
