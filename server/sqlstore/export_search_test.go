@@ -64,3 +64,19 @@ func SetSearchRareMax(t interface{ Cleanup(func()) }, n int) {
 	searchRareMax = n
 	t.Cleanup(func() { searchRareMax = old })
 }
+
+// SetSearchMergeCap sets how many postings, as a multiple of the batch's
+// size, a merged trigram may have in a batch's window (SQLite; 0: never
+// merge), until the test ends.
+func SetSearchMergeCap(t interface{ Cleanup(func()) }, n int) {
+	old := searchMergeCap
+	searchMergeCap = n
+	t.Cleanup(func() { searchMergeCap = old })
+}
+
+// OnSearchMerge calls f with the number of trigrams merged with the
+// driving one in every merged batch of a walk, until the test ends.
+func OnSearchMerge(t interface{ Cleanup(func()) }, f func(arms int)) {
+	searchMerged = f
+	t.Cleanup(func() { searchMerged = nil })
+}

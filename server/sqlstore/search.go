@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -409,6 +410,9 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	if s.dialect.name() == "postgres" && searchRareMax > 0 && estimate[0] <= float64(searchRareMax) {
 		w.rare = rareGrams(grams, estimate, total)
 	}
+	if s.dialect.name() == "sqlite" {
+		w.merge = mergeGrams(grams, estimate)
+	}
 	return s.walkGrams(ctx, w, out, where, args)
 }
 
@@ -472,13 +476,54 @@ const rareFirstKeys = 3
 
 // walk is what walkGrams walks: grams[0] drives, with count its estimated
 // postings, grams[1:] are checked; rare, when set, are the trigrams to ask
-// the GIN index of rare words for (rareGrams).
+// the GIN index of rare words for (rareGrams); merge, when set (SQLite),
+// the trigrams whose postings are merged with the driving one's
+// (mergeGrams).
 type walk struct {
 	grams  []string
 	count  float64
 	rare   []string
+	merge  []string
 	before int64
 	limit  int
+}
+
+// mergeArms bounds how many trigrams besides the driving one a batch
+// merges (mergeBatch), and mergeDensity how much more common than the
+// driving trigram each may be estimated: merging reads every posting of
+// each in the batch's window, where a look-up reads one per posting of the
+// driving trigram, so a trigram far more common is better looked up.
+const (
+	mergeArms    = 3
+	mergeDensity = 2
+)
+
+// searchMergeCap bounds the postings a merged trigram may have within a
+// batch's window, as a multiple of the batch's size: more, and the window
+// ends where it has that many (mergeBatch). So a merged batch of size
+// postings reads at most 2 × size of the driving trigram's and 2 ×
+// searchMergeCap × size of each merged one's, however wrong the estimates
+// were. 0: never merge. A variable for tests.
+var searchMergeCap = mergeDensity
+
+// searchMerged, when set (by tests), is told how many trigrams each merged
+// batch merged with the driving one.
+var searchMerged func(arms int)
+
+// mergeGrams are the trigrams a walk on SQLite merges with the driving one
+// (grams rarest first, with estimate their estimated postings): up to
+// mergeArms of those estimated at most mergeDensity times as common.
+func mergeGrams(grams []string, estimate []float64) []string {
+	if searchMergeCap <= 0 {
+		return nil
+	}
+	var out []string
+	for i := 1; i < len(grams) && len(out) < mergeArms; i++ {
+		if estimate[i] <= mergeDensity*max(estimate[0], 1) {
+			out = append(out, grams[i])
+		}
+	}
+	return out
 }
 
 // gramBatches are the sizes of the successive batches walkGrams reads
@@ -546,12 +591,14 @@ func (s *Store) walkGrams(ctx context.Context, w walk, out []registry.Package, w
 	// planner believes about the checks); the checks run on its rows only.
 	check := `1 = 1`
 	var checkArgs []any
-	if len(grams) > 1 {
-		var probes []string
-		for _, other := range grams[1:] {
+	var probes []string
+	for _, other := range grams[1:] {
+		if !slices.Contains(w.merge, other) {
 			probes = append(probes, `EXISTS (SELECT 1 FROM package_grams h WHERE h.gram = ? AND h.package_id = x.package_id)`)
 			checkArgs = append(checkArgs, other)
 		}
+	}
+	if len(probes) > 0 {
 		check = `CASE WHEN ` + strings.Join(probes, ` AND `) + ` THEN 1 ELSE 0 END = 1`
 	}
 	examined, round := 0, 0
@@ -584,7 +631,12 @@ func (s *Store) walkGrams(ctx context.Context, w walk, out []registry.Package, w
 			examined += size
 			batches++
 			var err error
-			if ids, last, err = s.gramBatch(ctx, grams[0], check, checkArgs, before, size); err != nil {
+			if len(w.merge) > 0 {
+				ids, last, err = s.mergeBatch(ctx, grams[0], w.merge, check, checkArgs, before, size)
+			} else {
+				ids, last, err = s.gramBatch(ctx, grams[0], check, checkArgs, before, size)
+			}
+			if err != nil {
 				return out, err
 			}
 		}
@@ -618,8 +670,16 @@ func (s *Store) walkGrams(ctx context.Context, w walk, out []registry.Package, w
 			// Every posting from the last package read up has been dealt
 			// with: read, or without one of the other trigrams.
 			read, before, ids = read+take, ids[take-1], ids[take:]
-			found, err := queryListOn(ctx, s, s.searchPool(), "search", 0, scanPackage, `SELECT `+packageColumns+packageFrom+
-				` WHERE `+in+` AND `+strings.Join(where, ` AND `)+` ORDER BY p.id DESC`, append(part, args...)...)
+			query := `SELECT ` + packageColumns + packageFrom + ` WHERE ` + in + ` AND ` + strings.Join(where, ` AND `) + ` ORDER BY p.id DESC`
+			qargs := append(part, args...)
+			if s.dialect.name() == "sqlite" {
+				// SQLite reads the chunk in id order and stops once the page
+				// is full: a chunk of 2,048 candidates of which the page needs
+				// a few is not read to its end.
+				query += ` LIMIT ?`
+				qargs = append(qargs, limit-len(out))
+			}
+			found, err := queryListOn(ctx, s, s.searchPool(), "search", 0, scanPackage, query, qargs...)
 			if err != nil {
 				return out, err
 			}
@@ -676,6 +736,62 @@ UNION ALL SELECT (SELECT package_id FROM package_grams WHERE gram = ?` + below +
 		}
 	}
 	return ids, last, nil
+}
+
+// mergeBatch is gramBatch on SQLite for a walk with trigrams to merge
+// (arms): the packages in the batch's window that have the driving trigram
+// and every arm, from one merge of their postings in package id order
+// (SQLite's MERGE (INTERSECT) of index ranges: each posting read once, in
+// order, where a look-up per posting descends the index), then the checks.
+// The window is the batch's (from before down to the driving trigram's
+// size-th posting), ended sooner where an arm has more than
+// searchMergeCap × size postings in it, so that no statement reads more than
+// that many postings of any trigram whatever the estimates said; the next
+// batch starts below it.
+func (s *Store) mergeBatch(ctx context.Context, gram string, arms []string, check string, checkArgs []any, before int64, size int) (ids []int64, last int64, err error) {
+	if searchMerged != nil {
+		searchMerged(len(arms))
+	}
+	top := before
+	if top <= 0 {
+		top = math.MaxInt64
+	}
+	// The window: the driving trigram's size-th posting below top (0 when
+	// its postings end sooner), and each arm's searchMergeCap×size-th in
+	// between (NULL when it has fewer).
+	cols := []string{`v`}
+	args := []any{gram, top, size - 1}
+	for _, arm := range arms {
+		cols = append(cols, `(SELECT package_id FROM package_grams WHERE gram = ? AND package_id < ? AND package_id >= v ORDER BY package_id DESC LIMIT 1 OFFSET ?)`)
+		args = append(args, arm, top, searchMergeCap*size-1)
+	}
+	bounds := make([]sql.NullInt64, 1+len(arms))
+	dest := make([]any, len(bounds))
+	for i := range bounds {
+		dest[i] = &bounds[i]
+	}
+	if err := s.searchPool().QueryRowContext(ctx, `WITH w(v) AS (SELECT coalesce((SELECT package_id FROM package_grams WHERE gram = ? AND package_id < ? ORDER BY package_id DESC LIMIT 1 OFFSET ?), 0))
+SELECT `+strings.Join(cols, `, `)+` FROM w`, args...).Scan(dest...); err != nil {
+		return nil, 0, s.fault("search", err)
+	}
+	for _, b := range bounds {
+		if b.Valid && b.Int64 > last {
+			last = b.Int64
+		}
+	}
+	arm := `SELECT package_id FROM package_grams WHERE gram = ? AND package_id < ? AND package_id >= ?`
+	parts := []string{arm}
+	qargs := []any{gram, top, last}
+	for _, a := range arms {
+		parts = append(parts, arm)
+		qargs = append(qargs, a, top, last)
+	}
+	query := `SELECT x.package_id FROM (` + strings.Join(parts, ` INTERSECT `) + ` ORDER BY 1 DESC) x WHERE ` + check
+	found, err := queryListOn(ctx, s, s.searchPool(), "search", 64, func(row scanner) (*int64, error) {
+		var id int64
+		return &id, row.Scan(&id)
+	}, query, append(qargs, checkArgs...)...)
+	return found, last, err
 }
 
 // rareCandidates returns the packages below before (0: all) that have

@@ -358,15 +358,21 @@ func TestSearchWalkFindsWhatGoFinds(t *testing.T) {
 	const n = 3000
 	queries := []string{"amber birch", "birch cedar delta", "ember amber", "cedar ember delta birch", "delta", "amber things"}
 	type run struct {
-		name    string
-		dsn     func(t testing.TB) string
-		rareMax int // 0: the walk alone, never the GIN index of rare words
+		name     string
+		dsn      func(t testing.TB) string
+		rareMax  int // 0: the walk alone, never the GIN index of rare words
+		mergeCap int // SQLite: 0, look-ups alone, never a merge of postings
 	}
 	var runs []run
 	for _, b := range backends {
-		runs = append(runs, run{b.name, b.dsn, 8192})
+		runs = append(runs, run{b.name, b.dsn, 8192, 2})
 		if b.name == "postgres" {
-			runs = append(runs, run{b.name + " without the index of rare words", b.dsn, 0})
+			runs = append(runs, run{b.name + " without the index of rare words", b.dsn, 0, 2})
+		} else {
+			runs = append(runs, run{b.name + " by look-ups alone", b.dsn, 0, 0},
+				// Windows cut short wherever a merged trigram has more
+				// postings in it than the batch's size.
+				run{b.name + " with short merge windows", b.dsn, 0, 1})
 		}
 	}
 	for _, b := range runs {
@@ -374,6 +380,14 @@ func TestSearchWalkFindsWhatGoFinds(t *testing.T) {
 			s := open(t, b.dsn(t), sqlstore.Options{})
 			seedDescribed(t, s, n, describe)
 			sqlstore.SetSearchRareMax(t, b.rareMax)
+			sqlstore.SetSearchMergeCap(t, b.mergeCap)
+			merged := 0
+			sqlstore.OnSearchMerge(t, func(int) { merged++ })
+			t.Cleanup(func() {
+				if sqlite := !strings.HasPrefix(b.name, "postgres"); sqlite && (merged > 0) != (b.mergeCap > 0) {
+					t.Errorf("%d batches merged postings, with a merge cap of %d", merged, b.mergeCap)
+				}
+			})
 			svc := registry.NewService(s, registry.Options{})
 			for _, q := range queries {
 				var want []string
@@ -489,6 +503,49 @@ func TestSearchRareWords(t *testing.T) {
 			sqlstore.SetSearchRareMax(t, 3)
 			if found, _, _ := followSearchUpTo(t, svc, "alpha omega", 1000); !slices.Equal(found, want) {
 				t.Errorf("past the index's bound: %q, want %q", found, want)
+			}
+		})
+	}
+}
+
+// A word of two trigrams, the driving one in every other package and the
+// other in all of them, in every 128th package: on SQLite their postings
+// are merged, in windows that end at a batch's last posting, or sooner
+// where the other trigram has more postings than the merge cap lets a
+// window hold; here the first page needs more than one window, and the
+// first window ends at a match. Followed by cursors, the search finds
+// every match once, newest first, whatever the windows.
+func TestSearchMergedPostingsMissNothing(t *testing.T) {
+	const n = 1280
+	var want []string
+	for i := n - 1; i >= 0; i-- {
+		if i%128 == 0 {
+			want = append(want, fmt.Sprintf("pack-%03d", i))
+		}
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			seedDescribed(t, s, n, func(i int) string {
+				switch {
+				case i%128 == 0:
+					return "about qzvx"
+				case i%2 == 0:
+					return "about qzv zvx"
+				}
+				return "about azvx"
+			})
+			svc := registry.NewService(s, registry.Options{})
+			for _, mergeCap := range []int{2, 1} {
+				sqlstore.SetSearchMergeCap(t, mergeCap)
+				merged := 0
+				sqlstore.OnSearchMerge(t, func(int) { merged++ })
+				if found, _, _ := followSearchUpTo(t, svc, "qzvx", 1000); !slices.Equal(found, want) {
+					t.Errorf("merge cap %d: found %d packages, want %d (first found %q)", mergeCap, len(found), len(want), found[:min(3, len(found))])
+				}
+				if b.name == "sqlite" && merged == 0 {
+					t.Errorf("merge cap %d: no batch merged postings", mergeCap)
+				}
 			}
 		})
 	}
