@@ -390,16 +390,13 @@ func TestSearchWalkFindsWhatGoFinds(t *testing.T) {
 			})
 			svc := registry.NewService(s, registry.Options{})
 			for _, q := range queries {
-				var want []string
-				for i := n - 1; i >= 0; i-- {
+				want := newestWhere(n, func(i int) bool {
 					all := true
 					for _, w := range strings.Fields(q) {
 						all = all && strings.Contains(describe(i), w)
 					}
-					if all {
-						want = append(want, fmt.Sprintf("pack-%03d", i))
-					}
-				}
+					return all
+				})
 				found, _, _ := followSearchUpTo(t, svc, q, 1000)
 				if !slices.Equal(found, want) {
 					t.Errorf("q=%q: found %d packages, want %d (first found %q, want %q)", q, len(found), len(want), found[:min(3, len(found))], want[:min(3, len(want))])
@@ -448,12 +445,7 @@ func TestSearchRareWords(t *testing.T) {
 		}
 		return []string{"about alpha", "about omega", "about nothing"}[i%3] + ", zeta"
 	}
-	var want []string
-	for i := n - 1; i >= 0; i-- {
-		if i%500 == 123 {
-			want = append(want, fmt.Sprintf("pack-%03d", i))
-		}
-	}
+	want := newestWhere(n, func(i int) bool { return i%500 == 123 })
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			s := open(t, b.dsn(t), sqlstore.Options{})
@@ -517,12 +509,7 @@ func TestSearchRareWords(t *testing.T) {
 // every match once, newest first, whatever the windows.
 func TestSearchMergedPostingsMissNothing(t *testing.T) {
 	const n = 1280
-	var want []string
-	for i := n - 1; i >= 0; i-- {
-		if i%128 == 0 {
-			want = append(want, fmt.Sprintf("pack-%03d", i))
-		}
-	}
+	want := newestWhere(n, func(i int) bool { return i%128 == 0 })
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			s := open(t, b.dsn(t), sqlstore.Options{})
@@ -549,4 +536,16 @@ func TestSearchMergedPostingsMissNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newestWhere are the slugs seedDescribed gives the packages i < n for
+// which keep holds, newest first: what a search should find.
+func newestWhere(n int, keep func(i int) bool) []string {
+	var slugs []string
+	for i := n - 1; i >= 0; i-- {
+		if keep(i) {
+			slugs = append(slugs, fmt.Sprintf("pack-%03d", i))
+		}
+	}
+	return slugs
 }
