@@ -549,3 +549,41 @@ func newestWhere(n int, keep func(i int) bool) []string {
 	}
 	return slugs
 }
+
+// On PostgreSQL the GIN index of rare words hands back only the packages
+// whose searched text holds the word, not every package with its
+// trigrams: 300 decoys with all three trigrams of "xyzzy" ("xyzz zzy"),
+// newer than most of the six matches, are not read, so a page bound to 8
+// reads is full. Both engines find the same six by cursors.
+func TestSearchRareWordsMatchedInTheIndex(t *testing.T) {
+	ctx := context.Background()
+	const n = 3000
+	describe := func(i int) string {
+		switch {
+		case i%500 == 123:
+			return "about xyzzy"
+		case i%10 == 1:
+			return "about xyzz zzy"
+		}
+		return "about nothing"
+	}
+	want := newestWhere(n, func(i int) bool { return i%500 == 123 })
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			seedDescribed(t, s, n, describe)
+			svc := registry.NewService(s, registry.Options{})
+			sqlstore.SetSearchReads(t, 8)
+			page, _, err := svc.ListPackages(ctx, registry.ListQuery{Query: "xyzzy", Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.name == "postgres" && len(page) != 5 {
+				t.Errorf("the first page holds %d packages, want 5", len(page))
+			}
+			if found, _, _ := followSearchUpTo(t, svc, "xyzzy", 1000); !slices.Equal(found, want) {
+				t.Errorf("by cursors: %q, want %q", found, want)
+			}
+		})
+	}
+}
