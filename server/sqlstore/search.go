@@ -409,9 +409,6 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	w := walk{grams: plan.pickChecks(grams, estimate, total, gramChecks), count: estimate[0], before: before, limit: f.Limit}
 	if s.dialect.name() == "postgres" && searchRareMax > 0 && estimate[0] <= float64(searchRareMax) {
 		w.rare = rareGrams(grams, estimate, total)
-		for _, word := range plan.words {
-			w.words = append(w.words, "%"+escapeLike(word)+"%")
-		}
 	}
 	if s.dialect.name() == "sqlite" {
 		w.merge = mergeGrams(grams, estimate)
@@ -486,7 +483,6 @@ type walk struct {
 	grams  []string
 	count  float64
 	rare   []string
-	words  []string // with rare: a LIKE pattern for each word
 	merge  []string
 	before int64
 	limit  int
@@ -621,7 +617,7 @@ func (s *Store) walkGrams(ctx context.Context, w walk, out []registry.Package, w
 			// The packages below the position that have every rare
 			// trigram, unless there are too many of them to read and sort.
 			var err error
-			if ids, rare, err = s.rareCandidates(ctx, w.rare, w.words, before); err != nil {
+			if ids, rare, err = s.rareCandidates(ctx, w.rare, before); err != nil {
 				return out, err
 			}
 			w.rare, batches = nil, batches+1
@@ -800,23 +796,18 @@ SELECT `+strings.Join(cols, `, `)+` FROM w`, args...).Scan(dest...); err != nil 
 
 // rareCandidates returns the packages below before (0: all) that have
 // every one of grams, from the GIN index of rare words (PostgreSQL,
-// migration 0012), and whose searched text holds every word (LIKE
-// patterns), and true; or false when more than searchRareMax packages are
-// such. The words are matched on the row the index's answer is read from
-// anyway: a package with every trigram of a word but not the word (for
-// "06666", any with "066" and "666") is then never read as a candidate.
-// The searched text is folded as the query is, so this keeps every
-// package that the candidates' own match keeps. The position is applied
-// here, not in the statement, and the limit is written into it: the plan
-// PostgreSQL keeps for a prepared statement must not depend on them, and
-// with either bound it was a bitmap of a third of the table's key (25–40
-// ms at 1,000,000 packages) instead of the GIN index alone (about 1 ms).
-func (s *Store) rareCandidates(ctx context.Context, grams, words []string, before int64) ([]int64, bool, error) {
+// migration 0012), and true; or false when more than searchRareMax
+// packages have them. The position is applied here, not in the
+// statement, and the limit is written into it: the plan PostgreSQL keeps
+// for a prepared statement must not depend on them, and with either bound
+// it was a bitmap of a third of the table's key (25–40 ms at 1,000,000
+// packages) instead of the GIN index alone (about 1 ms).
+func (s *Store) rareCandidates(ctx context.Context, grams []string, before int64) ([]int64, bool, error) {
 	ids, err := queryListOn(ctx, s, s.searchPool(), "search", 256, func(row scanner) (*int64, error) {
 		var id int64
 		return &id, row.Scan(&id)
-	}, `SELECT package_id FROM package_texts WHERE package_grams_array(text) @> CAST(? AS TEXT[]) AND text LIKE ALL (CAST(? AS TEXT[])) LIMIT `+
-		strconv.Itoa(searchRareMax+1), grams, words)
+	}, `SELECT package_id FROM package_texts WHERE package_grams_array(text) @> CAST(? AS TEXT[]) LIMIT `+
+		strconv.Itoa(searchRareMax+1), grams)
 	if err != nil || len(ids) > searchRareMax {
 		return nil, false, err
 	}
