@@ -409,6 +409,9 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	w := walk{grams: plan.pickChecks(grams, estimate, total, gramChecks), count: estimate[0], before: before, limit: f.Limit}
 	if s.dialect.name() == "postgres" && searchRareMax > 0 && estimate[0] <= float64(searchRareMax) {
 		w.rare = rareGrams(grams, estimate, total)
+		for _, word := range plan.words {
+			w.words = append(w.words, "%"+escapeLike(word)+"%")
+		}
 	}
 	if s.dialect.name() == "sqlite" {
 		w.merge = mergeGrams(grams, estimate)
@@ -439,8 +442,9 @@ func (s *Store) searchAccount(ctx context.Context, name string) (id int64, found
 
 // searchRareMax is the most postings the driving trigram may be estimated
 // to have for a walk to turn to the GIN index of rare words (PostgreSQL,
-// migration 0012), and the most packages the index may hand back: more,
-// and the walk goes on in order instead. A variable for tests (0: never).
+// migration 0012), and the most rows the index's question may read (those
+// with every trigram asked for, matched or not): more, and the walk goes
+// on in order instead. A variable for tests (0: never).
 var searchRareMax = 8192
 
 // rareGrams are the trigrams a package must all have for the GIN index of
@@ -448,18 +452,15 @@ var searchRareMax = 8192
 // rareKeys - 1 more of those at most 8 times as common and in fewer than
 // half of the packages; more common ones would narrow little and cost a
 // long posting list each, and a few rare ones already leave few packages.
-// None when fewer than two qualify: the index would hand back every
-// posting of the driving trigram, each a package to fetch, which the walk
-// tells apart by index look-ups instead.
+// The rarest alone will do: the question matches the words on each row
+// it reads (rareCandidates), so a word with one rare trigram ("66666")
+// costs a read of that trigram's rows, not a package read for each.
 func rareGrams(grams []string, estimate []float64, total float64) []string {
 	var out []string
 	for i, g := range grams {
 		if len(out) < rareKeys && (i == 0 || estimate[i] <= 8*estimate[0] && estimate[i] < total/2) {
 			out = append(out, g)
 		}
-	}
-	if len(out) < 2 {
-		return nil
 	}
 	return out
 }
@@ -483,6 +484,7 @@ type walk struct {
 	grams  []string
 	count  float64
 	rare   []string
+	words  []string // with rare: a LIKE pattern for each word
 	merge  []string
 	before int64
 	limit  int
@@ -577,9 +579,10 @@ var searchWalked func(postings, batches int)
 //
 // With w.rare set (PostgreSQL, a driving trigram estimated rare), the walk
 // asks the GIN index of rare words once instead of reading more batches:
-// the packages below the position that have every trigram of w.rare, read
-// as a batch's candidates are; unless there are more than searchRareMax of
-// them, and then the walk goes on in order. With rareFirstKeys trigrams or
+// the packages below the position that have every trigram of w.rare and
+// hold the words, read as a batch's candidates are; unless more than
+// searchRareMax packages have those trigrams, and then the walk goes on in
+// order. With rareFirstKeys trigrams or
 // more it asks before any batch (so many rare trigrams seldom meet, and the
 // first batch would rarely fill the page); with fewer, only once the first
 // batch left the page short (two rare trigrams that often meet, as in an
@@ -617,7 +620,7 @@ func (s *Store) walkGrams(ctx context.Context, w walk, out []registry.Package, w
 			// The packages below the position that have every rare
 			// trigram, unless there are too many of them to read and sort.
 			var err error
-			if ids, rare, err = s.rareCandidates(ctx, w.rare, before); err != nil {
+			if ids, rare, err = s.rareCandidates(ctx, w.rare, w.words, before); err != nil {
 				return out, err
 			}
 			w.rare, batches = nil, batches+1
@@ -794,25 +797,49 @@ SELECT `+strings.Join(cols, `, `)+` FROM w`, args...).Scan(dest...); err != nil 
 	return found, last, err
 }
 
-// rareCandidates returns the packages below before (0: all) that have
-// every one of grams, from the GIN index of rare words (PostgreSQL,
-// migration 0012), and true; or false when more than searchRareMax
-// packages have them. The position is applied here, not in the
-// statement, and the limit is written into it: the plan PostgreSQL keeps
-// for a prepared statement must not depend on them, and with either bound
-// it was a bitmap of a third of the table's key (25–40 ms at 1,000,000
-// packages) instead of the GIN index alone (about 1 ms).
-func (s *Store) rareCandidates(ctx context.Context, grams []string, before int64) ([]int64, bool, error) {
-	ids, err := queryListOn(ctx, s, s.searchPool(), "search", 256, func(row scanner) (*int64, error) {
-		var id int64
-		return &id, row.Scan(&id)
-	}, `SELECT package_id FROM package_texts WHERE package_grams_array(text) @> CAST(? AS TEXT[]) LIMIT `+
-		strconv.Itoa(searchRareMax+1), grams)
-	if err != nil || len(ids) > searchRareMax {
-		return nil, false, err
+// rareCandidates returns the packages below before (0: all) whose
+// searched text has every one of grams, by the GIN index of rare words
+// (PostgreSQL, migration 0012), and holds every word (LIKE patterns), and
+// true; or false when more than searchRareMax packages have the trigrams.
+// The words are matched on the rows the index's answer is read from
+// anyway, so a package with every trigram of a word but not the word (for
+// "06666", any with "066" and "666") is never read as a candidate; the
+// searched text is folded as the query is, so this keeps every package
+// that the candidates' own match keeps. The rows read are bounded by the
+// limit on the inner question, matched or not: with the words in its
+// WHERE instead, a limit on matches would let trigrams that are common
+// among older packages (and estimated rare from the newest) read every
+// row that has them. The position is applied here, not in the statement,
+// and the limit is written into it: the plan PostgreSQL keeps for a
+// prepared statement must not depend on them, and with either bound it
+// was a bitmap of a third of the table's key (25–40 ms at 1,000,000
+// packages) instead of the GIN index alone (about 1 ms). The matches come
+// back as one text of ids, so that one row also says how many rows were
+// read.
+func (s *Store) rareCandidates(ctx context.Context, grams, words []string, before int64) ([]int64, bool, error) {
+	var rows int
+	var list string
+	err := s.searchPool().QueryRowContext(ctx, s.q(`SELECT count(*), coalesce(string_agg(CAST(package_id AS TEXT), ',') FILTER (WHERE text LIKE ALL (CAST(? AS TEXT[]))), '')
+FROM (SELECT package_id, text FROM package_texts WHERE package_grams_array(text) @> CAST(? AS TEXT[]) LIMIT `+
+		strconv.Itoa(searchRareMax+1)+`) x`), words, grams).Scan(&rows, &list)
+	if err != nil {
+		return nil, false, s.fault("search", err)
 	}
-	if before > 0 {
-		ids = slices.DeleteFunc(ids, func(id int64) bool { return id >= before })
+	if rows > searchRareMax {
+		return nil, false, nil
+	}
+	var ids []int64
+	for f := range strings.SplitSeq(list, ",") {
+		if f == "" {
+			continue
+		}
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, false, s.fault("search", fmt.Errorf("the GIN index of rare words answered %q", f))
+		}
+		if before <= 0 || id < before {
+			ids = append(ids, id)
+		}
 	}
 	return ids, true, nil
 }
