@@ -44,6 +44,20 @@ const (
 	// gramChecks is how many trigrams besides the driving one a posting
 	// must have (index look-ups) before its package is read.
 	gramChecks = 2
+	// checkWidest is, on PostgreSQL, the share of the packages from which
+	// a trigram is estimated too common to check (pickChecks): a look-up
+	// per posting (about 1 µs) that at most a quarter of the postings
+	// fail saves fewer candidate reads (about 4.7 µs each) than it costs.
+	checkWidest = 0.75
+	// sizedFirstShare is, on PostgreSQL, the share of the packages up to
+	// which a driving trigram's walk starts with a batch sized by its
+	// estimate (at most firstBatchMax) however many postings it has: only
+	// a trigram in more of them is a common word's, whose first 32
+	// postings likely fill the page. One with tens of thousands of
+	// postings among a million packages ("000" for "owner-0000": an owner
+	// in ten with the trigram) filled a page from 256 postings, where 32
+	// took a second batch and its candidates, two more round trips.
+	sizedFirstShare = 0.125
 )
 
 // slugKey is what a slug may be: the exact and prefix ranks only look
@@ -198,8 +212,9 @@ func (p *searchPlan) grams() []string {
 // up to n more to check: first the rarest trigram of each other word
 // unless that word is in most packages, so that words that are common
 // alone but never meet are told apart by index look-ups before any
-// package is read; then the next rarest.
-func (p *searchPlan) pickChecks(grams []string, estimate []float64, total float64, n int) []string {
+// package is read; then the next rarest estimated in fewer than widest
+// packages.
+func (p *searchPlan) pickChecks(grams []string, estimate []float64, total float64, n int, widest float64) []string {
 	wordOf := func(g string) int {
 		for i, w := range p.words {
 			if strings.Contains(w, g) {
@@ -219,8 +234,8 @@ func (p *searchPlan) pickChecks(grams []string, estimate []float64, total float6
 			}
 		}
 	}
-	for _, g := range grams[1:] {
-		if len(out) < 1+n && !taken[g] {
+	for i, g := range grams[1:] {
+		if len(out) < 1+n && !taken[g] && estimate[1+i] < widest {
 			out, taken[g] = append(out, g), true
 		}
 	}
@@ -406,7 +421,15 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 	if f.Rank == registry.SearchOther {
 		before = f.Before
 	}
-	w := walk{grams: plan.pickChecks(grams, estimate, total, gramChecks), count: estimate[0], before: before, limit: f.Limit}
+	// On PostgreSQL every statement is a round trip, and a check look-up
+	// or a candidate read goes through its shared buffers: checks that
+	// barely narrow are left out, and a first batch that likely leaves the
+	// page short is made larger (docs/design.md, "Search").
+	widest, sized := math.Inf(1), float64(gramBatches[len(gramBatches)-1])
+	if s.dialect.name() == "postgres" {
+		widest, sized = total*checkWidest, max(sized, total*sizedFirstShare)
+	}
+	w := walk{grams: plan.pickChecks(grams, estimate, total, gramChecks, widest), count: estimate[0], sized: sized, before: before, limit: f.Limit}
 	if s.dialect.name() == "postgres" && searchRareMax > 0 && estimate[0] <= float64(searchRareMax) {
 		w.rare = rareGrams(grams, estimate, total)
 		for _, word := range plan.words {
@@ -476,7 +499,8 @@ const rareKeys = 6
 const rareFirstKeys = 3
 
 // walk is what walkGrams walks: grams[0] drives, with count its estimated
-// postings, grams[1:] are checked; rare, when set, are the trigrams to ask
+// postings (a first batch is sized by count when count is at most sized),
+// grams[1:] are checked; rare, when set, are the trigrams to ask
 // the GIN index of rare words for (rareGrams); merge, when set (SQLite),
 // the trigrams whose postings are merged with the driving one's
 // (mergeGrams).
@@ -486,6 +510,7 @@ type walk struct {
 	rare   []string
 	words  []string // with rare: a LIKE pattern for each word
 	merge  []string
+	sized  float64
 	before int64
 	limit  int
 }
@@ -573,9 +598,9 @@ var searchWalked func(postings, batches int)
 //
 // The first batch is the smallest of gramBatches that holds the driving
 // trigram's estimated count, but at most 256 postings: a rare trigram is
-// read in one or a few statements; a common one (more than the largest
-// batch, whose first postings likely fill the page) from the smallest
-// batch up.
+// read in one or a few statements; a common one (more than w.sized: the
+// largest batch, or on PostgreSQL an eighth of the packages; its first
+// postings likely fill the page) from the smallest batch up.
 //
 // With w.rare set (PostgreSQL, a driving trigram estimated rare), the walk
 // asks the GIN index of rare words once instead of reading more batches:
@@ -605,7 +630,7 @@ func (s *Store) walkGrams(ctx context.Context, w walk, out []registry.Package, w
 		check = `CASE WHEN ` + strings.Join(probes, ` AND `) + ` THEN 1 ELSE 0 END = 1`
 	}
 	examined, round := 0, 0
-	for w.count <= float64(gramBatches[len(gramBatches)-1]) && round < firstBatchMax && float64(gramBatches[round]) < w.count {
+	for w.count <= w.sized && round < firstBatchMax && float64(gramBatches[round]) < w.count {
 		round++
 	}
 	batches, read := 0, 0
