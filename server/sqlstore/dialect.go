@@ -456,9 +456,19 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	// values looked cheaper, which cost as much as running them
 	// (docs/design.md, "Search"). Only the search's statements run there:
 	// a generic plan for a bound LIMIT elsewhere can be a full sort.
+	//
+	// Its only join is of a page's or a walk's few packages to their
+	// owners, which the generic plan, not knowing how many ids it is
+	// given, made a hash join over every account: a sequential scan and a
+	// hash of all of them for each statement (about 100 µs more a
+	// statement at 1,000 accounts, and growing with them), where an index
+	// look-up per package costs a microsecond. Hash and merge joins are off
+	// there (docs/design.md, "Search").
 	searchConfig := config.Copy()
-	if _, set := searchConfig.RuntimeParams["plan_cache_mode"]; !set {
-		searchConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	for name, value := range map[string]string{"plan_cache_mode": "force_generic_plan", "enable_hashjoin": "off", "enable_mergejoin": "off"} {
+		if _, set := searchConfig.RuntimeParams[name]; !set {
+			searchConfig.RuntimeParams[name] = value
+		}
 	}
 	search := stdlib.OpenDB(*searchConfig)
 	sizePool(search, searchConns(conns))
