@@ -554,20 +554,17 @@ func newestWhere(n int, keep func(i int) bool) []string {
 	return slugs
 }
 
-// On PostgreSQL the GIN index of rare words hands back only the packages
-// whose searched text holds the word, not every package with its
-// trigrams: 300 decoys with all three trigrams of "xyzzy" ("xyzz zzy"),
-// newer than most of the six matches, are not read, so a page bound to 8
-// reads is full. Both engines find the same six by cursors.
-func TestSearchRareWordsMatchedInTheIndex(t *testing.T) {
-	ctx := context.Background()
+// withDecoys runs check on each engine over 3,000 packages: six (every
+// 500th) described as holding word, those for which decoy holds as holding
+// decoys, the rest nothing; want is the six's slugs, newest first.
+func withDecoys(t *testing.T, word, decoys string, decoy func(i int) bool, check func(t *testing.T, engine string, svc *registry.Service, want []string)) {
 	const n = 3000
 	describe := func(i int) string {
 		switch {
 		case i%500 == 123:
-			return "about xyzzy"
-		case i%10 == 1:
-			return "about xyzz zzy"
+			return "about " + word
+		case decoy(i):
+			return "about " + decoys
 		}
 		return "about nothing"
 	}
@@ -576,20 +573,30 @@ func TestSearchRareWordsMatchedInTheIndex(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			s := open(t, b.dsn(t), sqlstore.Options{})
 			seedDescribed(t, s, n, describe)
-			svc := registry.NewService(s, registry.Options{})
-			sqlstore.SetSearchReads(t, 8)
-			page, _, err := svc.ListPackages(ctx, registry.ListQuery{Query: "xyzzy", Limit: 5})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b.name == "postgres" && len(page) != 5 {
-				t.Errorf("the first page holds %d packages, want 5", len(page))
-			}
-			if found, _, _ := followSearchUpTo(t, svc, "xyzzy", 1000); !slices.Equal(found, want) {
-				t.Errorf("by cursors: %q, want %q", found, want)
-			}
+			check(t, b.name, registry.NewService(s, registry.Options{}), want)
 		})
 	}
+}
+
+// On PostgreSQL the GIN index of rare words hands back only the packages
+// whose searched text holds the word, not every package with its
+// trigrams: 300 decoys with all three trigrams of "xyzzy" ("xyzz zzy"),
+// newer than most of the six matches, are not read, so a page bound to 8
+// reads is full. Both engines find the same six by cursors.
+func TestSearchRareWordsMatchedInTheIndex(t *testing.T) {
+	withDecoys(t, "xyzzy", "xyzz zzy", func(i int) bool { return i%10 == 1 }, func(t *testing.T, engine string, svc *registry.Service, want []string) {
+		sqlstore.SetSearchReads(t, 8)
+		page, _, err := svc.ListPackages(context.Background(), registry.ListQuery{Query: "xyzzy", Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if engine == "postgres" && len(page) != 5 {
+			t.Errorf("the first page holds %d packages, want 5", len(page))
+		}
+		if found, _, _ := followSearchUpTo(t, svc, "xyzzy", 1000); !slices.Equal(found, want) {
+			t.Errorf("by cursors: %q, want %q", found, want)
+		}
+	})
 }
 
 // A word of one trigram ("qqqqq"), among 300 older decoys that have the
@@ -601,53 +608,36 @@ func TestSearchRareWordsMatchedInTheIndex(t *testing.T) {
 // taken from its newest postings), the index's answer is refused and the
 // walk goes on by postings. Both engines find the same six.
 func TestSearchRareIndexReadsBounded(t *testing.T) {
-	ctx := context.Background()
-	const n = 3000
-	describe := func(i int) string {
-		switch {
-		case i%500 == 123:
-			return "about qqqqq"
-		case i < 300:
-			return "about qqq"
+	withDecoys(t, "qqqqq", "qqq", func(i int) bool { return i < 300 }, func(t *testing.T, engine string, svc *registry.Service, want []string) {
+		var walked, batches int
+		sqlstore.OnSearchWalk(t, func(postings, n int) { walked, batches = postings, n })
+		search := func() []string {
+			t.Helper()
+			page, _, err := svc.ListPackages(context.Background(), registry.ListQuery{Query: "qqqqq", Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found []string
+			for _, p := range page {
+				found = append(found, p.PackSlug)
+			}
+			return found
 		}
-		return "about nothing"
-	}
-	want := newestWhere(n, func(i int) bool { return i%500 == 123 })
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			s := open(t, b.dsn(t), sqlstore.Options{})
-			seedDescribed(t, s, n, describe)
-			svc := registry.NewService(s, registry.Options{})
-			var walked, batches int
-			sqlstore.OnSearchWalk(t, func(postings, n int) { walked, batches = postings, n })
-			search := func() []string {
-				t.Helper()
-				page, _, err := svc.ListPackages(ctx, registry.ListQuery{Query: "qqqqq", Limit: 10})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var found []string
-				for _, p := range page {
-					found = append(found, p.PackSlug)
-				}
-				return found
-			}
-			if found := search(); !slices.Equal(found, want) {
-				t.Errorf("one page: %q, want %q", found, want)
-			}
-			if b.name == "postgres" && (walked != 256 || batches != 2) {
-				t.Errorf("walked %d postings in %d batches; want the first batch, then the index", walked, batches)
-			}
-			sqlstore.SetSearchRareMax(t, 100)
-			if found := search(); !slices.Equal(found, want) {
-				t.Errorf("past the index's bound on rows: %q, want %q", found, want)
-			}
-			if b.name == "postgres" && (walked <= 256 || batches != 3) {
-				t.Errorf("past the index's bound on rows: walked %d postings in %d batches; want the first batch, the refused index, a second batch", walked, batches)
-			}
-			if found, _, _ := followSearchUpTo(t, svc, "qqqqq", 1000); !slices.Equal(found, want) {
-				t.Errorf("by cursors: %q, want %q", found, want)
-			}
-		})
-	}
+		if found := search(); !slices.Equal(found, want) {
+			t.Errorf("one page: %q, want %q", found, want)
+		}
+		if engine == "postgres" && (walked != 256 || batches != 2) {
+			t.Errorf("walked %d postings in %d batches; want the first batch, then the index", walked, batches)
+		}
+		sqlstore.SetSearchRareMax(t, 100)
+		if found := search(); !slices.Equal(found, want) {
+			t.Errorf("past the index's bound on rows: %q, want %q", found, want)
+		}
+		if engine == "postgres" && (walked <= 256 || batches != 3) {
+			t.Errorf("past the index's bound on rows: walked %d postings in %d batches; want the first batch, the refused index, a second batch", walked, batches)
+		}
+		if found, _, _ := followSearchUpTo(t, svc, "qqqqq", 1000); !slices.Equal(found, want) {
+			t.Errorf("by cursors: %q, want %q", found, want)
+		}
+	})
 }
