@@ -494,8 +494,8 @@ func TestSearchRareWords(t *testing.T) {
 			if b.name == "sqlite" && walked <= 256 {
 				t.Errorf("q=xzeta walked %d postings in %d batches; want the walk past its first batch", walked, batches)
 			}
-			// More packages with both words' trigrams than the index may hand
-			// back: the walk goes on, and finds the same.
+			// More packages with both words' trigrams than the index may read:
+			// the walk goes on, and finds the same.
 			sqlstore.SetSearchRareMax(t, 3)
 			if found, _, _ := followSearchUpTo(t, svc, "alpha omega", 1000); !slices.Equal(found, want) {
 				t.Errorf("past the index's bound: %q, want %q", found, want)
