@@ -430,10 +430,12 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 		widest, sized = total*checkWidest, max(sized, total*sizedFirstShare)
 	}
 	w := walk{grams: plan.pickChecks(grams, estimate, total, gramChecks, widest), count: estimate[0], sized: sized, before: before, limit: f.Limit}
-	if s.dialect.name() == "postgres" && searchRareMax > 0 && estimate[0] <= float64(searchRareMax) {
-		w.rare = rareGrams(grams, estimate, total)
+	if s.dialect.name() == "postgres" {
 		for _, word := range plan.words {
 			w.words = append(w.words, "%"+escapeLike(word)+"%")
+		}
+		if searchRareMax > 0 && estimate[0] <= float64(searchRareMax) {
+			w.rare = rareGrams(grams, estimate, total)
 		}
 	}
 	if s.dialect.name() == "sqlite" {
@@ -508,7 +510,7 @@ type walk struct {
 	grams  []string
 	count  float64
 	rare   []string
-	words  []string // with rare: a LIKE pattern for each word
+	words  []string // PostgreSQL: a LIKE pattern for each word, folded
 	merge  []string
 	sized  float64
 	before int64
@@ -685,7 +687,14 @@ func (s *Store) walkGrams(ctx context.Context, w walk, out []registry.Package, w
 			if s.dialect.name() == "postgres" {
 				// One int8[] parameter: one statement text whatever the
 				// chunk's size, which pgx prepares once per connection.
-				in, part = `p.id = ANY(?)`, []any{ids[:take]}
+				// The candidates are first matched against their searched
+				// text (package_texts, folded as the words are): a narrow
+				// row and one LIKE each, where the package's own row, its
+				// owner and three folded columns cost twice as much, and
+				// most candidates of words whose trigrams all meet
+				// elsewhere ("pack-0000000") do not match. Only those that
+				// do are read and matched exactly.
+				in, part = `p.id IN (SELECT t.package_id FROM package_texts t WHERE t.package_id = ANY(?) AND t.text LIKE ALL (CAST(? AS TEXT[])))`, []any{ids[:take], w.words}
 			} else {
 				in, part = `p.id IN (?`+strings.Repeat(`, ?`, n-1)+`)`, make([]any, n) // padded with 0, which no package has
 				for i := range part {
