@@ -1,6 +1,9 @@
 package sqlstore
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // SearchIndex counts the rows of the search index and says whether its
 // triggers are on, for tests.
@@ -79,4 +82,19 @@ func SetSearchMergeCap(t interface{ Cleanup(func()) }, n int) {
 func OnSearchMerge(t interface{ Cleanup(func()) }, f func(arms int)) {
 	searchMerged = f
 	t.Cleanup(func() { searchMerged = nil })
+}
+
+// OnGramProbes calls f with how many trigrams every search reads the probes
+// of (rarestGrams; 0 when every estimate was kept), until the test ends.
+func OnGramProbes(t interface{ Cleanup(func()) }, f func(probed int)) {
+	gramProbed = f
+	t.Cleanup(func() { gramProbed = nil })
+}
+
+// SetGramStatsTTL sets how long a trigram's estimate is kept (0: never),
+// until the test ends.
+func SetGramStatsTTL(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := gramStatsTTL
+	gramStatsTTL = d
+	t.Cleanup(func() { gramStatsTTL = old })
 }

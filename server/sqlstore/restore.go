@@ -160,6 +160,7 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 		// Whatever it learnt of the empty database is wrong now.
 		s.cache.reset()
 	}
+	s.grams.forget()
 	if s.dialect.name() == "postgres" {
 		// The visibility map of the rebuilt search index, which its
 		// index-only scans need to skip the table (a search probes it

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/pact-registry/pact/server/registry"
@@ -884,24 +885,49 @@ FROM (SELECT package_id, text FROM package_texts WHERE package_grams_array(text)
 // says how dense the trigram is among all packages (ids grow with every
 // new package), so a trigram in 0.5% of the packages is told from one in
 // all of them at the cost of reading gramProbeCap index entries.
+//
+// The probes of trigrams read recently are taken from s.grams
+// (gramstats.go); only the others are read, and kept.
 func (s *Store) rarestGrams(ctx context.Context, grams []string) (sorted []string, estimates []float64, total float64, err error) {
-	var newest sql.NullInt64
-	counts := make([]int64, len(grams))
-	oldest := make([]sql.NullInt64, len(grams))
-	if s.dialect.name() == "postgres" {
-		err = s.pgGramProbes(ctx, grams, &newest, counts, oldest)
-	} else {
-		err = s.gramProbes(ctx, grams, &newest, counts, oldest)
+	at := time.Now()
+	stats := make([]gramStat, len(grams))
+	var missing []string
+	for i, g := range grams {
+		var ok bool
+		if stats[i], ok = s.grams.get(g, at); !ok {
+			missing = append(missing, g)
+		}
 	}
-	if err != nil {
-		return nil, nil, 0, s.fault("search", err)
+	if gramProbed != nil {
+		gramProbed(len(missing))
+	}
+	if len(missing) > 0 {
+		var newest sql.NullInt64
+		counts := make([]int64, len(missing))
+		oldest := make([]sql.NullInt64, len(missing))
+		if s.dialect.name() == "postgres" {
+			err = s.pgGramProbes(ctx, missing, &newest, counts, oldest)
+		} else {
+			err = s.gramProbes(ctx, missing, &newest, counts, oldest)
+		}
+		if err != nil {
+			return nil, nil, 0, s.fault("search", err)
+		}
+		for i, g := range grams {
+			if k := slices.Index(missing, g); k >= 0 {
+				stats[i] = gramStat{count: counts[k], oldest: oldest[k], newest: newest, read: at}
+				s.grams.put(g, stats[i])
+			}
+		}
 	}
 	estimate := make([]float64, len(grams))
-	for i := range grams {
-		estimate[i] = float64(counts[i])
-		if counts[i] >= gramProbeCap && oldest[i].Valid {
-			span := float64(newest.Int64-oldest[i].Int64) + 1
-			estimate[i] = float64(gramProbeCap) * float64(newest.Int64) / max(span, 1)
+	var newest int64
+	for i, st := range stats {
+		newest = max(newest, st.newest.Int64)
+		estimate[i] = float64(st.count)
+		if st.count >= gramProbeCap && st.oldest.Valid {
+			span := float64(st.newest.Int64-st.oldest.Int64) + 1
+			estimate[i] = float64(gramProbeCap) * float64(st.newest.Int64) / max(span, 1)
 		}
 	}
 	order := make([]int, len(grams))
@@ -914,7 +940,7 @@ func (s *Store) rarestGrams(ctx context.Context, grams []string) (sorted []strin
 	for i, k := range order {
 		sorted[i], estimates[i] = grams[k], estimate[k]
 	}
-	return sorted, estimates, float64(newest.Int64), nil
+	return sorted, estimates, float64(newest), nil
 }
 
 // scanRankedPackage scans a search rank and then a package's columns.

@@ -116,6 +116,8 @@ type Store struct {
 	// asciiFold remembers whether PostgreSQL's lower() folds ASCII as Go
 	// does (search.go, asciiFoldsAsGo): asciiFoldUnknown until asked.
 	asciiFold atomic.Int32
+	// grams keeps the search's trigram estimates a while (gramstats.go).
+	grams gramStats
 }
 
 var _ registry.Store = (*Store)(nil)
