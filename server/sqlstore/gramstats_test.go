@@ -34,15 +34,7 @@ func TestSearchEstimatesKeptAWhile(t *testing.T) {
 			search := func(q string) []string {
 				t.Helper()
 				probed = -1
-				page, _, err := svc.ListPackages(ctx, registry.ListQuery{Query: q, Limit: 10})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var found []string
-				for _, p := range page {
-					found = append(found, p.PackSlug)
-				}
-				return found
+				return searchPage(t, svc, q, 10)
 			}
 			want := []string{"pack-032", "pack-007"}
 			for _, c := range []struct {

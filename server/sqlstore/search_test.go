@@ -284,6 +284,20 @@ func seedDescribed(t *testing.T, s *sqlstore.Store, n int, describe func(i int) 
 	}
 }
 
+// searchPage is the slugs of the first page of a search for query.
+func searchPage(t *testing.T, svc *registry.Service, query string, limit int) []string {
+	t.Helper()
+	page, _, err := svc.ListPackages(context.Background(), registry.ListQuery{Query: query, Limit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, p := range page {
+		found = append(found, p.PackSlug)
+	}
+	return found
+}
+
 // followSearch pages through a search 5 packages at a time, by its cursors
 // (at most 100 pages), and returns the slugs found, the pages, and how many
 // pages before the last were short.
@@ -613,15 +627,7 @@ func TestSearchRareIndexReadsBounded(t *testing.T) {
 		sqlstore.OnSearchWalk(t, func(postings, n int) { walked, batches = postings, n })
 		search := func() []string {
 			t.Helper()
-			page, _, err := svc.ListPackages(context.Background(), registry.ListQuery{Query: "qqqqq", Limit: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var found []string
-			for _, p := range page {
-				found = append(found, p.PackSlug)
-			}
-			return found
+			return searchPage(t, svc, "qqqqq", 10)
 		}
 		if found := search(); !slices.Equal(found, want) {
 			t.Errorf("one page: %q, want %q", found, want)
