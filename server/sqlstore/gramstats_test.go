@@ -15,7 +15,9 @@ import (
 // words of the same trigrams, read no probes again; a word with one new
 // trigram reads that one. Estimates kept from when "quokka" was in two
 // packages do not change what a search finds once 300 more have it: every
-// match, newest first, by cursors. With the estimates kept for no time
+// match, newest first, by cursors; and a package published right after a
+// search that found nothing is found by the next one, though its trigrams
+// are still estimated in no package. With the estimates kept for no time
 // every search reads them all, and a bulk load forgets them.
 func TestSearchEstimatesKeptAWhile(t *testing.T) {
 	for _, b := range backends {
@@ -63,6 +65,19 @@ func TestSearchEstimatesKeptAWhile(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if found := search("wombat"); len(found) != 0 {
+				t.Fatalf("wombat found %q before any package has it", found)
+			}
+			content := []byte("# wombat\n")
+			if _, _, err := s.Publish(ctx, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: "wombat", Name: "wombat",
+				Description: "a burrow", Version: "1.0.0", Content: content, SHA256: sha(content),
+				Now: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC)}); err != nil {
+				t.Fatal(err)
+			}
+			if found := search("wombat"); !slices.Equal(found, []string{"wombat"}) || probed != 0 {
+				t.Errorf("published after a search that found nothing, estimated in no package: found %q (probes of %d trigrams read), want it found with the kept estimates", found, probed)
+			}
+
 			all := newestWhere(350, func(i int) bool { return i >= 50 || i%25 == 7 })
 			if found, _, _ := followSearchUpTo(t, svc, "quokka", 1000); !slices.Equal(found, all) {
 				t.Errorf("with estimates from before 300 publishes: found %d packages, want %d, newest first", len(found), len(all))
@@ -71,7 +86,7 @@ func TestSearchEstimatesKeptAWhile(t *testing.T) {
 				t.Errorf("after the publishes, within the estimates' time: read the probes of %d trigrams, want 0", probed)
 			}
 
-			content := []byte("# late\n")
+			content = []byte("# late\n")
 			if err := s.Seed(ctx, []registry.PublishInput{{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: "late", Name: "late",
 				Description: "late quokka", Version: "1.0.0", Content: content, SHA256: sha(content),
 				Now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}}); err != nil {
