@@ -892,10 +892,11 @@ func (s *Store) rarestGrams(ctx context.Context, grams []string) (sorted []strin
 	at := time.Now()
 	stats := make([]gramStat, len(grams))
 	var missing []string
+	var missingAt []int // where each of missing is in grams
 	for i, g := range grams {
 		var ok bool
 		if stats[i], ok = s.grams.get(g, at); !ok {
-			missing = append(missing, g)
+			missing, missingAt = append(missing, g), append(missingAt, i)
 		}
 	}
 	if gramProbed != nil {
@@ -913,11 +914,9 @@ func (s *Store) rarestGrams(ctx context.Context, grams []string) (sorted []strin
 		if err != nil {
 			return nil, nil, 0, s.fault("search", err)
 		}
-		for i, g := range grams {
-			if k := slices.Index(missing, g); k >= 0 {
-				stats[i] = gramStat{count: counts[k], oldest: oldest[k], newest: newest, read: at}
-				s.grams.put(g, stats[i])
-			}
+		for k, i := range missingAt {
+			stats[i] = gramStat{count: counts[k], oldest: oldest[k], newest: newest, read: at}
+			s.grams.put(grams[i], stats[i])
 		}
 	}
 	estimate := make([]float64, len(grams))
