@@ -115,7 +115,7 @@ func newLogCheckCmd() *cobra.Command {
 		Use:   "check",
 		Short: "Recompute the log and compare it with every checkpoint, document and release",
 		Long: `Recompute the Merkle tree from the stored entries, compare it with every stored
-hash and signed checkpoint, compare each version's document (its bytes and
+hash, full tile and signed checkpoint, compare each version's document (its bytes and
 sha256) with its log entry, and each release record with its digest and its
 release entry. Exits 1 naming the first mismatch.`,
 		Args: cobra.NoArgs,

@@ -12,12 +12,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/pact-registry/pact/internal/logtest"
 	"github.com/pact-registry/pact/internal/storetest"
+	"github.com/pact-registry/pact/pkg/translog"
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/sqlstore"
 )
 
 // onBothBackends runs test in parallel on a fresh SQLite file and a fresh
@@ -89,6 +93,74 @@ func TestLogCheckFindsTamperedDocuments(t *testing.T) {
 		r := pactd(t, nil, "", "log", "check", "--db", dsn)
 		if r.code == 0 || !strings.Contains(r.stderr, "version alice/widget 1.1.0: document sha256") ||
 			!strings.Contains(r.stderr, "differs from log entry 1 ("+logtest.Field(l.Entries[1], "sha256")+")") {
+			t.Errorf("pactd log check after tampering: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
+// A full log tile changed in the database behind the log's back is found by
+// pactd log check, which names it; before that the check passes and counts
+// the full tiles, as it does on a registry restored from a dump.
+func TestLogCheckFindsTamperedTiles(t *testing.T) {
+	t.Parallel()
+	onBothBackends(t, func(t *testing.T, dsn string) {
+		store, err := sqlstore.Open(context.Background(), dsn, sqlstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alice := &registry.Account{Email: "alice@example.com", Username: "alice", CreatedAt: time.Now()}
+		if err := store.CreateAccount(context.Background(), alice); err != nil {
+			t.Fatal(err)
+		}
+		const n = translog.TileWidth + 10
+		var batch []registry.PublishInput
+		for i := range n {
+			content := []byte(packDocument(fmt.Sprintf("pack-%d", i), "1.0.0", "Seeded."))
+			sum := sha256.Sum256(content)
+			batch = append(batch, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: fmt.Sprintf("pack-%d", i),
+				Name: fmt.Sprintf("pack-%d", i), Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
+		}
+		if err := store.Seed(context.Background(), batch); err != nil {
+			t.Fatal(err)
+		}
+		store.Close()
+		srv := startPactd(t, dsn)
+		logtest.WaitFor(t, srv.URL, n)
+
+		if r := pactd(t, nil, "", "log", "check", "--db", dsn); r.code != 0 || !strings.Contains(r.stdout, "full tiles: 1 hash tiles and 1 entry bundles") {
+			t.Fatalf("pactd log check before tampering: code %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		// A dump does not carry the full tiles; a restore stores them again.
+		dumpFile, restored := filepath.Join(t.TempDir(), "dump.jsonl"), filepath.Join(t.TempDir(), "restored.db")
+		if r := pactd(t, nil, "", "dump", "--db", dsn, "-o", dumpFile); r.code != 0 {
+			t.Fatalf("pactd dump: code %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		if r := pactd(t, nil, "", "restore", "--db", restored, "-i", dumpFile); r.code != 0 {
+			t.Fatalf("pactd restore: code %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		if r := pactd(t, nil, "", "log", "check", "--db", restored); r.code != 0 || !strings.Contains(r.stdout, "full tiles: 1 hash tiles and 1 entry bundles") {
+			t.Fatalf("pactd log check on the restored registry: code %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+
+		driver := "sqlite3"
+		if strings.HasPrefix(dsn, "postgres") {
+			driver = "pgx"
+		}
+		db, err := sql.Open(driver, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var tile []byte
+		if err := db.QueryRowContext(context.Background(), `SELECT data FROM log_tiles WHERE level = 0 AND n = 0`).Scan(&tile); err != nil {
+			t.Fatal(err)
+		}
+		tile[100] ^= 1
+		if _, err := db.ExecContext(context.Background(), `UPDATE log_tiles SET data = $1 WHERE level = 0 AND n = 0`, tile); err != nil {
+			t.Fatal(err)
+		}
+		r := pactd(t, nil, "", "log", "check", "--db", dsn)
+		if r.code == 0 || !strings.Contains(r.stderr, "the stored full tile tile/0/000 differs from the one made from the entries") {
 			t.Errorf("pactd log check after tampering: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 		}
 	})

@@ -177,6 +177,78 @@ func (su suite) testLog(t *testing.T) {
 		}
 	})
 
+	t.Run("full tiles are stored whole when the tree reaches them, in any batches", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		const n = 2*translog.TileWidth + 8
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				for i := w; i < n; i += 8 {
+					if _, _, err := s.Publish(ctx(), input(alice, fmt.Sprintf("p%d", i), "1.0.0", "x", at(i))); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		stored := func(level int, n int64) []byte {
+			t.Helper()
+			data, ok, err := s.LogFullTile(ctx(), level, n)
+			if err != nil {
+				t.Fatalf("LogFullTile(%d, %d): %v", level, n, err)
+			}
+			if !ok {
+				return nil
+			}
+			return data
+		}
+		// Batches of 100 cross both tile boundaries inside a batch.
+		for size := int64(0); size < n; {
+			var err error
+			if size, err = s.SequenceLog(ctx(), 100, fakeSign); err != nil {
+				t.Fatal(err)
+			}
+			if size == 200 {
+				if stored(0, 0) != nil || stored(-1, 0) != nil {
+					t.Errorf("a full tile is stored for a tree of 200 entries")
+				}
+			}
+		}
+		entries := logEntries(t, s)
+		var hashes []tlog.Hash
+		reader := tlog.HashReaderFunc(func(ix []int64) ([]tlog.Hash, error) {
+			out := make([]tlog.Hash, len(ix))
+			for i, x := range ix {
+				out[i] = hashes[x]
+			}
+			return out, nil
+		})
+		for i, e := range entries {
+			hs, _ := tlog.StoredHashes(int64(i), e, reader)
+			hashes = append(hashes, hs...)
+		}
+		for tile := range int64(2) {
+			want, err := tlog.ReadTileData(tlog.Tile{H: translog.TileHeight, L: 0, N: tile, W: translog.TileWidth}, reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := stored(0, tile); !bytes.Equal(got, want) {
+				t.Errorf("hash tile %d: %d bytes stored, want the %d of the tree's hashes", tile, len(got), len(want))
+			}
+			bundle, _ := translog.EncodeBundle(entries[tile*translog.TileWidth : (tile+1)*translog.TileWidth])
+			if got := stored(-1, tile); !bytes.Equal(got, bundle) {
+				t.Errorf("entry bundle %d: %d bytes stored, want the %d of its entries", tile, len(got), len(bundle))
+			}
+		}
+		for _, partial := range [][2]int64{{0, 2}, {-1, 2}, {1, 0}} {
+			if got := stored(int(partial[0]), partial[1]); got != nil {
+				t.Errorf("LogFullTile(%d, %d) answers %d bytes for a tile the tree of %d does not fill", partial[0], partial[1], len(got), n)
+			}
+		}
+	})
+
 	t.Run("the log key is set once", func(t *testing.T) {
 		s := su.store(t)
 		sk, vk, err := s.SetLogKey(ctx(), "signer-1", "verifier-1")

@@ -29,6 +29,26 @@ func TilePath(t tlog.Tile) string {
 	return "tile/" + p
 }
 
+// FullTiles calls fn, in order, for each full tile that a tree of size to holds and a tree of size from
+// does not: the hash tiles of level 0, then of each higher level, then the entry bundles (L == -1). It stops
+// at fn's first error and answers it.
+func FullTiles(from, to int64, fn func(tlog.Tile) error) error {
+	for level := 0; to>>(TileHeight*level) >= TileWidth; level++ {
+		shift := TileHeight * level
+		for n := (from >> shift) / TileWidth; n < (to>>shift)/TileWidth; n++ {
+			if err := fn(tlog.Tile{H: TileHeight, L: level, N: n, W: TileWidth}); err != nil {
+				return err
+			}
+		}
+	}
+	for n := from / TileWidth; n < to/TileWidth; n++ {
+		if err := fn(tlog.Tile{H: TileHeight, L: -1, N: n, W: TileWidth}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ParseTilePath reads a C2SP tile path as TilePath writes it (only the canonical form: no leading zeros
 // beyond the groups of three, no .p/256). Entry bundles come back with L == -1; every tile has H ==
 // TileHeight.

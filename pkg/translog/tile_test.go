@@ -3,6 +3,7 @@ package translog
 import (
 	"bytes"
 	"crypto/rand"
+	"errors"
 	"strings"
 	"testing"
 
@@ -170,5 +171,46 @@ func TestVerifierKeyOfManyKeys(t *testing.T) {
 		if got, err := VerifierKey(skey); err != nil || got != vkey {
 			t.Fatalf("VerifierKey(%s) = %q, %v; want %q", skey, got, err, vkey)
 		}
+	}
+}
+
+// FullTiles names each full tile a tree gains when it grows, once: a tile
+// of level L is full when the tree holds 256 nodes of tlog level 8·L under
+// it; entry bundles come last.
+func TestFullTiles(t *testing.T) {
+	names := func(from, to int64) []string {
+		var out []string
+		if err := FullTiles(from, to, func(tl tlog.Tile) error {
+			out = append(out, TilePath(tl))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		from, to int64
+		want     string
+	}{
+		{0, 255, ""},
+		{0, 256, "tile/0/000 tile/entries/000"},
+		{256, 511, ""},
+		{200, 600, "tile/0/000 tile/0/001 tile/entries/000 tile/entries/001"},
+		{65000, 65536, "tile/0/253 tile/0/254 tile/0/255 tile/1/000 tile/entries/253 tile/entries/254 tile/entries/255"},
+		{65536, 65536 + 256, "tile/0/256 tile/entries/256"},
+		{1 << 24, 1<<24 + 256, "tile/0/x065/536 tile/entries/x065/536"},
+		{1<<24 - 1, 1 << 24, "tile/0/x065/535 tile/1/255 tile/2/000 tile/entries/x065/535"},
+	} {
+		if got := strings.Join(names(c.from, c.to), " "); got != c.want {
+			t.Errorf("FullTiles(%d, %d) = %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+	if n := len(names(0, 1000000)); n != 3906+15+3906 {
+		t.Errorf("a tree of 1,000,000 has %d full tiles, want 3,906 + 15 hash tiles and 3,906 bundles", n)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := FullTiles(0, 1<<20, func(tlog.Tile) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("FullTiles went on after an error: %v, %d calls", err, calls)
 	}
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -50,6 +51,10 @@ type LogStore interface {
 	// LogEntries answers the entries with index in [start, end), which
 	// must all exist.
 	LogEntries(ctx context.Context, start, end int64) ([][]byte, error)
+	// LogFullTile answers the bytes of a full tile as served: a hash tile
+	// (level >= 0) or, at level -1, an entry bundle; ok is false while the
+	// sequenced tree does not hold it. Stored when the tile becomes full.
+	LogFullTile(ctx context.Context, level int, n int64) (data []byte, ok bool, err error)
 	// LoggedVersions answers up to limit versions with id > after, by id,
 	// with their documents, for the log's check.
 	LoggedVersions(ctx context.Context, after int64, limit int) ([]LoggedVersion, error)
@@ -329,11 +334,19 @@ func (s *Service) LogTile(ctx context.Context, path string) (data []byte, full b
 	if err != nil {
 		return nil, false, Errorf(Invalid, "%s", err.Error())
 	}
+	full = t.W == translog.TileWidth
+	if full {
+		// Stored whole in the transaction that made it full, with the
+		// checkpoint of a tree that holds it.
+		data, ok, err := s.store.LogFullTile(ctx, t.L, t.N)
+		if err != nil || ok {
+			return data, full, err
+		}
+	}
 	size, _, err := s.store.LatestCheckpoint(ctx)
 	if err != nil {
 		return nil, false, err
 	}
-	full = t.W == translog.TileWidth
 	beyond := Errorf(NotFound, "%s lies beyond the log's tree of %d entries", path, size)
 	if t.L == -1 {
 		start := t.N * translog.TileWidth
@@ -456,6 +469,42 @@ func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
 		}
 	}
 	report(fmt.Sprintf("stored hashes: %d equal to the recomputed ones", stored))
+
+	hashTiles, bundles := 0, 0
+	err = translog.FullTiles(0, st.TreeSize, func(t tlog.Tile) error {
+		name := translog.TilePath(t)
+		stored, ok, err := s.store.LogFullTile(ctx, t.L, t.N)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("the full tile %s is not stored", name)
+		}
+		var want []byte
+		if t.L == -1 {
+			entries, err := s.store.LogEntries(ctx, t.N*translog.TileWidth, (t.N+1)*translog.TileWidth)
+			if err == nil {
+				want, err = translog.EncodeBundle(entries)
+			}
+			if err != nil {
+				return err
+			}
+			bundles++
+		} else {
+			if want, err = tlog.ReadTileData(t, memory); err != nil {
+				return err
+			}
+			hashTiles++
+		}
+		if !bytes.Equal(stored, want) {
+			return fmt.Errorf("the stored full tile %s differs from the one made from the entries", name)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	report(fmt.Sprintf("full tiles: %d hash tiles and %d entry bundles stored equal to the recomputed ones", hashTiles, bundles))
 
 	checkpoints, latest := 0, int64(-1)
 	err = s.store.LogCheckpoints(ctx, func(size int64, signed []byte) error {

@@ -101,6 +101,11 @@ func (s *Store) applyMigration(ctx context.Context, m migration) error {
 			return err
 		}
 	}
+	if m.version == logTilesMigration {
+		if err := s.fillFullTiles(ctx, tx); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version, name) VALUES (?, ?)`), m.version, m.name); err != nil {
 		return err
 	}

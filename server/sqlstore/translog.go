@@ -30,6 +30,11 @@ import (
 // transaction (backfillLog).
 const logMigration = 7
 
+// logTilesMigration is the migration that makes log_tiles (13 on both
+// engines; SQLite has no 12); the store fills it for the tree sequenced
+// so far right after it (fillFullTiles).
+const logTilesMigration = 13
+
 // appendLog appends entry, made at at, to the log inside tx and answers
 // its index. Every change the log records calls it in its own
 // transaction; a new kind of event needs only its entry (pkg/translog)
@@ -214,6 +219,9 @@ func (s *Store) sequenceTx(ctx context.Context, tx *sql.Tx, max int, sign func(i
 			return 0, err
 		}
 	}
+	if err := s.storeFullTiles(ctx, tx, size, newSize, reader); err != nil {
+		return 0, err
+	}
 	root, err := tlog.TreeHash(newSize, reader)
 	if err != nil {
 		return 0, err
@@ -328,28 +336,96 @@ func (s *Store) LogCheckpoints(ctx context.Context, fn func(size int64, signed [
 
 // LogEntries answers the entries with index in [start, end).
 func (s *Store) LogEntries(ctx context.Context, start, end int64) ([][]byte, error) {
-	type entry struct {
-		idx  int64
-		data []byte
-	}
-	list, err := queryList(ctx, s, "read log entries", int(end-start), func(row scanner) (*entry, error) {
-		var e entry
-		return &e, row.Scan(&e.idx, &e.data)
-	}, `SELECT idx, entry FROM log_entries WHERE idx >= ? AND idx < ? ORDER BY idx`, start, end)
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	entries, err := s.readEntries(ctx, s.read, start, end)
+	return entries, s.fault("read log entries", err)
+}
+
+// readEntries reads the entries with index in [start, end), which must
+// all exist.
+func (s *Store) readEntries(ctx context.Context, db queryer, start, end int64) ([][]byte, error) {
+	rows, err := db.QueryContext(ctx, s.q(`SELECT idx, entry FROM log_entries WHERE idx >= ? AND idx < ? ORDER BY idx`), start, end)
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]byte, len(list))
-	for i, e := range list {
-		if e.idx != start+int64(i) {
-			return nil, s.fault("read log entries", fmt.Errorf("log entry %d is missing", start+int64(i)))
+	defer rows.Close()
+	out := make([][]byte, 0, end-start)
+	for rows.Next() {
+		var idx int64
+		var data []byte
+		if err := rows.Scan(&idx, &data); err != nil {
+			return nil, err
 		}
-		out[i] = e.data
+		if idx != start+int64(len(out)) {
+			return nil, fmt.Errorf("log entry %d is missing", start+int64(len(out)))
+		}
+		out = append(out, data)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	if int64(len(out)) != end-start {
-		return nil, s.fault("read log entries", fmt.Errorf("log entry %d is missing", start+int64(len(out))))
+		return nil, fmt.Errorf("log entry %d is missing", start+int64(len(out)))
 	}
 	return out, nil
+}
+
+// Full tiles stored whole (docs/design.md): a full hash tile or entry
+// bundle never changes, so the sequencer stores its bytes, as served, in
+// the transaction that makes it full, and a read of one is one row by key
+// instead of 256. Partial tiles, at the tree's right edge, are still made
+// from log_hashes and log_entries.
+
+// storeFullTiles stores the full tiles a tree of size to holds and one of
+// size from does not, inside tx; reader answers the tree's stored hashes.
+func (s *Store) storeFullTiles(ctx context.Context, tx *sql.Tx, from, to int64, reader tlog.HashReader) error {
+	return translog.FullTiles(from, to, func(t tlog.Tile) error {
+		var data []byte
+		var err error
+		if t.L == -1 {
+			var entries [][]byte
+			if entries, err = s.readEntries(ctx, tx, t.N*translog.TileWidth, (t.N+1)*translog.TileWidth); err == nil {
+				data, err = translog.EncodeBundle(entries)
+			}
+		} else {
+			data, err = tlog.ReadTileData(t, reader)
+		}
+		if err != nil {
+			return fmt.Errorf("the full log tile %s: %w", translog.TilePath(t), err)
+		}
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO log_tiles (level, n, data) VALUES (?, ?, ?)`), t.L, t.N, data)
+		return err
+	})
+}
+
+// fillFullTiles stores every full tile of the sequenced tree that is not
+// stored yet: after the migration that made log_tiles, and after a restore.
+func (s *Store) fillFullTiles(ctx context.Context, tx *sql.Tx) error {
+	var size int64
+	if err := tx.QueryRowContext(ctx, `SELECT tree_size FROM log_tree WHERE id = 1`).Scan(&size); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM log_tiles`); err != nil {
+		return err
+	}
+	return s.storeFullTiles(ctx, tx, 0, size, tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		return s.readHashes(ctx, tx, indexes)
+	}))
+}
+
+const sqlLogFullTile = `SELECT data FROM log_tiles WHERE level = ? AND n = ?`
+
+// LogFullTile answers a full tile's bytes; see registry.LogStore.
+func (s *Store) LogFullTile(ctx context.Context, level int, n int64) ([]byte, bool, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var data []byte
+	err := s.read.QueryRowContext(ctx, s.q(sqlLogFullTile), level, n).Scan(&data)
+	if errNoRows(err) {
+		return nil, false, nil
+	}
+	return data, err == nil, s.fault("read a log tile", err)
 }
 
 // LoggedVersions answers versions with their documents, by id.

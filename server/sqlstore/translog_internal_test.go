@@ -1,12 +1,15 @@
 package sqlstore
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/pkg/translog"
@@ -149,4 +152,67 @@ func logEntriesOf(t *testing.T, s *Store) [][]byte {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// The migration that makes log_tiles fills it for a log sequenced before
+// it: every full tile of the tree is stored, as the tree's hashes and the
+// entries make it, and the partial ones are not.
+func TestLogTilesMigrationFillsTheSequencedTree(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		dsn  func(testing.TB) string
+	}{{"sqlite", storetest.SQLiteDSN}, {"postgres", storetest.PostgresURL}} {
+		t.Run(b.name, func(t *testing.T) {
+			dsn := b.dsn(t)
+			s, err := Open(t.Context(), dsn, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			alice := logTestAccount(t, s, "alice")
+			const n = translog.TileWidth + 44
+			var batch []registry.PublishInput
+			for i := range n {
+				batch = append(batch, logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
+			}
+			if err := s.Seed(t.Context(), batch); err != nil {
+				t.Fatal(err)
+			}
+			sign := func(size int64, root tlog.Hash) ([]byte, error) { return []byte(fmt.Sprint(size, root)), nil }
+			if size, err := s.SequenceLog(t.Context(), 4096, sign); err != nil || size != n {
+				t.Fatalf("SequenceLog = %d, %v", size, err)
+			}
+			wantTile, _, _ := s.LogFullTile(t.Context(), 0, 0)
+			wantBundle, _, _ := s.LogFullTile(t.Context(), -1, 0)
+			if len(wantTile) != translog.TileWidth*tlog.HashSize || len(wantBundle) == 0 {
+				t.Fatalf("sequencing stored a hash tile of %d bytes and a bundle of %d", len(wantTile), len(wantBundle))
+			}
+
+			// Back to the schema before log_tiles.
+			for _, stmt := range []string{`DROP TABLE log_tiles`, `DELETE FROM schema_migrations WHERE version = 13`} {
+				if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+			}
+			s.Close()
+
+			s = openForTest(t, dsn, Options{})
+			tile, ok, err := s.LogFullTile(t.Context(), 0, 0)
+			if err != nil || !ok || !bytes.Equal(tile, wantTile) {
+				t.Errorf("hash tile 0 after the migration: %d bytes, %v, %v; want the %d sequencing stored", len(tile), ok, err, len(wantTile))
+			}
+			bundle, ok, err := s.LogFullTile(t.Context(), -1, 0)
+			if err != nil || !ok || !bytes.Equal(bundle, wantBundle) {
+				t.Errorf("entry bundle 0 after the migration: %d bytes, %v, %v; want the %d sequencing stored", len(bundle), ok, err, len(wantBundle))
+			}
+			entries, err := s.LogEntries(t.Context(), 0, translog.TileWidth)
+			if want, _ := translog.EncodeBundle(entries); err != nil || !bytes.Equal(bundle, want) {
+				t.Errorf("entry bundle 0 is not the bundle of entries 0 to 255 (%v)", err)
+			}
+			for _, partial := range [][2]int64{{0, 1}, {-1, 1}} {
+				if _, ok, err := s.LogFullTile(t.Context(), int(partial[0]), partial[1]); ok || err != nil {
+					t.Errorf("LogFullTile(%d, %d) = %v, %v for a partial tile", partial[0], partial[1], ok, err)
+				}
+			}
+		})
+	}
 }

@@ -1,0 +1,13 @@
+-- Full tiles of the transparency log, as they are served (docs/design.md,
+-- Full log tiles stored whole): level >= 0 a hash tile of 256 hashes,
+-- level -1 an entry bundle of 256 entries. They never change, so a read is
+-- one row by key instead of 256. The sequencer writes each one in the
+-- transaction that makes it full; the store fills them for the existing
+-- log right after this migration, and after a restore. Derived from
+-- log_hashes and log_entries, so dumps do not carry them.
+CREATE TABLE log_tiles (
+    level INTEGER NOT NULL,
+    n     INTEGER NOT NULL,
+    data  BLOB NOT NULL,
+    PRIMARY KEY (level, n)
+);
