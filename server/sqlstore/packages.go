@@ -592,30 +592,55 @@ func (s *Store) cachedDocument(ctx context.Context, key docID, read func(context
 // rawColumns are RawDocument's columns.
 const rawColumns = `v.id, v.package_id, v.version, v.sha256, v.size, v.yanked_at, v.yank_reason, v.content`
 
+// versionDocumentQueries are versionDocument's statements: [raw][pinned].
+var versionDocumentQueries = func() (q [2][2]string) {
+	for _, raw := range []bool{false, true} {
+		for _, pinned := range []bool{false, true} {
+			columns := versionColumns + `, v.content`
+			if raw {
+				columns = rawColumns
+			}
+			query := `SELECT ` + columns + ` FROM packages p
+JOIN accounts a ON a.id = p.owner_id
+JOIN versions v ON `
+			if pinned {
+				query += `v.package_id = p.id AND v.version = ?`
+			} else {
+				query += `v.id = p.latest_version_id`
+			}
+			q[b2i(raw)][b2i(pinned)] = query + ` WHERE lower(a.username) = lower(?) AND p.pack_slug = ?`
+		}
+	}
+	return q
+}()
+
+// versionDocumentQuery answers the statement that reads a version's
+// document: only what a raw answer shows when raw, a pinned version when
+// pinned, else the latest.
+func versionDocumentQuery(raw, pinned bool) string {
+	return versionDocumentQueries[b2i(raw)][b2i(pinned)]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func (s *Store) versionDocument(ctx context.Context, owner, pack, version string, raw bool) (*registry.Version, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	columns := versionColumns + `, v.content`
-	if raw {
-		columns = rawColumns
-	}
-	query := `SELECT ` + columns + ` FROM packages p
-JOIN accounts a ON a.id = p.owner_id
-JOIN versions v ON `
-	args := []any{}
-	if version == "" {
-		query += `v.id = p.latest_version_id`
-	} else {
-		query += `v.package_id = p.id AND v.version = ?`
+	args := make([]any, 0, 3)
+	if version != "" {
 		args = append(args, version)
 	}
-	query += ` WHERE lower(a.username) = lower(?) AND p.pack_slug = ?`
 	args = append(args, owner, strings.ToLower(pack))
 
 	var content []byte
 	var v *registry.Version
 	var err error
-	row := s.read.QueryRowContext(ctx, s.q(query), args...)
+	row := s.readQueryRow(ctx, versionDocumentQuery(raw, version != ""), args...)
 	if raw {
 		v, err = scanRawVersion(row, &content)
 	} else {

@@ -111,6 +111,10 @@ type Store struct {
 	// stmts are the publish path's statements, prepared once on SQLite
 	// (stmtcache.go); nil on PostgreSQL. Read-only after Open.
 	stmts map[string]*sql.Stmt
+	// readStmts are the read paths' statements that a request makes
+	// again and again (a raw document's, a full log tile's), prepared once
+	// on SQLite's reader pool.
+	readStmts map[string]*sql.Stmt
 	// logAppended wakes this process's log sequencer (translog.go).
 	logAppended chan struct{}
 	// asciiFold remembers whether PostgreSQL's lower() folds ASCII as Go

@@ -421,7 +421,7 @@ func (s *Store) LogFullTile(ctx context.Context, level int, n int64) ([]byte, bo
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	var data []byte
-	err := s.read.QueryRowContext(ctx, s.q(sqlLogFullTile), level, n).Scan(&data)
+	err := s.readQueryRow(ctx, sqlLogFullTile, level, n).Scan(&data)
 	if errNoRows(err) {
 		return nil, false, nil
 	}
