@@ -19,9 +19,10 @@ type tileCache struct {
 }
 
 type cachedTile struct {
-	path string
-	data []byte
-	full bool
+	path   string
+	data   []byte
+	full   bool
+	length []string // the Content-Length header's value
 }
 
 // maxTileCacheBytes holds 64 full entry bundles of 1 KB entries, or 2,000
