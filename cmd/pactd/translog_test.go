@@ -41,9 +41,9 @@ func onBothBackends(t *testing.T, test func(t *testing.T, dsn string)) {
 	}
 }
 
-// tamper changes a version's document bytes and its sha256 together,
-// directly in the database, as an intruder with database access would.
-func tamper(t *testing.T, dsn, owner, pack, version string) {
+// openDB opens the database at dsn directly, as an intruder with database
+// access would; it is closed when the test ends.
+func openDB(t *testing.T, dsn string) *sql.DB {
 	t.Helper()
 	driver := "sqlite3"
 	if strings.HasPrefix(dsn, "postgres") {
@@ -53,7 +53,15 @@ func tamper(t *testing.T, dsn, owner, pack, version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// tamper changes a version's document bytes and its sha256 together,
+// directly in the database, as an intruder with database access would.
+func tamper(t *testing.T, dsn, owner, pack, version string) {
+	t.Helper()
+	db := openDB(t, dsn)
 	forged := []byte("# widget\n\nNow with a backdoor.\n\n```yaml pact:pack\nname: widget\nversion: " + version + "\n```\n")
 	sum := sha256.Sum256(forged)
 	q := `UPDATE versions SET content = $1, sha256 = $2, size = $3 WHERE version = $4 AND package_id =
@@ -142,15 +150,7 @@ func TestLogCheckFindsTamperedTiles(t *testing.T) {
 			t.Fatalf("pactd log check on the restored registry: code %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
 
-		driver := "sqlite3"
-		if strings.HasPrefix(dsn, "postgres") {
-			driver = "pgx"
-		}
-		db, err := sql.Open(driver, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := openDB(t, dsn)
 		var tile []byte
 		if err := db.QueryRowContext(context.Background(), `SELECT data FROM log_tiles WHERE level = 0 AND n = 0`).Scan(&tile); err != nil {
 			t.Fatal(err)
@@ -183,15 +183,7 @@ func TestLogCheckFindsTamperedReleases(t *testing.T) {
 			t.Fatalf("pactd log check before tampering: code %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
 
-		driver := "sqlite3"
-		if strings.HasPrefix(dsn, "postgres") {
-			driver = "pgx"
-		}
-		db, err := sql.Open(driver, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := openDB(t, dsn)
 		if _, err := db.ExecContext(context.Background(), `UPDATE releases SET source_git_commit = 'deadbeef'`); err != nil {
 			t.Fatal(err)
 		}

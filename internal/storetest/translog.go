@@ -31,6 +31,24 @@ func logEntries(t *testing.T, s registry.Store) [][]byte {
 	return entries
 }
 
+// treeOf computes the stored hashes of a log of entries, as tlog stores
+// them, and a reader of them.
+func treeOf(entries [][]byte) ([]tlog.Hash, tlog.HashReader) {
+	var hashes []tlog.Hash
+	reader := tlog.HashReaderFunc(func(ix []int64) ([]tlog.Hash, error) {
+		out := make([]tlog.Hash, len(ix))
+		for i, x := range ix {
+			out[i] = hashes[x]
+		}
+		return out, nil
+	})
+	for i, e := range entries {
+		hs, _ := tlog.StoredHashes(int64(i), e, reader)
+		hashes = append(hashes, hs...)
+	}
+	return hashes, reader
+}
+
 func (su suite) testLog(t *testing.T) {
 	t.Run("publishes and key changes are appended in order; refused ones are not", func(t *testing.T) {
 		s := su.store(t)
@@ -104,18 +122,7 @@ func (su suite) testLog(t *testing.T) {
 			t.Fatalf("SequenceLog with nothing new = %d, %v", size, err)
 		}
 		entries := logEntries(t, s)
-		var hashes []tlog.Hash
-		reader := tlog.HashReaderFunc(func(ix []int64) ([]tlog.Hash, error) {
-			out := make([]tlog.Hash, len(ix))
-			for i, x := range ix {
-				out[i] = hashes[x]
-			}
-			return out, nil
-		})
-		for i, e := range entries {
-			hs, _ := tlog.StoredHashes(int64(i), e, reader)
-			hashes = append(hashes, hs...)
-		}
+		hashes, reader := treeOf(entries)
 		ix := make([]int64, len(hashes))
 		for i := range ix {
 			ix[i] = int64(i)
@@ -217,18 +224,7 @@ func (su suite) testLog(t *testing.T) {
 			}
 		}
 		entries := logEntries(t, s)
-		var hashes []tlog.Hash
-		reader := tlog.HashReaderFunc(func(ix []int64) ([]tlog.Hash, error) {
-			out := make([]tlog.Hash, len(ix))
-			for i, x := range ix {
-				out[i] = hashes[x]
-			}
-			return out, nil
-		})
-		for i, e := range entries {
-			hs, _ := tlog.StoredHashes(int64(i), e, reader)
-			hashes = append(hashes, hs...)
-		}
+		_, reader := treeOf(entries)
 		for tile := range int64(2) {
 			want, err := tlog.ReadTileData(tlog.Tile{H: translog.TileHeight, L: 0, N: tile, W: translog.TileWidth}, reader)
 			if err != nil {

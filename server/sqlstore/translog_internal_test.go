@@ -73,67 +73,61 @@ func TestGroupCommitBatchesLogAppends(t *testing.T) {
 // The migration that makes the log appends the versions and keys that
 // exist, in the order they were made, and gives each version its index.
 func TestLogMigrationAppendsWhatExists(t *testing.T) {
-	for _, b := range []struct {
-		name string
-		dsn  func(testing.TB) string
-	}{{"sqlite", storetest.SQLiteDSN}, {"postgres", storetest.PostgresURL}} {
-		t.Run(b.name, func(t *testing.T) {
-			dsn := b.dsn(t)
-			s, err := Open(t.Context(), dsn, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			alice := logTestAccount(t, s, "alice")
-			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			if _, _, err := s.Publish(t.Context(), logTestInput(alice, "widget", "1.0.0", t0)); err != nil {
-				t.Fatal(err)
-			}
-			key := &registry.SSHKey{AccountID: alice.ID, Name: "k", Type: "ssh-ed25519", Fingerprint: "SHA256:abc",
-				PublicKey: "ssh-ed25519 AAAA", CreatedAt: t0.Add(time.Minute)}
-			if err := s.CreateSSHKey(t.Context(), key); err != nil {
-				t.Fatal(err)
-			}
-			in := logTestInput(alice, "widget", "2.0.0", t0.Add(2*time.Minute))
-			in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: t0.Unix(),
-				Nonce: "nonce-000000000000001", Signature: "sig", SignedLinesKnown: true, SignedDescription: "d", PublicKey: key.PublicKey}
-			if _, _, err := s.Publish(t.Context(), in); err != nil {
-				t.Fatal(err)
-			}
-			want := logEntriesOf(t, s)
+	onEachEngine(t, func(t *testing.T, dsn string) {
+		s, err := Open(t.Context(), dsn, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alice := logTestAccount(t, s, "alice")
+		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		if _, _, err := s.Publish(t.Context(), logTestInput(alice, "widget", "1.0.0", t0)); err != nil {
+			t.Fatal(err)
+		}
+		key := &registry.SSHKey{AccountID: alice.ID, Name: "k", Type: "ssh-ed25519", Fingerprint: "SHA256:abc",
+			PublicKey: "ssh-ed25519 AAAA", CreatedAt: t0.Add(time.Minute)}
+		if err := s.CreateSSHKey(t.Context(), key); err != nil {
+			t.Fatal(err)
+		}
+		in := logTestInput(alice, "widget", "2.0.0", t0.Add(2*time.Minute))
+		in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: t0.Unix(),
+			Nonce: "nonce-000000000000001", Signature: "sig", SignedLinesKnown: true, SignedDescription: "d", PublicKey: key.PublicKey}
+		if _, _, err := s.Publish(t.Context(), in); err != nil {
+			t.Fatal(err)
+		}
+		want := logEntriesOf(t, s)
 
-			// Back to the schema before the log.
-			for _, stmt := range []string{`DROP TABLE log_entries`, `DROP TABLE log_hashes`, `DROP TABLE log_checkpoints`,
-				`DROP TABLE log_head`, `DROP TABLE log_tree`, `ALTER TABLE versions DROP COLUMN log_index`,
-				`DELETE FROM schema_migrations WHERE version = 7`} {
-				if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
-					t.Fatalf("%s: %v", stmt, err)
-				}
+		// Back to the schema before the log.
+		for _, stmt := range []string{`DROP TABLE log_entries`, `DROP TABLE log_hashes`, `DROP TABLE log_checkpoints`,
+			`DROP TABLE log_head`, `DROP TABLE log_tree`, `ALTER TABLE versions DROP COLUMN log_index`,
+			`DELETE FROM schema_migrations WHERE version = 7`} {
+			if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
 			}
-			s.Close()
+		}
+		s.Close()
 
-			s = openForTest(t, dsn, Options{})
-			got := logEntriesOf(t, s)
-			if len(got) != 3 {
-				t.Fatalf("%d entries after the migration, want 3", len(got))
+		s = openForTest(t, dsn, Options{})
+		got := logEntriesOf(t, s)
+		if len(got) != 3 {
+			t.Fatalf("%d entries after the migration, want 3", len(got))
+		}
+		for i := range want {
+			if string(got[i]) != string(want[i]) {
+				t.Errorf("entry %d after the migration:\n%s\nas logged when it happened:\n%s", i, got[i], want[i])
 			}
-			for i := range want {
-				if string(got[i]) != string(want[i]) {
-					t.Errorf("entry %d after the migration:\n%s\nas logged when it happened:\n%s", i, got[i], want[i])
-				}
+		}
+		p, err := s.PackageBySlug(t.Context(), "alice", "widget")
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions, _ := s.ListVersions(t.Context(), p.ID)
+		for _, v := range versions {
+			e, _ := translog.Parse(got[*v.LogIndex])
+			if e.Get("version") != v.Version {
+				t.Errorf("version %s has log index %d, which logs %s", v.Version, *v.LogIndex, got[*v.LogIndex])
 			}
-			p, err := s.PackageBySlug(t.Context(), "alice", "widget")
-			if err != nil {
-				t.Fatal(err)
-			}
-			versions, _ := s.ListVersions(t.Context(), p.ID)
-			for _, v := range versions {
-				e, _ := translog.Parse(got[*v.LogIndex])
-				if e.Get("version") != v.Version {
-					t.Errorf("version %s has log index %d, which logs %s", v.Version, *v.LogIndex, got[*v.LogIndex])
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func logEntriesOf(t *testing.T, s *Store) [][]byte {
@@ -158,61 +152,66 @@ func sha256Hex(b []byte) string {
 // it: every full tile of the tree is stored, as the tree's hashes and the
 // entries make it, and the partial ones are not.
 func TestLogTilesMigrationFillsTheSequencedTree(t *testing.T) {
+	onEachEngine(t, func(t *testing.T, dsn string) {
+		s, err := Open(t.Context(), dsn, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alice := logTestAccount(t, s, "alice")
+		const n = translog.TileWidth + 44
+		var batch []registry.PublishInput
+		for i := range n {
+			batch = append(batch, logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
+		}
+		if err := s.Seed(t.Context(), batch); err != nil {
+			t.Fatal(err)
+		}
+		sign := func(size int64, root tlog.Hash) ([]byte, error) { return []byte(fmt.Sprint(size, root)), nil }
+		if size, err := s.SequenceLog(t.Context(), 4096, sign); err != nil || size != n {
+			t.Fatalf("SequenceLog = %d, %v", size, err)
+		}
+		wantTile, _, _ := s.LogFullTile(t.Context(), 0, 0)
+		wantBundle, _, _ := s.LogFullTile(t.Context(), -1, 0)
+		if len(wantTile) != translog.TileWidth*tlog.HashSize || len(wantBundle) == 0 {
+			t.Fatalf("sequencing stored a hash tile of %d bytes and a bundle of %d", len(wantTile), len(wantBundle))
+		}
+
+		// Back to the schema before log_tiles.
+		for _, stmt := range []string{`DROP TABLE log_tiles`, `DELETE FROM schema_migrations WHERE version = 13`} {
+			if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		s.Close()
+
+		s = openForTest(t, dsn, Options{})
+		tile, ok, err := s.LogFullTile(t.Context(), 0, 0)
+		if err != nil || !ok || !bytes.Equal(tile, wantTile) {
+			t.Errorf("hash tile 0 after the migration: %d bytes, %v, %v; want the %d sequencing stored", len(tile), ok, err, len(wantTile))
+		}
+		bundle, ok, err := s.LogFullTile(t.Context(), -1, 0)
+		if err != nil || !ok || !bytes.Equal(bundle, wantBundle) {
+			t.Errorf("entry bundle 0 after the migration: %d bytes, %v, %v; want the %d sequencing stored", len(bundle), ok, err, len(wantBundle))
+		}
+		entries, err := s.LogEntries(t.Context(), 0, translog.TileWidth)
+		if want, _ := translog.EncodeBundle(entries); err != nil || !bytes.Equal(bundle, want) {
+			t.Errorf("entry bundle 0 is not the bundle of entries 0 to 255 (%v)", err)
+		}
+		for _, partial := range [][2]int64{{0, 1}, {-1, 1}} {
+			if _, ok, err := s.LogFullTile(t.Context(), int(partial[0]), partial[1]); ok || err != nil {
+				t.Errorf("LogFullTile(%d, %d) = %v, %v for a partial tile", partial[0], partial[1], ok, err)
+			}
+		}
+	})
+}
+
+// onEachEngine runs test on a fresh SQLite file and a fresh PostgreSQL
+// database (skipped without one, as storetest.PostgresURL does).
+func onEachEngine(t *testing.T, test func(t *testing.T, dsn string)) {
 	for _, b := range []struct {
 		name string
 		dsn  func(testing.TB) string
 	}{{"sqlite", storetest.SQLiteDSN}, {"postgres", storetest.PostgresURL}} {
-		t.Run(b.name, func(t *testing.T) {
-			dsn := b.dsn(t)
-			s, err := Open(t.Context(), dsn, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			alice := logTestAccount(t, s, "alice")
-			const n = translog.TileWidth + 44
-			var batch []registry.PublishInput
-			for i := range n {
-				batch = append(batch, logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
-			}
-			if err := s.Seed(t.Context(), batch); err != nil {
-				t.Fatal(err)
-			}
-			sign := func(size int64, root tlog.Hash) ([]byte, error) { return []byte(fmt.Sprint(size, root)), nil }
-			if size, err := s.SequenceLog(t.Context(), 4096, sign); err != nil || size != n {
-				t.Fatalf("SequenceLog = %d, %v", size, err)
-			}
-			wantTile, _, _ := s.LogFullTile(t.Context(), 0, 0)
-			wantBundle, _, _ := s.LogFullTile(t.Context(), -1, 0)
-			if len(wantTile) != translog.TileWidth*tlog.HashSize || len(wantBundle) == 0 {
-				t.Fatalf("sequencing stored a hash tile of %d bytes and a bundle of %d", len(wantTile), len(wantBundle))
-			}
-
-			// Back to the schema before log_tiles.
-			for _, stmt := range []string{`DROP TABLE log_tiles`, `DELETE FROM schema_migrations WHERE version = 13`} {
-				if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
-					t.Fatalf("%s: %v", stmt, err)
-				}
-			}
-			s.Close()
-
-			s = openForTest(t, dsn, Options{})
-			tile, ok, err := s.LogFullTile(t.Context(), 0, 0)
-			if err != nil || !ok || !bytes.Equal(tile, wantTile) {
-				t.Errorf("hash tile 0 after the migration: %d bytes, %v, %v; want the %d sequencing stored", len(tile), ok, err, len(wantTile))
-			}
-			bundle, ok, err := s.LogFullTile(t.Context(), -1, 0)
-			if err != nil || !ok || !bytes.Equal(bundle, wantBundle) {
-				t.Errorf("entry bundle 0 after the migration: %d bytes, %v, %v; want the %d sequencing stored", len(bundle), ok, err, len(wantBundle))
-			}
-			entries, err := s.LogEntries(t.Context(), 0, translog.TileWidth)
-			if want, _ := translog.EncodeBundle(entries); err != nil || !bytes.Equal(bundle, want) {
-				t.Errorf("entry bundle 0 is not the bundle of entries 0 to 255 (%v)", err)
-			}
-			for _, partial := range [][2]int64{{0, 1}, {-1, 1}} {
-				if _, ok, err := s.LogFullTile(t.Context(), int(partial[0]), partial[1]); ok || err != nil {
-					t.Errorf("LogFullTile(%d, %d) = %v, %v for a partial tile", partial[0], partial[1], ok, err)
-				}
-			}
-		})
+		t.Run(b.name, func(t *testing.T) { test(t, b.dsn(t)) })
 	}
 }
