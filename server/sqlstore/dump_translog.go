@@ -104,7 +104,7 @@ func (s *Store) clearEmptyLog(ctx context.Context, tx *sql.Tx) error {
 	}
 	_, err := tx.ExecContext(ctx, `DELETE FROM log_checkpoints`)
 	if err == nil {
-		_, err = tx.ExecContext(ctx, `UPDATE log_tree SET tree_size = 0 WHERE id = 1`)
+		_, err = tx.ExecContext(ctx, `UPDATE log_tree SET tree_size = 0, tiles_size = 0 WHERE id = 1`)
 	}
 	return err
 }

@@ -116,8 +116,8 @@ func (s *Store) LogState(ctx context.Context) (registry.LogState, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	var st registry.LogState
-	err := s.read.QueryRowContext(ctx, `SELECT t.signer_key, t.verifier_key, h.next_index, t.tree_size
-FROM log_tree t, log_head h WHERE t.id = 1 AND h.id = 1`).Scan(&st.SignerKey, &st.VerifierKey, &st.Entries, &st.TreeSize)
+	err := s.read.QueryRowContext(ctx, `SELECT t.signer_key, t.verifier_key, h.next_index, t.tree_size, t.tiles_size
+FROM log_tree t, log_head h WHERE t.id = 1 AND h.id = 1`).Scan(&st.SignerKey, &st.VerifierKey, &st.Entries, &st.TreeSize, &st.TilesSize)
 	return st, s.fault("read the log state", err)
 }
 
@@ -133,8 +133,8 @@ func (s *Store) SequenceLog(ctx context.Context, max int, sign func(size int64, 
 }
 
 func (s *Store) sequenceTx(ctx context.Context, tx *sql.Tx, max int, sign func(int64, tlog.Hash) ([]byte, error)) (int64, error) {
-	var size int64
-	if err := tx.QueryRowContext(ctx, `SELECT tree_size FROM log_tree WHERE id = 1`+s.forUpdate()).Scan(&size); err != nil {
+	var size, tilesSize int64
+	if err := tx.QueryRowContext(ctx, `SELECT tree_size, tiles_size FROM log_tree WHERE id = 1`+s.forUpdate()).Scan(&size, &tilesSize); err != nil {
 		return 0, err
 	}
 	rows, err := tx.QueryContext(ctx, s.q(`SELECT idx, entry FROM log_entries WHERE idx >= ? ORDER BY idx LIMIT ?`), size, max)
@@ -164,7 +164,9 @@ func (s *Store) sequenceTx(ctx context.Context, tx *sql.Tx, max int, sign func(i
 			return 0, err
 		}
 		if signed > 0 {
-			return size, nil
+			// Nothing new; the tiles of what an older pactd sequenced
+			// may still be missing.
+			return size, s.storeTilesUpTo(ctx, tx, tilesSize, size, size, s.txHashReader(ctx, tx))
 		}
 	}
 
@@ -219,7 +221,7 @@ func (s *Store) sequenceTx(ctx context.Context, tx *sql.Tx, max int, sign func(i
 			return 0, err
 		}
 	}
-	if err := s.storeFullTiles(ctx, tx, size, newSize, reader); err != nil {
+	if err := s.storeTilesUpTo(ctx, tx, tilesSize, size, newSize, reader); err != nil {
 		return 0, err
 	}
 	root, err := tlog.TreeHash(newSize, reader)
@@ -377,6 +379,38 @@ func (s *Store) readEntries(ctx context.Context, db queryer, start, end int64) (
 // instead of 256. Partial tiles, at the tree's right edge, are still made
 // from log_hashes and log_entries.
 
+// tileCatchUp bounds the entries whose full tiles one sequencing round
+// stores when it catches up with what an older pactd sequenced (a replica
+// not yet upgraded): 64 hash tiles and 64 bundles, so the round stays
+// short; the next rounds go on from there.
+var tileCatchUp int64 = 64 * translog.TileWidth
+
+// storeTilesUpTo stores the full tiles of the tree that are not stored yet:
+// those past tiles (tiles_size) up to the round's new size, or only up to
+// tiles+tileCatchUp while more than tileCatchUp entries below the round's
+// old size lack theirs. It moves tiles_size to where it stopped.
+func (s *Store) storeTilesUpTo(ctx context.Context, tx *sql.Tx, tiles, size, newSize int64, reader tlog.HashReader) error {
+	to := newSize
+	if size-tiles > tileCatchUp {
+		to = tiles + tileCatchUp
+	}
+	if tiles >= to {
+		return nil
+	}
+	if err := s.storeFullTiles(ctx, tx, tiles, to, reader); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, s.q(`UPDATE log_tree SET tiles_size = ? WHERE id = 1`), to)
+	return err
+}
+
+// txHashReader reads the tree's stored hashes inside tx.
+func (s *Store) txHashReader(ctx context.Context, tx *sql.Tx) tlog.HashReader {
+	return tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		return s.readHashes(ctx, tx, indexes)
+	})
+}
+
 // storeFullTiles stores the full tiles a tree of size to holds and one of
 // size from does not, inside tx; reader answers the tree's stored hashes.
 func (s *Store) storeFullTiles(ctx context.Context, tx *sql.Tx, from, to int64, reader tlog.HashReader) error {
@@ -394,7 +428,8 @@ func (s *Store) storeFullTiles(ctx context.Context, tx *sql.Tx, from, to int64, 
 		if err != nil {
 			return fmt.Errorf("the full log tile %s: %w", translog.TilePath(t), err)
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO log_tiles (level, n, data) VALUES (?, ?, ?)`), t.L, t.N, data)
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO log_tiles (level, n, data) VALUES (?, ?, ?)
+ON CONFLICT (level, n) DO NOTHING`), t.L, t.N, data)
 		return err
 	})
 }
@@ -409,9 +444,11 @@ func (s *Store) fillFullTiles(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM log_tiles`); err != nil {
 		return err
 	}
-	return s.storeFullTiles(ctx, tx, 0, size, tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
-		return s.readHashes(ctx, tx, indexes)
-	}))
+	if err := s.storeFullTiles(ctx, tx, 0, size, s.txHashReader(ctx, tx)); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, s.q(`UPDATE log_tree SET tiles_size = ? WHERE id = 1`), size)
+	return err
 }
 
 const sqlLogFullTile = `SELECT data FROM log_tiles WHERE level = ? AND n = ?`

@@ -98,8 +98,8 @@ func TestLogMigrationAppendsWhatExists(t *testing.T) {
 
 		// Back to the schema before the log.
 		for _, stmt := range []string{`DROP TABLE log_entries`, `DROP TABLE log_hashes`, `DROP TABLE log_checkpoints`,
-			`DROP TABLE log_head`, `DROP TABLE log_tree`, `ALTER TABLE versions DROP COLUMN log_index`,
-			`DELETE FROM schema_migrations WHERE version = 7`} {
+			`DROP TABLE log_head`, `DROP TABLE log_tree`, `ALTER TABLE versions DROP COLUMN log_index`, `DROP TABLE log_tiles`,
+			`DELETE FROM schema_migrations WHERE version IN (7, 13)`} {
 			if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
 				t.Fatalf("%s: %v", stmt, err)
 			}
@@ -177,7 +177,8 @@ func TestLogTilesMigrationFillsTheSequencedTree(t *testing.T) {
 		}
 
 		// Back to the schema before log_tiles.
-		for _, stmt := range []string{`DROP TABLE log_tiles`, `DELETE FROM schema_migrations WHERE version = 13`} {
+		for _, stmt := range []string{`DROP TABLE log_tiles`, `ALTER TABLE log_tree DROP COLUMN tiles_size`,
+			`DELETE FROM schema_migrations WHERE version = 13`} {
 			if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
 				t.Fatalf("%s: %v", stmt, err)
 			}
@@ -185,6 +186,9 @@ func TestLogTilesMigrationFillsTheSequencedTree(t *testing.T) {
 		s.Close()
 
 		s = openForTest(t, dsn, Options{})
+		if st, err := s.LogState(t.Context()); err != nil || st.TilesSize != n {
+			t.Errorf("after the migration: %+v, %v; want full tiles stored up to %d", st, err, n)
+		}
 		tile, ok, err := s.LogFullTile(t.Context(), 0, 0)
 		if err != nil || !ok || !bytes.Equal(tile, wantTile) {
 			t.Errorf("hash tile 0 after the migration: %d bytes, %v, %v; want the %d sequencing stored", len(tile), ok, err, len(wantTile))
@@ -214,4 +218,71 @@ func onEachEngine(t *testing.T, test func(t *testing.T, dsn string)) {
 	}{{"sqlite", storetest.SQLiteDSN}, {"postgres", storetest.PostgresURL}} {
 		t.Run(b.name, func(t *testing.T) { test(t, b.dsn(t)) })
 	}
+}
+
+// The full tiles of entries an older pactd sequenced (a replica not yet
+// upgraded stores none and leaves tiles_size behind) are stored by the
+// next rounds of a newer one, a bounded number per round, whether or not
+// the round has new entries of its own.
+func TestSequencingCatchesUpWithMissingTiles(t *testing.T) {
+	defer func(old int64) { tileCatchUp = old }(tileCatchUp)
+	tileCatchUp = translog.TileWidth
+	onEachEngine(t, func(t *testing.T, dsn string) {
+		s := openForTest(t, dsn, Options{})
+		alice := logTestAccount(t, s, "alice")
+		seed := func(from, to int) {
+			t.Helper()
+			var batch []registry.PublishInput
+			for i := from; i < to; i++ {
+				batch = append(batch, logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
+			}
+			if err := s.Seed(t.Context(), batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sign := func(size int64, root tlog.Hash) ([]byte, error) { return []byte(fmt.Sprint(size, root)), nil }
+		sequence := func(wantTiles int64) {
+			t.Helper()
+			if _, err := s.SequenceLog(t.Context(), 4096, sign); err != nil {
+				t.Fatal(err)
+			}
+			st, err := s.LogState(t.Context())
+			if err != nil || st.TilesSize != wantTiles {
+				t.Fatalf("after a round: %+v, %v; want tiles stored up to %d", st, err, wantTiles)
+			}
+		}
+		stored := func(level int, n int64) bool {
+			_, ok, err := s.LogFullTile(t.Context(), level, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+
+		seed(0, 3*translog.TileWidth+10)
+		sequence(3*translog.TileWidth + 10)
+		// As an older pactd leaves the database after sequencing these.
+		for _, stmt := range []string{`DELETE FROM log_tiles`, `UPDATE log_tree SET tiles_size = 0`} {
+			if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sequence(translog.TileWidth) // nothing new: one tile's worth caught up
+		if !stored(0, 0) || !stored(-1, 0) || stored(0, 1) || stored(-1, 1) {
+			t.Errorf("after one round of catching up: tile 0 %v, bundle 0 %v, tile 1 %v, bundle 1 %v; want only the first two",
+				stored(0, 0), stored(-1, 0), stored(0, 1), stored(-1, 1))
+		}
+		sequence(2 * translog.TileWidth)
+		seed(3*translog.TileWidth+10, 3*translog.TileWidth+20)
+		sequence(3 * translog.TileWidth)    // with new entries: still one tile's worth while far behind
+		sequence(3*translog.TileWidth + 20) // close enough: up to the round's size
+		for n := range int64(3) {
+			if !stored(0, n) || !stored(-1, n) {
+				t.Errorf("hash tile %d stored %v, bundle %d stored %v, after catching up", n, stored(0, n), n, stored(-1, n))
+			}
+		}
+		if stored(0, 3) || stored(-1, 3) {
+			t.Errorf("a tile the tree does not fill is stored")
+		}
+	})
 }

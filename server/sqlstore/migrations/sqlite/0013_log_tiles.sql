@@ -5,9 +5,16 @@
 -- transaction that makes it full; the store fills them for the existing
 -- log right after this migration, and after a restore. Derived from
 -- log_hashes and log_entries, so dumps do not carry them.
+--
+-- log_tree.tiles_size is the tree size up to which every full tile is
+-- stored. A sequencer stores the tiles from there, so the tiles of entries
+-- an older pactd sequenced (a replica not yet upgraded) are stored by the
+-- next round of a newer one.
 CREATE TABLE log_tiles (
     level INTEGER NOT NULL,
     n     INTEGER NOT NULL,
     data  BLOB NOT NULL,
     PRIMARY KEY (level, n)
 );
+
+ALTER TABLE log_tree ADD COLUMN tiles_size INTEGER NOT NULL DEFAULT 0;
