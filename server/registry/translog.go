@@ -52,8 +52,9 @@ type LogStore interface {
 	// must all exist.
 	LogEntries(ctx context.Context, start, end int64) ([][]byte, error)
 	// LogFullTile answers the bytes of a full tile as served: a hash tile
-	// (level >= 0) or, at level -1, an entry bundle; ok is false while the
-	// sequenced tree does not hold it. Stored when the tile becomes full.
+	// (level >= 0) or, at level -1, an entry bundle; ok is false when it is
+	// not stored: the sequenced tree does not hold it yet, or its tiles
+	// are still being stored (LogState.TilesSize).
 	LogFullTile(ctx context.Context, level int, n int64) (data []byte, ok bool, err error)
 	// LoggedVersions answers up to limit versions with id > after, by id,
 	// with their documents, for the log's check.
@@ -337,8 +338,9 @@ func (s *Service) LogTile(ctx context.Context, path string) (data []byte, full b
 	}
 	full = t.W == translog.TileWidth
 	if full {
-		// Stored whole in the transaction that made it full, with the
-		// checkpoint of a tree that holds it.
+		// Stored whole only once a signed tree holds it (docs/design.md,
+		// Full log tiles stored whole); else made below, as a partial
+		// tile is.
 		data, ok, err := s.store.LogFullTile(ctx, t.L, t.N)
 		if err != nil || ok {
 			return data, full, err

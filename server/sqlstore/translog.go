@@ -434,8 +434,8 @@ ON CONFLICT (level, n) DO NOTHING`), t.L, t.N, data)
 	})
 }
 
-// fillFullTiles stores every full tile of the sequenced tree that is not
-// stored yet: after the migration that made log_tiles, and after a restore.
+// fillFullTiles stores every full tile of the sequenced tree afresh: after
+// the migration that made log_tiles, and after a restore.
 func (s *Store) fillFullTiles(ctx context.Context, tx *sql.Tx) error {
 	var size int64
 	if err := tx.QueryRowContext(ctx, `SELECT tree_size FROM log_tree WHERE id = 1`).Scan(&size); err != nil {
