@@ -19,10 +19,9 @@ type tileCache struct {
 }
 
 type cachedTile struct {
-	path   string
-	data   []byte
-	full   bool
-	length []string // the Content-Length header's value
+	path string
+	data []byte
+	full bool
 }
 
 // maxTileCacheBytes holds 64 full entry bundles of 1 KB entries, or 2,000

@@ -52,29 +52,15 @@ func (s *Server) logTile(c *gin.Context) {
 			s.shared.Fail(c, err)
 			return
 		}
-		t = &cachedTile{path: path, data: data, full: full, length: []string{strconv.Itoa(len(data))}}
+		t = &cachedTile{path: path, data: data, full: full}
 		s.tiles.put(t)
 	}
-	h := c.Writer.Header()
-	// Made once per tile, as the raw path does its headers: a header map
-	// holds []string, and net/http never changes a value in place.
-	h["Content-Type"] = octetStreamValue
-	h["Cache-Control"] = cachePartialTileValue
+	cache := cachePartialTile
 	if t.full {
-		h["Cache-Control"] = cachePinnedValue
+		cache = cachePinned
 	}
-	h["Content-Length"] = t.length
-	h["X-Content-Type-Options"] = nosniffValue
-	c.Status(http.StatusOK)
-	if c.Request.Method != http.MethodHead {
-		_, _ = c.Writer.Write(t.data)
-	}
+	writeLogBody(c, "application/octet-stream", cache, t.data)
 }
-
-var (
-	octetStreamValue      = []string{"application/octet-stream"}
-	cachePartialTileValue = []string{cachePartialTile}
-)
 
 func writeLogBody(c *gin.Context, contentType, cache string, body []byte) {
 	h := c.Writer.Header()
