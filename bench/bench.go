@@ -126,17 +126,30 @@ func (b *bench) measure(ctx context.Context) error {
 		return err
 	}
 	peakKB = max(peakKB, kb)
-	// The transparency log's reads, against the raw path above.
+	// The transparency log's reads, against the raw path above. nginx and
+	// the bare Go server serve the same tiles and bundles from files and
+	// memory first: what a static server gets out of this machine for
+	// answers of their size, against its own raw rate.
+	if err := getRow(server.URL, "log-checkpoint", "GET /log/checkpoint", "pactd", db, []string{"/log/checkpoint"}, server); err != nil {
+		return err
+	}
 	for _, p := range []struct {
 		id, path string
 		paths    []string
 	}{
-		{"log-checkpoint", "GET /log/checkpoint", []string{"/log/checkpoint"}},
 		{"log-tile", fmt.Sprintf("GET /log/tile/0/{N} (%d tiles)", len(db.LogTiles)), db.LogTiles},
 		{"log-entries", fmt.Sprintf("GET /log/tile/entries/{N} (%d bundles)", len(db.LogBundles)), db.LogBundles},
 	} {
-		if err := getRow(server.URL, p.id, p.path, "pactd", db, p.paths, server); err != nil {
-			return err
+		for _, s := range []struct {
+			suffix, server, url string
+			p                   *pactd
+		}{{"-nginx", "nginx", urlOf(web), nil}, {"-go", "bare Go", bare.URL, nil}, {"", "pactd", server.URL, server}} {
+			if s.url == "" {
+				continue
+			}
+			if err := getRow(s.url, p.id+s.suffix, p.path+" "+s.server, s.server, db, p.paths, s.p); err != nil {
+				return err
+			}
 		}
 	}
 

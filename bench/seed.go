@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/pact-registry/pact/pkg/translog"
+	"slices"
 	"strings"
 	"time"
 
@@ -169,6 +170,15 @@ func seedDatabase(ctx context.Context, path string, n, docBytes, rawDocs int) (*
 		return nil, fmt.Errorf("sequencing the seeded log: %w", err)
 	}
 	s.LogTiles, s.LogBundles = logPaths(size)
+	// nginx and the bare Go server serve the same tiles and bundles, read
+	// through the registry as pactd serves them: the ceiling for those rows.
+	for _, p := range append(slices.Clone(s.LogTiles), s.LogBundles...) {
+		data, _, err := svc.LogTile(ctx, strings.TrimPrefix(p, "/log/"))
+		if err != nil {
+			return nil, fmt.Errorf("reading back %s: %w", p, err)
+		}
+		s.Docs[p] = data
+	}
 
 	// The raw path's documents are spread evenly over the database, read
 	// back through the store so nginx serves exactly what pactd does.
