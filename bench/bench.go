@@ -322,6 +322,9 @@ func (b *bench) get(ctx context.Context, base, id string, paths []string, p *pac
 func (b *bench) getConns(ctx context.Context, base, id string, paths []string, p *pactd, conns int) (result, int64, error) {
 	b.progress("%s: GET %s%s: %s, %d connections", id, base, paths[0], b.cfg.Duration, conns)
 	if !b.cfg.Short {
+		if err := warmUp(ctx, base, paths, conns); err != nil {
+			return result{}, 0, err
+		}
 		if _, err := runWrk(ctx, b.work, base, paths, conns, b.cfg.WrkThreads, time.Second); err != nil {
 			return result{}, 0, err
 		}

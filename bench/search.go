@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to make and drop the bench's database
 )
@@ -118,7 +117,9 @@ func (b *bench) measureSearch(ctx context.Context, id, path string, db *seeded, 
 	paths, conns := searchPaths(db.Packages), b.cfg.SearchConns
 	b.progress("%s: GET %s%s: %s, %d Go clients, then wrk", id, server.URL, paths[0], b.cfg.Duration, conns)
 	if !b.cfg.Short {
-		runGets(ctx, server.URL, paths, conns, time.Second)
+		if err := warmUp(ctx, server.URL, paths, conns); err != nil {
+			return 0, err
+		}
 	}
 	server.resetPeakRSS()
 	prof := b.startProfile(server, id)
