@@ -98,20 +98,26 @@ func (b *bench) measure(ctx context.Context) error {
 		b.rep.add(rowOf(id, path, server, s.Packages, r, kb))
 		return nil
 	}
+	// onEachServer measures paths on nginx, the bare Go server (the
+	// ceiling for Go) and pactd, one after the other: rows id-nginx, id-go
+	// and id.
+	onEachServer := func(id, path string, paths []string) error {
+		for _, s := range []struct {
+			suffix, server, url string
+			p                   *pactd
+		}{{"-nginx", "nginx", urlOf(web), nil}, {"-go", "bare Go", bare.URL, nil}, {"", "pactd", server.URL, server}} {
+			if s.url == "" {
+				continue
+			}
+			if err := getRow(s.url, id+s.suffix, path+" "+s.server, s.server, db, paths, s.p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	hot := db.hotPaths(b.cfg.RawDocs)
-	rawPath := fmt.Sprintf("GET /raw/{owner}/{pack}.pact.md (%d docs)", len(hot))
-	// The three servers of the raw path one after the other: nginx, the
-	// bare Go server (the ceiling for Go), pactd.
-	for _, s := range []struct {
-		id, server, url string
-		p               *pactd
-	}{{"raw-nginx", "nginx", urlOf(web), nil}, {"raw-go", "bare Go", bare.URL, nil}, {"raw", "pactd", server.URL, server}} {
-		if s.url == "" {
-			continue
-		}
-		if err := getRow(s.url, s.id, rawPath+" "+s.server, s.server, db, hot, s.p); err != nil {
-			return err
-		}
+	if err := onEachServer("raw", fmt.Sprintf("GET /raw/{owner}/{pack}.pact.md (%d docs)", len(hot)), hot); err != nil {
+		return err
 	}
 	if err := getRow(server.URL, "list", "GET /api/packages (page 1)", "pactd", db, []string{"/api/packages"}, server); err != nil {
 		return err
@@ -140,16 +146,8 @@ func (b *bench) measure(ctx context.Context) error {
 		{"log-tile", fmt.Sprintf("GET /log/tile/0/{N} (%d tiles)", len(db.LogTiles)), db.LogTiles},
 		{"log-entries", fmt.Sprintf("GET /log/tile/entries/{N} (%d bundles)", len(db.LogBundles)), db.LogBundles},
 	} {
-		for _, s := range []struct {
-			suffix, server, url string
-			p                   *pactd
-		}{{"-nginx", "nginx", urlOf(web), nil}, {"-go", "bare Go", bare.URL, nil}, {"", "pactd", server.URL, server}} {
-			if s.url == "" {
-				continue
-			}
-			if err := getRow(s.url, p.id+s.suffix, p.path+" "+s.server, s.server, db, p.paths, s.p); err != nil {
-				return err
-			}
+		if err := onEachServer(p.id, p.path, p.paths); err != nil {
+			return err
 		}
 	}
 
