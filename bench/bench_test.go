@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -140,5 +143,73 @@ func TestWrkCountsOnly200s(t *testing.T) {
 	}
 	if d := r.Errors - other.Load(); d > 2 || d < -2 {
 		t.Errorf("wrk counted %d errors, the server answered %d with something else", r.Errors, other.Load())
+	}
+}
+
+// The warm-up asks for every path of a row exactly once, and fails when
+// an answer is not a 200.
+func TestWarmUpRequestsEveryPathOnce(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path]++
+		mu.Unlock()
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "fine")
+	}))
+	defer srv.Close()
+	var paths []string
+	for i := range 500 {
+		paths = append(paths, fmt.Sprintf("/doc/%d", i))
+	}
+	if err := warmUp(context.Background(), srv.URL, paths, 8); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(paths) {
+		t.Fatalf("%d distinct paths asked for, want %d", len(seen), len(paths))
+	}
+	for p, n := range seen {
+		if n != 1 {
+			t.Errorf("%s asked for %d times, want once", p, n)
+		}
+	}
+	if err := warmUp(context.Background(), srv.URL, []string{"/doc/1", "/missing"}, 2); err == nil {
+		t.Error("a warm-up with a 404 did not fail")
+	}
+}
+
+// The log rows carry the ceiling the static servers measured on the same
+// answers: each one's rate against its own raw rate, and pactd's against
+// bare Go's.
+func TestLogRowsShowTheirCeiling(t *testing.T) {
+	rep := &report{}
+	for _, r := range []*row{
+		{ID: "raw-nginx", Server: "nginx", RPS: 40000},
+		{ID: "raw-go", Server: "bare Go", RPS: 30000},
+		{ID: "raw", Server: "pactd", RPS: 32000},
+		{ID: "log-tile-nginx", Server: "nginx", RPS: 30000},
+		{ID: "log-tile-go", Server: "bare Go", RPS: 21000},
+		{ID: "log-tile", Server: "pactd", RPS: 12800},
+	} {
+		rep.add(r)
+	}
+	rep.evaluate()
+	tile := rep.row("log-tile")
+	if tile.Ratio != 0.4 || tile.RatioGo != 12800.0/21000 {
+		t.Errorf("log-tile: ratio %v to raw, %v to bare Go; want 0.4 and %v", tile.Ratio, tile.RatioGo, 12800.0/21000)
+	}
+	if g := rep.row("log-tile-go"); g.Ratio != 0.7 || g.RatioOf != "bare Go raw" {
+		t.Errorf("log-tile-go: %v× %s, want 0.7× bare Go raw", g.Ratio, g.RatioOf)
+	}
+	want := []string{
+		"the ceiling: nginx serves the same answers at 0.75× its own raw rate",
+		"the ceiling: bare Go serves the same answers at 0.70× its own raw rate",
+	}
+	if !slices.Equal(tile.Notes, want) {
+		t.Errorf("log-tile notes %q, want %q", tile.Notes, want)
 	}
 }
