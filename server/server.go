@@ -83,6 +83,8 @@ func New(svc *registry.Service, cfg Config) *Server {
 		idtokens:   newIDTokenVerifier(svc, cfg.BaseURL),
 	}
 	s.shared.RequestLog = cfg.RequestLog
+	s.shared.Metrics.AddCache("documents", svc.DocumentCache)
+	s.shared.Metrics.AddCache("log_tiles", s.tiles.stats)
 	s.api = s.shared.NewEngine()
 	s.routeAPI(s.api)
 	s.web = s.shared.NewEngine()

@@ -3,19 +3,27 @@ package server
 import (
 	"container/list"
 	"sync"
+
+	"github.com/pact-registry/pact/server/internal/admission"
+	"github.com/pact-registry/pact/server/registry"
 )
 
 // tileCache keeps the log tiles this process served, by path. A tile's
 // bytes never change once it exists, partial tiles included (a partial
 // tile of width W holds the first W items of its tile, and the log only
 // grows), so nothing is ever invalidated: the least recently used tiles
-// leave when the cache holds more than its bytes.
+// leave when the cache holds more than its bytes. A full cache takes in
+// one tile in admission.OneIn, so a client walking the whole log does
+// not flush the tiles at its right edge that every monitor asks for.
 type tileCache struct {
 	mu       sync.Mutex
 	maxBytes int
 	bytes    int
 	order    *list.List // front: most recently used
 	byPath   map[string]*list.Element
+	admit    admission.Policy
+	// hits and misses count get's answers, under mu.
+	hits, misses uint64
 }
 
 type cachedTile struct {
@@ -29,7 +37,7 @@ type cachedTile struct {
 const maxTileCacheBytes = 16 << 20
 
 func newTileCache(maxBytes int) *tileCache {
-	return &tileCache{maxBytes: maxBytes, order: list.New(), byPath: map[string]*list.Element{}}
+	return &tileCache{maxBytes: maxBytes, order: list.New(), byPath: map[string]*list.Element{}, admit: admission.Random}
 }
 
 func (c *tileCache) get(path string) (*cachedTile, bool) {
@@ -37,8 +45,10 @@ func (c *tileCache) get(path string) (*cachedTile, bool) {
 	defer c.mu.Unlock()
 	e, ok := c.byPath[path]
 	if !ok {
+		c.misses++
 		return nil, false
 	}
+	c.hits++
 	c.order.MoveToFront(e)
 	return e.Value.(*cachedTile), true
 }
@@ -52,6 +62,9 @@ func (c *tileCache) put(t *cachedTile) {
 	if _, ok := c.byPath[t.path]; ok {
 		return
 	}
+	if c.bytes+len(t.data) > c.maxBytes && !c.admit() {
+		return
+	}
 	c.byPath[t.path] = c.order.PushFront(t)
 	c.bytes += len(t.data)
 	for c.bytes > c.maxBytes {
@@ -61,4 +74,11 @@ func (c *tileCache) put(t *cachedTile) {
 		delete(c.byPath, old.path)
 		c.bytes -= len(old.data)
 	}
+}
+
+// stats counts the cache's answers.
+func (c *tileCache) stats() registry.CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return registry.CacheStats{Hits: c.hits, Misses: c.misses, Bytes: int64(c.bytes), MaxBytes: int64(c.maxBytes)}
 }

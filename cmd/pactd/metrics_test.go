@@ -2,10 +2,13 @@ package main_test
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -197,4 +200,82 @@ func TestMetricsOnPublicAddressByDefault(t *testing.T) {
 	if strings.Contains(srv.Logs(), "pactd metrics on") {
 		t.Errorf("pactd announced a metrics address it was not given:\n%s", srv.Logs())
 	}
+}
+
+// cacheSeries reads one pact_cache_* series of cache from /metrics.
+func cacheSeries(t *testing.T, base, series, cache string) float64 {
+	t.Helper()
+	status, body := getText(t, base+"/metrics")
+	if status != http.StatusOK {
+		t.Fatalf("GET /metrics: %d", status)
+	}
+	prefix := series + `{cache="` + cache + `"} `
+	for line := range strings.Lines(body) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), prefix); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s%s: %v", prefix, v, err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("/metrics has no %s{cache=%q}:\n%s", series, cache, body)
+	return 0
+}
+
+// A client reading every document in turn, many more than the document
+// cache holds, while others keep reading a few hot ones: the hot documents
+// stay in memory (a plain LRU would evict each of them between two of
+// their reads here), the sweep is still answered from memory now and then,
+// and /metrics counts both, within the cache's bytes.
+func TestDocumentCacheKeepsHotDocumentsThroughASweep(t *testing.T) {
+	const hot, sweep, rounds = 8, 200, 6
+	// About 19 documents of this size: fewer than the 23 distinct ones read
+	// between two reads of the same hot document.
+	srv, token := startWithToken(t, "alice", filepath.Join(t.TempDir(), "pact.db"), "--db-read-cache-bytes", "12288")
+	name := func(kind string, i int) string { return fmt.Sprintf("%s-%03d", kind, i) }
+	for i := range hot {
+		wantAnswer(t, "publish", publish(t, srv.URL, token, packDocument(name("hot", i), "1.0.0", "Read all the time.")), http.StatusOK)
+	}
+	for i := range sweep {
+		wantAnswer(t, "publish", publish(t, srv.URL, token, packDocument(name("swept", i), "1.0.0", "Read once a round.")), http.StatusOK)
+	}
+	read := func(pack string) {
+		t.Helper()
+		wantAnswer(t, "GET "+pack, get(t, srv.URL+"/raw/alice/"+pack+".pact.md", ""), http.StatusOK)
+	}
+	// The hot documents are in memory first, as on a server that has been
+	// answering them: a full cache takes a new one in only after some misses.
+	for i := range hot {
+		read(name("hot", i))
+	}
+	hotReads := 0
+	for range rounds {
+		for i := range sweep {
+			read(name("swept", i))
+			if i%2 == 0 {
+				read(name("hot", i/2%hot))
+				hotReads++
+			}
+		}
+	}
+	hits, misses := cacheSeries(t, srv.URL, "pact_cache_hits_total", "documents"), cacheSeries(t, srv.URL, "pact_cache_misses_total", "documents")
+	if reads := float64(hot + rounds*(sweep+sweep/2)); hits+misses != reads {
+		t.Errorf("the cache counted %v hits and %v misses, want %v reads in all", hits, misses, reads)
+	}
+	for i := range hot {
+		read(name("hot", i))
+	}
+	if got := cacheSeries(t, srv.URL, "pact_cache_hits_total", "documents") - hits; got != hot {
+		t.Errorf("after the sweep, %v of the %d hot documents came from memory, want all", got, hot)
+	}
+	if sweepHits := hits - float64(hotReads); sweepHits < 10 {
+		t.Errorf("%v hits in all for %d reads of hot documents: the sweep came from memory %v times, want at least 10",
+			hits, hotReads, sweepHits)
+	}
+	held, limit := cacheSeries(t, srv.URL, "pact_cache_bytes", "documents"), cacheSeries(t, srv.URL, "pact_cache_max_bytes", "documents")
+	if limit != 12288 || held > limit || held == 0 {
+		t.Errorf("the cache holds %v bytes of %v, want some, within --db-read-cache-bytes 12288", held, limit)
+	}
+	t.Logf("%v hits, %v misses; %v bytes held", hits, misses, held)
 }

@@ -75,6 +75,9 @@ func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
 // processes write to its database): then no answer may be kept for later.
 func (s *Service) Generation() (generation uint64, ok bool) { return s.store.Generation() }
 
+// DocumentCache counts the reads of the store's cache of documents.
+func (s *Service) DocumentCache() CacheStats { return s.store.DocumentCache() }
+
 // PublishRequest is a document to publish and the optional overrides that
 // came with it.
 type PublishRequest struct {

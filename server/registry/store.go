@@ -26,7 +26,18 @@ type Store interface {
 	// changed what its reads return. ok is false when the Store cannot
 	// tell, because other processes write to its database unseen.
 	Generation() (generation uint64, ok bool)
+	// DocumentCache counts the reads of its in-memory cache of
+	// documents, for pactd's metrics.
+	DocumentCache() CacheStats
 	Close() error
+}
+
+// CacheStats are an in-memory cache's reads since it started, and what it
+// holds: operators size a cache by its hit rate (docs/operations.md,
+// Metrics).
+type CacheStats struct {
+	Hits, Misses    uint64
+	Bytes, MaxBytes int64
 }
 
 type AccountStore interface {

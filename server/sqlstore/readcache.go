@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pact-registry/pact/server/internal/admission"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -32,6 +33,10 @@ import (
 // pages is kept under (Store.Generation, SQLite only): every write that
 // changes a list (a publish, a yank, a deprecation, a seed) bumps it.
 //
+// When it is full, a miss is kept only if admit says so (one in
+// admission.OneIn, at random): a sweep through more documents than it
+// holds does not flush the hot ones (docs/design.md, Caches).
+//
 // Results that are empty or missing are never cached, so a database filled
 // behind the store's back while it was empty (restore) is read afresh.
 //
@@ -48,6 +53,9 @@ type readCache struct {
 	bytes      int64
 	docs       map[docID]*list.Element
 	lru        *list.List // of *cachedDoc, most recently used first
+	admit      admission.Policy
+	// hits and misses count doc's answers, under mu.
+	hits, misses uint64
 }
 
 // docID names a document as VersionDocument is asked for it: owners match
@@ -82,6 +90,7 @@ func newReadCache(maxBytes int64, ttl time.Duration) *readCache {
 		ttl:      ttl,
 		docs:     map[docID]*list.Element{},
 		lru:      list.New(),
+		admit:    admission.Random,
 	}
 }
 
@@ -103,13 +112,16 @@ func (c *readCache) doc(key docID) (*registry.Version, bool) {
 	defer c.mu.Unlock()
 	e, ok := c.docs[key]
 	if !ok {
+		c.misses++
 		return nil, false
 	}
 	d := e.Value.(*cachedDoc)
 	if c.ttl > 0 && now >= d.expires {
 		c.remove(e)
+		c.misses++
 		return nil, false
 	}
+	c.hits++
 	c.lru.MoveToFront(e)
 	return copyVersion(d.version), true
 }
@@ -133,10 +145,6 @@ func (c *readCache) putDoc(key docID, v *registry.Version, gen uint64, readAt ti
 	if size > c.maxBytes/8 {
 		return // one document never crowds out many
 	}
-	d := &cachedDoc{key: key, version: copyVersion(v), size: size}
-	if c.ttl > 0 {
-		d.expires = readAt + c.ttl
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.generation.Load() {
@@ -144,6 +152,12 @@ func (c *readCache) putDoc(key docID, v *registry.Version, gen uint64, readAt ti
 	}
 	if e, ok := c.docs[key]; ok {
 		c.remove(e)
+	} else if c.bytes+size > c.maxBytes && !c.admit() {
+		return // full: the copy below is made only for what is kept
+	}
+	d := &cachedDoc{key: key, version: copyVersion(v), size: size}
+	if c.ttl > 0 {
+		d.expires = readAt + c.ttl
 	}
 	c.docs[key] = c.lru.PushFront(d)
 	c.bytes += size
@@ -181,6 +195,17 @@ func (c *readCache) reset() {
 	clear(c.docs)
 	c.lru.Init()
 	c.bytes = 0
+}
+
+// DocumentCache counts the read cache's answers; all zero without one.
+func (s *Store) DocumentCache() registry.CacheStats {
+	if s.cache == nil {
+		return registry.CacheStats{}
+	}
+	c := s.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return registry.CacheStats{Hits: c.hits, Misses: c.misses, Bytes: c.bytes, MaxBytes: c.maxBytes}
 }
 
 // Generation changes whenever something a read returns may have changed:

@@ -1,10 +1,13 @@
 package sqlstore
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/server/internal/admission"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -60,10 +63,12 @@ func TestReadCacheInvalidation(t *testing.T) {
 	}
 }
 
-// The cache holds at most its byte budget, keeping the most recently used.
+// The cache holds at most its byte budget, keeping the most recently used
+// (every miss taken in, to see the order of eviction).
 func TestReadCacheStaysWithinItsBudget(t *testing.T) {
 	const budget = 64 << 10
 	c := newReadCache(budget, 0)
+	c.admit = admission.Always
 	keys := make([]docID, 40)
 	for i := range keys {
 		keys[i] = docKey("alice", "pack", string(rune('a'+i)))
@@ -105,5 +110,59 @@ func TestReadCacheEntriesExpire(t *testing.T) {
 	c.putDoc(key, cachedVersion("1.0.0", 10), c.gen(), clock()-time.Second)
 	if _, ok := c.doc(key); ok {
 		t.Error("an entry read longer ago than its ttl was stored and served")
+	}
+}
+
+// A client reading every document in turn, more of them than the cache
+// holds, while others keep asking for a few hot ones: the full cache takes
+// in one miss in admission.OneIn, so the hot documents stay in memory and
+// the sweep itself is served from memory about as often as the cache's
+// share of it. A plain LRU (every miss taken in) loses both.
+func TestReadCacheKeepsItsHotDocumentsThroughASweep(t *testing.T) {
+	const (
+		budget = 64 << 10 // 18 documents of 3,000 bytes
+		hot    = 8
+		sweep  = 180 // ten times what the cache holds
+	)
+	run := func(admit admission.Policy) (hotHits, sweepHits int) {
+		c := newReadCache(budget, 0)
+		c.admit = admit
+		read := func(key docID) bool {
+			if _, ok := c.doc(key); ok {
+				return true
+			}
+			c.putDoc(key, cachedVersion("1.0.0", 3000), c.gen(), clock())
+			return false
+		}
+		for round := range 20 {
+			for i := range sweep {
+				if read(docKey("mirror", fmt.Sprintf("pack-%03d", i), "")) && round > 0 {
+					sweepHits++
+				}
+				if i%2 == 0 && read(docKey("alice", fmt.Sprintf("hot-%d", i/2%hot), "")) && round > 0 {
+					hotHits++
+				}
+			}
+			if c.bytes > budget {
+				t.Fatalf("the cache holds %d bytes, over its budget of %d", c.bytes, budget)
+			}
+		}
+		return hotHits, sweepHits
+	}
+	// After the first round: the sweep's reads, and the hot documents'.
+	const reads, hotReads = 19 * sweep, 19 * sweep / 2
+	rng := rand.New(rand.NewPCG(1, 2))
+	hotHits, sweepHits := run(func() bool { return rng.Uint32N(admission.OneIn) == 0 })
+	if hotHits < hotReads*95/100 {
+		t.Errorf("hot documents served from memory %d times in %d, want at least 95%%", hotHits, hotReads)
+	}
+	// The cache has room for 10 of the sweep's 180 documents beside the hot ones.
+	if sweepHits < reads*3/100 {
+		t.Errorf("the sweep was served from memory %d times in %d, want at least 3%%", sweepHits, reads)
+	}
+	lruHot, lruSweep := run(admission.Always)
+	if lruHot > hotReads/10 || lruSweep != 0 {
+		t.Errorf("a plain LRU served the hot documents %d times and the sweep %d times: this test no longer tells the two apart",
+			lruHot, lruSweep)
 	}
 }

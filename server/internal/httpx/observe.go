@@ -27,6 +27,7 @@ type Metrics struct {
 	latency           *prometheus.HistogramVec
 	publishes         *prometheus.CounterVec
 	signatureFailures *prometheus.CounterVec
+	caches            *cacheCollector
 	resolved          sync.Map // seriesKey → *requestSeries
 }
 
@@ -47,8 +48,9 @@ func NewMetrics() *Metrics {
 		signatureFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pact_signature_failures_total", Help: "Signed publishes refused, by the check that failed.",
 		}, []string{"reason"}),
+		caches: newCacheCollector(),
 	}
-	m.registry.MustRegister(m.requests, m.latency, m.publishes, m.signatureFailures,
+	m.registry.MustRegister(m.requests, m.latency, m.publishes, m.signatureFailures, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
