@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -77,9 +78,21 @@ func Status(err error) int {
 	return http.StatusInternalServerError
 }
 
+// StatusClientClosedRequest is the status the request log and metrics
+// give a request whose client hung up before its answer.
+const StatusClientClosedRequest = 499
+
 // Fail answers a request with the error object. Internal errors are logged
 // with their real text and answered with a generic message.
 func (sh *Shared) Fail(c *gin.Context, err error) {
+	if errors.Is(err, context.Canceled) && c.Request.Context().Err() != nil {
+		// The client hung up, which cancelled the work: nobody reads this
+		// answer, and nothing failed on the server's side. The request log
+		// and metrics say 499 (nginx's "client closed request"), and no
+		// error line is logged (docs/operations.md, Logs).
+		c.AbortWithStatus(StatusClientClosedRequest)
+		return
+	}
 	status := Status(err)
 	if status >= 500 {
 		sh.Logger(c).Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path,
