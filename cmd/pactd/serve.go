@@ -87,7 +87,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	d := server.DefaultLimits
 	f.StringVar(&c.Addr, "addr", "localhost:8080", "address to listen on")
 	f.StringVar(&c.DB, "db", defaultDB, "SQLite file path, or a postgres:// URL")
-	f.IntVar(&c.Store.MaxConns, "db-max-conns", 0, fmt.Sprintf("database connections: the PostgreSQL pool (searches have one of their own, half as large, at least 2), or SQLite's readers beside its one writer (0: %d on PostgreSQL, max(4, CPUs) on SQLite)", sqlstore.DefaultPostgresConns))
+	f.IntVar(&c.Store.MaxConns, "db-max-conns", 0, fmt.Sprintf("database connections: the PostgreSQL pool (searches have one of their own, half as large, at least 2), or SQLite's readers beside its one writer and the 4 connections of its reads by key (0: %d on PostgreSQL, max(4, CPUs) on SQLite)", sqlstore.DefaultPostgresConns))
 	f.DurationVar(&c.Store.StatementTimeout, "db-statement-timeout", sqlstore.DefaultStatementTimeout, "how long a database statement or transaction may take before the request gets 503; on PostgreSQL also its statement_timeout")
 	f.DurationVar(&c.Store.BusyTimeout, "db-busy-timeout", sqlstore.DefaultBusyTimeout, "SQLite only: how long a statement waits for another connection's or process's lock before the request gets 503")
 	f.Int64Var(&c.Store.ReadCacheBytes, "db-read-cache-bytes", sqlstore.DefaultCacheBytes, "memory for hot raw documents, in bytes (0 turns the cache off)")

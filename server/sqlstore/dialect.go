@@ -228,7 +228,8 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	read.SetMaxIdleConns(readers)
 	read.SetConnMaxLifetime(0)
 	read.SetConnMaxIdleTime(0)
-	s := &Store{dialect: sqliteDialect{}, write: write, read: read, timeout: opts.StatementTimeout}
+	s := &Store{dialect: sqliteDialect{}, write: write, read: read, timeout: opts.StatementTimeout,
+		point: newPointReads(sql.OpenDB(newSQLiteConnector(readDSN, 0, true, opts.BusyTimeout)), opts.StatementTimeout)}
 	s.group = newGroupCommitter(write, opts.StatementTimeout)
 	if opts.CacheBytes > 0 {
 		s.cache = newReadCache(opts.CacheBytes, 0) // this process sees every write

@@ -30,7 +30,7 @@ func pragma(t *testing.T, db *sql.DB, name string) string {
 	return value
 }
 
-// Every connection of both SQLite pools runs in WAL mode with foreign keys
+// Every connection of SQLite's pools runs in WAL mode with foreign keys
 // enforced; the writer syncs as configured.
 func TestSQLiteConnectionSettings(t *testing.T) {
 	cases := []struct {
@@ -48,7 +48,7 @@ func TestSQLiteConnectionSettings(t *testing.T) {
 			pools := []struct {
 				name string
 				db   *sql.DB
-			}{{"writer", s.write}, {"reader", s.read}}
+			}{{"writer", s.write}, {"reader", s.read}, {"point reads", s.point.db}}
 			for _, p := range pools {
 				if got := pragma(t, p.db, "journal_mode"); got != "wal" {
 					t.Errorf("%s: journal_mode = %s, want wal", p.name, got)
@@ -65,6 +65,9 @@ func TestSQLiteConnectionSettings(t *testing.T) {
 			}
 			if _, err := s.read.Exec("DELETE FROM accounts"); err == nil {
 				t.Error("the read pool accepts writes")
+			}
+			if _, err := s.point.db.Exec("DELETE FROM accounts"); err == nil {
+				t.Error("the point reads' pool accepts writes")
 			}
 		})
 	}

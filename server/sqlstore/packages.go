@@ -629,8 +629,6 @@ func b2i(b bool) int {
 }
 
 func (s *Store) versionDocument(ctx context.Context, owner, pack, version string, raw bool) (*registry.Version, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
 	args := make([]any, 0, 3)
 	if version != "" {
 		args = append(args, version)
@@ -639,13 +637,14 @@ func (s *Store) versionDocument(ctx context.Context, owner, pack, version string
 
 	var content []byte
 	var v *registry.Version
-	var err error
-	row := s.readQueryRow(ctx, versionDocumentQuery(raw, version != ""), args...)
-	if raw {
-		v, err = scanRawVersion(row, &content)
-	} else {
-		v, err = scanVersion(row, &content)
-	}
+	err := s.pointRow(ctx, versionDocumentQuery(raw, version != ""), func(row scanner) (err error) {
+		if raw {
+			v, err = scanRawVersion(row, &content)
+		} else {
+			v, err = scanVersion(row, &content)
+		}
+		return err
+	}, args...)
 	if errNoRows(err) {
 		p, err := s.PackageBySlug(ctx, owner, pack)
 		if err != nil {

@@ -48,18 +48,16 @@ WHERE id = ?`
 )
 
 // readHotStatements are the statements of the read paths that serve the
-// most requests from the database: a raw document's (latest and pinned,
-// as the raw path and the package page read it) and a full log tile's.
+// most requests from the database beside the point reads (pointread.go,
+// which prepare the raw document's and the full log tile's on their own
+// connections): the package page's document, latest and pinned.
 // Prepared once, they save database/sql and the driver a statement look-up
 // and a dozen allocations a read (about a quarter of a full tile's read).
-var readHotStatements = []string{
-	versionDocumentQuery(true, false), versionDocumentQuery(true, true),
-	versionDocumentQuery(false, false), versionDocumentQuery(false, true),
-	sqlLogFullTile,
-}
+var readHotStatements = []string{versionDocumentQuery(false, false), versionDocumentQuery(false, true)}
 
-// prepareHot prepares hotStatements on the writer pool and
-// readHotStatements on the reader pool (SQLite only). A statement that
+// prepareHot prepares hotStatements on the writer pool,
+// readHotStatements on the reader pool and pointStatements on the point
+// reads' (SQLite only). A statement that
 // fails to prepare is left out and runs unprepared.
 func (s *Store) prepareHot(ctx context.Context) {
 	if s.dialect.name() != "sqlite" {
@@ -70,6 +68,9 @@ func (s *Store) prepareHot(ctx context.Context) {
 		if st, err := s.write.PrepareContext(ctx, q); err == nil {
 			s.stmts[q] = st
 		}
+	}
+	if s.point != nil {
+		s.point.prepare(ctx)
 	}
 	s.readStmts = make(map[string]*sql.Stmt, len(readHotStatements))
 	for _, q := range readHotStatements {

@@ -115,6 +115,9 @@ type Store struct {
 	// again and again (a raw document's, a full log tile's), prepared once
 	// on SQLite's reader pool.
 	readStmts map[string]*sql.Stmt
+	// point runs the reads of one row by key that the hottest paths make
+	// on a cache miss (pointread.go); nil on PostgreSQL.
+	point *pointReads
 	// logAppended wakes this process's log sequencer (translog.go).
 	logAppended chan struct{}
 	// asciiFold remembers whether PostgreSQL's lower() folds ASCII as Go
@@ -197,6 +200,11 @@ func (s *Store) Close() error {
 	}
 	s.closeHot()
 	err := s.write.Close()
+	if s.point != nil {
+		if cerr := s.point.close(); err == nil {
+			err = cerr
+		}
+	}
 	for _, db := range []*sql.DB{s.read, s.search} {
 		if db != nil && db != s.write {
 			if cerr := db.Close(); err == nil {

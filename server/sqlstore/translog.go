@@ -455,10 +455,8 @@ const sqlLogFullTile = `SELECT data FROM log_tiles WHERE level = ? AND n = ?`
 
 // LogFullTile answers a full tile's bytes; see registry.LogStore.
 func (s *Store) LogFullTile(ctx context.Context, level int, n int64) ([]byte, bool, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
 	var data []byte
-	err := s.readQueryRow(ctx, sqlLogFullTile, level, n).Scan(&data)
+	err := s.pointRow(ctx, sqlLogFullTile, func(row scanner) error { return row.Scan(&data) }, level, n)
 	if errNoRows(err) {
 		return nil, false, nil
 	}
