@@ -16,12 +16,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pact-registry/pact/internal/pactdtest"
+	"github.com/pact-registry/pact/internal/syncbuf"
 )
 
 var pactdBin string
@@ -39,24 +39,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// syncOutput collects a process's output while the test reads it.
-type syncOutput struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (o *syncOutput) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.Write(p)
-}
-
-func (o *syncOutput) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.String()
 }
 
 // The static build of the container image (Dockerfile): these flags must
@@ -179,7 +161,7 @@ func TestStaticBinaryInEmptyRoot(t *testing.T) {
 	}
 	start = time.Now()
 	serve := inRoot("serve")
-	var logs syncOutput
+	var logs syncbuf.Buffer
 	serve.Stderr = &logs
 	stdout, err := serve.StdoutPipe()
 	if err != nil {

@@ -2,38 +2,20 @@ package server_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/internal/sshtest"
+	"github.com/pact-registry/pact/internal/syncbuf"
 	"github.com/pact-registry/pact/pkg/sshsign"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestRequestIDsLogsAndMetrics(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{Logs: logs})
 	alice := env.CreateUser(t, "alice")
 	priv, pub := sshtest.GenerateKey(t, t.TempDir(), "ed25519", 0)

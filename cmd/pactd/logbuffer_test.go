@@ -1,33 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pact-registry/pact/internal/syncbuf"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestLogBufferDeliversEveryLine(t *testing.T) {
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	logs := newLogBuffer(out, 10*time.Millisecond)
 	logs.Write([]byte("first\n"))
 	deadline := time.Now().Add(5 * time.Second)
@@ -60,7 +44,7 @@ func TestLogBufferDeliversEveryLine(t *testing.T) {
 // back or a journal that reads late does.
 type stalledWriter struct {
 	release chan struct{}
-	out     lockedBuffer
+	out     syncbuf.Buffer
 }
 
 func (s *stalledWriter) Write(p []byte) (int, error) {

@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pact-registry/pact/internal/oidctest"
 	"github.com/pact-registry/pact/internal/pactdtest"
+	"github.com/pact-registry/pact/internal/syncbuf"
 )
 
 // ttyServe runs pactd serve with its stdout and stderr on a terminal (a
@@ -31,7 +31,7 @@ func ttyServe(t *testing.T, args ...string) string {
 	cmd := exec.Command("script", "-qfec", strings.Join(line, " "), "/dev/null")
 	cmd.Env = pactdtest.CleanEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out syncOutput
+	var out syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -261,22 +261,4 @@ func TestAuditLines(t *testing.T) {
 	if t.Failed() {
 		t.Logf("pactd logged:\n%s", logs)
 	}
-}
-
-// syncOutput collects a process's output while the test reads it.
-type syncOutput struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (o *syncOutput) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.Write(p)
-}
-
-func (o *syncOutput) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.String()
 }

@@ -15,9 +15,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pact-registry/pact/internal/syncbuf"
 )
 
 // Build compiles cmd/pactd into dir and returns the binary's path. It must
@@ -41,7 +42,7 @@ type Server struct {
 	Bin string
 
 	cmd  *exec.Cmd
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 	done chan struct{}
 }
 
@@ -77,7 +78,7 @@ func (s *Server) Addr() string {
 }
 
 func start(bin, db, addr string, flags []string) (*Server, error) {
-	s := &Server{DB: db, Bin: bin, logs: &syncBuffer{}, done: make(chan struct{})}
+	s := &Server{DB: db, Bin: bin, logs: &syncbuf.Buffer{}, done: make(chan struct{})}
 	args := append([]string{"serve", "--addr", addr, "--db", db}, flags...)
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Env = CleanEnv()
@@ -195,21 +196,4 @@ func CleanEnv() []string {
 		}
 	}
 	return env
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

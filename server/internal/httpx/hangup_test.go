@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,38 +8,20 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/pact-registry/pact/internal/syncbuf"
 )
-
-// lockedBuffer is a bytes.Buffer written by the server's goroutines and
-// read by the test.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // A client that hangs up while its request is being answered cancels the
 // work under way (a database read, say). That is not a server error: the
 // request is logged and counted as 499, without the ERROR line an operator
 // is paged for. Work cancelled while the client is still there stays a 500.
 func TestClientThatHangsUpIsNotAServerError(t *testing.T) {
-	var logs, requests lockedBuffer
+	var logs, requests syncbuf.Buffer
 	sh := NewShared(slog.New(slog.NewJSONHandler(&logs, nil)), "http://pact.invalid", nil, 1<<20, time.Second)
 	sh.RequestLog = &requests
 	e := sh.NewEngine()
