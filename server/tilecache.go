@@ -13,8 +13,9 @@ import (
 // tile of width W holds the first W items of its tile, and the log only
 // grows), so nothing is ever invalidated: the least recently used tiles
 // leave when the cache holds more than its bytes. A full cache takes in
-// one tile in admission.OneIn, so a client walking the whole log does
-// not flush the tiles at its right edge that every monitor asks for.
+// one full tile in admission.OneIn, so a client walking the whole log
+// does not flush the tiles every monitor asks for; partial tiles (the
+// right edge) are always taken in.
 type tileCache struct {
 	mu       sync.Mutex
 	maxBytes int
@@ -62,7 +63,9 @@ func (c *tileCache) put(t *cachedTile) {
 	if _, ok := c.byPath[t.path]; ok {
 		return
 	}
-	if c.bytes+len(t.data) > c.maxBytes && !c.admit() {
+	// Partial tiles are the log's right edge, which monitors poll and
+	// whose path changes as the log grows: always taken in, as before.
+	if t.full && c.bytes+len(t.data) > c.maxBytes && !c.admit() {
 		return
 	}
 	c.byPath[t.path] = c.order.PushFront(t)

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pact-registry/pact/server/internal/admission"
@@ -46,8 +47,8 @@ func TestTileCacheBounds(t *testing.T) {
 // A client walking the whole log, twice as many tiles as the cache holds,
 // round after round: a plain LRU evicts each tile just before it comes
 // round again and serves none of them; the full cache taking in one miss
-// in admission.OneIn serves nearly half, and the tile every monitor asks
-// for (the right edge) stays.
+// in admission.OneIn serves nearly half, and the partial tile every
+// monitor asks for (the right edge) stays.
 func TestTileCacheServesAWalkOfTheWholeLog(t *testing.T) {
 	const tiles, size = 200, 100 // the cache holds 100
 	walk := func(admit admission.Policy) (walkHits, edgeHits int) {
@@ -57,7 +58,7 @@ func TestTileCacheServesAWalkOfTheWholeLog(t *testing.T) {
 			if _, ok := c.get(path); ok {
 				return true
 			}
-			c.put(&cachedTile{path: path, data: make([]byte, size)})
+			c.put(&cachedTile{path: path, data: make([]byte, size), full: !strings.Contains(path, ".p/")})
 			return false
 		}
 		for round := range 20 {
@@ -83,5 +84,27 @@ func TestTileCacheServesAWalkOfTheWholeLog(t *testing.T) {
 	}
 	if lruWalk, _ := walk(admission.Always); lruWalk != 0 {
 		t.Errorf("a plain LRU served the walk %d times: this test no longer tells the two apart", lruWalk)
+	}
+}
+
+// A full cache that takes in no new full tile still takes in a partial
+// one: the log's right edge, whose path changes as the log grows and which
+// every monitor polls.
+func TestTileCacheAlwaysTakesInPartialTiles(t *testing.T) {
+	c := newTileCache(1000)
+	c.admit = func() bool { return false }
+	for i := range 5 {
+		c.put(&cachedTile{path: fmt.Sprintf("tile/0/%03d", i), data: make([]byte, 200), full: true})
+	}
+	c.put(&cachedTile{path: "tile/0/005", data: make([]byte, 200), full: true})
+	if _, ok := c.get("tile/0/005"); ok {
+		t.Error("a full cache that admits nothing took in a full tile")
+	}
+	c.put(&cachedTile{path: "tile/0/005.p/7", data: make([]byte, 200)})
+	if _, ok := c.get("tile/0/005.p/7"); !ok {
+		t.Error("a full cache did not take in a partial tile")
+	}
+	if c.bytes > 1000 {
+		t.Errorf("the cache holds %d bytes, more than 1000", c.bytes)
 	}
 }
