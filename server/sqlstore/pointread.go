@@ -25,9 +25,11 @@ type pointReads struct {
 	timeout time.Duration
 }
 
-// pointReaders is how many connections the point reads have: each runs a
-// statement of tens of microseconds, so two keep both cores of a small
-// machine busy, and more would only hold more of SQLite's page cache.
+// pointReaders is how many connections the point reads have. Each runs a
+// statement of tens of microseconds from the page cache, but a page read
+// from the disk holds its connection far longer: with two, 32 clients
+// whose reads went to the disk waited up to half a second (BENCHMARKS.md,
+// fifth part). Each connection holds up to 2 MB of SQLite's page cache.
 const pointReaders = 4
 
 // pointStatements are the statements that run on pointReads.

@@ -52,13 +52,13 @@ WHERE id = ?`
 // which prepare the raw document's and the full log tile's on their own
 // connections): the package page's document, latest and pinned.
 // Prepared once, they save database/sql and the driver a statement look-up
-// and a dozen allocations a read (about a quarter of a full tile's read).
+// and a dozen allocations a read.
 var readHotStatements = []string{versionDocumentQuery(false, false), versionDocumentQuery(false, true)}
 
 // prepareHot prepares hotStatements on the writer pool,
 // readHotStatements on the reader pool and pointStatements on the point
-// reads' (SQLite only). A statement that
-// fails to prepare is left out and runs unprepared.
+// reads' (SQLite only). A statement that fails to prepare is left out and
+// runs unprepared.
 func (s *Store) prepareHot(ctx context.Context) {
 	if s.dialect.name() != "sqlite" {
 		return

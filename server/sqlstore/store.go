@@ -112,8 +112,8 @@ type Store struct {
 	// (stmtcache.go); nil on PostgreSQL. Read-only after Open.
 	stmts map[string]*sql.Stmt
 	// readStmts are the read paths' statements that a request makes
-	// again and again (a raw document's, a full log tile's), prepared once
-	// on SQLite's reader pool.
+	// again and again (the package page's document), prepared once on
+	// SQLite's reader pool.
 	readStmts map[string]*sql.Stmt
 	// point runs the reads of one row by key that the hottest paths make
 	// on a cache miss (pointread.go); nil on PostgreSQL.
