@@ -3,7 +3,6 @@ package server
 import (
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server/internal/httpx"
@@ -86,11 +85,9 @@ func appendJSONString(b []byte, parts ...string) []byte {
 	b = append(b, '"')
 	ascii := true
 	for _, p := range parts {
-		for i := 0; i < len(p); i++ {
-			if p[i] >= utf8.RuneSelf {
-				ascii = false
-				break
-			}
+		if !httpx.IsASCII(p) {
+			ascii = false
+			break
 		}
 	}
 	if !ascii && len(parts) > 1 {

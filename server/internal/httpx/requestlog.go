@@ -83,14 +83,19 @@ func appendJSONString(b []byte, s string) []byte {
 // (TestPackageListJSONIsEncodingJSON) hold it to those bytes.
 func AppendEscaped(b []byte, s string, html bool) []byte {
 	const hex = "0123456789abcdef"
+	safe := &jsonSafe
+	if html {
+		safe = &jsonSafeHTML
+	}
 	start := 0
 	for i := 0; i < len(s); {
+		// A document's strings are mostly runs of bytes that stay as they
+		// are.
+		if i = skipSafe(s, i, html, safe); i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && (!html || (c != '<' && c != '>' && c != '&')) {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch {
 			case c == '"' || c == '\\':
@@ -105,7 +110,7 @@ func AppendEscaped(b []byte, s string, html bool) []byte {
 				b = append(b, '\\', 'b')
 			case html && c == '\f':
 				b = append(b, '\\', 'f')
-			default:
+			default: // other control characters; <, > and & with html
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
 			i++
@@ -130,4 +135,67 @@ func AppendEscaped(b []byte, s string, html bool) []byte {
 		i += size
 	}
 	return append(b, s[start:]...)
+}
+
+// jsonSafe and jsonSafeHTML hold, for each byte, whether AppendEscaped
+// copies it as it is when it stands alone: ASCII from space on, but for "
+// and \ (and <, > and & with html). Bytes from 0x80 on are looked at as
+// UTF-8.
+var jsonSafe, jsonSafeHTML = func() (plain, html [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		plain[c] = c != '"' && c != '\\'
+		html[c] = plain[c] && c != '<' && c != '>' && c != '&'
+	}
+	return plain, html
+}()
+
+// IsASCII reports whether every byte of s is below 0x80.
+func IsASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if load8(s, i)&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// load8 is the eight bytes of s from i on, the first in the low byte.
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// skipSafe returns the index of the first byte of s from i on that is not
+// safe (jsonSafe, or jsonSafeHTML with html), or len(s). It looks at eight
+// bytes at a time: x&highs finds bytes from 0x80 on; once every byte is
+// below 0x80, (v-ones)&^v&highs is exact in telling whether a byte of v is
+// zero, and (x-0x20*ones)&^x&highs whether a byte of x is below 0x20.
+func skipSafe(s string, i int, html bool, safe *[256]bool) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	const quote, backslash = '"' * ones, '\\' * ones
+	const lt, gt, amp = '<' * ones, '>' * ones, '&' * ones
+	for ; i+8 <= len(s); i += 8 {
+		x := load8(s, i)
+		bad := x | (x-0x20*ones)&^x
+		q, bs := x^quote, x^backslash
+		bad |= (q-ones)&^q | (bs-ones)&^bs
+		if html {
+			l, g, a := x^lt, x^gt, x^amp
+			bad |= (l-ones)&^l | (g-ones)&^g | (a-ones)&^a
+		}
+		if bad&highs != 0 {
+			break
+		}
+	}
+	for i < len(s) && safe[s[i]] {
+		i++
+	}
+	return i
 }
