@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -99,19 +101,27 @@ func (b *bench) measure(ctx context.Context) error {
 		return nil
 	}
 	// onEachServer measures paths on nginx, the bare Go server (the
-	// ceiling for Go) and pactd, one after the other: rows id-nginx, id-go
+	// ceiling for Go) and pactd, in turns (getEach): rows id-nginx, id-go
 	// and id.
 	onEachServer := func(id, path string, paths []string) error {
+		var targets []target
+		var names []string
 		for _, s := range []struct {
 			suffix, server, url string
 			p                   *pactd
 		}{{"-nginx", "nginx", urlOf(web), nil}, {"-go", "bare Go", bare.URL, nil}, {"", "pactd", server.URL, server}} {
-			if s.url == "" {
-				continue
+			if s.url != "" {
+				targets = append(targets, target{id: id + s.suffix, base: s.url, p: s.p})
+				names = append(names, s.server)
 			}
-			if err := getRow(s.url, id+s.suffix, path+" "+s.server, s.server, db, paths, s.p); err != nil {
-				return err
-			}
+		}
+		rs, kbs, err := b.getEach(ctx, targets, paths, b.cfg.Conns, interleavedRounds)
+		if err != nil {
+			return err
+		}
+		for i, t := range targets {
+			peakKB = max(peakKB, kbs[i])
+			b.rep.add(rowOf(t.id, path+" "+names[i], names[i], db.Packages, rs[i], kbs[i]))
 		}
 		return nil
 	}
@@ -206,7 +216,7 @@ func (b *bench) measurePosts(ctx context.Context, server *pactd, db *seeded, suf
 		}
 		b.progress("%s%s: %s", p.path, engine, b.cfg.Duration)
 		server.resetPeakRSS()
-		prof := b.startProfile(server, p.id+suffix)
+		prof := b.startProfile(server, p.id+suffix, b.cfg.Duration)
 		cpu0 := processCPU(server.cmd.Process.Pid)
 		r := runPosts(ctx, server.URL+p.url, b.cfg.Conns, b.cfg.Duration, maxPosts, p.next)
 		r.CPU = processCPU(server.cmd.Process.Pid) - cpu0
@@ -253,20 +263,23 @@ func (b *bench) measureCold(ctx context.Context, db *seeded, suffix, nginxURL st
 		len(cold), float64(len(cold)*(b.cfg.DocBytes+600))/float64(cache), cache)
 	var peakKB int64
 	rawPath := fmt.Sprintf("GET /raw/{owner}/{pack}.pact.md (%d docs, 10× the cache)", len(cold))
-	for _, s := range []struct {
-		id, server, url string
-		p               *pactd
-	}{{"raw-cold-nginx", "nginx", nginxURL, nil}, {"raw-cold", "pactd", server.URL, server}} {
-		if s.url == "" {
-			continue
-		}
-		r, kb, err := b.get(ctx, s.url, s.id+suffix, cold, s.p)
-		if err != nil {
-			return 0, err
-		}
-		peakKB = max(peakKB, kb)
-		row := b.rep.add(rowOf(s.id+suffix, rawPath+" "+s.server, s.server, db.Packages, r, kb))
-		if s.p != nil {
+	targets, names := []target{{id: "raw-cold" + suffix, base: server.URL, p: server}}, []string{"pactd"}
+	if nginxURL != "" {
+		targets = append([]target{{id: "raw-cold-nginx" + suffix, base: nginxURL}}, targets...)
+		names = append([]string{"nginx"}, names...)
+	}
+	rounds := 1
+	if len(targets) > 1 {
+		rounds = interleavedRounds
+	}
+	rs, kbs, err := b.getEach(ctx, targets, cold, b.cfg.Conns, rounds)
+	if err != nil {
+		return 0, err
+	}
+	for i, t := range targets {
+		peakKB = max(peakKB, kbs[i])
+		row := b.rep.add(rowOf(t.id, rawPath+" "+names[i], names[i], db.Packages, rs[i], kbs[i]))
+		if t.p != nil {
 			row.Notes = append(row.Notes, note)
 		}
 	}
@@ -318,51 +331,154 @@ func (b *bench) get(ctx context.Context, base, id string, paths []string, p *pac
 
 // getConns is get with conns connections.
 func (b *bench) getConns(ctx context.Context, base, id string, paths []string, p *pactd, conns int) (result, int64, error) {
-	b.progress("%s: GET %s%s: %s, %d connections", id, base, paths[0], b.cfg.Duration, conns)
-	if !b.cfg.Short {
-		if err := warmUp(ctx, base, paths, conns); err != nil {
-			return result{}, 0, err
-		}
-		if _, err := runWrk(ctx, b.work, base, paths, conns, b.cfg.WrkThreads, time.Second); err != nil {
-			return result{}, 0, err
-		}
-	}
-	var prof <-chan error
-	if p != nil {
-		p.resetPeakRSS()
-		prof = b.startProfile(p, id)
-	}
-	pid := b.pids[base]
-	if p != nil {
-		pid = p.cmd.Process.Pid
-	}
-	var cpu0 time.Duration
-	if pid != 0 {
-		cpu0 = processCPU(pid)
-	}
-	r, err := runWrk(ctx, b.work, base, paths, conns, b.cfg.WrkThreads, b.cfg.Duration)
+	rs, kbs, err := b.getEach(ctx, []target{{id: id, base: base, p: p}}, paths, conns, 1)
 	if err != nil {
 		return result{}, 0, err
 	}
-	if pid != 0 {
-		r.CPU = processCPU(pid) - cpu0
-	}
-	if err := b.waitProfile(prof); err != nil {
-		return result{}, 0, err
-	}
-	var kb int64
-	if p != nil {
-		kb = p.peakRSS()
-	}
-	return r, kb, nil
+	return rs[0], kbs[0], nil
 }
 
-func (b *bench) startProfile(p *pactd, id string) <-chan error {
+// target is one server a row measures: its row id, its URL, and the pactd
+// behind it (nil for nginx and the bare Go server).
+type target struct {
+	id, base string
+	p        *pactd
+}
+
+// interleavedRounds is how many turns the servers compared on one path take
+// (getEach). This machine's speed moves by tens of percent from one minute
+// to the next (BENCHMARKS.md, "2026-11-24, sixth part"); a server measured
+// for its whole ten seconds after another could be measured in a slow
+// minute the other missed.
+const interleavedRounds = 5
+
+// getEach warms every target up on paths, then measures them in turns:
+// rounds rounds, each of Duration/rounds (whole seconds, at least one) per
+// target, one target after the other. A target's result adds up its rounds
+// (requests, time, errors, its server's CPU, latency histogram:
+// roundsResult). The peak RSS is a pactd's over all its rounds.
+func (b *bench) getEach(ctx context.Context, targets []target, paths []string, conns, rounds int) ([]result, []int64, error) {
+	if b.cfg.Short {
+		rounds = 1 // CI's form only checks that every request succeeds
+	}
+	slice := b.cfg.Duration
+	if rounds > 1 {
+		slice = max(time.Second, (b.cfg.Duration / time.Duration(rounds)).Round(time.Second))
+	}
+	for _, t := range targets {
+		b.progress("%s: GET %s%s: %s, %d connections", t.id, t.base, paths[0], b.cfg.Duration, conns)
+		if b.cfg.Short {
+			continue
+		}
+		if err := warmUp(ctx, t.base, paths, conns); err != nil {
+			return nil, nil, err
+		}
+		if _, err := runWrk(ctx, b.work, t.base, paths, conns, b.cfg.WrkThreads, time.Second); err != nil {
+			return nil, nil, err
+		}
+	}
+	if rounds > 1 {
+		b.progress("measuring %d servers in %d turns of %s each", len(targets), rounds, slice)
+	}
+	each := make([][]result, len(targets))
+	for _, t := range targets {
+		if t.p != nil {
+			t.p.resetPeakRSS()
+		}
+	}
+	for round := range rounds {
+		for i, t := range targets {
+			var prof <-chan error
+			if t.p != nil && round == 0 {
+				prof = b.startProfile(t.p, t.id, slice)
+			}
+			pid := b.pids[t.base]
+			if t.p != nil {
+				pid = t.p.cmd.Process.Pid
+			}
+			var cpu0 time.Duration
+			if pid != 0 {
+				cpu0 = processCPU(pid)
+			}
+			r, err := runWrk(ctx, b.work, t.base, paths, conns, b.cfg.WrkThreads, slice)
+			if err != nil {
+				return nil, nil, err
+			}
+			if pid != 0 {
+				r.CPU = processCPU(pid) - cpu0
+			}
+			if err := b.waitProfile(prof); err != nil {
+				return nil, nil, err
+			}
+			each[i] = append(each[i], r)
+		}
+	}
+	results := make([]result, len(targets))
+	kbs := make([]int64, len(targets))
+	for i, t := range targets {
+		results[i] = roundsResult(each[i])
+		if t.p != nil {
+			kbs[i] = t.p.peakRSS()
+		}
+	}
+	return results, kbs, nil
+}
+
+// roundsResult is one result of a server's rounds: their requests, time,
+// errors and CPU added up, and the percentiles of their latency
+// histograms put together, as wrk computes them (wrkPercentile). With one
+// round, that round.
+func roundsResult(rounds []result) result {
+	if len(rounds) == 1 {
+		return rounds[0]
+	}
+	var r result
+	counts := map[int64]int64{}
+	for _, x := range rounds {
+		r.Requests += x.Requests
+		r.Elapsed += x.Elapsed
+		r.Errors += x.Errors
+		r.CPU += x.CPU
+		if len(r.FirstErrors) < 3 {
+			r.FirstErrors = append(r.FirstErrors, x.FirstErrors...)
+		}
+		for _, vc := range x.Hist {
+			counts[vc[0]] += vc[1]
+		}
+	}
+	for v, c := range counts {
+		r.Hist = append(r.Hist, [2]int64{v, c})
+	}
+	slices.SortFunc(r.Hist, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	r.P50 = wrkPercentile(r.Hist, 50)
+	r.P99 = wrkPercentile(r.Hist, 99)
+	return r
+}
+
+// wrkPercentile is wrk's percentile of a latency histogram (stats_percentile
+// in its source): the lowest latency whose running count reaches
+// round(p/100 × count + 0.5).
+func wrkPercentile(hist [][2]int64, p float64) time.Duration {
+	var n int64
+	for _, vc := range hist {
+		n += vc[1]
+	}
+	rank := int64(math.Round(p/100*float64(n) + 0.5))
+	var total int64
+	for _, vc := range hist {
+		if total += vc[1]; total >= rank {
+			return time.Duration(vc[0]) * time.Microsecond
+		}
+	}
+	return 0
+}
+
+func (b *bench) startProfile(p *pactd, id string, d time.Duration) <-chan error {
 	if b.cfg.PprofDir == "" || p.PprofURL == "" {
 		return nil
 	}
 	name := fmt.Sprintf("%s-%d.pprof", id, b.cfg.Packages)
-	return p.profile(b.cfg.Duration, filepath.Join(b.cfg.PprofDir, name))
+	return p.profile(d, filepath.Join(b.cfg.PprofDir, name))
 }
 
 func (b *bench) waitProfile(prof <-chan error) error {

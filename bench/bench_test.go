@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -144,6 +145,11 @@ func TestWrkCountsOnly200s(t *testing.T) {
 	if d := r.Errors - other.Load(); d > 2 || d < -2 {
 		t.Errorf("wrk counted %d errors, the server answered %d with something else", r.Errors, other.Load())
 	}
+	// Its histogram, which rounds add up, gives wrk's own percentiles.
+	if len(r.Hist) == 0 || wrkPercentile(r.Hist, 50) != r.P50 || wrkPercentile(r.Hist, 99) != r.P99 {
+		t.Errorf("histogram of %d latencies gives p50 %s, p99 %s; wrk printed %s, %s",
+			len(r.Hist), wrkPercentile(r.Hist, 50), wrkPercentile(r.Hist, 99), r.P50, r.P99)
+	}
 }
 
 // The warm-up asks for every path of a row exactly once, and fails when
@@ -211,5 +217,35 @@ func TestLogRowsShowTheirCeiling(t *testing.T) {
 	}
 	if !slices.Equal(tile.Notes, want) {
 		t.Errorf("log-tile notes %q, want %q", tile.Notes, want)
+	}
+}
+
+// Servers measured in turns: each one's rounds add up to one row, with the
+// percentiles of their histograms put together.
+func TestRoundsResultAddsUpTheTurns(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	rounds := []result{
+		// 100 answers: 98 at 1 ms, 2 at 30 ms.
+		{Requests: 100, Elapsed: ms(2000), P50: ms(1), P99: ms(30), CPU: ms(50), Hist: [][2]int64{{1000, 98}, {30000, 2}}},
+		// 300 answers at 2 ms.
+		{Requests: 300, Elapsed: ms(2000), P50: ms(2), P99: ms(2), CPU: ms(70), Errors: 2, FirstErrors: []string{"wrk: timeout 2"},
+			Hist: [][2]int64{{2000, 300}}},
+		// 200 answers: 190 at 1 ms, 10 at 5 ms.
+		{Requests: 200, Elapsed: ms(2000), P50: ms(1), P99: ms(5), CPU: ms(60), Hist: [][2]int64{{1000, 190}, {5000, 10}}},
+	}
+	got := roundsResult(rounds)
+	// 600 answers: 288 at 1 ms, 300 at 2 ms, 10 at 5 ms, 2 at 30 ms. The
+	// 300th is at 2 ms; the 594th (round(0.99 × 600 + 0.5)) at 5 ms, where
+	// the worst round's p99 was 30 ms.
+	want := result{Requests: 600, Elapsed: ms(6000), P50: ms(2), P99: ms(5), CPU: ms(180), Errors: 2, FirstErrors: []string{"wrk: timeout 2"},
+		Hist: [][2]int64{{1000, 288}, {2000, 300}, {5000, 10}, {30000, 2}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("roundsResult = %+v, want %+v", got, want)
+	}
+	if got.rate() != 100 || got.cpuPerRequest() != 300 {
+		t.Errorf("rate %v/s, CPU %v µs per request; want 100 and 300", got.rate(), got.cpuPerRequest())
+	}
+	if one := roundsResult(rounds[:1]); !reflect.DeepEqual(one, rounds[0]) {
+		t.Errorf("one round: %+v, want it unchanged", one)
 	}
 }

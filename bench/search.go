@@ -122,7 +122,7 @@ func (b *bench) measureSearch(ctx context.Context, id, path string, db *seeded, 
 		}
 	}
 	server.resetPeakRSS()
-	prof := b.startProfile(server, id)
+	prof := b.startProfile(server, id, b.cfg.Duration)
 	cpu0 := processCPU(server.cmd.Process.Pid)
 	r := runGets(ctx, server.URL, paths, conns, b.cfg.Duration)
 	r.CPU = processCPU(server.cmd.Process.Pid) - cpu0

@@ -24,6 +24,9 @@ type result struct {
 	CPU time.Duration
 	// FirstErrors holds a few error messages, to say what went wrong.
 	FirstErrors []string
+	// Hist is wrk's latency histogram (wrkSummary.Hist), for adding up
+	// rounds; nil from the Go load generator.
+	Hist [][2]int64
 }
 
 // cpuPerRequest is the server's CPU time per 200 answer, in µs.
@@ -78,10 +81,15 @@ done = function(summary, latency, requests)
   local e = summary.errors
   local bad = 0
   for _, t in ipairs(threads) do bad = bad + t:get("non200") end
+  local hist = {}
+  for i = 1, #latency do
+    local value, count = latency(i)
+    hist[i] = string.format("[%%d,%%d]", value, count)
+  end
   io.write(string.format(
-    'WRKJSON {"requests":%%d,"duration_us":%%d,"connect":%%d,"read":%%d,"write":%%d,"status":%%d,"timeout":%%d,"non200":%%d,"p50_us":%%d,"p99_us":%%d}\n',
+    'WRKJSON {"requests":%%d,"duration_us":%%d,"connect":%%d,"read":%%d,"write":%%d,"status":%%d,"timeout":%%d,"non200":%%d,"p50_us":%%d,"p99_us":%%d,"hist":[%%s]}\n',
     summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout, bad,
-    latency:percentile(50), latency:percentile(99)))
+    latency:percentile(50), latency:percentile(99), table.concat(hist, ",")))
 end
 `
 
@@ -96,6 +104,9 @@ type wrkSummary struct {
 	Non200     int64 `json:"non200"`
 	P50US      int64 `json:"p50_us"`
 	P99US      int64 `json:"p99_us"`
+	// Hist is wrk's latency histogram: [µs, count] for every latency it
+	// holds, lowest first, with its coordinated-omission samples.
+	Hist [][2]int64 `json:"hist"`
 }
 
 // runWrk loads base+paths with wrk for d over conns connections.
@@ -139,6 +150,7 @@ func runWrk(ctx context.Context, work, base string, paths []string, conns, threa
 		Elapsed:  time.Duration(s.DurationUS) * time.Microsecond,
 		P50:      time.Duration(s.P50US) * time.Microsecond,
 		P99:      time.Duration(s.P99US) * time.Microsecond,
+		Hist:     s.Hist,
 		// Answers with an error status are among the non-200s.
 		Errors: s.Connect + s.Read + s.Write + s.Timeout + s.Non200,
 	}
