@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -247,5 +248,28 @@ func TestRoundsResultAddsUpTheTurns(t *testing.T) {
 	}
 	if one := roundsResult(rounds[:1]); !reflect.DeepEqual(one, rounds[0]) {
 		t.Errorf("one round: %+v, want it unchanged", one)
+	}
+}
+
+// A long row's summary line holds tens of thousands of latencies.
+func TestWrkSummaryWithALongHistogram(t *testing.T) {
+	var line strings.Builder
+	line.WriteString("Running 10s test @ http://127.0.0.1:1/\nWRKJSON {\"requests\":50000,\"p50_us\":700,\"p99_us\":9000,\"hist\":[")
+	for v := range 50000 {
+		if v > 0 {
+			line.WriteByte(',')
+		}
+		fmt.Fprintf(&line, "[%d,1]", v+1)
+	}
+	line.WriteString("]}\nsome other line\n")
+	s, err := parseWrkSummary([]byte(line.String()))
+	if err != nil {
+		t.Fatalf("%d bytes: %v", line.Len(), err)
+	}
+	if s.Requests != 50000 || len(s.Hist) != 50000 || s.Hist[49999] != [2]int64{50000, 1} {
+		t.Errorf("requests %d, %d latencies, last %v", s.Requests, len(s.Hist), s.Hist[len(s.Hist)-1])
+	}
+	if _, err := parseWrkSummary([]byte("Running 10s test\n")); err == nil {
+		t.Error("no summary line: no error")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -128,19 +129,9 @@ func runWrk(ctx context.Context, work, base string, paths []string, conns, threa
 	if err != nil {
 		return result{}, fmt.Errorf("wrk: %v: %s%s", err, out, stderr.Bytes())
 	}
-	var s wrkSummary
-	found := false
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		if line, ok := strings.CutPrefix(sc.Text(), "WRKJSON "); ok {
-			if err := json.Unmarshal([]byte(line), &s); err != nil {
-				return result{}, fmt.Errorf("wrk summary %q: %w", line, err)
-			}
-			found = true
-		}
-	}
-	if !found {
-		return result{}, fmt.Errorf("wrk printed no summary: %s%s", out, stderr.Bytes())
+	s, err := parseWrkSummary(out)
+	if err != nil {
+		return result{}, fmt.Errorf("%w: %s%s", err, out, stderr.Bytes())
 	}
 	// Only 200s count. wrk's percentiles are over every answer, so a row
 	// with any other answer fails (its errors column) rather than show
@@ -159,4 +150,29 @@ func runWrk(ctx context.Context, work, base string, paths []string, conns, threa
 			s.Connect, s.Read, s.Write, s.Timeout, s.Non200, s.Status)}
 	}
 	return r, nil
+}
+
+// parseWrkSummary finds the WRKJSON line wrkScript prints in wrk's output.
+// The line carries the whole latency histogram: tens of thousands of
+// latencies on a long row, far beyond a Scanner's default line.
+func parseWrkSummary(out []byte) (wrkSummary, error) {
+	var s wrkSummary
+	found := false
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64<<10), len(out)+1)
+	for sc.Scan() {
+		if line, ok := bytes.CutPrefix(sc.Bytes(), []byte("WRKJSON ")); ok {
+			if err := json.Unmarshal(line, &s); err != nil {
+				return s, fmt.Errorf("wrk summary: %w", err)
+			}
+			found = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return s, fmt.Errorf("reading wrk's output: %w", err)
+	}
+	if !found {
+		return s, errors.New("wrk printed no summary")
+	}
+	return s, nil
 }
