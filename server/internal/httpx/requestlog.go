@@ -3,6 +3,7 @@ package httpx
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -57,8 +58,31 @@ func appendMillis(b []byte, d time.Duration) []byte {
 }
 
 // appendRFC3339Millis is slog's time format: RFC 3339 with exactly three
-// fractional digits.
+// fractional digits. Requests logged within one millisecond share one
+// formatting (lastStamp): at tens of thousands of requests a second,
+// formatting each time was about 2% of a raw GET's CPU.
 func appendRFC3339Millis(b []byte, t time.Time) []byte {
+	ms, loc := t.UnixMilli(), t.Location()
+	if s := lastStamp.Load(); s != nil && s.ms == ms && s.loc == loc {
+		return append(b, s.text...)
+	}
+	n := len(b)
+	b = formatRFC3339Millis(b, t)
+	lastStamp.Store(&stamp{ms: ms, loc: loc, text: string(b[n:])})
+	return b
+}
+
+// stamp is one millisecond's time as appendRFC3339Millis writes it, in one
+// location.
+type stamp struct {
+	ms   int64
+	loc  *time.Location
+	text string
+}
+
+var lastStamp atomic.Pointer[stamp]
+
+func formatRFC3339Millis(b []byte, t time.Time) []byte {
 	const prefixLen = len("2006-01-02T15:04:05.000")
 	n := len(b)
 	t = t.Truncate(time.Millisecond).Add(time.Millisecond / 10)

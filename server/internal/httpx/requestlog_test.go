@@ -47,3 +47,30 @@ func TestRequestIDs(t *testing.T) {
 		seen[v[0]] = true
 	}
 }
+
+// Lines logged within one millisecond share one formatted time; it must be
+// the time each line would have had on its own, in its own zone.
+func TestLogTimesSharedWithinAMillisecond(t *testing.T) {
+	east := time.FixedZone("east", 5*3600+30*60)
+	base := time.Date(2026, 11, 24, 23, 59, 59, 998_700_000, time.UTC)
+	for _, step := range []time.Duration{0, 100 * time.Microsecond, 250 * time.Microsecond, time.Millisecond, 1300 * time.Microsecond, 2 * time.Millisecond} {
+		for _, at := range []time.Time{base.Add(step), base.Add(step).In(east), base.Add(step).Local(), base.Add(step)} {
+			got := string(appendRFC3339Millis([]byte("x"), at))
+			if want := string(formatRFC3339Millis([]byte("x"), at)); got != want {
+				t.Errorf("%v: %s, want %s", at, got, want)
+			}
+		}
+	}
+	if got := string(appendRFC3339Millis(nil, base.Add(1300*time.Microsecond))); got != "2026-11-25T00:00:00.000Z" {
+		t.Errorf("across midnight: %s", got)
+	}
+}
+
+// One request's log line, stamped with the time as a request is.
+func BenchmarkRequestLine(b *testing.B) {
+	buf := make([]byte, 0, 512)
+	for b.Loop() {
+		buf = appendRequestLine(buf[:0], time.Now(), "PwDmtjzPr6BJ51MCBv8m", "GET", "/raw/:owner/:file",
+			"/raw/owner-0000/pack-0000000.pact.md", 200, 123*time.Microsecond, 3000, "127.0.0.1")
+	}
+}
