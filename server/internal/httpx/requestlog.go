@@ -59,8 +59,9 @@ func appendMillis(b []byte, d time.Duration) []byte {
 
 // appendRFC3339Millis is slog's time format: RFC 3339 with exactly three
 // fractional digits. Requests logged within one millisecond share one
-// formatting (lastStamp): at tens of thousands of requests a second,
-// formatting each time was about 2% of a raw GET's CPU.
+// formatting (lastStamp): at tens of thousands of requests a second, most
+// lines find their time formatted, which halves a line's cost
+// (BenchmarkRequestLine; BENCHMARKS.md).
 func appendRFC3339Millis(b []byte, t time.Time) []byte {
 	ms, loc := t.UnixMilli(), t.Location()
 	if s := lastStamp.Load(); s != nil && s.ms == ms && s.loc == loc {
