@@ -105,14 +105,9 @@ func (b *bench) measure(ctx context.Context) error {
 	// and id.
 	onEachServer := func(id, path string, paths []string) error {
 		var targets []target
-		var names []string
-		for _, s := range []struct {
-			suffix, server, url string
-			p                   *pactd
-		}{{"-nginx", "nginx", urlOf(web), nil}, {"-go", "bare Go", bare.URL, nil}, {"", "pactd", server.URL, server}} {
-			if s.url != "" {
-				targets = append(targets, target{id: id + s.suffix, base: s.url, p: s.p})
-				names = append(names, s.server)
+		for _, t := range []target{{id + "-nginx", "nginx", urlOf(web), nil}, {id + "-go", "bare Go", bare.URL, nil}, {id, "pactd", server.URL, server}} {
+			if t.base != "" {
+				targets = append(targets, t)
 			}
 		}
 		rs, kbs, err := b.getEach(ctx, targets, paths, b.cfg.Conns, interleavedRounds)
@@ -121,7 +116,7 @@ func (b *bench) measure(ctx context.Context) error {
 		}
 		for i, t := range targets {
 			peakKB = max(peakKB, kbs[i])
-			b.rep.add(rowOf(t.id, path+" "+names[i], names[i], db.Packages, rs[i], kbs[i]))
+			b.rep.add(rowOf(t.id, path+" "+t.server, t.server, db.Packages, rs[i], kbs[i]))
 		}
 		return nil
 	}
@@ -263,10 +258,9 @@ func (b *bench) measureCold(ctx context.Context, db *seeded, suffix, nginxURL st
 		len(cold), float64(len(cold)*(b.cfg.DocBytes+600))/float64(cache), cache)
 	var peakKB int64
 	rawPath := fmt.Sprintf("GET /raw/{owner}/{pack}.pact.md (%d docs, 10× the cache)", len(cold))
-	targets, names := []target{{id: "raw-cold" + suffix, base: server.URL, p: server}}, []string{"pactd"}
+	targets := []target{{"raw-cold" + suffix, "pactd", server.URL, server}}
 	if nginxURL != "" {
-		targets = append([]target{{id: "raw-cold-nginx" + suffix, base: nginxURL}}, targets...)
-		names = append([]string{"nginx"}, names...)
+		targets = append([]target{{"raw-cold-nginx" + suffix, "nginx", nginxURL, nil}}, targets...)
 	}
 	rounds := 1
 	if len(targets) > 1 {
@@ -278,7 +272,7 @@ func (b *bench) measureCold(ctx context.Context, db *seeded, suffix, nginxURL st
 	}
 	for i, t := range targets {
 		peakKB = max(peakKB, kbs[i])
-		row := b.rep.add(rowOf(t.id, rawPath+" "+names[i], names[i], db.Packages, rs[i], kbs[i]))
+		row := b.rep.add(rowOf(t.id, rawPath+" "+t.server, t.server, db.Packages, rs[i], kbs[i]))
 		if t.p != nil {
 			row.Notes = append(row.Notes, note)
 		}
@@ -338,11 +332,12 @@ func (b *bench) getConns(ctx context.Context, base, id string, paths []string, p
 	return rs[0], kbs[0], nil
 }
 
-// target is one server a row measures: its row id, its URL, and the pactd
-// behind it (nil for nginx and the bare Go server).
+// target is one server a row measures: its row id, the server's name in
+// the row, its URL, and the pactd behind it (nil for nginx and the bare Go
+// server).
 type target struct {
-	id, base string
-	p        *pactd
+	id, server, base string
+	p                *pactd
 }
 
 // interleavedRounds is how many turns the servers compared on one path take
@@ -356,7 +351,8 @@ const interleavedRounds = 5
 // rounds rounds, each of Duration/rounds (whole seconds, at least one) per
 // target, one target after the other. A target's result adds up its rounds
 // (requests, time, errors, its server's CPU, latency histogram:
-// roundsResult). The peak RSS is a pactd's over all its rounds.
+// roundsResult). The peak RSS is a pactd's over all its rounds; with
+// -pprof, its profile covers its first round.
 func (b *bench) getEach(ctx context.Context, targets []target, paths []string, conns, rounds int) ([]result, []int64, error) {
 	if b.cfg.Short {
 		rounds = 1 // CI's form only checks that every request succeeds
