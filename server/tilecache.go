@@ -12,25 +12,31 @@ import (
 // bytes never change once it exists, partial tiles included (a partial
 // tile of width W holds the first W items of its tile, and the log only
 // grows), so nothing is ever invalidated: the least recently used tiles
-// leave when the cache holds more than its bytes. A full cache takes in
-// one full tile in admission.OneIn, so a client walking the whole log
-// does not flush the tiles every monitor asks for; partial tiles (the
-// right edge) are always taken in.
+// leave when the cache holds more than its bytes. A full cache takes in a
+// full tile only as an admission.Filter says (not when it was asked for
+// less often lately than a tile it would evict; between equals one in
+// admission.OneIn), so a client walking the whole log does not flush the
+// tiles every monitor asks for; partial tiles (the right edge) are always
+// taken in.
 type tileCache struct {
 	mu       sync.Mutex
 	maxBytes int
 	bytes    int
 	order    *list.List // front: most recently used
 	byPath   map[string]*list.Element
-	admit    admission.Policy
+	admit    admission.Policy // every look-up is recorded in it
 	// hits and misses count get's answers, under mu.
 	hits, misses uint64
 }
 
 type cachedTile struct {
 	path string
-	data []byte
-	full bool
+	// hash (the path's) and tally are set by put, and the tally kept
+	// under the cache's lock.
+	hash  uint64
+	tally admission.Tally
+	data  []byte
+	full  bool
 }
 
 // maxTileCacheBytes holds 64 full entry bundles of 1 KB entries, or 2,000
@@ -38,26 +44,31 @@ type cachedTile struct {
 const maxTileCacheBytes = 16 << 20
 
 func newTileCache(maxBytes int) *tileCache {
-	return &tileCache{maxBytes: maxBytes, order: list.New(), byPath: map[string]*list.Element{}, admit: admission.Random}
+	return &tileCache{maxBytes: maxBytes, order: list.New(), byPath: map[string]*list.Element{}, admit: admission.NewFilter(maxBytes / 4096)}
 }
 
 func (c *tileCache) get(path string) (*cachedTile, bool) {
+	hash := admission.HashString(path)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.admit.Record(hash)
 	e, ok := c.byPath[path]
 	if !ok {
 		c.misses++
 		return nil, false
 	}
 	c.hits++
+	t := e.Value.(*cachedTile)
+	c.admit.Hit(&t.tally)
 	c.order.MoveToFront(e)
-	return e.Value.(*cachedTile), true
+	return t, true
 }
 
 func (c *tileCache) put(t *cachedTile) {
 	if len(t.data) > c.maxBytes/4 {
 		return
 	}
+	t.hash = admission.HashString(t.path)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.byPath[t.path]; ok {
@@ -65,9 +76,10 @@ func (c *tileCache) put(t *cachedTile) {
 	}
 	// Partial tiles are the log's right edge, which monitors poll and
 	// whose path changes as the log grows: always taken in, as before.
-	if t.full && c.bytes+len(t.data) > c.maxBytes && !c.admit() {
+	if t.full && c.bytes+len(t.data) > c.maxBytes && !c.admit.Admit(t.hash, c.victims(len(t.data))) {
 		return
 	}
+	t.tally = c.admit.Start(t.hash)
 	c.byPath[t.path] = c.order.PushFront(t)
 	c.bytes += len(t.data)
 	for c.bytes > c.maxBytes {
@@ -77,6 +89,19 @@ func (c *tileCache) put(t *cachedTile) {
 		delete(c.byPath, old.path)
 		c.bytes -= len(old.data)
 	}
+}
+
+// victims are the tallies of the tiles that would leave to make room for
+// size bytes, least recently used first.
+func (c *tileCache) victims(size int) []*admission.Tally {
+	var tallies []*admission.Tally
+	over := c.bytes + size - c.maxBytes
+	for e := c.order.Back(); e != nil && over > 0; e = e.Prev() {
+		t := e.Value.(*cachedTile)
+		tallies = append(tallies, &t.tally)
+		over -= len(t.data)
+	}
+	return tallies
 }
 
 // stats counts the cache's answers.

@@ -46,12 +46,14 @@ func TestTileCacheBounds(t *testing.T) {
 
 // A client walking the whole log, twice as many tiles as the cache holds,
 // round after round: a plain LRU evicts each tile just before it comes
-// round again and serves none of them; the full cache taking in one miss
-// in admission.OneIn serves nearly half, and the partial tile every
-// monitor asks for (the right edge) stays.
+// round again and serves none of them. The full cache, which between the
+// walk's own tiles takes in one miss in admission.OneIn, serves nearly its
+// share of the walk; the partial tile every monitor asks for (the right
+// edge) stays, and so do the full tiles many ask for, which no tile of the
+// walk evicts.
 func TestTileCacheServesAWalkOfTheWholeLog(t *testing.T) {
-	const tiles, size = 200, 100 // the cache holds 100
-	walk := func(admit admission.Policy) (walkHits, edgeHits int) {
+	const tiles, size, hot = 200, 100, 40 // the cache holds 100
+	walk := func(admit admission.Policy) (walkHits, edgeHits, hotHits int) {
 		c := newTileCache(tiles / 2 * size)
 		c.admit = admit
 		get := func(path string) bool {
@@ -69,30 +71,43 @@ func TestTileCacheServesAWalkOfTheWholeLog(t *testing.T) {
 				if i%10 == 0 && get("tile/0/edge.p/17") && round > 0 {
 					edgeHits++
 				}
+				// Those the first round evicted before they were known
+				// hot are back at their next miss.
+				if i%2 == 0 && get(fmt.Sprintf("tile/1/%03d", i/2%hot)) && round > 1 {
+					hotHits++
+				}
 			}
 		}
-		return walkHits, edgeHits
+		return walkHits, edgeHits, hotHits
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	walkHits, edgeHits := walk(func() bool { return rng.Uint32N(admission.OneIn) == 0 })
-	const reads, edgeReads = 19 * tiles, 19 * tiles / 10
-	if walkHits < reads*40/100 {
-		t.Errorf("the walk was served from memory %d times in %d, want at least 40%%", walkHits, reads)
+	filter := admission.NewFilter(tiles / 2 * size / 4096)
+	filter.Coin = func() bool { return rng.Uint32N(admission.OneIn) == 0 }
+	walkHits, edgeHits, hotHits := walk(filter)
+	const reads, edgeReads, hotReads = 19 * tiles, 19 * tiles / 10, 18 * tiles / 2
+	// The walk shares the cache with 41 hot tiles: 59 of its 200 fit.
+	if walkHits < reads*25/100 {
+		t.Errorf("the walk was served from memory %d times in %d, want at least 25%%", walkHits, reads)
 	}
 	if edgeHits < edgeReads*95/100 {
 		t.Errorf("the right edge was served from memory %d times in %d, want at least 95%%", edgeHits, edgeReads)
 	}
-	if lruWalk, _ := walk(admission.Always); lruWalk != 0 {
+	if hotHits != hotReads {
+		t.Errorf("the hot full tiles were served from memory %d times in %d, want every time", hotHits, hotReads)
+	}
+	if lruWalk, _, _ := walk(admission.Always); lruWalk != 0 {
 		t.Errorf("a plain LRU served the walk %d times: this test no longer tells the two apart", lruWalk)
 	}
 }
 
-// A full cache that takes in no new full tile still takes in a partial
-// one: the log's right edge, whose path changes as the log grows and which
+// A full cache that takes in no new full tile (none was asked for before,
+// and the coin says no) still takes in a partial one: the log's right edge, whose path changes as the log grows and which
 // every monitor polls.
 func TestTileCacheAlwaysTakesInPartialTiles(t *testing.T) {
 	c := newTileCache(1000)
-	c.admit = func() bool { return false }
+	refuse := admission.NewFilter(1)
+	refuse.Coin = func() bool { return false }
+	c.admit = refuse
 	for i := range 5 {
 		c.put(&cachedTile{path: fmt.Sprintf("tile/0/%03d", i), data: make([]byte, 200), full: true})
 	}

@@ -208,8 +208,8 @@ func (c *readCache) packageChanged(owner, pack string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.generation.Add(1)
-	for key, e := range c.docs {
-		if key.owner == latest.owner && key.pack == latest.pack {
+	for _, e := range c.docs {
+		if key := e.Value.(*cachedDoc).key; key.owner == latest.owner && key.pack == latest.pack {
 			c.remove(e)
 		}
 	}

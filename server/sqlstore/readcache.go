@@ -33,9 +33,11 @@ import (
 // pages is kept under (Store.Generation, SQLite only): every write that
 // changes a list (a publish, a yank, a deprecation, a seed) bumps it.
 //
-// When it is full, a miss is kept only if admit says so (one in
-// admission.OneIn, at random): a sweep through more documents than it
-// holds does not flush the hot ones (docs/design.md, Caches).
+// When it is full, a miss is kept only if admit says so (an
+// admission.Filter: a miss asked for less often lately than a document it
+// would evict is not kept, between equals one in admission.OneIn is): a
+// sweep through more documents than it holds does not flush the hot ones
+// (docs/design.md, Caches).
 //
 // Results that are empty or missing are never cached, so a database filled
 // behind the store's back while it was empty (restore) is read afresh.
@@ -51,9 +53,12 @@ type readCache struct {
 	maxBytes   int64
 	ttl        time.Duration // 0: entries never expire
 	bytes      int64
-	docs       map[docID]*list.Element
-	lru        *list.List // of *cachedDoc, most recently used first
-	admit      admission.Policy
+	// docs holds each document under its key's hash (admission.Hash),
+	// hashed once per look-up for both; an entry whose key differs is
+	// another document's, and a miss.
+	docs  map[uint64]*list.Element
+	lru   *list.List       // of *cachedDoc, most recently used first
+	admit admission.Policy // every look-up is recorded in it
 	// hits and misses count doc's answers, under mu.
 	hits, misses uint64
 }
@@ -70,6 +75,8 @@ type docID struct {
 
 type cachedDoc struct {
 	key     docID
+	hash    uint64 // key's, admission.Hash
+	tally   admission.Tally
 	version *registry.Version
 	size    int64
 	expires time.Duration // on clock(); 0 when the cache has no ttl
@@ -88,9 +95,9 @@ func newReadCache(maxBytes int64, ttl time.Duration) *readCache {
 	return &readCache{
 		maxBytes: maxBytes,
 		ttl:      ttl,
-		docs:     map[docID]*list.Element{},
+		docs:     map[uint64]*list.Element{},
 		lru:      list.New(),
-		admit:    admission.Random,
+		admit:    admission.NewFilter(int(maxBytes / 1024)),
 	}
 }
 
@@ -108,10 +115,12 @@ func (c *readCache) doc(key docID) (*registry.Version, bool) {
 	if c.ttl > 0 {
 		now = clock()
 	}
+	hash := admission.Hash(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.docs[key]
-	if !ok {
+	c.admit.Record(hash)
+	e, ok := c.docs[hash]
+	if !ok || e.Value.(*cachedDoc).key != key {
 		c.misses++
 		return nil, false
 	}
@@ -122,6 +131,7 @@ func (c *readCache) doc(key docID) (*registry.Version, bool) {
 		return nil, false
 	}
 	c.hits++
+	c.admit.Hit(&d.tally)
 	c.lru.MoveToFront(e)
 	return copyVersion(d.version), true
 }
@@ -145,30 +155,44 @@ func (c *readCache) putDoc(key docID, v *registry.Version, gen uint64, readAt ti
 	if size > c.maxBytes/8 {
 		return // one document never crowds out many
 	}
+	hash := admission.Hash(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.generation.Load() {
 		return
 	}
-	if e, ok := c.docs[key]; ok {
-		c.remove(e)
-	} else if c.bytes+size > c.maxBytes && !c.admit() {
+	if e, ok := c.docs[hash]; ok {
+		c.remove(e) // this document's, or one whose key shares its hash
+	} else if c.bytes+size > c.maxBytes && !c.admit.Admit(hash, c.victims(size)) {
 		return // full: the copy below is made only for what is kept
 	}
-	d := &cachedDoc{key: key, version: copyVersion(v), size: size}
+	d := &cachedDoc{key: key, hash: hash, tally: c.admit.Start(hash), version: copyVersion(v), size: size}
 	if c.ttl > 0 {
 		d.expires = readAt + c.ttl
 	}
-	c.docs[key] = c.lru.PushFront(d)
+	c.docs[hash] = c.lru.PushFront(d)
 	c.bytes += size
 	for c.bytes > c.maxBytes {
 		c.remove(c.lru.Back())
 	}
 }
 
+// victims are the tallies of the documents that would leave to make room
+// for size bytes, least recently used first.
+func (c *readCache) victims(size int64) []*admission.Tally {
+	var tallies []*admission.Tally
+	over := c.bytes + size - c.maxBytes
+	for e := c.lru.Back(); e != nil && over > 0; e = e.Prev() {
+		d := e.Value.(*cachedDoc)
+		tallies = append(tallies, &d.tally)
+		over -= d.size
+	}
+	return tallies
+}
+
 func (c *readCache) remove(e *list.Element) {
 	d := c.lru.Remove(e).(*cachedDoc)
-	delete(c.docs, d.key)
+	delete(c.docs, d.hash)
 	c.bytes -= d.size
 }
 
@@ -181,7 +205,7 @@ func (c *readCache) published(owner, pack string) {
 	latest := docKey(owner, pack, "")
 	for _, raw := range []bool{false, true} {
 		latest.raw = raw
-		if e, ok := c.docs[latest]; ok {
+		if e, ok := c.docs[admission.Hash(latest)]; ok && e.Value.(*cachedDoc).key == latest {
 			c.remove(e)
 		}
 	}

@@ -1,29 +1,225 @@
 // Package admission decides whether a full in-memory cache takes in what a
-// miss just read (docs/design.md, "Caches": admission).
+// miss just read, and what it may evict for it (docs/design.md, "Caches":
+// admission).
 //
 // A plain LRU takes in every miss and evicts its least recently used
-// entry for it. Asked in turn for more distinct things than it holds (a
+// entries for it. Asked in turn for more distinct things than it holds (a
 // mirror or an auditor reading every document or every log tile, or a
 // crawler), it then evicts each entry just before it is asked for again,
 // and serves none: the sweep also flushes the hot entries every other
-// client was being served from memory. A full cache therefore takes in
-// one miss in OneIn, chosen at random, and evicts for it. A document or
-// tile asked for often is still taken in after a few dozen misses; a
-// sweep of N entries through a cache of C keeps nearly C/N of its answers
-// in memory instead of none, and changes little of what was there. While
-// the cache has room, every miss is taken in.
+// client was being served from memory.
+//
+// A Filter therefore counts how often each key was asked for lately (a
+// count-min sketch of small counters, halved as it fills, so old reads
+// fade), and each cached entry keeps its own Tally of the same, and a full
+// cache compares its candidate with what it would evict:
+//
+//   - a candidate asked for more often than every victim is taken in, so a
+//     hot entry that left is back at its next miss;
+//   - a candidate asked for less often than one of the victims is not, so a
+//     sweep never evicts a hotter entry;
+//   - a victim is judged by its own tally, not by the sketch: keys that
+//     share all their counters in the sketch count each other's look-ups,
+//     and a cold entry counted hot that way would keep a hot one out,
+//     while its own tally fades as it sits unread at the end of the cache;
+//   - between equals (a sweep against the entries of the same sweep), one in
+//     OneIn is taken in, at random: a sweep of N entries through a cache of
+//     C keeps nearly C/N of its answers in memory instead of none.
+//
+// While the cache has room, every miss is taken in.
 package admission
 
-import "math/rand/v2"
+import (
+	"hash/maphash"
+	"math/rand/v2"
+)
 
-// OneIn is how many misses of a full cache there are for each one taken in.
+// OneIn is how many misses between equals there are for each one taken in.
 const OneIn = 64
 
-// Policy says whether a full cache takes in one more entry.
-type Policy func() bool
+// Policy is what a cache asks: Record every look-up, hit or miss, and Hit
+// the tally of the entry a hit found; Start the tally of an entry it takes
+// in; when a miss does not fit, Admit it or not.
+type Policy interface {
+	// Record counts one look-up of key (from HashString or Hash).
+	Record(key uint64)
+	// Hit counts a look-up that found the entry t is the tally of.
+	Hit(t *Tally)
+	// Start is the tally of an entry taken in for key.
+	Start(key uint64) Tally
+	// Admit says whether a full cache takes in candidate, a key whose miss
+	// was just recorded, evicting the entries of victims (least recently
+	// used first).
+	Admit(candidate uint64, victims []*Tally) bool
+}
 
-// Random takes in one call in OneIn, at random.
-func Random() bool { return rand.Uint32N(OneIn) == 0 }
+// Tally is a cached entry's count of its look-ups, fading as the sketch's
+// counts do.
+type Tally struct {
+	n     uint8
+	epoch uint32 // the Filter's halvings when n was last brought up to date
+}
 
 // Always takes in every entry: a plain LRU, for tests of eviction order.
-func Always() bool { return true }
+var Always Policy = always{}
+
+type always struct{}
+
+func (always) Record(uint64)               {}
+func (always) Hit(*Tally)                  {}
+func (always) Start(uint64) Tally          { return Tally{} }
+func (always) Admit(uint64, []*Tally) bool { return true }
+
+// seed keys every hash of this process: one pactd's counters cannot be
+// aimed at from outside, by names chosen to share them.
+var seed = maphash.MakeSeed()
+
+// HashString is the key of s.
+func HashString(s string) uint64 { return maphash.String(seed, s) }
+
+// Hash is the key of v: equal values, strings compared by their bytes,
+// have equal keys.
+func Hash[T comparable](v T) uint64 { return maphash.Comparable(seed, v) }
+
+const (
+	rows     = 4
+	maxCount = 15
+	// spread is how many counters a row has for each entry the cache may
+	// hold, at least minWidth: the fewer keys share a counter, the fewer
+	// cold keys count as hot. A row of 256 counters for 241 keys made a
+	// test's hot tiles miss now and then (TestTileCacheServesAWalkOfTheWholeLog,
+	// server); 1,024 did not in 500 runs.
+	spread   = 4
+	minWidth = 1024
+	maxWidth = 1 << 22 // 16 MiB of counters, for a cache of 4 GiB or more
+	// fadeAfter times the entries (at least minWindow) of look-ups halve
+	// every count. The caches size their Filter at an entry per KiB (per
+	// 4 KiB for tiles), several times more entries than they hold, so this
+	// is a dozen or more look-ups per entry held: a sweep of ten times the
+	// cache counts about once per document between halvings, a hot
+	// document many times. BenchmarkReadCacheAdmission (server/sqlstore)
+	// measures the result; 10 kept the same hot sets but followed one
+	// that moves less well.
+	fadeAfter = 4
+	minWindow = fadeAfter * 256
+)
+
+// rowMix spreads a key over each row: multiplied by an odd constant, its
+// top bits pick the counter.
+var rowMix = [rows]uint64{0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f, 0x165667b19e3779f9, 0xd6e8feb86659fd93}
+
+// Filter is the Policy of a cache of about entries entries. It is not safe
+// for concurrent use: the caches call it under their lock.
+type Filter struct {
+	counts  [rows][]uint8
+	shift   uint // 64 - log2(width)
+	samples int  // look-ups recorded since the last halving
+	resetAt int
+	epoch   uint32 // halvings so far
+	// Coin says yes one time in OneIn; tests replace it.
+	Coin func() bool
+}
+
+// NewFilter returns a Filter sized for a cache holding about entries
+// entries: spread counters a row for each, halved every fadeAfter times
+// entries look-ups.
+func NewFilter(entries int) *Filter {
+	width, log := minWidth, 10
+	for width < spread*entries && width < maxWidth {
+		width, log = width*2, log+1
+	}
+	f := &Filter{shift: uint(64 - log), resetAt: max(minWindow, fadeAfter*entries), Coin: randomCoin}
+	for i := range f.counts {
+		f.counts[i] = make([]uint8, width)
+	}
+	return f
+}
+
+func randomCoin() bool { return rand.Uint32N(OneIn) == 0 }
+
+func (f *Filter) index(key uint64, row int) uint64 { return (key * rowMix[row]) >> f.shift }
+
+// Record counts one look-up of key. Every fadeAfter times the entries,
+// all counts are halved: what was asked for often a while ago and not since becomes
+// as cold as the rest.
+func (f *Filter) Record(key uint64) {
+	var cs [rows]*uint8
+	least := uint8(maxCount)
+	for r := range rows {
+		cs[r] = &f.counts[r][f.index(key, r)]
+		least = min(least, *cs[r])
+	}
+	if least < maxCount {
+		for _, c := range cs {
+			if *c == least {
+				*c++
+			}
+		}
+	}
+	if f.samples++; f.samples >= f.resetAt {
+		f.samples /= 2
+		f.epoch++
+		for r := range rows {
+			for i, c := range f.counts[r] {
+				f.counts[r][i] = c / 2
+			}
+		}
+	}
+}
+
+// Count estimates how many times key was looked up lately: never fewer
+// than it was, more only where keys share all their counters. (A look-up
+// raises only those of its counters that are lowest, so a counter shared
+// with a hotter key is not raised for a colder one.)
+func (f *Filter) Count(key uint64) int {
+	n := maxCount
+	for r := range rows {
+		n = min(n, int(f.counts[r][f.index(key, r)]))
+	}
+	return n
+}
+
+// fade halves t once for each halving of the counts since it was last
+// brought up to date.
+func (f *Filter) fade(t *Tally) {
+	if d := f.epoch - t.epoch; d > 0 {
+		t.n >>= min(d, 8)
+		t.epoch = f.epoch
+	}
+}
+
+// Hit counts one look-up of the entry t is the tally of.
+func (f *Filter) Hit(t *Tally) {
+	f.fade(t)
+	if t.n < maxCount {
+		t.n++
+	}
+}
+
+// Start is the tally of an entry taken in for key: the sketch's count,
+// which from now on fades or grows with the entry's own look-ups only.
+func (f *Filter) Start(key uint64) Tally {
+	return Tally{n: uint8(f.Count(key)), epoch: f.epoch}
+}
+
+// Admit compares the candidate's earlier look-ups (its miss, recorded
+// already, left out) with the most any victim's tally holds.
+func (f *Filter) Admit(candidate uint64, victims []*Tally) bool {
+	earlier := f.Count(candidate)
+	if earlier < maxCount {
+		earlier-- // a saturated count has no room to tell its last look-up apart
+	}
+	hottest := 0
+	for _, v := range victims {
+		f.fade(v)
+		hottest = max(hottest, int(v.n))
+	}
+	switch {
+	case earlier > hottest:
+		return true
+	case earlier < hottest:
+		return false
+	default:
+		return f.Coin()
+	}
+}
