@@ -76,7 +76,7 @@ func (c *tileCache) put(t *cachedTile) {
 	}
 	// Partial tiles are the log's right edge, which monitors poll and
 	// whose path changes as the log grows: always taken in, as before.
-	if t.full && c.bytes+len(t.data) > c.maxBytes && !c.admit.Admit(t.hash, c.victims(len(t.data))) {
+	if t.full && c.bytes+len(t.data) > c.maxBytes && !c.admit.Admit(t.hash, admission.Victims(c.order, int64(c.bytes+len(t.data)-c.maxBytes), tileTally)) {
 		return
 	}
 	t.tally = c.admit.Start(t.hash)
@@ -91,18 +91,8 @@ func (c *tileCache) put(t *cachedTile) {
 	}
 }
 
-// victims are the tallies of the tiles that would leave to make room for
-// size bytes, least recently used first.
-func (c *tileCache) victims(size int) []*admission.Tally {
-	var tallies []*admission.Tally
-	over := c.bytes + size - c.maxBytes
-	for e := c.order.Back(); e != nil && over > 0; e = e.Prev() {
-		t := e.Value.(*cachedTile)
-		tallies = append(tallies, &t.tally)
-		over -= len(t.data)
-	}
-	return tallies
-}
+// tileTally is what admission.Victims asks of a tile.
+func tileTally(t *cachedTile) (*admission.Tally, int64) { return &t.tally, int64(len(t.data)) }
 
 // stats counts the cache's answers.
 func (c *tileCache) stats() registry.CacheStats {

@@ -163,7 +163,7 @@ func (c *readCache) putDoc(key docID, v *registry.Version, gen uint64, readAt ti
 	}
 	if e, ok := c.docs[hash]; ok {
 		c.remove(e) // this document's, or one whose key shares its hash
-	} else if c.bytes+size > c.maxBytes && !c.admit.Admit(hash, c.victims(size)) {
+	} else if c.bytes+size > c.maxBytes && !c.admit.Admit(hash, admission.Victims(c.lru, c.bytes+size-c.maxBytes, docTally)) {
 		return // full: the copy below is made only for what is kept
 	}
 	d := &cachedDoc{key: key, hash: hash, tally: c.admit.Start(hash), version: copyVersion(v), size: size}
@@ -177,18 +177,8 @@ func (c *readCache) putDoc(key docID, v *registry.Version, gen uint64, readAt ti
 	}
 }
 
-// victims are the tallies of the documents that would leave to make room
-// for size bytes, least recently used first.
-func (c *readCache) victims(size int64) []*admission.Tally {
-	var tallies []*admission.Tally
-	over := c.bytes + size - c.maxBytes
-	for e := c.lru.Back(); e != nil && over > 0; e = e.Prev() {
-		d := e.Value.(*cachedDoc)
-		tallies = append(tallies, &d.tally)
-		over -= d.size
-	}
-	return tallies
-}
+// docTally is what admission.Victims asks of a document.
+func docTally(d *cachedDoc) (*admission.Tally, int64) { return &d.tally, d.size }
 
 func (c *readCache) remove(e *list.Element) {
 	d := c.lru.Remove(e).(*cachedDoc)

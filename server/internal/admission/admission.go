@@ -30,6 +30,7 @@
 package admission
 
 import (
+	"container/list"
 	"hash/maphash"
 	"math/rand/v2"
 )
@@ -51,6 +52,19 @@ type Policy interface {
 	// was just recorded, evicting the entries of victims (least recently
 	// used first).
 	Admit(candidate uint64, victims []*Tally) bool
+}
+
+// Victims are the tallies of the entries of an LRU list (most recently
+// used first) that leave, least recently used first, to free over bytes;
+// entry gives an element's tally and size.
+func Victims[E any](lru *list.List, over int64, entry func(E) (*Tally, int64)) []*Tally {
+	var tallies []*Tally
+	for e := lru.Back(); e != nil && over > 0; e = e.Prev() {
+		t, size := entry(e.Value.(E))
+		tallies = append(tallies, t)
+		over -= size
+	}
+	return tallies
 }
 
 // Tally is a cached entry's count of its look-ups, fading as the sketch's
