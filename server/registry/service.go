@@ -286,7 +286,8 @@ func (s *Service) Document(ctx context.Context, owner, pack, version string) (*V
 }
 
 // RawDocument is Document with only what a raw answer shows (Store's
-// RawDocument): the document, its digest and size, and its yank.
+// RawDocument): the document, its digest and size, and its yank. The
+// Version is read-only: it may be the one the store's cache keeps.
 func (s *Service) RawDocument(ctx context.Context, owner, pack, version string) (*Version, error) {
 	if IsLatestAlias(version) {
 		version = ""

@@ -178,7 +178,9 @@ type PackageStore interface {
 	VersionDocument(ctx context.Context, owner, pack, version string) (*Version, error)
 	// RawDocument is VersionDocument with only what a raw answer shows:
 	// ID, PackageID, Version, SHA256, Size, YankedAt, YankReason and
-	// Content (the raw path's read, narrower and cached apart).
+	// Content (the raw path's read, narrower and cached apart). The
+	// Version may be shared with the store's cache: callers must not
+	// modify it.
 	RawDocument(ctx context.Context, owner, pack, version string) (*Version, error)
 	// PruneNonces forgets nonces spent before the given time; nothing
 	// else forgets them (deleting a key does not).

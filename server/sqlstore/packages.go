@@ -551,7 +551,7 @@ func (s *Store) ListVersions(ctx context.Context, packageID int64) ([]registry.V
 // latest. Hot documents come from memory (readCache): the returned
 // Content is shared with other callers and must not be modified.
 func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
-	return s.cachedDocument(ctx, docKey(owner, pack, version), func(ctx context.Context) (*registry.Version, error) {
+	return s.cachedDocument(ctx, docKey(owner, pack, version), false, func(ctx context.Context) (*registry.Version, error) {
 		return s.versionDocument(ctx, owner, pack, version, false)
 	})
 }
@@ -564,17 +564,23 @@ func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string
 func (s *Store) RawDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
 	key := docKey(owner, pack, version)
 	key.raw = true
-	return s.cachedDocument(ctx, key, func(ctx context.Context) (*registry.Version, error) {
+	return s.cachedDocument(ctx, key, true, func(ctx context.Context) (*registry.Version, error) {
 		return s.versionDocument(ctx, owner, pack, version, true)
 	})
 }
 
 // cachedDocument answers key from the read cache, or reads it and keeps it.
-func (s *Store) cachedDocument(ctx context.Context, key docID, read func(context.Context) (*registry.Version, error)) (*registry.Version, error) {
+// shared answers a hit with the cache's own Version, for a caller that
+// promises not to modify it (RawDocument, the hottest path); others get a
+// copy of what they might change.
+func (s *Store) cachedDocument(ctx context.Context, key docID, shared bool, read func(context.Context) (*registry.Version, error)) (*registry.Version, error) {
 	if s.cache == nil {
 		return read(ctx)
 	}
 	if v, ok := s.cache.doc(key); ok {
+		if !shared {
+			v = copyVersion(v)
+		}
 		return v, nil
 	}
 	gen := s.cache.gen()

@@ -108,8 +108,8 @@ func docKey(owner, pack, version string) docID {
 // gen is the generation to pass to a put after reading the database.
 func (c *readCache) gen() uint64 { return c.generation.Load() }
 
-// doc returns a copy of a cached version; its Content is shared and must
-// not be modified.
+// doc returns a cached version, shared with the cache: the caller copies
+// it (copyVersion) before handing it to anyone who might modify it.
 func (c *readCache) doc(key docID) (*registry.Version, bool) {
 	var now time.Duration
 	if c.ttl > 0 {
@@ -133,12 +133,13 @@ func (c *readCache) doc(key docID) (*registry.Version, bool) {
 	c.hits++
 	c.admit.Hit(&d.tally)
 	c.lru.MoveToFront(e)
-	return copyVersion(d.version), true
+	return d.version, true
 }
 
 // copyVersion copies what a caller might change; the content is shared.
-// (One allocation per hit, which keeps a caller's change out of the
-// cache.)
+// (One allocation per hit of VersionDocument, which keeps a caller's
+// change out of the cache; RawDocument's callers promise to change
+// nothing and get the cache's own.)
 func copyVersion(v *registry.Version) *registry.Version {
 	c := *v
 	if v.Provenance != nil {

@@ -250,3 +250,29 @@ func (coinOnly) Record(uint64)                           {}
 func (coinOnly) Hit(*admission.Tally)                    {}
 func (coinOnly) Start(uint64) admission.Tally            { return admission.Tally{} }
 func (c coinOnly) Admit(uint64, []*admission.Tally) bool { return c() }
+
+// BenchmarkReadCacheHits reads documents that are all in a 16 MiB cache,
+// in turn, as the raw path's hits do: a look-up's cost where its memory
+// (map, list, sketch) is no longer in the processor's caches between two
+// reads of one document.
+func BenchmarkReadCacheHits(b *testing.B) {
+	for _, n := range []int{100, 4000} {
+		b.Run(fmt.Sprintf("%d-docs", n), func(b *testing.B) {
+			c := newReadCache(16<<20, 0)
+			keys := make([]docID, n)
+			for i := range keys {
+				keys[i] = docKey("owner", fmt.Sprintf("pack-%06d", i), "")
+				c.putDoc(keys[i], cachedVersion("1.0.0", 3000), c.gen(), clock())
+			}
+			i := 0
+			for b.Loop() {
+				if _, ok := c.doc(keys[i]); !ok {
+					b.Fatal("a miss")
+				}
+				if i++; i == n {
+					i = 0
+				}
+			}
+		})
+	}
+}
