@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ResetPeakRSS starts a new peak-RSS window for process pid (Linux ≥ 4.0:
@@ -47,3 +48,33 @@ func (s *Server) PeakRSSMiB() float64 { return float64(PeakRSSKiB(s.PID())) / 10
 
 // ResetPeakRSS starts a new peak-RSS window for the running pactd.
 func (s *Server) ResetPeakRSS() bool { return ResetPeakRSS(s.PID()) }
+
+// CPUTime is the processor time (user and system) process pid has used,
+// or 0 when it cannot be read: /proc/PID/stat counts it in the kernel's
+// USER_HZ ticks, 100 a second on Linux.
+func CPUTime(pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces and parentheses:
+	// fields are counted after the last ")" (utime and stime are the
+	// 14th and 15th fields, the 12th and 13th after it).
+	end := bytes.LastIndexByte(raw, ')')
+	if end < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(raw[end+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	user, _ := strconv.ParseInt(fields[11], 10, 64)
+	system, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(user+system) * time.Second / 100
+}
+
+// CPUTime is the processor time the running pactd has used.
+func (s *Server) CPUTime() time.Duration { return CPUTime(s.PID()) }
+
+// RSSMiB is the running pactd's resident set now, in MiB.
+func (s *Server) RSSMiB() float64 { return float64(RSSKiB(s.PID())) / 1024 }

@@ -276,3 +276,40 @@ func BenchmarkReadCacheHits(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadCacheLargestAdmission measures the worst a miss asks of a
+// full cache: 16 MiB of the smallest entries (a 64-byte document counts
+// about 600 bytes), and a miss of the largest document it keeps (an
+// eighth of it) that the admission filter lets in, which walks the least
+// recently used end through thousands of entries and evicts them. Each
+// iteration is one such admission, and the small entries put back.
+func BenchmarkReadCacheLargestAdmission(b *testing.B) {
+	const budget = 16 << 20
+	c := newReadCache(budget, 0)
+	c.admit = admission.Always
+	tiny := cachedVersion("1.0.0", 64)
+	next := 0
+	fill := func() {
+		for c.bytes+700 < budget {
+			c.putDoc(docKey("mallory", fmt.Sprintf("tiny-%07d", next), ""), tiny, c.gen(), clock())
+			next++
+		}
+	}
+	fill()
+	big := cachedVersion("1.0.0", budget/8-1024)
+	walked := 0
+	for b.Loop() {
+		before := c.lru.Len()
+		b.StopTimer()
+		key := docKey("mallory", fmt.Sprintf("big-%07d", next), "")
+		next++
+		b.StartTimer()
+		c.putDoc(key, big, c.gen(), clock())
+		walked += before + 1 - c.lru.Len()
+		b.StopTimer()
+		c.remove(c.docs[admission.Hash(key)])
+		fill()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(walked)/float64(b.N), "evicted/op")
+}
