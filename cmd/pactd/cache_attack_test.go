@@ -39,44 +39,41 @@ const (
 // seedCacheAttack writes the attack's documents straight into the store.
 func seedCacheAttack(t *testing.T, dsn string) (contents map[string][]byte) {
 	t.Helper()
-	ctx := context.Background()
-	s, err := sqlstore.Open(ctx, dsn, sqlstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	owner := &registry.Account{Email: "mallory@example.com", Username: "mallory", CreatedAt: time.Now()}
-	if err := s.CreateAccount(ctx, owner); err != nil {
-		t.Fatal(err)
-	}
 	contents = map[string][]byte{}
-	var batch []registry.PublishInput
-	add := func(name string, size int) {
-		content := []byte("# " + name + "\n" + strings.Repeat("x", size-len(name)-3) + "\n")
-		contents[name] = content
-		sum := sha256.Sum256(content)
-		batch = append(batch, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: owner.Username, PackSlug: name, Name: name,
-			Description: "A document of the cache attack.", Scheme: "s", Version: "1.0.0",
-			Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
-		if len(batch) == 2000 {
+	withStore(t, dsn, func(ctx context.Context, s *sqlstore.Store) {
+		owner := &registry.Account{Email: "mallory@example.com", Username: "mallory", CreatedAt: time.Now()}
+		if err := s.CreateAccount(ctx, owner); err != nil {
+			t.Fatal(err)
+		}
+		var batch []registry.PublishInput
+		flush := func() {
 			if err := s.Seed(ctx, batch); err != nil {
 				t.Fatal(err)
 			}
 			batch = batch[:0]
 		}
-	}
-	for i := range attackTiny {
-		add(fmt.Sprintf("tiny-%05d", i), attackTinyBytes)
-	}
-	for i := range attackBig {
-		add(fmt.Sprintf("big-%02d", i), attackBigBytes)
-	}
-	for i := range attackHot {
-		add(fmt.Sprintf("hot-%d", i), attackHotBytes)
-	}
-	if err := s.Seed(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+		add := func(name string, size int) {
+			content := []byte("# " + name + "\n" + strings.Repeat("x", size-len(name)-3) + "\n")
+			contents[name] = content
+			sum := sha256.Sum256(content)
+			batch = append(batch, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: owner.Username, PackSlug: name, Name: name,
+				Description: "A document of the cache attack.", Scheme: "s", Version: "1.0.0",
+				Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
+			if len(batch) == 2000 {
+				flush()
+			}
+		}
+		for i := range attackTiny {
+			add(fmt.Sprintf("tiny-%05d", i), attackTinyBytes)
+		}
+		for i := range attackBig {
+			add(fmt.Sprintf("big-%02d", i), attackBigBytes)
+		}
+		for i := range attackHot {
+			add(fmt.Sprintf("hot-%d", i), attackHotBytes)
+		}
+		flush()
+	})
 	return contents
 }
 

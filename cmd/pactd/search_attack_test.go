@@ -26,12 +26,10 @@ const attackPackages = 20000
 // every trigram of the word "xyqzw", which none holds.
 func seedForAttack(t *testing.T, dsn string) {
 	t.Helper()
-	ctx := context.Background()
-	s, err := sqlstore.Open(ctx, dsn, sqlstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	withStore(t, dsn, func(ctx context.Context, s *sqlstore.Store) { seedSearchAttack(t, ctx, s) })
+}
+
+func seedSearchAttack(t *testing.T, ctx context.Context, s *sqlstore.Store) {
 	var owners []*registry.Account
 	for i := range 20 {
 		a := &registry.Account{Email: fmt.Sprintf("o%d@example.com", i), Username: fmt.Sprintf("owner-%02d", i), CreatedAt: time.Now()}
