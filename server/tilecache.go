@@ -12,39 +12,72 @@ import (
 // bytes never change once it exists, partial tiles included (a partial
 // tile of width W holds the first W items of its tile, and the log only
 // grows), so nothing is ever invalidated: the least recently used tiles
-// leave when the cache holds more than its bytes. A full cache takes in a
-// full tile only as an admission.Filter says (not when it was asked for
+// leave when the cache holds more than its bytes, each tile counted with
+// tileOverhead beside its data.
+//
+// Full and partial tiles have budgets of their own. A full cache takes in
+// a full tile only as an admission.Filter says (not when it was asked for
 // less often lately than a tile it would evict; between equals one in
 // admission.OneIn), so a client walking the whole log does not flush the
-// tiles every monitor asks for; partial tiles (the right edge) are always
-// taken in.
+// tiles every monitor asks for. Partial tiles are always taken in, into
+// an eighth of the bytes: the right edge, whose path changes as the log
+// grows, is what monitors poll. Any partial tile of any width of a tile
+// the tree holds can be asked for, though, and a sweep through them
+// (hundreds for every full tile, down to 32 bytes each) only churns that
+// eighth (docs/design.md, The transparency log).
 type tileCache struct {
-	mu       sync.Mutex
-	maxBytes int
-	bytes    int
-	order    *list.List // front: most recently used
-	byPath   map[string]*list.Element
-	admit    admission.Policy // every look-up is recorded in it
+	mu            sync.Mutex
+	full, partial tileSegment
+	byPath        map[string]*list.Element
+	admit         admission.Policy // every look-up is recorded in it
 	// hits and misses count get's answers, under mu.
 	hits, misses uint64
 }
 
+// tileSegment is one budget of the cache: its tiles, most recently used
+// first.
+type tileSegment struct {
+	order           *list.List // of *cachedTile
+	bytes, maxBytes int
+}
+
 type cachedTile struct {
 	path string
-	// hash (the path's) and tally are set by put, and the tally kept
-	// under the cache's lock.
+	// hash (the path's), size and tally are set by put, and the tally
+	// kept under the cache's lock.
 	hash  uint64
+	size  int
 	tally admission.Tally
 	data  []byte
 	full  bool
 }
 
-// maxTileCacheBytes holds 64 full entry bundles of 1 KB entries, or 2,000
-// full hash tiles.
-const maxTileCacheBytes = 16 << 20
+// tileOverhead is what a cached tile takes beside its data and path: the
+// cachedTile, its list element and its map entry. A partial hash tile may
+// hold a single 32-byte hash.
+const tileOverhead = 256
+
+// maxTileCacheBytes holds, in the seven eighths for full tiles, 64 full
+// entry bundles of 1 KB entries, or 2,000 full hash tiles (8 KB each, and
+// tileOverhead); in the eighth for partial tiles, 2.4 MiB, every right edge
+// many times over.
+const maxTileCacheBytes = 19 << 20
 
 func newTileCache(maxBytes int) *tileCache {
-	return &tileCache{maxBytes: maxBytes, order: list.New(), byPath: map[string]*list.Element{}, admit: admission.NewFilter(maxBytes / 4096)}
+	partial := maxBytes / 8
+	return &tileCache{
+		full:    tileSegment{order: list.New(), maxBytes: maxBytes - partial},
+		partial: tileSegment{order: list.New(), maxBytes: partial},
+		byPath:  map[string]*list.Element{},
+		admit:   admission.NewFilter(maxBytes / 4096),
+	}
+}
+
+func (c *tileCache) segment(t *cachedTile) *tileSegment {
+	if t.full {
+		return &c.full
+	}
+	return &c.partial
 }
 
 func (c *tileCache) get(path string) (*cachedTile, bool) {
@@ -60,12 +93,14 @@ func (c *tileCache) get(path string) (*cachedTile, bool) {
 	c.hits++
 	t := e.Value.(*cachedTile)
 	c.admit.Hit(&t.tally)
-	c.order.MoveToFront(e)
+	c.segment(t).order.MoveToFront(e)
 	return t, true
 }
 
 func (c *tileCache) put(t *cachedTile) {
-	if len(t.data) > c.maxBytes/4 {
+	t.size = len(t.data) + len(t.path) + tileOverhead
+	seg := c.segment(t)
+	if t.size > seg.maxBytes/4 {
 		return
 	}
 	t.hash = admission.HashString(t.path)
@@ -74,29 +109,28 @@ func (c *tileCache) put(t *cachedTile) {
 	if _, ok := c.byPath[t.path]; ok {
 		return
 	}
-	// Partial tiles are the log's right edge, which monitors poll and
-	// whose path changes as the log grows: always taken in, as before.
-	if t.full && c.bytes+len(t.data) > c.maxBytes && !c.admit.Admit(t.hash, admission.Victims(c.order, int64(c.bytes+len(t.data)-c.maxBytes), tileTally)) {
+	if t.full && seg.bytes+t.size > seg.maxBytes && !c.admit.Admit(t.hash, admission.Victims(seg.order, int64(seg.bytes+t.size-seg.maxBytes), tileTally)) {
 		return
 	}
 	t.tally = c.admit.Start(t.hash)
-	c.byPath[t.path] = c.order.PushFront(t)
-	c.bytes += len(t.data)
-	for c.bytes > c.maxBytes {
-		last := c.order.Back()
+	c.byPath[t.path] = seg.order.PushFront(t)
+	seg.bytes += t.size
+	for seg.bytes > seg.maxBytes {
+		last := seg.order.Back()
 		old := last.Value.(*cachedTile)
-		c.order.Remove(last)
+		seg.order.Remove(last)
 		delete(c.byPath, old.path)
-		c.bytes -= len(old.data)
+		seg.bytes -= old.size
 	}
 }
 
 // tileTally is what admission.Victims asks of a tile.
-func tileTally(t *cachedTile) (*admission.Tally, int64) { return &t.tally, int64(len(t.data)) }
+func tileTally(t *cachedTile) (*admission.Tally, int64) { return &t.tally, int64(t.size) }
 
 // stats counts the cache's answers.
 func (c *tileCache) stats() registry.CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return registry.CacheStats{Hits: c.hits, Misses: c.misses, Bytes: int64(c.bytes), MaxBytes: int64(c.maxBytes)}
+	return registry.CacheStats{Hits: c.hits, Misses: c.misses, Bytes: int64(c.full.bytes + c.partial.bytes),
+		MaxBytes: int64(c.full.maxBytes + c.partial.maxBytes)}
 }

@@ -9,14 +9,15 @@ import (
 	"github.com/pact-registry/pact/server/internal/admission"
 )
 
-// The tile cache stays within its bytes, dropping the least recently used
-// tiles first (every miss taken in, to see the order), and refuses a tile
-// too large to share the cache.
+// The tile cache stays within its bytes, each tile counted with its path
+// and tileOverhead, dropping the least recently used tiles first (every
+// miss taken in, to see the order), and refuses a tile too large to share
+// the cache.
 func TestTileCacheBounds(t *testing.T) {
-	c := newTileCache(1000)
+	c := newTileCache(8000) // 7,000 bytes for full tiles: five of these
 	c.admit = admission.Always
 	for i := range 10 {
-		c.put(&cachedTile{path: fmt.Sprintf("tile/0/%03d", i), data: make([]byte, 200)})
+		c.put(&cachedTile{path: fmt.Sprintf("tile/0/%03d", i), data: make([]byte, 1000), full: true})
 		if i == 3 {
 			c.get("tile/0/000") // used again: kept over 001
 		}
@@ -29,8 +30,8 @@ func TestTileCacheBounds(t *testing.T) {
 			}
 		}
 	}
-	if c.bytes > 1000 {
-		t.Errorf("the cache holds %d bytes, more than 1000", c.bytes)
+	if st := c.stats(); st.Bytes > 8000 || c.full.bytes > 7000 || len(c.byPath) != 5 {
+		t.Errorf("the cache holds %d tiles, %d bytes (%d of full tiles), want 5 within 8,000 (7,000)", len(c.byPath), st.Bytes, c.full.bytes)
 	}
 	if _, ok := c.get("tile/0/000"); ok {
 		t.Error("tile 000 was kept although five newer ones were used since")
@@ -38,9 +39,39 @@ func TestTileCacheBounds(t *testing.T) {
 	if _, ok := c.get("tile/0/009"); !ok {
 		t.Error("the newest tile is not kept")
 	}
-	c.put(&cachedTile{path: "tile/entries/000", data: make([]byte, 300)})
+	c.put(&cachedTile{path: "tile/entries/000", data: make([]byte, 1600), full: true})
 	if _, ok := c.get("tile/entries/000"); ok {
 		t.Error("a tile of more than a quarter of the cache was kept")
+	}
+}
+
+// Any partial tile of any tile the tree holds may be asked for: hundreds
+// for every full tile, the smallest a single 32-byte hash. A sweep through
+// them keeps to the partial tiles' eighth of the cache, counted with what
+// each entry takes beside its data, and evicts no full tile.
+func TestTileCacheKeepsPartialTilesToAnEighth(t *testing.T) {
+	c := newTileCache(64 << 10) // 8 KiB for partial tiles
+	for i := range 20 {
+		c.put(&cachedTile{path: fmt.Sprintf("tile/0/%03d", i), data: make([]byte, 2048), full: true})
+	}
+	for n := range 100 {
+		for w := 1; w < 11; w++ {
+			c.put(&cachedTile{path: fmt.Sprintf("tile/0/%03d.p/%d", n, w), data: make([]byte, 32*w)})
+		}
+	}
+	for i := range 20 {
+		if _, ok := c.get(fmt.Sprintf("tile/0/%03d", i)); !ok {
+			t.Errorf("full tile %03d left for partial ones", i)
+		}
+	}
+	if c.partial.bytes > 8<<10 || c.stats().Bytes > 64<<10 {
+		t.Errorf("partial tiles hold %d bytes (want at most 8 KiB), the cache %d (want at most 64 KiB)", c.partial.bytes, c.stats().Bytes)
+	}
+	if partials := len(c.byPath) - 20; partials > (8<<10)/tileOverhead {
+		t.Errorf("%d partial tiles kept in 8 KiB: their overhead is not counted", partials)
+	}
+	if _, ok := c.get("tile/0/099.p/10"); !ok {
+		t.Error("the newest partial tile is not kept")
 	}
 }
 
@@ -52,9 +83,11 @@ func TestTileCacheBounds(t *testing.T) {
 // edge) stays, and so do the full tiles many ask for, which no tile of the
 // walk evicts.
 func TestTileCacheServesAWalkOfTheWholeLog(t *testing.T) {
-	const tiles, size, hot = 200, 100, 40 // the cache holds 100
+	const tiles, size, hot = 200, 1000, 40
+	// Full tiles have seven eighths of the cache: room for 100 of them.
+	const cacheBytes = tiles / 2 * (size + len("tile/0/000") + tileOverhead) * 8 / 7
 	walk := func(admit admission.Policy) (walkHits, edgeHits, hotHits int) {
-		c := newTileCache(tiles / 2 * size)
+		c := newTileCache(cacheBytes)
 		c.admit = admit
 		get := func(path string) bool {
 			if _, ok := c.get(path); ok {
@@ -81,7 +114,7 @@ func TestTileCacheServesAWalkOfTheWholeLog(t *testing.T) {
 		return walkHits, edgeHits, hotHits
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	filter := admission.NewFilter(tiles / 2 * size / 4096)
+	filter := admission.NewFilter(cacheBytes / 4096)
 	filter.Coin = func() bool { return rng.Uint32N(admission.OneIn) == 0 }
 	walkHits, edgeHits, hotHits := walk(filter)
 	const reads, edgeReads, hotReads = 19 * tiles, 19 * tiles / 10, 18 * tiles / 2
@@ -104,14 +137,14 @@ func TestTileCacheServesAWalkOfTheWholeLog(t *testing.T) {
 // and the coin says no) still takes in a partial one: the log's right edge, whose path changes as the log grows and which
 // every monitor polls.
 func TestTileCacheAlwaysTakesInPartialTiles(t *testing.T) {
-	c := newTileCache(1000)
+	c := newTileCache(16000) // 14,000 bytes for full tiles, 2,000 for partial ones
 	refuse := admission.NewFilter(1)
 	refuse.Coin = func() bool { return false }
 	c.admit = refuse
 	for i := range 5 {
-		c.put(&cachedTile{path: fmt.Sprintf("tile/0/%03d", i), data: make([]byte, 200), full: true})
+		c.put(&cachedTile{path: fmt.Sprintf("tile/0/%03d", i), data: make([]byte, 2500), full: true})
 	}
-	c.put(&cachedTile{path: "tile/0/005", data: make([]byte, 200), full: true})
+	c.put(&cachedTile{path: "tile/0/005", data: make([]byte, 2500), full: true})
 	if _, ok := c.get("tile/0/005"); ok {
 		t.Error("a full cache that admits nothing took in a full tile")
 	}
@@ -119,7 +152,7 @@ func TestTileCacheAlwaysTakesInPartialTiles(t *testing.T) {
 	if _, ok := c.get("tile/0/005.p/7"); !ok {
 		t.Error("a full cache did not take in a partial tile")
 	}
-	if c.bytes > 1000 {
-		t.Errorf("the cache holds %d bytes, more than 1000", c.bytes)
+	if st := c.stats(); st.Bytes > 16000 {
+		t.Errorf("the cache holds %d bytes, more than 16,000", st.Bytes)
 	}
 }

@@ -12,9 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/logtest"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
 )
@@ -293,4 +295,127 @@ func documentCacheBytes(base string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("/metrics has no %s", strings.TrimSpace(prefix))
+}
+
+// TestLogTileCacheUnderAPartialTileSweep asks a real pactd for every
+// partial tile of every tile its log holds, hash tiles and entry bundles of
+// every width, from 8 clients at once: hundreds for each full tile, the
+// smallest a single 32-byte hash. Each answer is right, the tile cache
+// stays within its bytes (each tile counted with what it takes beside its
+// data), and the full tiles read before it are still served from memory
+// afterwards, though the sweep's answers add up to nearly twice the cache's
+// bytes: it
+// churns only partial tiles' share.
+func TestLogTileCacheUnderAPartialTileSweep(t *testing.T) {
+	const full = 5 // full tiles at level 0, and full bundles
+	const n = full*256 + 10
+	dsn := filepath.Join(t.TempDir(), "pact.db")
+	withStore(t, dsn, func(ctx context.Context, s *sqlstore.Store) {
+		alice := &registry.Account{Email: "alice@example.com", Username: "alice", CreatedAt: time.Now()}
+		if err := s.CreateAccount(ctx, alice); err != nil {
+			t.Fatal(err)
+		}
+		var batch []registry.PublishInput
+		for i := range n {
+			content := []byte(packDocument(fmt.Sprintf("pack-%04d", i), "1.0.0", "Seeded for the sweep."))
+			sum := sha256.Sum256(content)
+			batch = append(batch, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: fmt.Sprintf("pack-%04d", i),
+				Name: fmt.Sprintf("pack-%04d", i), Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
+		}
+		if err := s.Seed(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	})
+	srv := startPactd(t, dsn)
+	logtest.WaitFor(t, srv.URL, n)
+
+	fetch := func(path string) ([]byte, error) {
+		resp, err := httpClient.Get(srv.URL + "/log/" + path)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: status %d: %s", path, resp.StatusCode, body)
+		}
+		return body, err
+	}
+	var hot []string
+	fullTiles := map[string][]byte{}
+	for i := range full {
+		for _, p := range []string{fmt.Sprintf("tile/0/%03d", i), fmt.Sprintf("tile/entries/%03d", i)} {
+			body, err := fetch(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hot, fullTiles[p] = append(hot, p), body
+		}
+	}
+	// Every partial tile: widths 1 to 255 of each full tile, and of the
+	// right edge up to its width. A partial tile is the first W items of
+	// its tile, so each must be a prefix of the full one.
+	var partials []string
+	for i := range full + 1 {
+		widths := 255
+		if i == full {
+			widths = n - full*256
+		}
+		for w := 1; w <= widths; w++ {
+			partials = append(partials, fmt.Sprintf("tile/0/%03d.p/%d", i, w), fmt.Sprintf("tile/entries/%03d.p/%d", i, w))
+		}
+	}
+	for w := 1; w < full; w++ {
+		partials = append(partials, fmt.Sprintf("tile/1/000.p/%d", w))
+	}
+	srv.ResetPeakRSS()
+	rssBefore := srv.RSSMiB()
+	cpuBefore := srv.CPUTime()
+	start := time.Now()
+	var wg sync.WaitGroup
+	var swept atomic.Int64 // bytes of the sweep's answers
+	errs := make(chan error, 8)
+	for c := range 8 {
+		wg.Go(func() {
+			for j := c; j < len(partials); j += 8 {
+				p := partials[j]
+				body, err := fetch(p)
+				if err != nil {
+					errs <- err
+					return
+				}
+				swept.Add(int64(len(body)))
+				if tile, _, _ := strings.Cut(p, ".p/"); strings.HasPrefix(p, "tile/0/") && fullTiles[tile] != nil {
+					if w, _ := strconv.Atoi(p[strings.LastIndex(p, "/")+1:]); string(body) != string(fullTiles[tile][:32*w]) {
+						errs <- fmt.Errorf("%s is not the first %d hashes of %s", p, w, tile)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	cpu := srv.CPUTime() - cpuBefore
+	t.Logf("%d partial tiles, %.1f MB, in %v; pactd used %v of CPU; resident set %.1f MiB before, a peak of %.1f MiB",
+		len(partials), float64(swept.Load())/1e6, time.Since(start).Round(time.Millisecond), cpu, rssBefore, srv.PeakRSSMiB())
+	held, limit := cacheSeries(t, srv.URL, "pact_cache_bytes", "log_tiles"), cacheSeries(t, srv.URL, "pact_cache_max_bytes", "log_tiles")
+	if held > limit {
+		t.Errorf("the tile cache holds %v bytes, over its %v", held, limit)
+	}
+	if float64(swept.Load()) < 1.5*limit {
+		t.Errorf("the sweep's answers add up to %d bytes, not well over the cache's %v: this test no longer floods it", swept.Load(), limit)
+	}
+	hits := cacheSeries(t, srv.URL, "pact_cache_hits_total", "log_tiles")
+	for _, p := range hot {
+		if _, err := fetch(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := cacheSeries(t, srv.URL, "pact_cache_hits_total", "log_tiles") - hits; got != float64(len(hot)) {
+		t.Errorf("after the sweep, %v of the %d full tiles came from memory, want all", got, len(hot))
+	}
 }
