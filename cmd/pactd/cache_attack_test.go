@@ -310,22 +310,7 @@ func TestLogTileCacheUnderAPartialTileSweep(t *testing.T) {
 	const full = 5 // full tiles at level 0, and full bundles
 	const n = full*256 + 10
 	dsn := filepath.Join(t.TempDir(), "pact.db")
-	withStore(t, dsn, func(ctx context.Context, s *sqlstore.Store) {
-		alice := &registry.Account{Email: "alice@example.com", Username: "alice", CreatedAt: time.Now()}
-		if err := s.CreateAccount(ctx, alice); err != nil {
-			t.Fatal(err)
-		}
-		var batch []registry.PublishInput
-		for i := range n {
-			content := []byte(packDocument(fmt.Sprintf("pack-%04d", i), "1.0.0", "Seeded for the sweep."))
-			sum := sha256.Sum256(content)
-			batch = append(batch, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: fmt.Sprintf("pack-%04d", i),
-				Name: fmt.Sprintf("pack-%04d", i), Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
-		}
-		if err := s.Seed(ctx, batch); err != nil {
-			t.Fatal(err)
-		}
-	})
+	seedAlicePacks(t, dsn, n)
 	srv := startPactd(t, dsn)
 	logtest.WaitFor(t, srv.URL, n)
 

@@ -8,6 +8,8 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
+	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
 )
 
@@ -218,4 +221,27 @@ func withStore(t *testing.T, dsn string, use func(ctx context.Context, s *sqlsto
 	}
 	defer s.Close()
 	use(ctx, s)
+}
+
+// seedAlicePacks writes n packages of alice's, pack-0 to pack-(n-1), straight
+// into dsn's store: pactd sequences them into its log when it starts.
+func seedAlicePacks(t *testing.T, dsn string, n int) {
+	t.Helper()
+	withStore(t, dsn, func(ctx context.Context, s *sqlstore.Store) {
+		alice := &registry.Account{Email: "alice@example.com", Username: "alice", CreatedAt: time.Now()}
+		if err := s.CreateAccount(ctx, alice); err != nil {
+			t.Fatal(err)
+		}
+		var batch []registry.PublishInput
+		for i := range n {
+			name := fmt.Sprintf("pack-%d", i)
+			content := []byte(packDocument(name, "1.0.0", "Seeded."))
+			sum := sha256.Sum256(content)
+			batch = append(batch, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: name,
+				Name: name, Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
+		}
+		if err := s.Seed(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

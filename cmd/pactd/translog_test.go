@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "github.com/mattn/go-sqlite3"
@@ -20,8 +19,6 @@ import (
 	"github.com/pact-registry/pact/internal/logtest"
 	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/pkg/translog"
-	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/sqlstore"
 )
 
 // onBothBackends runs test in parallel on a fresh SQLite file and a fresh
@@ -112,26 +109,8 @@ func TestLogCheckFindsTamperedDocuments(t *testing.T) {
 func TestLogCheckFindsTamperedTiles(t *testing.T) {
 	t.Parallel()
 	onBothBackends(t, func(t *testing.T, dsn string) {
-		store, err := sqlstore.Open(context.Background(), dsn, sqlstore.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		alice := &registry.Account{Email: "alice@example.com", Username: "alice", CreatedAt: time.Now()}
-		if err := store.CreateAccount(context.Background(), alice); err != nil {
-			t.Fatal(err)
-		}
 		const n = translog.TileWidth + 10
-		var batch []registry.PublishInput
-		for i := range n {
-			content := []byte(packDocument(fmt.Sprintf("pack-%d", i), "1.0.0", "Seeded."))
-			sum := sha256.Sum256(content)
-			batch = append(batch, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: fmt.Sprintf("pack-%d", i),
-				Name: fmt.Sprintf("pack-%d", i), Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
-		}
-		if err := store.Seed(context.Background(), batch); err != nil {
-			t.Fatal(err)
-		}
-		store.Close()
+		seedAlicePacks(t, dsn, n)
 		srv := startPactd(t, dsn)
 		logtest.WaitFor(t, srv.URL, n)
 
