@@ -273,3 +273,57 @@ func TestWrkSummaryWithALongHistogram(t *testing.T) {
 		t.Error("no summary line: no error")
 	}
 }
+
+// The publish rows' generator sends each request whole, counts only the
+// 200s, goes on over a new connection when the server closes one, and
+// stops when its time is up.
+func TestPostsCountOnly200sAndSurviveClosedConnections(t *testing.T) {
+	var seen atomic.Int64
+	var mu sync.Mutex
+	bodies := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil || r.Header.Get("Authorization") != "Bearer t" || r.Method != http.MethodPost || r.URL.Path != "/api/publish" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		bodies[string(body)] = true
+		mu.Unlock()
+		switch n := seen.Add(1); {
+		case n%10 == 0:
+			http.Error(w, "conflict", http.StatusConflict)
+		case n%7 == 0:
+			w.Header().Set("Connection", "close")
+			fmt.Fprint(w, `{"ok":true}`)
+		default:
+			fmt.Fprint(w, `{"ok":true}`)
+		}
+	}))
+	defer srv.Close()
+	next := func(w, n int) ([]byte, http.Header, error) {
+		return fmt.Appendf(nil, `{"content":"w%d-n%d"}`, w, n), http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}}, nil
+	}
+
+	// Bounded by the count: 200 requests, of which every tenth is a 409.
+	r := runPosts(context.Background(), srv.URL+"/api/publish", 4, time.Minute, 200, next)
+	if r.Requests+r.Errors != 200 || r.Errors != 20 {
+		t.Fatalf("200 requests with every tenth refused: %d counted, %d errors (%v)", r.Requests, r.Errors, r.FirstErrors)
+	}
+	if !strings.Contains(strings.Join(r.FirstErrors, " "), "409") {
+		t.Errorf("the errors do not say what the server answered: %v", r.FirstErrors)
+	}
+	if len(bodies) != 200 {
+		t.Errorf("the server saw %d distinct bodies of 200", len(bodies))
+	}
+
+	// Bounded by time: the run ends on time.
+	start := time.Now()
+	r = runPosts(context.Background(), srv.URL+"/api/publish", 4, time.Second, 1<<30, next)
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("a 1 s run took %s", took)
+	}
+	if r.Requests == 0 || r.Elapsed < time.Second {
+		t.Errorf("a 1 s run: %d requests in %s", r.Requests, r.Elapsed)
+	}
+}

@@ -19,26 +19,32 @@ const clockTicks = 100
 func processCPU(pid int) time.Duration {
 	var total time.Duration
 	for _, p := range append([]int{pid}, childrenOf(pid)...) {
-		raw, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
-		if err != nil {
-			continue
-		}
-		// The command name is in parentheses and may hold spaces: fields
-		// are counted after the last ')'.
-		s := string(raw)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 13 {
-			continue
-		}
-		utime, _ := strconv.ParseInt(f[11], 10, 64)
-		stime, _ := strconv.ParseInt(f[12], 10, 64)
-		total += time.Duration(utime+stime) * time.Second / clockTicks
+		total += ownCPU(p)
 	}
 	return total
+}
+
+// ownCPU is the user and system CPU time of pid alone, or 0 when /proc
+// cannot tell.
+func ownCPU(pid int) time.Duration {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name is in parentheses and may hold spaces: fields are
+	// counted after the last ')'.
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / clockTicks
 }
 
 func childrenOf(pid int) []int {

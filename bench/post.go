@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
+	neturl "net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -24,19 +28,130 @@ type postRequest func(worker, n int) (body []byte, header http.Header, err error
 // runPosts sends POSTs to url from conns workers, each with its own
 // keep-alive connection, until d has passed or maxRequests were sent. Only
 // a 200 counts as a success.
+//
+// The load generator shares the machine's cores with pactd, so it does as
+// little as it can while the clock runs (BENCHMARKS.md, "The publish
+// rows' load generator"):
+//   - the requests are made before the clock starts: signing a document and
+//     encoding it as JSON is the generator's work, not the server's. A worker
+//     that uses up its share makes the rest as it goes; the result counts
+//     how many;
+//   - each worker writes its requests' bytes to its own connection and reads
+//     the answers with http.ReadResponse, as wrk does for the GET rows,
+//     instead of going through net/http's client, whose connection pool
+//     and per-connection goroutines cost more CPU per request.
 func runPosts(ctx context.Context, url string, conns int, d time.Duration, maxRequests int, next postRequest) result {
-	return runClients(ctx, conns, d, maxRequests, func(w, n int) (*http.Request, error) {
-		body, header, err := next(w, n)
-		if err != nil {
-			return nil, err
+	target, err := neturl.Parse(url)
+	if err != nil {
+		return result{Errors: 1, FirstErrors: []string{err.Error()}}
+	}
+	perWorker := prebuiltPerWorker(conns, d, maxRequests)
+	ready := make([][][]byte, conns)
+	for w := range conns {
+		ready[w] = make([][]byte, perWorker)
+		for n := range perWorker {
+			if ready[w][n], err = rawPost(target, w, n, next); err != nil {
+				return result{Errors: 1, FirstErrors: []string{err.Error()}}
+			}
 		}
-		req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-		if err != nil {
-			return nil, err
+	}
+	var late atomic.Int64
+	r := measureWorkers(ctx, conns, d, maxRequests, func(ctx context.Context, w int, c *collector) {
+		var (
+			conn    net.Conn
+			answers *bufio.Reader
+			err     error
+		)
+		defer func() {
+			if conn != nil {
+				conn.Close()
+			}
+		}()
+		for n := 0; c.more(ctx); n++ {
+			var request []byte
+			if n < len(ready[w]) {
+				request, ready[w][n] = ready[w][n], nil // let the collector have it
+			} else {
+				late.Add(1)
+				if request, err = rawPost(target, w, n, next); err != nil {
+					c.fail(err.Error())
+					return
+				}
+			}
+			if conn == nil {
+				if conn, err = net.Dial("tcp", target.Host); err != nil {
+					c.fail(err.Error())
+					return
+				}
+				answers = bufio.NewReaderSize(conn, 16<<10)
+			}
+			// Requests run to completion after the deadline: cutting them
+			// off would count the server's work as errors.
+			t0 := time.Now()
+			status, answer, keepAlive, err := exchange(conn, answers, request)
+			if err != nil || !keepAlive {
+				conn.Close()
+				conn = nil
+			}
+			if err != nil {
+				c.fail(err.Error())
+				continue
+			}
+			// Only a 200 counts, in the rate and in the percentiles.
+			if status != http.StatusOK {
+				c.fail(fmt.Sprintf("POST %s: %d: %.200s", target.Path, status, answer))
+				continue
+			}
+			c.ok(time.Since(t0))
 		}
-		req.Header = header
-		return req, nil
 	})
+	r.MadeWhileMeasuring = late.Load()
+	return r
+}
+
+// rawPost is the n-th request of worker w as the bytes sent on the wire.
+func rawPost(target *neturl.URL, w, n int, next postRequest) ([]byte, error) {
+	body, header, err := next(w, n)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", target.RequestURI(), target.Host, len(body))
+	if err := header.Write(&b); err != nil {
+		return nil, err
+	}
+	b.WriteString("\r\n")
+	b.Write(body)
+	return b.Bytes(), nil
+}
+
+// exchange sends one request on conn and reads its answer whole: the
+// status, the body, and whether the connection may be used again.
+func exchange(conn net.Conn, answers *bufio.Reader, request []byte) (int, []byte, bool, error) {
+	if err := conn.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		return 0, nil, false, err
+	}
+	if _, err := conn.Write(request); err != nil {
+		return 0, nil, false, err
+	}
+	resp, err := http.ReadResponse(answers, nil)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	answer, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, answer, !resp.Close, err
+}
+
+// prebuildRate is how many publishes per second of measuring time
+// runPosts makes before the clock starts: twice the highest publish target.
+const prebuildRate = 5000
+
+// prebuiltPerWorker is each worker's share of the requests made before the
+// clock starts.
+func prebuiltPerWorker(conns int, d time.Duration, maxRequests int) int {
+	total := min(int(d.Seconds()*prebuildRate), maxRequests)
+	return (total + conns - 1) / conns
 }
 
 // runGets sends GETs of base+paths from conns workers, each with its own
@@ -84,69 +199,88 @@ func runClients(ctx context.Context, conns int, d time.Duration, maxRequests int
 	}
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport, Timeout: 30 * time.Second}
-
-	var (
-		sent      atomic.Int64
-		mu        sync.Mutex
-		latencies = make([]time.Duration, 0, min(maxRequests, 1<<20))
-		errCount  int64
-		firstErrs []string
-	)
-	fail := func(msg string) {
-		mu.Lock()
-		defer mu.Unlock()
-		errCount++
-		if len(firstErrs) < 3 {
-			firstErrs = append(firstErrs, msg)
+	return measureWorkers(ctx, conns, d, maxRequests, func(ctx context.Context, w int, c *collector) {
+		for n := 0; c.more(ctx); n++ {
+			req, err := next(w, n)
+			if err != nil {
+				c.fail(err.Error())
+				return
+			}
+			// Requests run to completion after the deadline: cutting
+			// them off would count the server's work as errors.
+			t0 := time.Now()
+			resp, err := client.Do(req)
+			if err != nil {
+				c.fail(err.Error())
+				continue
+			}
+			answer, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			// Only a 200 counts, in the rate and in the percentiles.
+			if resp.StatusCode != http.StatusOK {
+				c.fail(fmt.Sprintf("%s %s: %s: %.200s", req.Method, req.URL.Path, resp.Status, answer))
+				continue
+			}
+			c.ok(time.Since(t0))
 		}
+	})
+}
+
+// collector gathers one run's latencies and errors from its workers.
+type collector struct {
+	max       int64
+	sent      atomic.Int64
+	mu        sync.Mutex
+	latencies []time.Duration
+	errCount  int64
+	firstErrs []string
+}
+
+// more says whether a worker may send another request, and counts it.
+func (c *collector) more(ctx context.Context) bool {
+	return ctx.Err() == nil && c.sent.Add(1) <= c.max
+}
+
+func (c *collector) ok(latency time.Duration) {
+	c.mu.Lock()
+	c.latencies = append(c.latencies, latency)
+	c.mu.Unlock()
+}
+
+func (c *collector) fail(msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errCount++
+	if len(c.firstErrs) < 3 {
+		c.firstErrs = append(c.firstErrs, msg)
 	}
+}
+
+// measureWorkers runs worker(0..conns-1) until d has passed or maxRequests
+// were sent, and sums up what they recorded, with the load generator's own
+// CPU time over the same span.
+func measureWorkers(ctx context.Context, conns int, d time.Duration, maxRequests int, worker func(ctx context.Context, w int, c *collector)) result {
+	c := &collector{max: int64(maxRequests), latencies: make([]time.Duration, 0, min(maxRequests, 1<<20))}
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	self := ownCPU(os.Getpid())
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range conns {
-		wg.Go(func() {
-			local := make([]time.Duration, 0, 1024)
-			defer func() {
-				mu.Lock()
-				latencies = append(latencies, local...)
-				mu.Unlock()
-			}()
-			for n := 0; ctx.Err() == nil && sent.Add(1) <= int64(maxRequests); n++ {
-				req, err := next(w, n)
-				if err != nil {
-					fail(err.Error())
-					return
-				}
-				// Requests run to completion after the deadline: cutting
-				// them off would count the server's work as errors.
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					fail(err.Error())
-					continue
-				}
-				answer, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				// Only a 200 counts, in the rate and in the percentiles.
-				if resp.StatusCode != http.StatusOK {
-					fail(fmt.Sprintf("%s %s: %s: %.200s", req.Method, req.URL.Path, resp.Status, answer))
-					continue
-				}
-				local = append(local, time.Since(t0))
-			}
-		})
+		wg.Go(func() { worker(ctx, w, c) })
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	slices.Sort(latencies)
+	self = ownCPU(os.Getpid()) - self
+	slices.Sort(c.latencies)
 	return result{
-		Requests:    int64(len(latencies)),
-		Elapsed:     elapsed,
-		P50:         percentile(latencies, 50),
-		P99:         percentile(latencies, 99),
-		Errors:      errCount,
-		FirstErrors: firstErrs,
+		GeneratorCPU: self,
+		Requests:     int64(len(c.latencies)),
+		Elapsed:      elapsed,
+		P50:          percentile(c.latencies, 50),
+		P99:          percentile(c.latencies, 99),
+		Errors:       c.errCount,
+		FirstErrors:  c.firstErrs,
 	}
 }
 

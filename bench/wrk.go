@@ -23,6 +23,12 @@ type result struct {
 	Errors   int64
 	// CPU is the server's CPU time during the run (0: not measured).
 	CPU time.Duration
+	// GeneratorCPU is the Go load generator's own CPU time during the run
+	// (0 for wrk), which the server did not have.
+	GeneratorCPU time.Duration
+	// MadeWhileMeasuring counts the publish bodies made during the run
+	// because the ones made before it ran out (runPosts).
+	MadeWhileMeasuring int64
 	// FirstErrors holds a few error messages, to say what went wrong.
 	FirstErrors []string
 	// Hist is wrk's latency histogram (wrkSummary.Hist), for adding up
