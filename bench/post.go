@@ -30,14 +30,14 @@ type postRequest func(worker, n int) (body []byte, header http.Header, err error
 // a 200 counts as a success.
 //
 // The load generator shares the machine's cores with pactd, so it does as
-// little as it can while the clock runs (BENCHMARKS.md, "The publish
-// rows' load generator"):
+// little as it can while the clock runs (BENCHMARKS.md, "What one run
+// does", step 7):
 //   - the requests are made before the clock starts: signing a document and
 //     encoding it as JSON is the generator's work, not the server's. A worker
 //     that uses up its share makes the rest as it goes; the result counts
 //     how many;
 //   - each worker writes its requests' bytes to its own connection and reads
-//     the answers with http.ReadResponse, as wrk does for the GET rows,
+//     the answers with http.ReadResponse, much as wrk does for the GET rows,
 //     instead of going through net/http's client, whose connection pool
 //     and per-connection goroutines cost more CPU per request.
 func runPosts(ctx context.Context, url string, conns int, d time.Duration, maxRequests int, next postRequest) result {
@@ -70,7 +70,7 @@ func runPosts(ctx context.Context, url string, conns int, d time.Duration, maxRe
 		for n := 0; c.more(ctx); n++ {
 			var request []byte
 			if n < len(ready[w]) {
-				request, ready[w][n] = ready[w][n], nil // let the collector have it
+				request, ready[w][n] = ready[w][n], nil // sent once: the garbage collector may have it
 			} else {
 				late.Add(1)
 				if request, err = rawPost(target, w, n, next); err != nil {
