@@ -552,7 +552,7 @@ func generatorNote(r result) string {
 	if r.Requests > 0 {
 		per = float64(r.GeneratorCPU.Microseconds()) / float64(r.Requests)
 	}
-	return fmt.Sprintf("load generator: %.0f µs of CPU per 200 (bodies made and signed before the clock started; %d made while measuring)",
+	return fmt.Sprintf("load generator: %.0f µs of CPU per 200 (requests made before the clock started; %d made while measuring)",
 		per, r.MadeWhileMeasuring)
 }
 

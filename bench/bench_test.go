@@ -329,3 +329,25 @@ func TestPostsCountOnly200sAndSurviveClosedConnections(t *testing.T) {
 		t.Errorf("a 1 s run: %d requests in %s", r.Requests, r.Elapsed)
 	}
 }
+
+// The requests made before the clock starts: 5,000 per second of the
+// duration, never more than the run may send nor than 50,000, shared out
+// so that every request has a worker.
+func TestPrebuiltRequestsAreBounded(t *testing.T) {
+	cases := []struct {
+		conns, max int
+		d          time.Duration
+		want       int
+	}{
+		{32, 1 << 30, 10 * time.Second, 1563}, // 50,000 over 32
+		{32, 1 << 30, 2 * time.Second, 313},   // 10,000 over 32
+		{4, 200, time.Minute, 50},             // bounded by the run
+		{32, 1 << 30, 5 * time.Minute, 1563},  // bounded by maxPrebuilt
+		{3, 1 << 30, time.Second, 1667},       // 5,000 over 3, rounded up
+	}
+	for _, c := range cases {
+		if got := prebuiltPerWorker(c.conns, c.d, c.max); got != c.want {
+			t.Errorf("prebuiltPerWorker(%d, %s, %d) = %d, want %d", c.conns, c.d, c.max, got, c.want)
+		}
+	}
+}

@@ -145,12 +145,17 @@ func exchange(conn net.Conn, answers *bufio.Reader, request []byte) (int, []byte
 
 // prebuildRate is how many publishes per second of measuring time
 // runPosts makes before the clock starts: twice the highest publish target.
-const prebuildRate = 5000
+// maxPrebuilt bounds them, so a long -duration does not hold gigabytes of
+// requests (50,000 of 3,000-byte documents are about 175 MB).
+const (
+	prebuildRate = 5000
+	maxPrebuilt  = 50000
+)
 
 // prebuiltPerWorker is each worker's share of the requests made before the
 // clock starts.
 func prebuiltPerWorker(conns int, d time.Duration, maxRequests int) int {
-	total := min(int(d.Seconds()*prebuildRate), maxRequests)
+	total := min(int(d.Seconds()*prebuildRate), maxRequests, maxPrebuilt)
 	return (total + conns - 1) / conns
 }
 
@@ -261,10 +266,12 @@ func (c *collector) fail(msg string) {
 // CPU time over the same span.
 func measureWorkers(ctx context.Context, conns int, d time.Duration, maxRequests int, worker func(ctx context.Context, w int, c *collector)) result {
 	c := &collector{max: int64(maxRequests), latencies: make([]time.Duration, 0, min(maxRequests, 1<<20))}
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
+	// The clock starts before the deadline is set, so a run the deadline
+	// ends counts at least d.
 	self := ownCPU(os.Getpid())
 	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
 	var wg sync.WaitGroup
 	for w := range conns {
 		wg.Go(func() { worker(ctx, w, c) })
