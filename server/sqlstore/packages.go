@@ -18,10 +18,13 @@ p.version, p.sha256, p.latest_version_id, p.created_at, p.updated_at, p.deprecat
 
 const packageFrom = ` FROM packages p JOIN accounts a ON a.id = p.owner_id`
 
-func scanPackage(row scanner) (*registry.Package, error) {
+func scanPackage(row scanner) (*registry.Package, error) { return scanPackageAnd(row) }
+
+// scanPackageAnd reads packageColumns, then extra.
+func scanPackageAnd(row scanner, extra ...any) (*registry.Package, error) {
 	var p registry.Package
-	if err := row.Scan(&p.ID, &p.OwnerID, &p.OwnerSlug, &p.PackSlug, &p.Name, &p.Description, &p.Scheme,
-		&p.Version, &p.SHA256, &p.LatestVersionID, &p.CreatedAt, &p.UpdatedAt, &p.Deprecated); err != nil {
+	if err := row.Scan(append([]any{&p.ID, &p.OwnerID, &p.OwnerSlug, &p.PackSlug, &p.Name, &p.Description, &p.Scheme,
+		&p.Version, &p.SHA256, &p.LatestVersionID, &p.CreatedAt, &p.UpdatedAt, &p.Deprecated}, extra...)...); err != nil {
 		return nil, err
 	}
 	p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
@@ -201,68 +204,52 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 		}
 	}
 
-	// The package row is created with the new version's fields; it only
-	// becomes visible together with the version, at commit.
-	_, err = s.txExec(ctx, tx, sqlInsertPackage,
-		in.OwnerID, in.PackSlug, in.Name, in.Description, in.Scheme, in.Version, in.SHA256, now, now)
-	if err != nil {
-		if s.dialect.isForeignKeyViolation(err) {
-			return nil, false, notFound("no such account %d", in.OwnerID)
-		}
-		return nil, false, err
-	}
-	var packageID int64
-	err = s.txQueryRow(ctx, tx, sqlPackageID, in.OwnerID, in.PackSlug).Scan(&packageID)
+	packageID, err := s.packageIDFor(ctx, tx, in, now)
 	if err != nil {
 		return nil, false, err
 	}
 
+	// The version is inserted without looking first: a new version, the
+	// common case, costs one statement. DO NOTHING plus sameVersion makes
+	// a version that exists (republished, or published meanwhile by
+	// another replica) a no-op or a conflict, never a unique-violation
+	// fault.
 	var logIndex sql.NullInt64
-	exists, err := s.sameVersion(ctx, tx, packageID, in, &logIndex)
-	if err != nil {
-		return nil, false, err
-	}
-	if !exists {
-		// DO NOTHING plus the re-check below makes a concurrent publish of
-		// the same version (another replica) a conflict or a no-op, never a
-		// unique-violation fault.
-		var versionID int64
-		err = s.txQueryRow(ctx, tx, sqlInsertVersion, append([]any{packageID, in.Version, in.Name, in.Description, in.Scheme, in.SHA256,
-			int64(len(in.Content)), in.Content, now}, provenanceArgs(in.Provenance)...)...).Scan(&versionID)
-		switch {
-		case errNoRows(err):
-			if _, err := s.sameVersion(ctx, tx, packageID, in, &logIndex); err != nil {
-				return nil, false, err
-			}
-		case err != nil && in.Provenance != nil && s.dialect.isForeignKeyViolation(err):
-			// The key was deleted by a transaction that committed after
-			// the check above (PostgreSQL, another replica).
-			return nil, false, noSuchKey(in.Provenance)
-		case err != nil:
+	var versionID int64
+	err = s.txQueryRow(ctx, tx, sqlInsertVersion, append([]any{packageID, in.Version, in.Name, in.Description, in.Scheme, in.SHA256,
+		int64(len(in.Content)), in.Content, now, ciJSON(in.CI), nullID(in.PublisherID), nullID(in.TokenID)},
+		provenanceArgs(in.Provenance)...)...).Scan(&versionID)
+	switch {
+	case errNoRows(err):
+		if _, err := s.sameVersion(ctx, tx, packageID, in, &logIndex); err != nil {
 			return nil, false, err
-		default:
-			created = true
-			if err := s.updateLatest(ctx, tx, packageID, versionID, in, now); err != nil {
-				return nil, false, err
-			}
-			// Last, so that on PostgreSQL the log's row lock is held only
-			// for the commit (translog.go).
-			entry := registry.PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance, in.CI)
-			index, err := s.appendLog(ctx, tx, entry, now)
-			if err != nil {
-				return nil, false, err
-			}
-			if _, err := s.txExec(ctx, tx, sqlVersionLogged,
-				index, ciJSON(in.CI), nullID(in.PublisherID), nullID(in.TokenID), versionID); err != nil {
-				return nil, false, err
-			}
-			logIndex = sql.NullInt64{Int64: index, Valid: true}
 		}
-	}
-
-	pkg, err = scanPackage(s.txQueryRow(ctx, tx, sqlPackageByID, packageID))
-	if err != nil {
+		pkg, err = scanPackage(s.txQueryRow(ctx, tx, sqlPackageByID, packageID))
+		if err != nil {
+			return nil, false, err
+		}
+	case err != nil && in.Provenance != nil && s.dialect.isForeignKeyViolation(err):
+		// The key was deleted by a transaction that committed after
+		// the check above (PostgreSQL, another replica).
+		return nil, false, noSuchKey(in.Provenance)
+	case err != nil:
 		return nil, false, err
+	default:
+		created = true
+		if pkg, err = s.updateLatest(ctx, tx, packageID, versionID, in, now); err != nil {
+			return nil, false, err
+		}
+		// Last, so that on PostgreSQL the log's row lock is held only
+		// for the commit (translog.go).
+		entry := registry.PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance, in.CI)
+		index, err := s.appendLog(ctx, tx, entry, now)
+		if err != nil {
+			return nil, false, err
+		}
+		if _, err := s.txExec(ctx, tx, sqlVersionLogged, index, versionID); err != nil {
+			return nil, false, err
+		}
+		logIndex = sql.NullInt64{Int64: index, Valid: true}
 	}
 	if logIndex.Valid {
 		pkg.LogIndex = &logIndex.Int64
@@ -270,26 +257,49 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 	return pkg, created, nil
 }
 
+// packageIDFor finds in's package, or creates it with the new version's
+// fields; a created row only becomes visible together with the version, at
+// commit.
+func (s *Store) packageIDFor(ctx context.Context, tx *sql.Tx, in registry.PublishInput, now time.Time) (int64, error) {
+	var id int64
+	err := s.txQueryRow(ctx, tx, sqlPackageID, in.OwnerID, in.PackSlug).Scan(&id)
+	if !errNoRows(err) {
+		return id, err
+	}
+	err = s.txQueryRow(ctx, tx, sqlInsertPackage,
+		in.OwnerID, in.PackSlug, in.Name, in.Description, in.Scheme, in.Version, in.SHA256, now, now).Scan(&id)
+	switch {
+	case errNoRows(err):
+		// Created meanwhile by another replica (PostgreSQL).
+		err = s.txQueryRow(ctx, tx, sqlPackageID, in.OwnerID, in.PackSlug).Scan(&id)
+	case err != nil && s.dialect.isForeignKeyViolation(err):
+		return 0, notFound("no such account %d", in.OwnerID)
+	}
+	return id, err
+}
+
 // updateLatest makes the new version the package's latest when
 // registry.BecomesLatest says it outranks the current one; either way the
-// package was updated.
-func (s *Store) updateLatest(ctx context.Context, tx *sql.Tx, packageID, versionID int64, in registry.PublishInput, now time.Time) error {
+// package was updated. It answers the package as the publish leaves it.
+func (s *Store) updateLatest(ctx context.Context, tx *sql.Tx, packageID, versionID int64, in registry.PublishInput, now time.Time) (*registry.Package, error) {
 	// Writing the row first locks it (PostgreSQL): a concurrent publish
 	// of the same package waits here, and then reads the latest this one
 	// chose. SQLite has one writer at a time.
-	if _, err := s.txExec(ctx, tx, sqlTouchPackage, now, packageID); err != nil {
-		return err
+	var current sql.NullString // NULL: the package is new
+	pkg, err := scanPackageAnd(s.txQueryRow(ctx, tx, sqlTouchPackage, now, packageID), &current)
+	if err != nil {
+		return nil, err
 	}
-	var current string
-	err := s.txQueryRow(ctx, tx, sqlCurrentLatest, packageID).Scan(&current)
-	if err != nil && !errNoRows(err) { // no rows: the package is new
-		return err
-	}
-	if !registry.BecomesLatest(current, in.Version) {
-		return nil
+	if !registry.BecomesLatest(current.String, in.Version) {
+		return pkg, nil
 	}
 	_, err = s.txExec(ctx, tx, sqlSetLatest, in.Name, in.Description, in.Scheme, in.Version, in.SHA256, versionID, packageID)
-	return err
+	if err != nil {
+		return nil, err
+	}
+	pkg.Name, pkg.Description, pkg.Scheme, pkg.Version, pkg.SHA256 = in.Name, in.Description, in.Scheme, in.Version, in.SHA256
+	pkg.LatestVersionID = versionID
+	return pkg, nil
 }
 
 // sameVersion looks in.Version up: false when it does not exist, true when

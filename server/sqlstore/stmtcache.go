@@ -13,37 +13,48 @@ import (
 // (*sql.Tx).StmtContext. PostgreSQL needs none of this: pgx caches
 // prepared statements per connection itself.
 var hotStatements = []string{
-	sqlSpendNonce, sqlKeyStillThere, sqlMemberRole, sqlInsertPackage, sqlPackageID, sqlSameVersion,
-	sqlInsertVersion, sqlTouchPackage, sqlCurrentLatest, sqlSetLatest, sqlAppendLogHead, sqlAppendLogEntry,
+	sqlSpendNonce, sqlKeyStillThere, sqlMemberRole, sqlPackageID, sqlInsertPackage, sqlSameVersion,
+	sqlInsertVersion, sqlTouchPackage, sqlSetLatest, sqlAppendLogHead, sqlAppendLogEntry,
 	sqlVersionLogged, sqlPackageByID,
 }
 
+// The publish path's statements. A publish of a new version of a package
+// that exists runs seven of them (docs/design.md, "Group commit"): each is a
+// call into SQLite on the one writer, so each one left out is time the
+// writer gives to the next publish.
 const (
 	sqlSpendNonce = `INSERT INTO nonces (fingerprint, nonce, spent_at) VALUES (?, ?, ?)
 ON CONFLICT (fingerprint, nonce) DO NOTHING`
 	sqlKeyStillThere = `SELECT count(*) FROM ssh_keys WHERE id = ? AND fingerprint = ?`
 	sqlMemberRole    = `SELECT role FROM org_members WHERE org_id = ? AND account_id = ?`
+	sqlPackageID     = `SELECT id FROM packages WHERE owner_id = ? AND pack_slug = ?`
+	// No row back: another replica created the package meanwhile
+	// (PostgreSQL); sqlPackageID then finds it.
 	sqlInsertPackage = `INSERT INTO packages
 (owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
-ON CONFLICT (owner_id, pack_slug) DO NOTHING`
-	sqlPackageID     = `SELECT id FROM packages WHERE owner_id = ? AND pack_slug = ?`
+ON CONFLICT (owner_id, pack_slug) DO NOTHING
+RETURNING id`
 	sqlSameVersion   = `SELECT sha256, log_index FROM versions WHERE package_id = ? AND version = ?`
 	sqlInsertVersion = `INSERT INTO versions
-(package_id, version, name, description, scheme, sha256, size, content, created_at,
+(package_id, version, name, description, scheme, sha256, size, content, created_at, ci, publisher_id, token_id,
  key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (package_id, version) DO NOTHING
 RETURNING id`
-	sqlTouchPackage  = `UPDATE packages SET updated_at = ? WHERE id = ?`
-	sqlCurrentLatest = `SELECT v.version FROM packages p JOIN versions v ON v.id = p.latest_version_id
-WHERE p.id = ?`
+	// sqlTouchPackage answers the package as scanPackage reads it:
+	// packageColumns, then the version string of its latest version (NULL
+	// while the package is new).
+	sqlTouchPackage = `UPDATE packages SET updated_at = ? WHERE id = ?
+RETURNING id, owner_id, (SELECT a.username FROM accounts a WHERE a.id = packages.owner_id), pack_slug, name,
+description, scheme, version, sha256, latest_version_id, created_at, updated_at, deprecated,
+(SELECT v.version FROM versions v WHERE v.id = packages.latest_version_id)`
 	sqlSetLatest = `UPDATE packages
 SET name = ?, description = ?, scheme = ?, version = ?, sha256 = ?, latest_version_id = ?
 WHERE id = ?`
 	sqlAppendLogHead  = `UPDATE log_head SET next_index = next_index + 1 WHERE id = 1 RETURNING next_index - 1`
 	sqlAppendLogEntry = `INSERT INTO log_entries (idx, entry, created_at) VALUES (?, ?, ?)`
-	sqlVersionLogged  = `UPDATE versions SET log_index = ?, ci = ?, publisher_id = ?, token_id = ? WHERE id = ?`
+	sqlVersionLogged  = `UPDATE versions SET log_index = ? WHERE id = ?`
 	sqlPackageByID    = `SELECT ` + packageColumns + packageFrom + ` WHERE p.id = ?`
 )
 
