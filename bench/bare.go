@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,6 +25,22 @@ import (
 // (the bench binary started again with bareEnv set) like nginx and pactd.
 
 const bareEnv = "PACT_BENCH_BARE_GO"
+
+// The bare Go server over SQLite: the same net/http handler, but each
+// answer is read from the seeded database by the version's primary key,
+// with nothing cached. It is the ceiling for the rows whose working set is
+// ten times pactd's cache, where most of pactd's answers are such reads
+// (pactd's own miss finds the version through three index searches, then
+// keeps the document). Its environment names the database and a file of
+// the /raw/ paths it serves, one per line.
+const (
+	bareSQLiteEnv      = "PACT_BENCH_BARE_SQLITE"
+	bareSQLitePathsEnv = "PACT_BENCH_BARE_SQLITE_PATHS"
+)
+
+// bareSQLiteReaders is how many connections it reads with, as many as
+// pactd's point reads.
+const bareSQLiteReaders = 4
 
 // serveBare is the child process: it loads every file under dir into
 // memory, listens on a free loopback port, prints it and serves until
@@ -50,12 +67,7 @@ func serveBare(dir string) error {
 		lengths[p] = []string{strconv.Itoa(len(b))}
 	}
 	contentType := []string{"text/markdown; charset=utf-8"}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	fmt.Printf("LISTEN %s\n", ln.Addr())
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serveBareHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, ok := docs[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
@@ -65,7 +77,18 @@ func serveBare(dir string) error {
 		h["Content-Type"] = contentType
 		h["Content-Length"] = lengths[r.URL.Path]
 		w.Write(b)
-	})}
+	}))
+}
+
+// serveBareHandler serves handler on a free loopback port, printed first,
+// until SIGTERM.
+func serveBareHandler(handler http.Handler) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("LISTEN %s\n", ln.Addr())
+	srv := &http.Server{Handler: handler}
 	go func() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, syscall.SIGTERM)
@@ -78,6 +101,63 @@ func serveBare(dir string) error {
 	return nil
 }
 
+// serveBareSQLite is the child process of the bare Go server over SQLite:
+// it looks up the latest version id of every path in pathsFile, then serves
+// each request by one read of that row.
+func serveBareSQLite(dbPath, pathsFile string) error {
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?mode=ro&_mutex=no&_query_only=1")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(bareSQLiteReaders)
+	db.SetMaxIdleConns(bareSQLiteReaders)
+	list, err := os.ReadFile(pathsFile)
+	if err != nil {
+		return err
+	}
+	byName, err := db.Prepare(`SELECT p.latest_version_id FROM packages p JOIN accounts a ON a.id = p.owner_id
+WHERE a.username = ? AND p.pack_slug = ?`)
+	if err != nil {
+		return err
+	}
+	ids := map[string]int64{}
+	for _, path := range strings.Fields(string(list)) {
+		name, ok := strings.CutSuffix(strings.TrimPrefix(path, "/raw/"), ".pact.md")
+		owner, pack, ok2 := strings.Cut(name, "/")
+		if !ok || !ok2 {
+			return fmt.Errorf("not a raw path: %q", path)
+		}
+		var id int64
+		if err := byName.QueryRow(owner, pack).Scan(&id); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		ids[path] = id
+	}
+	byName.Close()
+	byID, err := db.Prepare(`SELECT content FROM versions WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	contentType := []string{"text/markdown; charset=utf-8"}
+	return serveBareHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := ids[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		var content []byte
+		if err := byID.QueryRowContext(context.Background(), id).Scan(&content); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		h := w.Header()
+		h["Content-Type"] = contentType
+		h["Content-Length"] = []string{strconv.Itoa(len(content))}
+		w.Write(content)
+	}))
+}
+
 // bareServer is the running child.
 type bareServer struct {
 	URL  string
@@ -87,12 +167,26 @@ type bareServer struct {
 
 // startBare starts the bare Go server over the files under dir.
 func startBare(ctx context.Context, dir string) (*bareServer, error) {
+	return startBareWith(ctx, bareEnv+"="+dir)
+}
+
+// startBareSQLite starts the bare Go server over the SQLite database at
+// dbPath, serving paths (written to pathsFile for it).
+func startBareSQLite(ctx context.Context, dbPath, pathsFile string, paths []string) (*bareServer, error) {
+	if err := os.WriteFile(pathsFile, []byte(strings.Join(paths, "\n")+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	return startBareWith(ctx, bareSQLiteEnv+"="+dbPath, bareSQLitePathsEnv+"="+pathsFile)
+}
+
+// startBareWith runs this program again as a bare server, as env says.
+func startBareWith(ctx context.Context, env ...string) (*bareServer, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), bareEnv+"="+dir)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

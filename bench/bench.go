@@ -261,7 +261,16 @@ func (b *bench) measureCold(ctx context.Context, db *seeded, suffix, nginxURL st
 	rawPath := fmt.Sprintf("GET /raw/{owner}/{pack}.pact.md (%d docs, 10× the cache)", len(cold))
 	targets := []target{{"raw-cold" + suffix, "pactd", server.URL, server}}
 	if nginxURL != "" {
-		targets = append([]target{{"raw-cold-nginx" + suffix, "nginx", nginxURL, nil}}, targets...)
+		// The ceiling beside nginx: a bare Go server that reads every
+		// answer from the same database by primary key.
+		bare, err := startBareSQLite(ctx, db.Path, filepath.Join(b.work, "cold-paths"+suffix+".txt"), cold)
+		if err != nil {
+			return 0, err
+		}
+		defer bare.stop()
+		b.pids[bare.URL] = bare.cmd.Process.Pid
+		targets = append([]target{{"raw-cold-nginx" + suffix, "nginx", nginxURL, nil},
+			{"raw-cold-go" + suffix, "bare Go + SQLite", bare.URL, nil}}, targets...)
 	}
 	rounds := 1
 	if len(targets) > 1 {

@@ -221,6 +221,31 @@ func TestLogRowsShowTheirCeiling(t *testing.T) {
 	}
 }
 
+// The raw path over ten times the cache is compared with nginx, and shows
+// its ceiling: the bare Go server reading every answer from SQLite.
+func TestColdRawRowShowsItsCeiling(t *testing.T) {
+	rep := &report{}
+	for _, r := range []*row{
+		{ID: "raw-cold-nginx", Server: "nginx", RPS: 80000},
+		{ID: "raw-cold-go", Server: "bare Go + SQLite", RPS: 36000},
+		{ID: "raw-cold", Server: "pactd", RPS: 30000},
+	} {
+		rep.add(r)
+	}
+	rep.evaluate()
+	cold, g := rep.row("raw-cold"), rep.row("raw-cold-go")
+	if cold.Ratio != 0.375 || cold.RatioGo != 30000.0/36000 || len(cold.Checks) != 1 || cold.Checks[0].Met {
+		t.Errorf("raw-cold: %v× nginx, %v× bare Go, checks %+v; want 0.375, %v, one missed", cold.Ratio, cold.RatioGo, cold.Checks, 30000.0/36000)
+	}
+	if g.Ratio != 0.45 || g.RatioOf != "nginx" || len(g.Checks) != 0 {
+		t.Errorf("raw-cold-go: %v× %s, checks %+v; want 0.45× nginx and no target", g.Ratio, g.RatioOf, g.Checks)
+	}
+	want := []string{"the ceiling: bare Go reading every answer from SQLite by primary key serves at 0.45× nginx"}
+	if !slices.Equal(cold.Notes, want) {
+		t.Errorf("raw-cold notes %q, want %q", cold.Notes, want)
+	}
+}
+
 // Servers measured in turns: each one's rounds add up to one row, with the
 // percentiles of their histograms put together.
 func TestRoundsResultAddsUpTheTurns(t *testing.T) {
