@@ -242,11 +242,8 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 		// Last, so that on PostgreSQL the log's row lock is held only
 		// for the commit (translog.go).
 		entry := registry.PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance, in.CI)
-		index, err := s.appendLog(ctx, tx, entry, now)
+		index, err := s.appendLogOf(ctx, tx, entry, now, versionID)
 		if err != nil {
-			return nil, false, err
-		}
-		if _, err := s.txExec(ctx, tx, sqlVersionLogged, index, versionID); err != nil {
 			return nil, false, err
 		}
 		logIndex = sql.NullInt64{Int64: index, Valid: true}

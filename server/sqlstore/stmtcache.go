@@ -55,6 +55,17 @@ WHERE id = ?`
 	sqlAppendLogHead  = `UPDATE log_head SET next_index = next_index + 1 WHERE id = 1 RETURNING next_index - 1`
 	sqlAppendLogEntry = `INSERT INTO log_entries (idx, entry, created_at) VALUES (?, ?, ?)`
 	sqlVersionLogged  = `UPDATE versions SET log_index = ? WHERE id = ?`
+	// sqlAppendLogPostgres is the three above in one statement
+	// (PostgreSQL only: SQLite has no data-modifying WITH). Its last
+	// argument is the version to mark, or 0 for none.
+	sqlAppendLogPostgres = `WITH head AS (
+	UPDATE log_head SET next_index = next_index + 1 WHERE id = 1 RETURNING next_index - 1 AS idx
+), entry AS (
+	INSERT INTO log_entries (idx, entry, created_at) SELECT idx, CAST(? AS BYTEA), CAST(? AS TIMESTAMPTZ) FROM head RETURNING idx
+), logged AS (
+	UPDATE versions SET log_index = (SELECT idx FROM entry) WHERE id = CAST(? AS BIGINT)
+)
+SELECT idx FROM entry`
 	sqlPackageByID    = `SELECT ` + packageColumns + packageFrom + ` WHERE p.id = ?`
 )
 

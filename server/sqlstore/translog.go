@@ -40,16 +40,33 @@ const logTilesMigration = 13
 // transaction; a new kind of event needs only its entry (pkg/translog)
 // and this call. Callers signal the sequencer after commit (notifyLog).
 func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry, at time.Time) (int64, error) {
+	return s.appendLogOf(ctx, tx, entry, at, 0)
+}
+
+// appendLogOf is appendLog that also records the index as the log index of
+// the version versionID (when not 0). On PostgreSQL that is one statement:
+// the head's row lock is taken by it and held only until the commit, not
+// across round trips (docs/design.md, "Group commit").
+func (s *Store) appendLogOf(ctx context.Context, tx *sql.Tx, entry *translog.Entry, at time.Time, versionID int64) (int64, error) {
 	data := entry.Marshal()
 	if len(data) > translog.MaxEntrySize {
 		return 0, invalid("the log entry of this change would be %d bytes, more than %d", len(data), translog.MaxEntrySize)
 	}
 	var index int64
+	if s.dialect.name() == "postgres" {
+		err := s.txQueryRow(ctx, tx, sqlAppendLogPostgres, data, dbTime(at), versionID).Scan(&index)
+		return index, err
+	}
 	err := s.txQueryRow(ctx, tx, sqlAppendLogHead).Scan(&index)
 	if err != nil {
 		return 0, err
 	}
-	_, err = s.txExec(ctx, tx, sqlAppendLogEntry, index, data, dbTime(at))
+	if _, err = s.txExec(ctx, tx, sqlAppendLogEntry, index, data, dbTime(at)); err != nil {
+		return 0, err
+	}
+	if versionID != 0 {
+		_, err = s.txExec(ctx, tx, sqlVersionLogged, index, versionID)
+	}
 	return index, err
 }
 
