@@ -43,12 +43,16 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (package_id, version) DO NOTHING
 RETURNING id`
 	// sqlTouchPackage answers the package as scanPackage reads it:
-	// packageColumns, then the version string of its latest version (NULL
-	// while the package is new).
+	// packageColumns, then its latest version (NULL while the package is
+	// new or every version is yanked). That is the row's own version
+	// column, which always names the row's latest_version_id: on
+	// PostgreSQL, an UPDATE that waited for a concurrent publish's lock
+	// answers that publish's row, while a subquery would still read the
+	// versions table as it was when the UPDATE began.
 	sqlTouchPackage = `UPDATE packages SET updated_at = ? WHERE id = ?
 RETURNING id, owner_id, (SELECT a.username FROM accounts a WHERE a.id = packages.owner_id), pack_slug, name,
 description, scheme, version, sha256, latest_version_id, created_at, updated_at, deprecated,
-(SELECT v.version FROM versions v WHERE v.id = packages.latest_version_id)`
+CASE WHEN latest_version_id = 0 THEN NULL ELSE version END`
 	sqlSetLatest = `UPDATE packages
 SET name = ?, description = ?, scheme = ?, version = ?, sha256 = ?, latest_version_id = ?
 WHERE id = ?`
@@ -66,7 +70,7 @@ WHERE id = ?`
 	UPDATE versions SET log_index = (SELECT idx FROM entry) WHERE id = CAST(? AS BIGINT)
 )
 SELECT idx FROM entry`
-	sqlPackageByID    = `SELECT ` + packageColumns + packageFrom + ` WHERE p.id = ?`
+	sqlPackageByID = `SELECT ` + packageColumns + packageFrom + ` WHERE p.id = ?`
 )
 
 // readHotStatements are the statements of the read paths that serve the
