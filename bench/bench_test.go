@@ -219,6 +219,24 @@ func TestLogRowsShowTheirCeiling(t *testing.T) {
 	if !slices.Equal(tile.Notes, want) {
 		t.Errorf("log-tile notes %q, want %q", tile.Notes, want)
 	}
+
+	// Bundles that neither static server serves at half its raw rate.
+	for _, r := range []*row{
+		{ID: "log-entries-nginx", Server: "nginx", RPS: 10000},
+		{ID: "log-entries-go", Server: "bare Go", RPS: 9000},
+		{ID: "log-entries", Server: "pactd", RPS: 6000},
+	} {
+		rep.add(r)
+	}
+	rep.evaluate()
+	want = []string{
+		"the ceiling: nginx serves the same answers at 0.25× its own raw rate",
+		"the ceiling: bare Go serves the same answers at 0.30× its own raw rate",
+		"the target (0.5× raw) is above the ceiling in this run: no static server reached it",
+	}
+	if notes := rep.row("log-entries").Notes; !slices.Equal(notes, want) {
+		t.Errorf("log-entries notes %q, want %q", notes, want)
+	}
 }
 
 // The raw path over ten times the cache is compared with nginx, and shows
@@ -240,9 +258,35 @@ func TestColdRawRowShowsItsCeiling(t *testing.T) {
 	if g.Ratio != 0.45 || g.RatioOf != "nginx" || len(g.Checks) != 0 {
 		t.Errorf("raw-cold-go: %v× %s, checks %+v; want 0.45× nginx and no target", g.Ratio, g.RatioOf, g.Checks)
 	}
-	want := []string{"the ceiling: bare Go reading every answer from SQLite by primary key serves at 0.45× nginx"}
+	want := []string{
+		"the ceiling: bare Go reading every answer from SQLite by primary key serves at 0.45× nginx",
+		"the target (0.5× nginx) is above the ceiling in this run: bare Go reading from SQLite served 0.45× nginx",
+	}
 	if !slices.Equal(cold.Notes, want) {
 		t.Errorf("raw-cold notes %q, want %q", cold.Notes, want)
+	}
+}
+
+// The raw row says so when the bare Go server, its ceiling, missed the
+// target too; not when it reached it.
+func TestRawRowSaysWhenTheTargetIsAboveItsCeiling(t *testing.T) {
+	for _, c := range []struct {
+		bareGo float64
+		want   bool
+	}{{35000, true}, {37000, false}} {
+		rep := &report{}
+		for _, r := range []*row{
+			{ID: "raw-nginx", Server: "nginx", RPS: 40000},
+			{ID: "raw-go", Server: "bare Go", RPS: c.bareGo},
+			{ID: "raw", Server: "pactd", RPS: 30000},
+		} {
+			rep.add(r)
+		}
+		rep.evaluate()
+		note := fmt.Sprintf("the target (0.9× nginx) is above the ceiling in this run: bare Go, with none of pactd's features, served %.2f× nginx", c.bareGo/40000)
+		if got := slices.Contains(rep.row("raw").Notes, note); got != c.want {
+			t.Errorf("bare Go at %v: note %q there %v, want %v (notes %q)", c.bareGo/40000, note, got, c.want, rep.row("raw").Notes)
+		}
 	}
 }
 

@@ -157,6 +157,9 @@ func (rep *report) evaluate() {
 		raw.RatioGo = raw.RPS / g.RPS
 		if nginx != nil && nginx.RPS > 0 {
 			g.Ratio, g.RatioOf = g.RPS/nginx.RPS, "nginx"
+			if g.Ratio < rawVsNginx {
+				raw.Notes = append(raw.Notes, aboveCeiling("bare Go, with none of pactd's features,", g.Ratio, rawVsNginx))
+			}
 		}
 	}
 	// CPU per request, the figure other load on the machine skews least.
@@ -175,6 +178,9 @@ func (rep *report) evaluate() {
 			g.Ratio, g.RatioOf = g.RPS/coldNginx.RPS, "nginx"
 			cold.RatioGo = cold.RPS / g.RPS
 			cold.Notes = append(cold.Notes, fmt.Sprintf("the ceiling: bare Go reading every answer from SQLite by primary key serves at %.2f× nginx", g.Ratio))
+			if g.Ratio < coldVsNginx {
+				cold.Notes = append(cold.Notes, aboveCeiling("bare Go reading from SQLite", g.Ratio, coldVsNginx))
+			}
 		}
 	}
 	// The list target is the list as clients ask for it: the first page.
@@ -199,6 +205,7 @@ func (rep *report) evaluate() {
 		if g := rep.row(id + "-go"); g != nil && g.RPS > 0 {
 			r.RatioGo = r.RPS / g.RPS
 		}
+		ceilings, reached := 0, false
 		for _, s := range []struct{ suffix, rawID string }{{"-nginx", "raw-nginx"}, {"-go", "raw-go"}} {
 			static, staticRaw := rep.row(id+s.suffix), rep.row(s.rawID)
 			if static == nil || staticRaw == nil || staticRaw.RPS <= 0 {
@@ -206,6 +213,11 @@ func (rep *report) evaluate() {
 			}
 			static.Ratio, static.RatioOf = static.RPS/staticRaw.RPS, static.Server+" raw"
 			r.Notes = append(r.Notes, fmt.Sprintf("the ceiling: %s serves the same answers at %.2f× its own raw rate", static.Server, static.Ratio))
+			ceilings++
+			reached = reached || static.Ratio >= logVsRaw
+		}
+		if ceilings > 0 && !reached {
+			r.Notes = append(r.Notes, fmt.Sprintf("the target (%.1f× raw) is above the ceiling in this run: no static server reached it", logVsRaw))
 		}
 	}
 	// Scale: the rows that reach the database (working sets ten times the
@@ -249,6 +261,12 @@ func (rep *report) evaluate() {
 		atMost(r, fmt.Sprintf("≤ %.1f s", maxStartupSeconds), r.P50ms/1000, maxStartupSeconds)
 	}
 	rep.Finished = time.Now().UTC()
+}
+
+// aboveCeiling is the note of a row whose target the server that is its
+// ceiling did not reach in the same run either.
+func aboveCeiling(server string, ratio, target float64) string {
+	return fmt.Sprintf("the target (%.1f× nginx) is above the ceiling in this run: %s served %.2f× nginx", target, server, ratio)
 }
 
 func (rep *report) writeJSON(w io.Writer) error {
