@@ -260,7 +260,7 @@ func TestColdRawRowShowsItsCeiling(t *testing.T) {
 	}
 	want := []string{
 		"the ceiling: bare Go reading every answer from SQLite by primary key serves at 0.45× nginx",
-		"the target (0.5× nginx) is above the ceiling in this run: bare Go reading from SQLite served 0.45× nginx",
+		"the target (0.5× nginx) is above the ceiling in this run: bare Go reading from SQLite served 0.450× nginx",
 	}
 	if !slices.Equal(cold.Notes, want) {
 		t.Errorf("raw-cold notes %q, want %q", cold.Notes, want)
@@ -283,7 +283,7 @@ func TestRawRowSaysWhenTheTargetIsAboveItsCeiling(t *testing.T) {
 			rep.add(r)
 		}
 		rep.evaluate()
-		note := fmt.Sprintf("the target (0.9× nginx) is above the ceiling in this run: bare Go, with none of pactd's features, served %.2f× nginx", c.bareGo/40000)
+		note := fmt.Sprintf("the target (0.9× nginx) is above the ceiling in this run: bare Go, with none of pactd's features, served %.3f× nginx", c.bareGo/40000)
 		if got := slices.Contains(rep.row("raw").Notes, note); got != c.want {
 			t.Errorf("bare Go at %v: note %q there %v, want %v (notes %q)", c.bareGo/40000, note, got, c.want, rep.row("raw").Notes)
 		}

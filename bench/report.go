@@ -266,7 +266,7 @@ func (rep *report) evaluate() {
 // aboveCeiling is the note of a row whose target the server that is its
 // ceiling did not reach in the same run either.
 func aboveCeiling(server string, ratio, target float64) string {
-	return fmt.Sprintf("the target (%.1f× nginx) is above the ceiling in this run: %s served %.2f× nginx", target, server, ratio)
+	return fmt.Sprintf("the target (%.1f× nginx) is above the ceiling in this run: %s served %.3f× nginx", target, server, ratio)
 }
 
 func (rep *report) writeJSON(w io.Writer) error {
