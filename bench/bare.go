@@ -66,17 +66,13 @@ func serveBare(dir string) error {
 	for p, b := range docs {
 		lengths[p] = []string{strconv.Itoa(len(b))}
 	}
-	contentType := []string{"text/markdown; charset=utf-8"}
 	return serveBareHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, ok := docs[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		h := w.Header()
-		h["Content-Type"] = contentType
-		h["Content-Length"] = lengths[r.URL.Path]
-		w.Write(b)
+		writeMarkdown(w, b, lengths[r.URL.Path])
 	}))
 }
 
@@ -139,7 +135,6 @@ WHERE a.username = ? AND p.pack_slug = ?`)
 	if err != nil {
 		return err
 	}
-	contentType := []string{"text/markdown; charset=utf-8"}
 	return serveBareHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := ids[r.URL.Path]
 		if !ok {
@@ -151,11 +146,19 @@ WHERE a.username = ? AND p.pack_slug = ?`)
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		h := w.Header()
-		h["Content-Type"] = contentType
-		h["Content-Length"] = []string{strconv.Itoa(len(content))}
-		w.Write(content)
+		writeMarkdown(w, content, []string{strconv.Itoa(len(content))})
 	}))
+}
+
+var markdownType = []string{"text/markdown; charset=utf-8"}
+
+// writeMarkdown answers a document with the two headers a bare server
+// sends, set without canonicalizing (the header map is net/http's).
+func writeMarkdown(w http.ResponseWriter, content []byte, length []string) {
+	h := w.Header()
+	h["Content-Type"] = markdownType
+	h["Content-Length"] = length
+	w.Write(content)
 }
 
 // bareServer is the running child.

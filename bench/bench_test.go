@@ -189,22 +189,32 @@ func TestWarmUpRequestsEveryPathOnce(t *testing.T) {
 	}
 }
 
+// evaluated is a report of rows, its targets evaluated.
+func evaluated(rows ...*row) *report {
+	rep := &report{}
+	for _, r := range rows {
+		rep.add(r)
+	}
+	rep.evaluate()
+	return rep
+}
+
 // The log rows carry the ceiling the static servers measured on the same
 // answers: each one's rate against its own raw rate, and pactd's against
 // bare Go's.
 func TestLogRowsShowTheirCeiling(t *testing.T) {
-	rep := &report{}
-	for _, r := range []*row{
-		{ID: "raw-nginx", Server: "nginx", RPS: 40000},
-		{ID: "raw-go", Server: "bare Go", RPS: 30000},
-		{ID: "raw", Server: "pactd", RPS: 32000},
-		{ID: "log-tile-nginx", Server: "nginx", RPS: 30000},
-		{ID: "log-tile-go", Server: "bare Go", RPS: 21000},
-		{ID: "log-tile", Server: "pactd", RPS: 12800},
-	} {
-		rep.add(r)
-	}
-	rep.evaluate()
+	rep := evaluated(
+		&row{ID: "raw-nginx", Server: "nginx", RPS: 40000},
+		&row{ID: "raw-go", Server: "bare Go", RPS: 30000},
+		&row{ID: "raw", Server: "pactd", RPS: 32000},
+		&row{ID: "log-tile-nginx", Server: "nginx", RPS: 30000},
+		&row{ID: "log-tile-go", Server: "bare Go", RPS: 21000},
+		&row{ID: "log-tile", Server: "pactd", RPS: 12800},
+		// Bundles that neither static server serves at half its raw rate.
+		&row{ID: "log-entries-nginx", Server: "nginx", RPS: 10000},
+		&row{ID: "log-entries-go", Server: "bare Go", RPS: 9000},
+		&row{ID: "log-entries", Server: "pactd", RPS: 6000},
+	)
 	tile := rep.row("log-tile")
 	if tile.Ratio != 0.4 || tile.RatioGo != 12800.0/21000 {
 		t.Errorf("log-tile: ratio %v to raw, %v to bare Go; want 0.4 and %v", tile.Ratio, tile.RatioGo, 12800.0/21000)
@@ -219,16 +229,6 @@ func TestLogRowsShowTheirCeiling(t *testing.T) {
 	if !slices.Equal(tile.Notes, want) {
 		t.Errorf("log-tile notes %q, want %q", tile.Notes, want)
 	}
-
-	// Bundles that neither static server serves at half its raw rate.
-	for _, r := range []*row{
-		{ID: "log-entries-nginx", Server: "nginx", RPS: 10000},
-		{ID: "log-entries-go", Server: "bare Go", RPS: 9000},
-		{ID: "log-entries", Server: "pactd", RPS: 6000},
-	} {
-		rep.add(r)
-	}
-	rep.evaluate()
 	want = []string{
 		"the ceiling: nginx serves the same answers at 0.25× its own raw rate",
 		"the ceiling: bare Go serves the same answers at 0.30× its own raw rate",
@@ -242,15 +242,11 @@ func TestLogRowsShowTheirCeiling(t *testing.T) {
 // The raw path over ten times the cache is compared with nginx, and shows
 // its ceiling: the bare Go server reading every answer from SQLite.
 func TestColdRawRowShowsItsCeiling(t *testing.T) {
-	rep := &report{}
-	for _, r := range []*row{
-		{ID: "raw-cold-nginx", Server: "nginx", RPS: 80000},
-		{ID: "raw-cold-go", Server: "bare Go + SQLite", RPS: 36000},
-		{ID: "raw-cold", Server: "pactd", RPS: 30000},
-	} {
-		rep.add(r)
-	}
-	rep.evaluate()
+	rep := evaluated(
+		&row{ID: "raw-cold-nginx", Server: "nginx", RPS: 80000},
+		&row{ID: "raw-cold-go", Server: "bare Go + SQLite", RPS: 36000},
+		&row{ID: "raw-cold", Server: "pactd", RPS: 30000},
+	)
 	cold, g := rep.row("raw-cold"), rep.row("raw-cold-go")
 	if cold.Ratio != 0.375 || cold.RatioGo != 30000.0/36000 || len(cold.Checks) != 1 || cold.Checks[0].Met {
 		t.Errorf("raw-cold: %v× nginx, %v× bare Go, checks %+v; want 0.375, %v, one missed", cold.Ratio, cold.RatioGo, cold.Checks, 30000.0/36000)
@@ -274,15 +270,11 @@ func TestRawRowSaysWhenTheTargetIsAboveItsCeiling(t *testing.T) {
 		bareGo float64
 		want   bool
 	}{{35000, true}, {37000, false}} {
-		rep := &report{}
-		for _, r := range []*row{
-			{ID: "raw-nginx", Server: "nginx", RPS: 40000},
-			{ID: "raw-go", Server: "bare Go", RPS: c.bareGo},
-			{ID: "raw", Server: "pactd", RPS: 30000},
-		} {
-			rep.add(r)
-		}
-		rep.evaluate()
+		rep := evaluated(
+			&row{ID: "raw-nginx", Server: "nginx", RPS: 40000},
+			&row{ID: "raw-go", Server: "bare Go", RPS: c.bareGo},
+			&row{ID: "raw", Server: "pactd", RPS: 30000},
+		)
 		note := fmt.Sprintf("the target (0.9× nginx) is above the ceiling in this run: bare Go, with none of pactd's features, served %.3f× nginx", c.bareGo/40000)
 		if got := slices.Contains(rep.row("raw").Notes, note); got != c.want {
 			t.Errorf("bare Go at %v: note %q there %v, want %v (notes %q)", c.bareGo/40000, note, got, c.want, rep.row("raw").Notes)
