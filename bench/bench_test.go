@@ -391,8 +391,8 @@ func TestPostsCountOnly200sAndSurviveClosedConnections(t *testing.T) {
 	}
 }
 
-// The requests made before the clock starts: 5,000 per second of the
-// duration, never more than the run may send nor than 50,000, shared out
+// The requests made before the clock starts: 10,000 per second of the
+// duration, never more than the run may send nor than 100,000, shared out
 // so that every request has a worker.
 func TestPrebuiltRequestsAreBounded(t *testing.T) {
 	cases := []struct {
@@ -400,11 +400,11 @@ func TestPrebuiltRequestsAreBounded(t *testing.T) {
 		d          time.Duration
 		want       int
 	}{
-		{32, 1 << 30, 10 * time.Second, 1563}, // 50,000 over 32
-		{32, 1 << 30, 2 * time.Second, 313},   // 10,000 over 32
+		{32, 1 << 30, 10 * time.Second, 3125}, // 100,000 over 32
+		{32, 1 << 30, 2 * time.Second, 625},   // 20,000 over 32
 		{4, 200, time.Minute, 50},             // bounded by the run
-		{32, 1 << 30, 5 * time.Minute, 1563},  // bounded by maxPrebuilt
-		{3, 1 << 30, time.Second, 1667},       // 5,000 over 3, rounded up
+		{32, 1 << 30, 5 * time.Minute, 3125},  // bounded by maxPrebuilt
+		{3, 1 << 30, time.Second, 3334},       // 10,000 over 3, rounded up
 	}
 	for _, c := range cases {
 		if got := prebuiltPerWorker(c.conns, c.d, c.max); got != c.want {

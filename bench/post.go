@@ -144,12 +144,14 @@ func exchange(conn net.Conn, answers *bufio.Reader, request []byte) (int, []byte
 }
 
 // prebuildRate is how many publishes per second of measuring time
-// runPosts makes before the clock starts: twice the highest publish target.
-// maxPrebuilt bounds them, so a long -duration does not hold gigabytes of
-// requests (50,000 of 3,000-byte documents are about 175 MB).
+// runPosts makes before the clock starts: four times the highest publish
+// target, and twice what the fastest machine yet published (about 5,000
+// tokens per second). maxPrebuilt bounds them, so a long -duration does not
+// hold gigabytes of requests (100,000 of 3,000-byte documents are about
+// 350 MB).
 const (
-	prebuildRate = 5000
-	maxPrebuilt  = 50000
+	prebuildRate = 10000
+	maxPrebuilt  = 100000
 )
 
 // prebuiltPerWorker is each worker's share of the requests made before the
