@@ -221,7 +221,7 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 		provenanceArgs(in.Provenance)...)...).Scan(&versionID)
 	switch {
 	case errNoRows(err):
-		if _, err := s.sameVersion(ctx, tx, packageID, in, &logIndex); err != nil {
+		if err := s.sameVersion(ctx, tx, packageID, in, &logIndex); err != nil {
 			return nil, false, err
 		}
 		pkg, err = scanPackage(s.txQueryRow(ctx, tx, sqlPackageByID, packageID))
@@ -299,21 +299,19 @@ func (s *Store) updateLatest(ctx context.Context, tx *sql.Tx, packageID, version
 	return pkg, nil
 }
 
-// sameVersion looks in.Version up: false when it does not exist, true when
-// it exists with in's content, VersionConflict when with other content.
-// It reads the version's log index into logIndex.
-func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, packageID int64, in registry.PublishInput, logIndex *sql.NullInt64) (bool, error) {
+// sameVersion checks in.Version, which an insert just found existing:
+// nil when it has in's content, VersionConflict when other content. It
+// reads the version's log index into logIndex. Versions are never deleted,
+// so a missing row is the database's fault, never a success.
+func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, packageID int64, in registry.PublishInput, logIndex *sql.NullInt64) error {
 	var sha string
-	err := s.txQueryRow(ctx, tx, sqlSameVersion, packageID, in.Version).Scan(&sha, logIndex)
-	switch {
-	case errNoRows(err):
-		return false, nil
-	case err != nil:
-		return false, err
-	case sha != in.SHA256:
-		return true, registry.VersionConflict(in.OwnerSlug, in.PackSlug, in.Version)
+	if err := s.txQueryRow(ctx, tx, sqlSameVersion, packageID, in.Version).Scan(&sha, logIndex); err != nil {
+		return err
 	}
-	return true, nil
+	if sha != in.SHA256 {
+		return registry.VersionConflict(in.OwnerSlug, in.PackSlug, in.Version)
+	}
+	return nil
 }
 
 func noSuchKey(p *registry.Provenance) error {
