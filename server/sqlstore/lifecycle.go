@@ -201,8 +201,9 @@ func allYanked(p *registry.Package) error {
 		p.OwnerSlug, p.PackSlug)
 }
 
-// packageChanged drops every document of owner/pack and bumps the
-// generation.
+// packageChanged drops every document of owner/pack and the id of its
+// latest version (the ids of pinned versions stay true: a version's row
+// is read afresh on every miss), and bumps the generation.
 func (c *readCache) packageChanged(owner, pack string) {
 	latest := docKey(owner, pack, "")
 	c.mu.Lock()
@@ -213,4 +214,5 @@ func (c *readCache) packageChanged(owner, pack string) {
 			c.remove(e)
 		}
 	}
+	c.dropLatest(owner, pack)
 }

@@ -556,7 +556,7 @@ func (s *Store) ListVersions(ctx context.Context, packageID int64) ([]registry.V
 // latest. Hot documents come from memory (readCache): the returned
 // Content is shared with other callers and must not be modified.
 func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
-	return s.cachedDocument(ctx, docKey(owner, pack, version), false, func(ctx context.Context) (*registry.Version, error) {
+	return s.cachedDocument(ctx, docKey(owner, pack, version), false, func(ctx context.Context, _ int64) (*registry.Version, error) {
 		return s.versionDocument(ctx, owner, pack, version, false)
 	})
 }
@@ -565,11 +565,17 @@ func (s *Store) VersionDocument(ctx context.Context, owner, pack, version string
 // holds only what a raw answer shows (ID, PackageID, Version, SHA256, Size,
 // YankedAt, YankReason, Content). On a cache miss it reads those columns
 // and nothing else (no release, publisher or signature), and it is cached
-// apart from VersionDocument's entries.
+// apart from VersionDocument's entries. A miss whose version row the cache
+// knows reads that row by primary key.
 func (s *Store) RawDocument(ctx context.Context, owner, pack, version string) (*registry.Version, error) {
 	key := docKey(owner, pack, version)
 	key.raw = true
-	return s.cachedDocument(ctx, key, true, func(ctx context.Context) (*registry.Version, error) {
+	return s.cachedDocument(ctx, key, true, func(ctx context.Context, id int64) (*registry.Version, error) {
+		if id != 0 {
+			if v, err := s.rawDocumentByID(ctx, id); v != nil || err != nil {
+				return v, err
+			}
+		}
 		return s.versionDocument(ctx, owner, pack, version, true)
 	})
 }
@@ -577,12 +583,14 @@ func (s *Store) RawDocument(ctx context.Context, owner, pack, version string) (*
 // cachedDocument answers key from the read cache, or reads it and keeps it.
 // shared answers a hit with the cache's own Version, for a caller that
 // promises not to modify it (RawDocument, the hottest path); others get a
-// copy of what they might change.
-func (s *Store) cachedDocument(ctx context.Context, key docID, shared bool, read func(context.Context) (*registry.Version, error)) (*registry.Version, error) {
+// copy of what they might change. read is given the id of the version row
+// the key names when the cache knows it, else 0.
+func (s *Store) cachedDocument(ctx context.Context, key docID, shared bool, read func(context.Context, int64) (*registry.Version, error)) (*registry.Version, error) {
 	if s.cache == nil {
-		return read(ctx)
+		return read(ctx, 0)
 	}
-	if v, ok := s.cache.doc(key); ok {
+	v, id := s.cache.find(key)
+	if v != nil {
 		if !shared {
 			v = copyVersion(v)
 		}
@@ -593,7 +601,7 @@ func (s *Store) cachedDocument(ctx context.Context, key docID, shared bool, read
 	if s.cache.ttl > 0 {
 		readAt = clock() // before the read: an entry never outlives ttl from the row it holds
 	}
-	v, err := read(ctx)
+	v, err := read(ctx, id)
 	if err == nil {
 		s.cache.putDoc(key, v, gen, readAt)
 	}
@@ -637,6 +645,29 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// sqlRawByID reads a raw document by its version row's primary key.
+const sqlRawByID = `SELECT ` + rawColumns + ` FROM versions v WHERE v.id = ?`
+
+// rawDocumentByID reads RawDocument's columns of the version row id; nil
+// when there is none (a restore replaced the database since the id was
+// learnt, and the cache with it: a read in flight may still ask).
+func (s *Store) rawDocumentByID(ctx context.Context, id int64) (*registry.Version, error) {
+	var content []byte
+	var v *registry.Version
+	err := s.pointRow(ctx, sqlRawByID, func(row scanner) (err error) {
+		v, err = scanRawVersion(row, &content)
+		return err
+	}, id)
+	if errNoRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.fault("read version", err)
+	}
+	v.Content = content
+	return v, nil
 }
 
 func (s *Store) versionDocument(ctx context.Context, owner, pack, version string, raw bool) (*registry.Version, error) {

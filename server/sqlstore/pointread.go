@@ -33,7 +33,7 @@ type pointReads struct {
 const pointReaders = 4
 
 // pointStatements are the statements that run on pointReads.
-var pointStatements = []string{versionDocumentQuery(true, false), versionDocumentQuery(true, true), sqlLogFullTile}
+var pointStatements = []string{versionDocumentQuery(true, false), versionDocumentQuery(true, true), sqlRawByID, sqlLogFullTile}
 
 func newPointReads(db *sql.DB, timeout time.Duration) *pointReads {
 	db.SetMaxOpenConns(pointReaders)

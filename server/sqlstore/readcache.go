@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"container/list"
+	"hash/maphash"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,6 +43,16 @@ import (
 // Results that are empty or missing are never cached, so a database filled
 // behind the store's back while it was empty (restore) is read afresh.
 //
+// Beside the documents it keeps ids: for each raw document read from the
+// database, which version row it was, so the next miss of that document
+// (one not kept, or evicted since) reads that one row by primary key
+// instead of finding it by owner, name and version. A name's package and a
+// pinned version's row never change (nothing is renamed, moved or
+// deleted); only which row is a package's latest does, and every write
+// that changes it drops the id as it drops the document, under the same
+// generation and ttl. Ids take at most a quarter of the byte budget, and
+// documents the rest of it (docs/design.md, "Caches").
+//
 // A read that raced with a write must not store what it read before the
 // write: every invalidation bumps a generation, and a read stores its
 // result only when the generation it saw before querying is still current.
@@ -59,9 +70,45 @@ type readCache struct {
 	docs  map[uint64]*list.Element
 	lru   *list.List       // of *cachedDoc, most recently used first
 	admit admission.Policy // every look-up is recorded in it
-	// hits and misses count doc's answers, under mu.
+	// ids are the version rows of raw documents read lately, under
+	// their keys' hashes (see above); idBytes is their count of bytes.
+	ids     map[uint64]idHint
+	idBytes int64
+	// hits and misses count find's answers, under mu.
 	hits, misses uint64
 }
+
+// idHint is the version row a raw document's key named when it was read.
+// It keeps no name: it is kept under the key's hash (admission.Hash) and
+// holds a second hash of the key, of a seed of its own (idCheck), so two
+// keys are taken for one only when both 64-bit hashes agree, which for
+// seeds drawn at random by each process is as likely as guessing a
+// 128-bit secret. A name would cost twice the memory, and the ids are
+// worth their bytes only when they are many (docs/design.md, "Caches").
+type idHint struct {
+	check   uint64
+	id      int64
+	expires time.Duration // on clock(); 0 when the cache has no ttl
+}
+
+// idSeed seeds idCheck, apart from admission.Hash's seed.
+var idSeed = maphash.MakeSeed()
+
+// idCheck is key's second hash. Only raw documents have ids, so a key of
+// another read has none (0 is never a check: such a key would have none).
+func idCheck(key docID) uint64 {
+	if !key.raw {
+		return 0
+	}
+	return maphash.Comparable(idSeed, key) | 1
+}
+
+// idSize is what an id counts: its slot in the map (hash and idHint, 32
+// bytes, 33 with its control byte) with the map's spare room, from 8/7 to
+// 16/7 slots an entry (38 to 76 bytes), and the map's tables beside.
+// TestReadCacheCountsItsIDsBytes measured 44 to 83 bytes an id, from 1,000
+// to 250,000 of them.
+const idSize = 96
 
 // docID names a document as VersionDocument is asked for it: owners match
 // regardless of case, pack slugs are lower case, versions are exact ("" is
@@ -96,6 +143,7 @@ func newReadCache(maxBytes int64, ttl time.Duration) *readCache {
 		maxBytes: maxBytes,
 		ttl:      ttl,
 		docs:     map[uint64]*list.Element{},
+		ids:      map[uint64]idHint{},
 		lru:      list.New(),
 		admit:    admission.NewFilter(int(maxBytes / 1024)),
 	}
@@ -108,9 +156,11 @@ func docKey(owner, pack, version string) docID {
 // gen is the generation to pass to a put after reading the database.
 func (c *readCache) gen() uint64 { return c.generation.Load() }
 
-// doc returns a cached version, shared with the cache: the caller copies
-// it (copyVersion) before handing it to anyone who might modify it.
-func (c *readCache) doc(key docID) (*registry.Version, bool) {
+// find returns a cached version, shared with the cache: the caller copies
+// it (copyVersion) before handing it to anyone who might modify it. On a
+// miss it returns the id of the version row the key names, when it knows
+// it (raw documents only), else 0.
+func (c *readCache) find(key docID) (v *registry.Version, id int64) {
 	var now time.Duration
 	if c.ttl > 0 {
 		now = clock()
@@ -119,21 +169,24 @@ func (c *readCache) doc(key docID) (*registry.Version, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.admit.Record(hash)
-	e, ok := c.docs[hash]
-	if !ok || e.Value.(*cachedDoc).key != key {
-		c.misses++
-		return nil, false
-	}
-	d := e.Value.(*cachedDoc)
-	if c.ttl > 0 && now >= d.expires {
+	if e, ok := c.docs[hash]; ok && e.Value.(*cachedDoc).key == key {
+		d := e.Value.(*cachedDoc)
+		if c.ttl == 0 || now < d.expires {
+			c.hits++
+			c.admit.Hit(&d.tally)
+			c.lru.MoveToFront(e)
+			return d.version, 0
+		}
 		c.remove(e)
-		c.misses++
-		return nil, false
 	}
-	c.hits++
-	c.admit.Hit(&d.tally)
-	c.lru.MoveToFront(e)
-	return d.version, true
+	c.misses++
+	if h, ok := c.ids[hash]; ok && h.check == idCheck(key) {
+		if c.ttl == 0 || now < h.expires {
+			return nil, h.id
+		}
+		c.dropID(hash)
+	}
+	return nil, 0
 }
 
 // copyVersion copies what a caller might change; the content is shared.
@@ -150,31 +203,77 @@ func copyVersion(v *registry.Version) *registry.Version {
 }
 
 // putDoc keeps a copy of v, read from the database at generation gen
-// (taken before the read began) and at time readAt on clock().
+// (taken before the read began) and at time readAt on clock(); for a raw
+// document, its id too.
 func (c *readCache) putDoc(key docID, v *registry.Version, gen uint64, readAt time.Duration) {
 	size := int64(len(v.Content)) + int64(len(key.owner)+len(key.pack)+len(key.version)) + docOverhead
-	if size > c.maxBytes/8 {
-		return // one document never crowds out many
-	}
 	hash := admission.Hash(key)
+	var expires time.Duration
+	if c.ttl > 0 {
+		expires = readAt + c.ttl
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.generation.Load() {
 		return
 	}
+	if key.raw {
+		c.putID(hash, key, v.ID, expires)
+		for c.bytes+c.idBytes > c.maxBytes {
+			c.remove(c.lru.Back())
+		}
+	}
+	if size > c.maxBytes/8 {
+		return // one document never crowds out many
+	}
 	if e, ok := c.docs[hash]; ok {
 		c.remove(e) // this document's, or one whose key shares its hash
-	} else if c.bytes+size > c.maxBytes && !c.admit.Admit(hash, admission.Victims(c.lru, c.bytes+size-c.maxBytes, docTally)) {
+	} else if over := c.bytes + c.idBytes + size - c.maxBytes; over > 0 && !c.admit.Admit(hash, admission.Victims(c.lru, over, docTally)) {
 		return // full: the copy below is made only for what is kept
 	}
-	d := &cachedDoc{key: key, hash: hash, tally: c.admit.Start(hash), version: copyVersion(v), size: size}
-	if c.ttl > 0 {
-		d.expires = readAt + c.ttl
-	}
+	d := &cachedDoc{key: key, hash: hash, tally: c.admit.Start(hash), version: copyVersion(v), size: size, expires: expires}
 	c.docs[hash] = c.lru.PushFront(d)
 	c.bytes += size
-	for c.bytes > c.maxBytes {
+	for c.bytes+c.idBytes > c.maxBytes {
 		c.remove(c.lru.Back())
+	}
+}
+
+// putID remembers that key names the version row id, making room among
+// the ids (at most a quarter of the budget) by forgetting others, any:
+// which ids go matters little, as a forgotten one costs its next miss one
+// read by name. Under mu.
+func (c *readCache) putID(hash uint64, key docID, id int64, expires time.Duration) {
+	check := idCheck(key)
+	if id == 0 || check == 0 {
+		return
+	}
+	if h, ok := c.ids[hash]; ok {
+		if h.check == check && h.id == id {
+			h.expires = expires
+			c.ids[hash] = h
+			return
+		}
+		c.dropID(hash)
+	}
+	for other := range c.ids {
+		if c.idBytes+idSize <= c.maxBytes/4 {
+			break
+		}
+		c.dropID(other)
+	}
+	if c.idBytes+idSize > c.maxBytes/4 {
+		return
+	}
+	c.ids[hash] = idHint{check: check, id: id, expires: expires}
+	c.idBytes += idSize
+}
+
+// dropID forgets the id under hash, if any. Under mu.
+func (c *readCache) dropID(hash uint64) {
+	if _, ok := c.ids[hash]; ok {
+		delete(c.ids, hash)
+		c.idBytes -= idSize
 	}
 }
 
@@ -188,16 +287,27 @@ func (c *readCache) remove(e *list.Element) {
 }
 
 // published drops what a new version of owner/pack makes stale: its latest
-// document, and (by the generation) every list page kept above the store.
+// document and the id of its latest version, and (by the generation) every
+// list page kept above the store.
 func (c *readCache) published(owner, pack string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.generation.Add(1)
+	c.dropLatest(owner, pack)
+}
+
+// dropLatest drops owner/pack's latest document, raw and not, and the id
+// of its latest version. Under mu.
+func (c *readCache) dropLatest(owner, pack string) {
 	latest := docKey(owner, pack, "")
 	for _, raw := range []bool{false, true} {
 		latest.raw = raw
-		if e, ok := c.docs[admission.Hash(latest)]; ok && e.Value.(*cachedDoc).key == latest {
+		hash := admission.Hash(latest)
+		if e, ok := c.docs[hash]; ok && e.Value.(*cachedDoc).key == latest {
 			c.remove(e)
+		}
+		if h, ok := c.ids[hash]; ok && h.check == idCheck(latest) {
+			c.dropID(hash)
 		}
 	}
 }
@@ -210,6 +320,8 @@ func (c *readCache) reset() {
 	clear(c.docs)
 	c.lru.Init()
 	c.bytes = 0
+	clear(c.ids)
+	c.idBytes = 0
 }
 
 // DocumentCache counts the read cache's answers; all zero without one.
@@ -220,7 +332,7 @@ func (s *Store) DocumentCache() registry.CacheStats {
 	c := s.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return registry.CacheStats{Hits: c.hits, Misses: c.misses, Bytes: c.bytes, MaxBytes: c.maxBytes}
+	return registry.CacheStats{Hits: c.hits, Misses: c.misses, Bytes: c.bytes + c.idBytes, MaxBytes: c.maxBytes}
 }
 
 // Generation changes whenever something a read returns may have changed:

@@ -313,3 +313,9 @@ func BenchmarkReadCacheLargestAdmission(b *testing.B) {
 	}
 	b.ReportMetric(float64(walked)/float64(b.N), "evicted/op")
 }
+
+// doc is find for the tests that ask only whether a document is kept.
+func (c *readCache) doc(key docID) (*registry.Version, bool) {
+	v, _ := c.find(key)
+	return v, v != nil
+}
