@@ -12,15 +12,11 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// A raw document's read on a cache miss runs on connections of its own: a
-// reader pool held by slow reads does not delay it. When every point
-// connection is taken, a read waits at most the statement timeout, then
-// fails as Unavailable (503, retry later), and the next read once one is
-// free succeeds.
-func TestPointReadsHaveTheirOwnConnectionsAndABoundedWait(t *testing.T) {
+// seedAlicePack makes the account alice and seeds her document pack
+// 1.0.0, which it returns.
+func seedAlicePack(t *testing.T, s *Store) (*registry.Account, []byte) {
+	t.Helper()
 	ctx := context.Background()
-	const timeout = 200 * time.Millisecond
-	s := openForTest(t, storetest.SQLiteDSN(t), Options{StatementTimeout: timeout, CacheBytes: -1})
 	owner := &registry.Account{Email: "alice@pact.invalid", Username: "alice", CreatedAt: time.Now()}
 	if err := s.CreateAccount(ctx, owner); err != nil {
 		t.Fatal(err)
@@ -31,6 +27,19 @@ func TestPointReadsHaveTheirOwnConnectionsAndABoundedWait(t *testing.T) {
 		Scheme: "skill", Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()}}); err != nil {
 		t.Fatal(err)
 	}
+	return owner, content
+}
+
+// A raw document's read on a cache miss runs on connections of its own: a
+// reader pool held by slow reads does not delay it. When every point
+// connection is taken, a read waits at most the statement timeout, then
+// fails as Unavailable (503, retry later), and the next read once one is
+// free succeeds.
+func TestPointReadsHaveTheirOwnConnectionsAndABoundedWait(t *testing.T) {
+	ctx := context.Background()
+	const timeout = 200 * time.Millisecond
+	s := openForTest(t, storetest.SQLiteDSN(t), Options{StatementTimeout: timeout, CacheBytes: -1})
+	_, content := seedAlicePack(t, s)
 
 	// Every reader connection held, as long searches would hold them.
 	var held []*sql.Conn

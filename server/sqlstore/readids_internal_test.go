@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"runtime"
 	"testing"
@@ -186,16 +184,7 @@ func TestRawMissReadsTheVersionRowByPrimaryKey(t *testing.T) {
 	ctx := context.Background()
 	// Too small to keep any document, big enough for a few ids.
 	s := openForTest(t, storetest.SQLiteDSN(t), Options{CacheBytes: 4095})
-	owner := &registry.Account{Email: "alice@pact.invalid", Username: "alice", CreatedAt: time.Now()}
-	if err := s.CreateAccount(ctx, owner); err != nil {
-		t.Fatal(err)
-	}
-	content := []byte("# pack\n\n```yaml pact:pack\nname: pack\nversion: 1.0.0\nscheme: skill\n```\n")
-	sum := sha256.Sum256(content)
-	if err := s.Seed(ctx, []registry.PublishInput{{OwnerID: owner.ID, OwnerSlug: "alice", PackSlug: "pack", Name: "pack",
-		Scheme: "skill", Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()}}); err != nil {
-		t.Fatal(err)
-	}
+	owner, content := seedAlicePack(t, s)
 	for _, version := range []string{"", "1.0.0"} {
 		if _, err := s.RawDocument(ctx, "alice", "pack", version); err != nil {
 			t.Fatal(err)
