@@ -90,7 +90,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.IntVar(&c.Store.MaxConns, "db-max-conns", 0, fmt.Sprintf("database connections: the PostgreSQL pool (searches have one of their own, half as large, at least 2), or SQLite's readers beside its one writer and the 4 connections of its reads by key (0: %d on PostgreSQL, max(4, CPUs) on SQLite)", sqlstore.DefaultPostgresConns))
 	f.DurationVar(&c.Store.StatementTimeout, "db-statement-timeout", sqlstore.DefaultStatementTimeout, "how long a database statement or transaction may take before the request gets 503; on PostgreSQL also its statement_timeout")
 	f.DurationVar(&c.Store.BusyTimeout, "db-busy-timeout", sqlstore.DefaultBusyTimeout, "SQLite only: how long a statement waits for another connection's or process's lock before the request gets 503")
-	f.Int64Var(&c.Store.ReadCacheBytes, "db-read-cache-bytes", sqlstore.DefaultCacheBytes, "memory for hot raw documents, in bytes (0 turns the cache off)")
+	f.Int64Var(&c.Store.ReadCacheBytes, "db-read-cache-bytes", sqlstore.DefaultCacheBytes, "memory for hot raw documents and the rows of recently read ones, in bytes (0 turns the cache off)")
 	f.DurationVar(&c.Store.ReadCacheTTL, "db-read-cache-ttl", sqlstore.DefaultCacheTTL, "PostgreSQL only: how long a replica serves a cached document before reading it again, so the bound on how long another replica's yank or new latest version takes to show (0 turns the cache off)")
 	f.StringVar(&c.BaseURL, "base-url", "", "public base URL used in every link (default http://<addr>)")
 	c.Log.flags(f)
