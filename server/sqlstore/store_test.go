@@ -51,7 +51,7 @@ func TestConformance(t *testing.T) {
 	}
 	for _, b := range variants {
 		t.Run(b.name, func(t *testing.T) {
-			if b.name == "postgres" {
+			if b.dialect == "postgres" {
 				storetest.RequirePostgres(t)
 			}
 			storetest.Run(t, func(t *testing.T) registry.Store {
