@@ -97,18 +97,26 @@ func TestReadCacheStaysWithinItsBudget(t *testing.T) {
 // On PostgreSQL an entry is served for at most its ttl after it was read,
 // then read again: the bound on another replica's write showing here.
 func TestReadCacheEntriesExpire(t *testing.T) {
-	c := newReadCache(1<<20, 50*time.Millisecond)
-	key := docKey("alice", "foo", "")
-	c.putDoc(key, cachedVersion("1.0.0", 10), c.gen(), clock())
-	if _, ok := c.doc(key); !ok {
+	// A ttl far longer than the test, and an entry read long enough ago
+	// that it expires 30 ms from now: a slow machine only makes the old
+	// one older, never the fresh one stale.
+	const ttl = time.Minute
+	c := newReadCache(1<<20, ttl)
+	fresh, old := docKey("alice", "foo", ""), docKey("alice", "bar", "")
+	c.putDoc(fresh, cachedVersion("1.0.0", 10), c.gen(), clock())
+	c.putDoc(old, cachedVersion("1.0.0", 10), c.gen(), clock()-ttl+30*time.Millisecond)
+	if _, ok := c.doc(fresh); !ok {
 		t.Fatal("a fresh entry was not served")
 	}
 	time.Sleep(60 * time.Millisecond)
-	if _, ok := c.doc(key); ok {
+	if _, ok := c.doc(old); ok {
 		t.Error("an entry older than its ttl was served")
 	}
-	c.putDoc(key, cachedVersion("1.0.0", 10), c.gen(), clock()-time.Second)
-	if _, ok := c.doc(key); ok {
+	if _, ok := c.doc(fresh); !ok {
+		t.Error("an entry younger than its ttl was not served")
+	}
+	c.putDoc(old, cachedVersion("1.0.0", 10), c.gen(), clock()-2*ttl)
+	if _, ok := c.doc(old); ok {
 		t.Error("an entry read longer ago than its ttl was stored and served")
 	}
 }
