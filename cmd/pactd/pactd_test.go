@@ -175,13 +175,28 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 		answered <- resp
 	}()
 	pw.Write(body[:10])
-	time.Sleep(300 * time.Millisecond) // the request is now in flight
+	// The publish's connection was dialled before its body was read from
+	// the pipe, and pactd accepts connections in the order they came: once
+	// a later one is answered, the publish's is pactd's.
+	if resp, err := http.Get(srv.URL + "/healthz"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
 	if err := srv.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if _, err := http.Get(srv.URL + "/healthz"); err == nil {
-		t.Errorf("a new connection was accepted after SIGTERM")
+	// Shutdown closes the listener while the publish is still waiting
+	// for its body.
+	refused := eventually(10*time.Second, func() bool {
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Get(srv.URL + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err != nil
+	})
+	if !refused {
+		t.Errorf("new connections were still accepted 10 s after SIGTERM")
 	}
 	pw.Write(body[10:])
 	pw.Close()
