@@ -222,8 +222,6 @@ func sameEverything(t *testing.T, what string, got, want map[string]string) {
 	}
 }
 
-// dumpRecords is a dump file without its header (which names the source
-// engine and the time).
 // onlyIn answers the lines of a that b does not hold.
 func onlyIn(a, b string) string {
 	in := map[string]bool{}
@@ -239,6 +237,8 @@ func onlyIn(a, b string) string {
 	return strings.Join(out, "\n")
 }
 
+// dumpRecords is a dump file without its header (which names the source
+// engine and the time).
 func dumpRecords(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
