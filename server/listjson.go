@@ -16,12 +16,25 @@ import (
 // answer after the raw documents; reflection over wire.Package and the four
 // URL strings each package needed were a fifth of a deep page's CPU.
 func (s *Server) appendPackageList(b []byte, pkgs []registry.Package, next string) []byte {
+	// The two bases, escaped once for the page: every package's four links
+	// start with one of them.
+	var bases [2][]byte
+	var scratch [256]byte
+	ascii := httpx.IsASCII(s.shared.URLs.Base) && httpx.IsASCII(s.cfg.BaseURL)
+	if ascii {
+		bases[0] = httpx.AppendEscaped(scratch[:0], s.shared.URLs.Base, true)
+		bases[1] = httpx.AppendEscaped(bases[0][len(bases[0]):], s.cfg.BaseURL, true)
+	}
 	b = append(b, `{"ok":true,"packages":[`...)
 	for i := range pkgs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = s.appendPackage(b, &pkgs[i])
+		if ascii {
+			b = s.appendPackageASCIIBase(b, &pkgs[i], bases[0], bases[1])
+		} else {
+			b = s.appendPackage(b, &pkgs[i])
+		}
 	}
 	b = append(b, `],"next_cursor":`...)
 	if next == "" {
@@ -30,6 +43,62 @@ func (s *Server) appendPackageList(b []byte, pkgs []registry.Package, next strin
 		b = appendJSONString(b, next)
 	}
 	return append(b, '}')
+}
+
+// appendPackageASCIIBase is appendPackage when both bases are ASCII, given
+// them escaped (base: URLs.Base; api: the configured base URL). A package
+// whose slugs are ASCII too, as valid slugs are, has links that are ASCII
+// concatenations, whose escape is the concatenation of the parts' escapes:
+// the slugs are escaped once, for their own fields, and their escaped
+// bytes copied into the four links.
+func (s *Server) appendPackageASCIIBase(b []byte, p *registry.Package, base, api []byte) []byte {
+	if !httpx.IsASCII(p.OwnerSlug) || !httpx.IsASCII(p.PackSlug) {
+		return s.appendPackage(b, p)
+	}
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, p.ID, 10)
+	b = append(b, `,"owner_slug":"`...)
+	o := len(b)
+	b = httpx.AppendEscaped(b, p.OwnerSlug, true)
+	owner := b[o:len(b):len(b)]
+	b = append(b, `","pack_slug":"`...)
+	k := len(b)
+	b = httpx.AppendEscaped(b, p.PackSlug, true)
+	pack := b[k:len(b):len(b)]
+	b = append(b, '"')
+	b = appendField(b, "name", p.Name)
+	b = appendField(b, "description", p.Description)
+	b = appendField(b, "scheme", p.Scheme)
+	b = appendField(b, "version", p.Version)
+	b = appendField(b, "sha256", p.SHA256)
+	// The same links as appendPackage's. owner and pack stay readable
+	// when b grows: append copies, it never changes the old array.
+	b = append(b, `,"url":"`...)
+	b = appendLink(b, base, "/", owner, pack, "")
+	b = append(b, `","raw_url":"`...)
+	b = appendLink(b, base, "/raw/", owner, pack, ".pact.md")
+	b = append(b, `","install_command":"curl -fsSL `...)
+	b = appendLink(b, base, "/raw/", owner, pack, ".pact.md -o ")
+	b = append(b, pack...)
+	b = append(b, `.pact.md","versions_url":"`...)
+	b = appendLink(b, api, "/api/packages/", owner, pack, "")
+	b = append(b, `","created_at":`...)
+	b = appendJSONTime(b, p.CreatedAt)
+	b = append(b, `,"updated_at":`...)
+	b = appendJSONTime(b, p.UpdatedAt)
+	b = appendField(b, "deprecated", p.Deprecated)
+	return append(b, '}')
+}
+
+// appendLink appends base, prefix, owner, "/", pack and suffix: escaped
+// parts, and literals that need no escape.
+func appendLink(b, base []byte, prefix string, owner, pack []byte, suffix string) []byte {
+	b = append(b, base...)
+	b = append(b, prefix...)
+	b = append(b, owner...)
+	b = append(b, '/')
+	b = append(b, pack...)
+	return append(b, suffix...)
 }
 
 // appendPackage appends the JSON of s.presentPackage(p).
@@ -69,11 +138,23 @@ func appendField(b []byte, name, value string) []byte {
 	return appendJSONString(b, value)
 }
 
-// appendJSONTime is the JSON of wire.Time(t) (time.Time's MarshalJSON).
+// appendJSONTime is the JSON of wire.Time(t) (time.Time's MarshalJSON):
+// a UTC time to the second, "2006-01-02T15:04:05Z", written digit by digit
+// for the years RFC 3339 allows.
 func appendJSONTime(b []byte, t time.Time) []byte {
-	b = append(b, '"')
-	b = wire.Time(t).AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
+	t = wire.Time(t)
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		b = append(b, '"')
+		b = t.AppendFormat(b, time.RFC3339Nano)
+		return append(b, '"')
+	}
+	hour, minute, second := t.Clock()
+	return append(b, '"',
+		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':',
+		byte('0'+second/10), byte('0'+second%10), 'Z', '"')
 }
 
 // appendJSONString appends the concatenation of parts as one JSON string,
@@ -83,6 +164,10 @@ func appendJSONTime(b []byte, t time.Time) []byte {
 // escaped as one string, since a part may end inside a UTF-8 sequence.
 func appendJSONString(b []byte, parts ...string) []byte {
 	b = append(b, '"')
+	if len(parts) == 1 {
+		b = httpx.AppendEscaped(b, parts[0], true)
+		return append(b, '"')
+	}
 	ascii := true
 	for _, p := range parts {
 		if !httpx.IsASCII(p) {

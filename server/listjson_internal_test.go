@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -61,5 +62,26 @@ func TestPackageListJSONIsEncodingJSON(t *testing.T) {
 				t.Fatalf("base %q round %d:\n got %s\nwant %s", base, round, got, want)
 			}
 		}
+	}
+}
+
+// BenchmarkPackageListJSON encodes a page of 20 packages as the bench
+// seeds them: the list's encoding alone, without the store or net/http.
+func BenchmarkPackageListJSON(b *testing.B) {
+	base := "http://127.0.0.1:40123"
+	s := &Server{cfg: Config{BaseURL: base}, shared: httpx.NewShared(slog.New(slog.NewTextHandler(io.Discard, nil)), base, nil, 0, 0)}
+	pkgs := make([]registry.Package, 20)
+	now := time.Date(2026, 11, 25, 8, 0, 0, 123456789, time.UTC)
+	for i := range pkgs {
+		name := "pack-" + strconv.Itoa(1000000+i)
+		pkgs[i] = registry.Package{ID: int64(i + 1), OwnerSlug: "owner-0042", PackSlug: name, Name: name,
+			Description: "A pack the benchmark made, called " + name + ".", Scheme: "pact/v1", Version: "1.0.0",
+			SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", CreatedAt: now, UpdatedAt: now}
+	}
+	buf := s.appendPackageList(nil, pkgs, "djE6MjE")
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = s.appendPackageList(buf[:0], pkgs, "djE6MjE")
 	}
 }
