@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/pact-registry/pact/server/sqlstore"
 )
 
 // The bare Go server: net/http serving the raw documents from memory, with
@@ -28,8 +29,9 @@ const bareEnv = "PACT_BENCH_BARE_GO"
 
 // The bare Go server over SQLite: the same net/http handler, but each
 // answer is read from the seeded database by the version's primary key,
-// with nothing cached. It is the ceiling for the rows whose working set is
-// ten times pactd's cache, where most of pactd's answers are such reads
+// with nothing cached, on connections set up as pactd's readers
+// (sqlstore.OpenSQLiteReaders). It is the ceiling for the rows whose
+// working set is ten times pactd's cache, where most of pactd's answers are such reads
 // (pactd's own miss finds the version through three index searches, then
 // keeps the document). Its environment names the database and a file of
 // the /raw/ paths it serves, one per line.
@@ -101,13 +103,11 @@ func serveBareHandler(handler http.Handler) error {
 // it looks up the latest version id of every path in pathsFile, then serves
 // each request by one read of that row.
 func serveBareSQLite(dbPath, pathsFile string) error {
-	db, err := sql.Open("sqlite3", "file:"+dbPath+"?mode=ro&_mutex=no&_query_only=1")
+	db, err := sqlstore.OpenSQLiteReaders(dbPath, bareSQLiteReaders)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(bareSQLiteReaders)
-	db.SetMaxIdleConns(bareSQLiteReaders)
 	list, err := os.ReadFile(pathsFile)
 	if err != nil {
 		return err

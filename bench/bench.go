@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -127,10 +129,27 @@ func (b *bench) measure(ctx context.Context) error {
 	if err := getRow(server.URL, "list", "GET /api/packages (page 1)", "pactd", db, []string{"/api/packages"}, server); err != nil {
 		return err
 	}
-	deep := fmt.Sprintf("GET /api/packages (page %d via cursor)", db.DeepPage)
-	if err := getRow(server.URL, "list-deep", deep, "pactd", db, []string{"/api/packages?cursor=" + db.DeepCursor}, server); err != nil {
+	// The deep page, in turns with its ceiling: the bare Go server that
+	// reads the same page through the same query and writes the same bytes.
+	bareList, err := startBareList(ctx, db.Path, server.URL)
+	if err != nil {
 		return err
 	}
+	defer bareList.stop()
+	b.pids[bareList.URL] = bareList.cmd.Process.Pid
+	deepPaths := []string{"/api/packages?cursor=" + db.DeepCursor}
+	if err := sameAnswers(ctx, server.URL, bareList.URL, deepPaths[0]); err != nil {
+		return err
+	}
+	deep := fmt.Sprintf("GET /api/packages (page %d via cursor)", db.DeepPage)
+	rs, kbs, err := b.getEach(ctx, []target{{"list-deep-go", "bare Go + SQLite", bareList.URL, nil}, {"list-deep", "pactd", server.URL, server}},
+		deepPaths, b.cfg.Conns, interleavedRounds)
+	if err != nil {
+		return err
+	}
+	b.rep.add(rowOf("list-deep-go", deep+" bare Go + SQLite", "bare Go + SQLite", db.Packages, rs[0], kbs[0]))
+	b.rep.add(rowOf("list-deep", deep+" pactd", "pactd", db.Packages, rs[1], kbs[1]))
+	peakKB = max(peakKB, kbs[1])
 
 	kb, err := b.measureSearch(ctx, "search", searchPath+", SQLite", db, server)
 	if err != nil {
@@ -542,6 +561,35 @@ func checkDeepPage(ctx context.Context, base string, s *seeded) error {
 	want := min(listPageSize, s.Packages-(s.DeepPage-1)*listPageSize)
 	if len(page.Packages) != want {
 		return fmt.Errorf("page %d holds %d packages, want %d", s.DeepPage, len(page.Packages), want)
+	}
+	return nil
+}
+
+// sameAnswers makes sure two servers answer path with the same 200 and
+// body, so that a ceiling measured beside pactd does the same work.
+func sameAnswers(ctx context.Context, pactdURL, otherURL, path string) error {
+	var bodies [2][]byte
+	for i, base := range []string{pactdURL, otherURL} {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		bodies[i], err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s%s: %s", base, path, resp.Status)
+		}
+	}
+	if !bytes.Equal(bodies[0], bodies[1]) {
+		return fmt.Errorf("%s answers %s with %d bytes other than pactd's %d: the bench's ceiling no longer does pactd's work",
+			otherURL, path, len(bodies[1]), len(bodies[0]))
 	}
 	return nil
 }

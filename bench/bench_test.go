@@ -263,6 +263,31 @@ func TestColdRawRowShowsItsCeiling(t *testing.T) {
 	}
 }
 
+// The deep page shows its ceiling, the bare Go server reading the same
+// page, and says when that server missed the p99 target as well.
+func TestDeepPageRowShowsItsCeiling(t *testing.T) {
+	for _, c := range []struct {
+		bareP99 float64
+		above   bool
+	}{{9.5, false}, {12, true}} {
+		rep := evaluated(
+			&row{ID: "list-deep-go", Server: "bare Go + SQLite", RPS: 10000, P99ms: c.bareP99, CPUus: 100},
+			&row{ID: "list-deep", Server: "pactd", RPS: 8000, P99ms: 14, CPUus: 125},
+		)
+		deep := rep.row("list-deep")
+		if deep.RatioGo != 0.8 || len(deep.Checks) != 1 || deep.Checks[0].Met {
+			t.Errorf("bare p99 %v: %v× bare Go, checks %+v; want 0.8 and the p99 target missed", c.bareP99, deep.RatioGo, deep.Checks)
+		}
+		want := []string{fmt.Sprintf("the ceiling: bare Go, reading the same page through the same query and writing the same bytes, had p99 %s and 100.0 µs of CPU per answer (pactd 125.0 µs, 1.25× its CPU)", fmtMS(c.bareP99))}
+		if c.above {
+			want = append(want, "the target (p99 ≤ 10 ms) is above the ceiling in this run: bare Go's p99 was 12 ms")
+		}
+		if !slices.Equal(deep.Notes, want) {
+			t.Errorf("bare p99 %v: notes %q, want %q", c.bareP99, deep.Notes, want)
+		}
+	}
+}
+
 // The raw row says so when the bare Go server, its ceiling, missed the
 // target too; not when it reached it.
 func TestRawRowSaysWhenTheTargetIsAboveItsCeiling(t *testing.T) {

@@ -108,6 +108,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 }
 
 func main() {
+	if db := os.Getenv(bareListEnv); db != "" {
+		if err := serveBareList(db, os.Getenv(bareListBaseEnv)); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: bare list server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if db := os.Getenv(bareSQLiteEnv); db != "" {
 		if err := serveBareSQLite(db, os.Getenv(bareSQLitePathsEnv)); err != nil {
 			fmt.Fprintln(os.Stderr, "bench: bare Go server over SQLite:", err)

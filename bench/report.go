@@ -238,6 +238,16 @@ func (rep *report) evaluate() {
 	}
 	if r := rep.row("list-deep"); r != nil {
 		atMost(r, fmt.Sprintf("p99 ≤ %d ms", maxDeepP99ms), r.P99ms, maxDeepP99ms)
+		// Its ceiling: the bare Go server reading the same page through
+		// the same query and writing the same bytes, measured in turns.
+		if g := rep.row("list-deep-go"); g != nil && g.RPS > 0 {
+			r.RatioGo = r.RPS / g.RPS
+			r.Notes = append(r.Notes, fmt.Sprintf("the ceiling: bare Go, reading the same page through the same query and writing the same bytes, had p99 %s and %.1f µs of CPU per answer (pactd %.1f µs, %.2f× its CPU)",
+				fmtMS(g.P99ms), g.CPUus, r.CPUus, r.CPUus/g.CPUus))
+			if g.P99ms > maxDeepP99ms {
+				r.Notes = append(r.Notes, fmt.Sprintf("the target (p99 ≤ %d ms) is above the ceiling in this run: bare Go's p99 was %s", maxDeepP99ms, fmtMS(g.P99ms)))
+			}
+		}
 	}
 	if pg := rep.row("raw@postgres"); pg != nil && raw != nil && raw.RPS > 0 {
 		pg.Ratio, pg.RatioOf = pg.RPS/raw.RPS, "pactd raw on SQLite"

@@ -203,13 +203,7 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	}
 	// Readers switch to WAL too (the connector does, for every
 	// connection), and become query-only after that.
-	readDSN, err := sqliteDSN(dsn, map[string]string{
-		"_foreign_keys":    "1",
-		"_busy_timeout":    busy,
-		"_txlock":          "deferred",
-		"_stmt_cache_size": sqliteStatementCache,
-		"_mutex":           "no",
-	})
+	readDSN, err := sqliteDSN(dsn, sqliteReadParams(busy))
 	if err != nil {
 		return nil, err
 	}
@@ -235,6 +229,36 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 		s.cache = newReadCache(opts.CacheBytes, 0) // this process sees every write
 	}
 	return s, nil
+}
+
+func sqliteReadParams(busyMillis string) map[string]string {
+	return map[string]string{
+		"_foreign_keys":    "1",
+		"_busy_timeout":    busyMillis,
+		"_txlock":          "deferred",
+		"_stmt_cache_size": sqliteStatementCache,
+		"_mutex":           "no",
+	}
+}
+
+// OpenSQLiteReaders opens a pool of conns query-only connections to the
+// SQLite database at path, each set up as the store's own readers are (the
+// planner's stability guarantee, no per-connection mutex, the statement
+// cache, WAL). It is for programs that read a store's database beside the
+// store: the bench's bare servers use it to measure what pactd's reads
+// cost with nothing of pactd around them.
+func OpenSQLiteReaders(path string, conns int) (*sql.DB, error) {
+	busy := 5 * time.Second
+	dsn, err := sqliteDSN(path, sqliteReadParams(strconv.FormatInt(busy.Milliseconds(), 10)))
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(newSQLiteConnector(dsn, 0, true, busy))
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return db, nil
 }
 
 // takeMaxPageCount removes pact's own DSN parameter _max_page_count (a cap

@@ -36,7 +36,13 @@ func TestSQLiteStatementsArePlannedOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pact.db")
 	s := openForTest(t, path, Options{})
 	const runs = 50
-	for name, db := range map[string]*sql.DB{"reader": s.read, "writer": s.write} {
+	// A pool that reads the store's file beside it (OpenSQLiteReaders).
+	beside, err := OpenSQLiteReaders(path, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer beside.Close()
+	for name, db := range map[string]*sql.DB{"reader": s.read, "writer": s.write, "OpenSQLiteReaders": beside} {
 		withRawConn(t, db, func(c *sqlite3.SQLiteConn) error {
 			on, err := stablePlansOn(c)
 			if err != nil {
@@ -54,6 +60,10 @@ func TestSQLiteStatementsArePlannedOnce(t *testing.T) {
 			}
 			return nil
 		})
+	}
+
+	if _, err := beside.Exec(`DELETE FROM accounts`); err == nil {
+		t.Error("a pool of OpenSQLiteReaders wrote to the database")
 	}
 
 	// The control: the same database through go-sqlite3 without pactd's
