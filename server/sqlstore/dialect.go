@@ -213,15 +213,11 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
 
-	read := sql.OpenDB(newSQLiteConnector(readDSN, 0, true, opts.BusyTimeout))
 	readers := opts.MaxOpenConns
 	if readers == 0 {
 		readers = max(4, runtime.NumCPU())
 	}
-	read.SetMaxOpenConns(readers)
-	read.SetMaxIdleConns(readers)
-	read.SetConnMaxLifetime(0)
-	read.SetConnMaxIdleTime(0)
+	read := sqliteReaders(readDSN, opts.BusyTimeout, readers)
 	s := &Store{dialect: sqliteDialect{}, write: write, read: read, timeout: opts.StatementTimeout,
 		point: newPointReads(sql.OpenDB(newSQLiteConnector(readDSN, 0, true, opts.BusyTimeout)), opts.StatementTimeout)}
 	s.group = newGroupCommitter(write, opts.StatementTimeout)
@@ -231,6 +227,8 @@ func openSQLite(dsn string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// sqliteReadParams are the DSN parameters of the store's reading
+// connections.
 func sqliteReadParams(busyMillis string) map[string]string {
 	return map[string]string{
 		"_foreign_keys":    "1",
@@ -248,17 +246,23 @@ func sqliteReadParams(busyMillis string) map[string]string {
 // store: the bench's bare servers use it to measure what pactd's reads
 // cost with nothing of pactd around them.
 func OpenSQLiteReaders(path string, conns int) (*sql.DB, error) {
-	busy := 5 * time.Second
+	busy := DefaultBusyTimeout
 	dsn, err := sqliteDSN(path, sqliteReadParams(strconv.FormatInt(busy.Milliseconds(), 10)))
 	if err != nil {
 		return nil, err
 	}
+	return sqliteReaders(dsn, busy, conns), nil
+}
+
+// sqliteReaders is a pool of conns query-only connections to dsn, kept
+// open for the pool's life.
+func sqliteReaders(dsn string, busy time.Duration, conns int) *sql.DB {
 	db := sql.OpenDB(newSQLiteConnector(dsn, 0, true, busy))
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	return db, nil
+	return db
 }
 
 // takeMaxPageCount removes pact's own DSN parameter _max_page_count (a cap
