@@ -129,29 +129,13 @@ func (b *bench) measure(ctx context.Context) error {
 	if err := getRow(server.URL, "list", "GET /api/packages (page 1)", "pactd", db, []string{"/api/packages"}, server); err != nil {
 		return err
 	}
-	// The deep page, in turns with its ceiling: the bare Go server that
-	// reads the same page through the same query and writes the same bytes.
-	bareList, err := startBareList(ctx, db.Path, server.URL)
+	kb, err := b.measureDeep(ctx, server, db, "")
 	if err != nil {
 		return err
 	}
-	defer bareList.stop()
-	b.pids[bareList.URL] = bareList.cmd.Process.Pid
-	deepPaths := []string{"/api/packages?cursor=" + db.DeepCursor}
-	if err := sameAnswers(ctx, server.URL, bareList.URL, deepPaths[0]); err != nil {
-		return err
-	}
-	deep := fmt.Sprintf("GET /api/packages (page %d via cursor)", db.DeepPage)
-	rs, kbs, err := b.getEach(ctx, []target{{"list-deep-go", "bare Go + SQLite", bareList.URL, nil}, {"list-deep", "pactd", server.URL, server}},
-		deepPaths, b.cfg.Conns, interleavedRounds)
-	if err != nil {
-		return err
-	}
-	b.rep.add(rowOf("list-deep-go", deep+" bare Go + SQLite", "bare Go + SQLite", db.Packages, rs[0], kbs[0]))
-	b.rep.add(rowOf("list-deep", deep+" pactd", "pactd", db.Packages, rs[1], kbs[1]))
-	peakKB = max(peakKB, kbs[1])
+	peakKB = max(peakKB, kb)
 
-	kb, err := b.measureSearch(ctx, "search", searchPath+", SQLite", db, server)
+	kb, err = b.measureSearch(ctx, "search", searchPath+", SQLite", db, server)
 	if err != nil {
 		return err
 	}
@@ -338,12 +322,33 @@ func (b *bench) measureReference(ctx context.Context, ref *seeded) error {
 	if err := checkDeepPage(ctx, server.URL, ref); err != nil {
 		return err
 	}
-	r, kb, err := b.get(ctx, server.URL, "list-deep@ref", []string{"/api/packages?cursor=" + ref.DeepCursor}, server)
+	_, err = b.measureDeep(ctx, server, ref, "@ref")
+	return err
+}
+
+// measureDeep measures the deep page on server in turns with its ceiling:
+// the bare Go server that reads the same page through the same query and
+// writes the same bytes. suffix ("" or "@ref") names the rows.
+func (b *bench) measureDeep(ctx context.Context, server *pactd, db *seeded, suffix string) (int64, error) {
+	bare, err := startBareList(ctx, db.Path, server.URL)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	b.rep.add(rowOf("list-deep@ref", fmt.Sprintf("GET /api/packages (page %d via cursor)", ref.DeepPage), "pactd", ref.Packages, r, kb))
-	return nil
+	defer bare.stop()
+	b.pids[bare.URL] = bare.cmd.Process.Pid
+	paths := []string{"/api/packages?cursor=" + db.DeepCursor}
+	if err := sameAnswers(ctx, server.URL, bare.URL, paths[0]); err != nil {
+		return 0, err
+	}
+	deep := fmt.Sprintf("GET /api/packages (page %d via cursor)", db.DeepPage)
+	rs, kbs, err := b.getEach(ctx, []target{{"list-deep-go" + suffix, "bare Go + SQLite", bare.URL, nil}, {"list-deep" + suffix, "pactd", server.URL, server}},
+		paths, b.cfg.Conns, interleavedRounds)
+	if err != nil {
+		return 0, err
+	}
+	b.rep.add(rowOf("list-deep-go"+suffix, deep+" bare Go + SQLite", "bare Go + SQLite", db.Packages, rs[0], kbs[0]))
+	b.rep.add(rowOf("list-deep"+suffix, deep+" pactd", "pactd", db.Packages, rs[1], kbs[1]))
+	return kbs[1], nil
 }
 
 // get warms a GET path up, then measures it with wrk. p is the pactd
