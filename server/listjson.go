@@ -16,25 +16,22 @@ import (
 // answer after the raw documents; reflection over wire.Package and the four
 // URL strings each package needed were a fifth of a deep page's CPU.
 func (s *Server) appendPackageList(b []byte, pkgs []registry.Package, next string) []byte {
-	// The two bases, escaped once for the page: every package's four links
-	// start with one of them.
-	var bases [2][]byte
+	// The two bases, escaped once for the page when both are ASCII: every
+	// package's four links start with one of them.
+	var bases *[2][]byte
 	var scratch [256]byte
-	ascii := httpx.IsASCII(s.shared.URLs.Base) && httpx.IsASCII(s.cfg.BaseURL)
-	if ascii {
-		bases[0] = httpx.AppendEscaped(scratch[:0], s.shared.URLs.Base, true)
-		bases[1] = httpx.AppendEscaped(bases[0][len(bases[0]):], s.cfg.BaseURL, true)
+	var escaped [2][]byte
+	if httpx.IsASCII(s.shared.URLs.Base) && httpx.IsASCII(s.cfg.BaseURL) {
+		escaped[0] = httpx.AppendEscaped(scratch[:0], s.shared.URLs.Base, true)
+		escaped[1] = httpx.AppendEscaped(escaped[0][len(escaped[0]):], s.cfg.BaseURL, true)
+		bases = &escaped
 	}
 	b = append(b, `{"ok":true,"packages":[`...)
 	for i := range pkgs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if ascii {
-			b = s.appendPackageASCIIBase(b, &pkgs[i], bases[0], bases[1])
-		} else {
-			b = s.appendPackage(b, &pkgs[i])
-		}
+		b = s.appendPackage(b, &pkgs[i], bases)
 	}
 	b = append(b, `],"next_cursor":`...)
 	if next == "" {
@@ -45,44 +42,55 @@ func (s *Server) appendPackageList(b []byte, pkgs []registry.Package, next strin
 	return append(b, '}')
 }
 
-// appendPackageASCIIBase is appendPackage when both bases are ASCII, given
-// them escaped (base: URLs.Base; api: the configured base URL). A package
-// whose slugs are ASCII too, as valid slugs are, has links that are ASCII
-// concatenations, whose escape is the concatenation of the parts' escapes:
-// the slugs are escaped once, for their own fields, and their escaped
-// bytes copied into the four links.
-func (s *Server) appendPackageASCIIBase(b []byte, p *registry.Package, base, api []byte) []byte {
-	if !httpx.IsASCII(p.OwnerSlug) || !httpx.IsASCII(p.PackSlug) {
-		return s.appendPackage(b, p)
-	}
+// appendPackage appends the JSON of s.presentPackage(p). bases, when not
+// nil, are URLs.Base and the configured base URL, escaped and ASCII.
+func (s *Server) appendPackage(b []byte, p *registry.Package, bases *[2][]byte) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, p.ID, 10)
-	b = append(b, `,"owner_slug":"`...)
+	b = append(b, `,"owner_slug":`...)
 	o := len(b)
-	b = httpx.AppendEscaped(b, p.OwnerSlug, true)
-	owner := b[o:len(b):len(b)]
-	b = append(b, `","pack_slug":"`...)
+	b = appendJSONString(b, p.OwnerSlug)
+	owner := b[o+1 : len(b)-1] // escaped, without its quotes
+	b = append(b, `,"pack_slug":`...)
 	k := len(b)
-	b = httpx.AppendEscaped(b, p.PackSlug, true)
-	pack := b[k:len(b):len(b)]
-	b = append(b, '"')
+	b = appendJSONString(b, p.PackSlug)
+	pack := b[k+1 : len(b)-1]
 	b = appendField(b, "name", p.Name)
 	b = appendField(b, "description", p.Description)
 	b = appendField(b, "scheme", p.Scheme)
 	b = appendField(b, "version", p.Version)
 	b = appendField(b, "sha256", p.SHA256)
-	// The same links as appendPackage's. owner and pack stay readable
-	// when b grows: append copies, it never changes the old array.
-	b = append(b, `,"url":"`...)
-	b = appendLink(b, base, "/", owner, pack, "")
-	b = append(b, `","raw_url":"`...)
-	b = appendLink(b, base, "/raw/", owner, pack, ".pact.md")
-	b = append(b, `","install_command":"curl -fsSL `...)
-	b = appendLink(b, base, "/raw/", owner, pack, ".pact.md -o ")
-	b = append(b, pack...)
-	b = append(b, `.pact.md","versions_url":"`...)
-	b = appendLink(b, api, "/api/packages/", owner, pack, "")
-	b = append(b, `","created_at":`...)
+	// url: URLs.Package; raw_url: URLs.Raw; install_command:
+	// httpx.InstallCommand; versions_url: presentPackage's.
+	if bases != nil && httpx.IsASCII(p.OwnerSlug) && httpx.IsASCII(p.PackSlug) {
+		// Every part is ASCII, as valid slugs are, and the escape of an
+		// ASCII concatenation is the concatenation of the parts' escapes:
+		// the slugs' escaped bytes, written above, are copied. owner and
+		// pack stay readable when b grows: append copies, it never
+		// changes the old array.
+		base, api := bases[0], bases[1]
+		b = append(b, `,"url":"`...)
+		b = appendLink(b, base, "/", owner, pack, "")
+		b = append(b, `","raw_url":"`...)
+		b = appendLink(b, base, "/raw/", owner, pack, ".pact.md")
+		b = append(b, `","install_command":"curl -fsSL `...)
+		b = appendLink(b, base, "/raw/", owner, pack, ".pact.md -o ")
+		b = append(b, pack...)
+		b = append(b, `.pact.md","versions_url":"`...)
+		b = appendLink(b, api, "/api/packages/", owner, pack, "")
+		b = append(b, '"')
+	} else {
+		base := s.shared.URLs.Base
+		b = append(b, `,"url":`...)
+		b = appendJSONString(b, base, "/", p.OwnerSlug, "/", p.PackSlug)
+		b = append(b, `,"raw_url":`...)
+		b = appendJSONString(b, base, "/raw/", p.OwnerSlug, "/", p.PackSlug, ".pact.md")
+		b = append(b, `,"install_command":`...)
+		b = appendJSONString(b, "curl -fsSL ", base, "/raw/", p.OwnerSlug, "/", p.PackSlug, ".pact.md -o ", p.PackSlug, ".pact.md")
+		b = append(b, `,"versions_url":`...)
+		b = appendJSONString(b, s.cfg.BaseURL, "/api/packages/", p.OwnerSlug, "/", p.PackSlug)
+	}
+	b = append(b, `,"created_at":`...)
 	b = appendJSONTime(b, p.CreatedAt)
 	b = append(b, `,"updated_at":`...)
 	b = appendJSONTime(b, p.UpdatedAt)
@@ -99,36 +107,6 @@ func appendLink(b, base []byte, prefix string, owner, pack []byte, suffix string
 	b = append(b, '/')
 	b = append(b, pack...)
 	return append(b, suffix...)
-}
-
-// appendPackage appends the JSON of s.presentPackage(p).
-func (s *Server) appendPackage(b []byte, p *registry.Package) []byte {
-	base := s.shared.URLs.Base
-	b = append(b, `{"id":`...)
-	b = strconv.AppendInt(b, p.ID, 10)
-	b = appendField(b, "owner_slug", p.OwnerSlug)
-	b = appendField(b, "pack_slug", p.PackSlug)
-	b = appendField(b, "name", p.Name)
-	b = appendField(b, "description", p.Description)
-	b = appendField(b, "scheme", p.Scheme)
-	b = appendField(b, "version", p.Version)
-	b = appendField(b, "sha256", p.SHA256)
-	// url: URLs.Package; raw_url: URLs.Raw; install_command:
-	// httpx.InstallCommand; versions_url: presentPackage's.
-	b = append(b, `,"url":`...)
-	b = appendJSONString(b, base, "/", p.OwnerSlug, "/", p.PackSlug)
-	b = append(b, `,"raw_url":`...)
-	b = appendJSONString(b, base, "/raw/", p.OwnerSlug, "/", p.PackSlug, ".pact.md")
-	b = append(b, `,"install_command":`...)
-	b = appendJSONString(b, "curl -fsSL ", base, "/raw/", p.OwnerSlug, "/", p.PackSlug, ".pact.md -o ", p.PackSlug, ".pact.md")
-	b = append(b, `,"versions_url":`...)
-	b = appendJSONString(b, s.cfg.BaseURL, "/api/packages/", p.OwnerSlug, "/", p.PackSlug)
-	b = append(b, `,"created_at":`...)
-	b = appendJSONTime(b, p.CreatedAt)
-	b = append(b, `,"updated_at":`...)
-	b = appendJSONTime(b, p.UpdatedAt)
-	b = appendField(b, "deprecated", p.Deprecated)
-	return append(b, '}')
 }
 
 func appendField(b []byte, name, value string) []byte {
