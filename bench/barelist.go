@@ -222,14 +222,13 @@ var jsonPlain = func() (t [256]bool) {
 // appendBareTime appends a stored UTC time ("2006-01-02 15:04:05[.frac]"
 // then "+00:00" or "Z") as pactd's JSON writes it, to the second.
 func appendBareTime(b, stored []byte) ([]byte, error) {
-	s := stored
-	if len(s) < 20 || !(bytes.HasSuffix(s, []byte("+00:00")) || bytes.HasSuffix(s, []byte("Z"))) {
-		return nil, fmt.Errorf("not a stored UTC time: %q", s)
+	if len(stored) < 20 || !(bytes.HasSuffix(stored, []byte("+00:00")) || bytes.HasSuffix(stored, []byte("Z"))) {
+		return nil, fmt.Errorf("not a stored UTC time: %q", stored)
 	}
 	b = append(b, '"')
-	b = append(b, s[:10]...)
+	b = append(b, stored[:10]...)
 	b = append(b, 'T')
-	b = append(b, s[11:19]...)
+	b = append(b, stored[11:19]...)
 	return append(b, `Z"`...), nil
 }
 
