@@ -25,8 +25,21 @@ func (s *Server) routeLog(e *gin.Engine) {
 	httpx.GetAndHead(e, "/log/tile/*path", s.logTile)
 }
 
+// logCheckpoint answers the latest checkpoint; with ?wait=1, one that
+// covers every entry appended before the request, waiting for the
+// sequencer up to registry.CheckpointWaitLimit (docs/protocol.md, Tree,
+// checkpoints and tiles).
 func (s *Server) logCheckpoint(c *gin.Context) {
-	signed, err := s.svc.LogCheckpoint(c)
+	latest := s.svc.LogCheckpoint
+	switch wait, ok := c.GetQuery("wait"); {
+	case !ok:
+	case wait == "1":
+		latest = s.svc.LogCheckpointCovering
+	default:
+		s.shared.Fail(c, registry.Errorf(registry.Invalid, "wait must be 1 (wait for a checkpoint covering every entry logged so far) or absent"))
+		return
+	}
+	signed, err := latest(c)
 	if err != nil {
 		s.shared.Fail(c, err)
 		return

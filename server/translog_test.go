@@ -172,3 +172,41 @@ func TestLogBeyondOneTile(t *testing.T) {
 		}
 	})
 }
+
+// GET /log/checkpoint?wait=1 answers a checkpoint covering every entry
+// logged before the request, so a change is visible in the log the moment
+// its answer arrives (what pact log watch relies on); on PostgreSQL also
+// when another replica made the change.
+func TestLogCheckpointWaitCoversWhatWasLogged(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		env := servertest.Start(t, dsn, servertest.Options{})
+		reader := env
+		if strings.HasPrefix(dsn, "postgres") {
+			reader = servertest.Start(t, dsn, servertest.Options{}) // a second replica
+		}
+		alice := env.CreateUser(t, "alice")
+		size := func(t *testing.T) int64 {
+			t.Helper()
+			resp := reader.API.Get("/log/checkpoint?wait=1")
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			var n int64
+			if _, err := fmt.Sscanf(strings.Split(string(resp.Body), "\n")[1], "%d", &n); err != nil {
+				t.Fatalf("checkpoint %q: %v", resp.Body, err)
+			}
+			return n
+		}
+		for i := range 10 {
+			resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", fmt.Sprintf("1.0.%d", i))}, alice.Bearer())
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			index := int64(resp.JSON(t)["log_index"].(float64))
+			if got := size(t); got <= index {
+				t.Fatalf("publish %d logged at %d; GET /log/checkpoint?wait=1 right after answered a tree of %d entries", i, index, got)
+			}
+		}
+		bad := reader.API.Get("/log/checkpoint?wait=yes")
+		wantStatus(t, bad.Status, http.StatusBadRequest, bad.Body)
+		if !strings.Contains(string(bad.Body), "wait must be 1") {
+			t.Errorf("?wait=yes answered %s", bad.Body)
+		}
+	})
+}

@@ -130,10 +130,11 @@ func runLogWatch(ctx context.Context, opts *logWatchOptions) error {
 	}
 }
 
-// watchOnce prints owner's events from pos to the log's current checkpoint
-// and returns where the next round starts.
+// watchOnce prints owner's events from pos to a checkpoint that covers
+// everything logged so far (so a change just made is printed) and returns
+// where the next round starts.
 func watchOnce(ctx context.Context, opts *logWatchOptions, c *client.Client, v *client.LogVerifier, owner string, pos int64) (int64, error) {
-	cp, err := v.Latest(ctx, 0)
+	cp, err := v.Current(ctx)
 	if err != nil {
 		return pos, opts.Factory.explainKeyMismatch(ctx, c, v, err)
 	}

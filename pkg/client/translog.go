@@ -159,9 +159,10 @@ type SeenCheckpoint struct {
 	SeenAt time.Time
 }
 
-// fetchCheckpoint GETs /log/checkpoint and checks its signature and form.
-func (v *LogVerifier) fetchCheckpoint(ctx context.Context) (*Checkpoint, error) {
-	data, err := v.c.getLog(ctx, "/log/checkpoint", maxCheckpointBytes)
+// fetchCheckpoint GETs the checkpoint at path (/log/checkpoint, with or
+// without ?wait=1) and checks its signature and form.
+func (v *LogVerifier) fetchCheckpoint(ctx context.Context, path string) (*Checkpoint, error) {
+	data, err := v.c.getLog(ctx, path, maxCheckpointBytes)
 	if err != nil {
 		return nil, logRouteError("/log/checkpoint", err)
 	}
@@ -185,12 +186,22 @@ func (v *LogVerifier) fetchCheckpoint(ctx context.Context) (*Checkpoint, error) 
 // if the log grew. minSize asks for a checkpoint of at least that many
 // entries (an entry just logged), waiting a few seconds for one.
 func (v *LogVerifier) Latest(ctx context.Context, minSize int64) (*Checkpoint, error) {
-	return v.latest(ctx, minSize, nil)
+	return v.latest(ctx, "/log/checkpoint", minSize, nil)
 }
 
-// latest is Latest with a hook that runs between the fetch and the
-// consistency check (prefetching what both need).
-func (v *LogVerifier) latest(ctx context.Context, minSize int64, prefetch func(*Checkpoint) error) (*Checkpoint, error) {
+// Current is Latest for a checkpoint that covers every entry the registry
+// had logged when it was asked (GET /log/checkpoint?wait=1, which waits a
+// moment for the log's sequencer), so a change just made, here or by
+// anyone, is in it. A registry that predates the parameter answers its
+// latest checkpoint, as for Latest.
+func (v *LogVerifier) Current(ctx context.Context) (*Checkpoint, error) {
+	return v.latest(ctx, "/log/checkpoint?wait=1", 0, nil)
+}
+
+// latest is Latest of the checkpoint at path, with a hook that runs
+// between the fetch and the consistency check (prefetching what both
+// need).
+func (v *LogVerifier) latest(ctx context.Context, path string, minSize int64, prefetch func(*Checkpoint) error) (*Checkpoint, error) {
 	seen, err := v.state.loadCheckpoint(v.verifier)
 	if err != nil {
 		return nil, err
@@ -198,7 +209,7 @@ func (v *LogVerifier) latest(ctx context.Context, minSize int64, prefetch func(*
 	var cp *Checkpoint
 	deadline := v.c.now().Add(checkpointWait)
 	for {
-		cp, err = v.fetchCheckpoint(ctx)
+		cp, err = v.fetchCheckpoint(ctx, path)
 		if err != nil {
 			return nil, err
 		}
@@ -512,7 +523,7 @@ func (v *LogVerifier) VerifyVersion(ctx context.Context, owner, pack, version st
 	if *index < 0 || *index >= maxTreeSize {
 		return nil, verifyErrorf("inclusion", "the registry gives %s/%s %s the impossible log index %d", owner, pack, version, *index)
 	}
-	cp, err := v.latest(ctx, *index+1, func(cp *Checkpoint) error {
+	cp, err := v.latest(ctx, "/log/checkpoint", *index+1, func(cp *Checkpoint) error {
 		// The entry's bundle first: for a recent entry it also yields the
 		// tree's newest level-0 tile, which the consistency check needs.
 		_, err := v.readBundle(ctx, translog.EntryTile(*index, cp.Size), false)

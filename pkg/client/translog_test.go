@@ -303,6 +303,34 @@ func TestLogVerifierRefusesACheckpointNotSignedByThePinnedKey(t *testing.T) {
 	wantVerificationError(t, err, "checkpoint", "the log's checkpoint is not signed by the pinned key "+otherKey)
 }
 
+// A checkpoint signed with the pinned key whose first line names another
+// log is not this log's: the origin must be the key's name.
+func TestLogVerifierRefusesACheckpointOfAnotherOrigin(t *testing.T) {
+	t.Parallel()
+	l := newTestLog(t, "example.test/log")
+	l.fill(3)
+	l.mu.Lock()
+	l.override = func(path string) ([]byte, bool) {
+		if path != "/log/checkpoint" {
+			return nil, false
+		}
+		h, err := tlog.TreeHash(int64(len(l.entries)), l)
+		if err != nil {
+			t.Error(err)
+		}
+		text := translog.Checkpoint{Origin: "other.test/log", Size: int64(len(l.entries)), Hash: h}.Text()
+		msg, err := note.Sign(&note.Note{Text: text}, l.signer)
+		if err != nil {
+			t.Error(err)
+		}
+		return msg, true
+	}
+	l.mu.Unlock()
+	v := logVerifier(t, l.srv.URL, l.vkey, t.TempDir())
+	_, err := v.Latest(context.Background(), 0)
+	wantVerificationError(t, err, "checkpoint", `origin "other.test/log" is not the key's name "example.test/log"`)
+}
+
 func TestLogVerifierRefusesAFork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -129,6 +129,15 @@ func TestCheckpoint(t *testing.T) {
 	if _, err := OpenCheckpoint(forged, verifier); err == nil {
 		t.Fatal("a changed checkpoint verified")
 	}
+	// Signed by the right key, but naming another log: a key is the name
+	// of one log only.
+	otherOrigin, err := note.Sign(&note.Note{Text: Checkpoint{Origin: "other.example/log", Size: 17, Hash: c.Hash}.Text()}, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenCheckpoint(otherOrigin, verifier); err == nil || !strings.Contains(err.Error(), `origin "other.example/log" is not the key's name`) {
+		t.Fatalf("OpenCheckpoint of a checkpoint naming another origin: %v", err)
+	}
 	if _, err := SignCheckpoint(Checkpoint{Origin: "other/log"}, signer); err == nil {
 		t.Fatal("signed a checkpoint whose origin is not the key's name")
 	}

@@ -247,7 +247,7 @@ func (s *Service) SequenceLog(ctx context.Context) (int64, error) {
 			return translog.SignCheckpoint(translog.Checkpoint{Origin: s.log.signer.Name(), Size: size, Hash: root}, s.log.signer)
 		})
 		if err == nil && size != last {
-			s.checkpoint.set(nil, time.Time{}) // a new checkpoint may be signed
+			s.checkpoint.set(0, nil, time.Time{}) // a new checkpoint may be signed
 		}
 		// Done when caught up, or when a round made no progress (the
 		// next one, a moment later, will).
@@ -291,41 +291,89 @@ func (s *Service) RunLogSequencer(ctx context.Context, poll, minGap time.Duratio
 // sequencer drops the copy as soon as it signs.
 const checkpointTTL = 100 * time.Millisecond
 
-// checkpointCache is the latest checkpoint read, with when it was read
-// (the monotonic clock, not the service's, which tests may stop).
+// checkpointCache is the latest checkpoint read, with its size and when it
+// was read (the monotonic clock, not the service's, which tests may stop).
 type checkpointCache struct {
 	mu     sync.Mutex
+	size   int64
 	signed []byte
 	read   time.Time
 }
 
-func (c *checkpointCache) get() []byte {
+func (c *checkpointCache) get() (int64, []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.signed != nil && time.Since(c.read) < checkpointTTL {
-		return c.signed
+		return c.size, c.signed
 	}
-	return nil
+	return 0, nil
 }
 
-func (c *checkpointCache) set(signed []byte, read time.Time) {
+func (c *checkpointCache) set(size int64, signed []byte, read time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.signed, c.read = signed, read
+	c.size, c.signed, c.read = size, signed, read
 }
 
 // LogCheckpoint answers the latest signed checkpoint.
 func (s *Service) LogCheckpoint(ctx context.Context) ([]byte, error) {
-	if signed := s.checkpoint.get(); signed != nil {
-		return signed, nil
+	_, signed, err := s.latestCheckpoint(ctx)
+	return signed, err
+}
+
+func (s *Service) latestCheckpoint(ctx context.Context) (int64, []byte, error) {
+	if size, signed := s.checkpoint.get(); signed != nil {
+		return size, signed, nil
 	}
 	read := time.Now()
-	_, signed, err := s.store.LatestCheckpoint(ctx)
+	size, signed, err := s.store.LatestCheckpoint(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	s.checkpoint.set(size, signed, read)
+	return size, signed, nil
+}
+
+// Waiting for a checkpoint that covers the log (LogCheckpointCovering):
+// the sequencer covers an append within a second, so the bound is only
+// reached when it is failing; the poll reads the copy LogCheckpoint keeps,
+// so a waiting request costs a read of the store every checkpointTTL.
+const (
+	CheckpointWaitLimit = 5 * time.Second
+	checkpointWaitPoll  = 20 * time.Millisecond
+)
+
+// LogCheckpointCovering answers the latest checkpoint once it covers every
+// entry appended before the call (by any replica), so a client that has
+// just published, or is told of a change, sees it in the log at once. It
+// waits up to CheckpointWaitLimit for the sequencer, then answers
+// Unavailable.
+func (s *Service) LogCheckpointCovering(ctx context.Context) ([]byte, error) {
+	st, err := s.store.LogState(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.checkpoint.set(signed, read)
-	return signed, nil
+	limit := time.NewTimer(CheckpointWaitLimit)
+	defer limit.Stop()
+	poll := time.NewTicker(checkpointWaitPoll)
+	defer poll.Stop()
+	for {
+		size, signed, err := s.latestCheckpoint(ctx)
+		if err != nil && !IsCode(err, Unavailable) { // Unavailable: none signed yet
+			return nil, err
+		}
+		if err == nil && size >= st.Entries {
+			return signed, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-limit.C:
+			return nil, Errorf(Unavailable, "the log holds %d entries but its newest checkpoint covers %d after waiting %s: try again in a moment",
+				st.Entries, size, CheckpointWaitLimit)
+		case <-poll.C:
+		}
+	}
 }
 
 // LogTile answers a hash tile or an entry bundle by its C2SP path
