@@ -47,10 +47,12 @@ func newLogWatchCmd(f *factory, runF func(context.Context, *logWatchOptions) err
 published, SSH keys added or removed, yanks; for an organisation, members
 who gained, changed or lost a role), one line each, from where
 the last run for that owner stopped; the first run starts at the log's
-beginning, --from N at entry N. Every entry printed is proved to be in
-the log's checkpoint, which is signed by the log's key and extends the
-last checkpoint this machine saw (the key as for 'pact get'). A failed
-check exits 6.
+beginning, --from N at entry N. It reads up to a checkpoint that covers
+everything the registry had logged when asked, so a change just made (by
+anyone) is printed. Every entry printed is proved to be in that
+checkpoint, which is signed by the log's key and extends the last
+checkpoint this machine saw (the key as for 'pact get'). A failed check
+exits 6.
 
 Without --follow, prints what is new and exits; with --follow, keeps
 asking the registry every --interval until interrupted (a registry out of
