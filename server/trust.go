@@ -60,7 +60,7 @@ func (s *Server) addTrustedPublisher(c *gin.Context) {
 	}
 	w := presentTrustedPublisher(p)
 	httpx.JSON(c, http.StatusCreated, wire.CreatedTrustedPublisher{OK: true, ID: w.ID, Issuer: w.Issuer, Packages: w.Packages,
-		Claims: w.Claims, CreatedAt: w.CreatedAt})
+		Claims: w.Claims, NamesOnly: w.NamesOnly, CreatedAt: w.CreatedAt})
 }
 
 func (s *Server) deleteTrustedPublisher(c *gin.Context) {
@@ -78,7 +78,7 @@ func (s *Server) deleteTrustedPublisher(c *gin.Context) {
 
 func (s *Server) exchangeIDToken(c *gin.Context) {
 	var body wire.OIDCExchangeRequest
-	if err := s.decodeStrict(c, &body, []string{"token"}, "an exchange has only token"); err != nil {
+	if err := s.decodeStrict(c, &body, []string{"token", "owner"}, "an exchange has token and owner"); err != nil {
 		s.shared.Fail(c, err)
 		return
 	}
@@ -91,7 +91,7 @@ func (s *Server) exchangeIDToken(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	ex, err := s.svc.ExchangeIDToken(c, tok)
+	ex, err := s.svc.ExchangeIDToken(c, tok, body.Owner)
 	if err != nil {
 		s.shared.Fail(c, err)
 		return
@@ -147,7 +147,7 @@ func presentTrustedPublisher(p *registry.TrustedPublisher) wire.TrustedPublisher
 		claims = map[string]string{}
 	}
 	return wire.TrustedPublisher{ID: p.ID, Issuer: p.Issuer, Packages: append([]string{}, p.Packages...), Claims: claims,
-		CreatedAt: wire.Time(p.CreatedAt)}
+		NamesOnly: p.NamesOnly(), CreatedAt: wire.Time(p.CreatedAt)}
 }
 
 func newIDTokenVerifier(svc *registry.Service, baseURL string) *idtoken.Verifier {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pact-registry/pact/internal/oidctest"
 	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/server/idtoken"
 )
 
 const releaseRef = "alice/widget/.github/workflows/release.yml@refs/heads/main"
@@ -99,7 +100,18 @@ func TestTrustedPublishersAPI(t *testing.T) {
 // exchange posts an ID token to /api/oidc/exchange.
 func exchange(t *testing.T, env *servertest.Env, idToken string) (int, map[string]any) {
 	t.Helper()
-	resp := env.API.PostJSON("/api/oidc/exchange", map[string]string{"token": idToken})
+	return exchangeBody(t, env, idToken, map[string]string{"token": idToken})
+}
+
+// exchangeFor posts an ID token to /api/oidc/exchange with owner.
+func exchangeFor(t *testing.T, env *servertest.Env, idToken, owner string) (int, map[string]any) {
+	t.Helper()
+	return exchangeBody(t, env, idToken, map[string]string{"token": idToken, "owner": owner})
+}
+
+func exchangeBody(t *testing.T, env *servertest.Env, idToken string, request map[string]string) (int, map[string]any) {
+	t.Helper()
+	resp := env.API.PostJSON("/api/oidc/exchange", request)
 	body := resp.JSON(t)
 	if msg, _ := body["error"].(string); idToken != "" && strings.Contains(msg, idToken) {
 		t.Errorf("the refusal quotes the ID token: %s", msg)
@@ -176,6 +188,7 @@ func TestOIDCExchange(t *testing.T) {
 		})
 
 		t.Run("keys rotated at the issuer are fetched again", func(t *testing.T) {
+			env.Clock.Advance(idtoken.KeyRefetchInterval)
 			idp.Rotate()
 			status, body := exchange(t, env, idp.Mint("RS256", false, github()))
 			wantStatus(t, status, http.StatusOK, []byte(fmt.Sprint(body)))
@@ -260,5 +273,224 @@ func TestOIDCExchangeIssuerDown(t *testing.T) {
 		if err != nil || len(tokens) != 1 {
 			t.Errorf("alice holds %d tokens (%v), want only her own", len(tokens), err)
 		}
+	})
+}
+
+// Another account's trusted publisher with the same claims cannot block an
+// exchange that names its owner, nor borrow it: the exchange then
+// considers only the owner's trusted publishers. Without owner an
+// ambiguous match stays refused, and says to name the owner.
+func TestOIDCExchangeOwner(t *testing.T) {
+	idp := oidctest.Start(t)
+	eachTrustBackend(t, idp, func(t *testing.T, env *servertest.Env) {
+		alice, mallory := env.CreateUser(t, "alice"), env.CreateUser(t, "mallory")
+		env.CreateUser(t, "bob")
+		claims := map[string]string{"repository": "alice/widget", "job_workflow_ref": releaseRef}
+		addTrust(t, env, alice.Bearer(), map[string]any{"issuer": idp.Issuer, "packages": []string{"widget"}, "claims": claims})
+		idToken := idp.Mint("RS256", false, oidctest.GitHubClaims(idp.Issuer, env.URL, "alice/widget", "release.yml", "refs/heads/main", time.Now()))
+
+		// Alice's trust alone: no owner is needed.
+		status, body := exchange(t, env, idp.Mint("RS256", false, oidctest.GitHubClaims(idp.Issuer, env.URL, "alice/widget", "release.yml", "refs/heads/main", time.Now())))
+		wantStatus(t, status, http.StatusOK, []byte(fmt.Sprint(body)))
+
+		addTrust(t, env, mallory.Bearer(), map[string]any{"issuer": idp.Issuer, "packages": []string{"gadget"}, "claims": claims})
+		status, body = exchange(t, env, idToken)
+		wantError(t, status, body, 403, `trusted publishers of more than one account match this job's claims (repository alice/widget); name the account whose packs it publishes: "owner" in the exchange`)
+
+		for _, r := range []struct {
+			owner  string
+			status int
+			says   string
+		}{
+			{"bob", 403, "no trusted publisher of issuer " + idp.Issuer + ", among those of bob, matches this job's claims"},
+			{"nobody", 403, "claims check failed: there is no user or organisation nobody"},
+			{strings.Repeat("a", 65), 400, "owner must be a user's or an organisation's name"},
+		} {
+			status, body := exchangeFor(t, env, idToken, r.owner)
+			wantError(t, status, body, r.status, r.says)
+		}
+		resp := env.API.PostJSON("/api/oidc/exchange", map[string]string{"token": idToken, "owners": "alice"})
+		wantError(t, resp.Status, resp.JSON(t), 400, `field "owners" is not known: an exchange has token and owner`)
+
+		// The refusals spent nothing: the same ID token, naming its owner,
+		// gets alice's token, for her packs only.
+		status, body = exchangeFor(t, env, idToken, " Alice ")
+		wantStatus(t, status, http.StatusOK, []byte(fmt.Sprint(body)))
+		if fmt.Sprint(body["packages"]) != "[widget]" {
+			t.Errorf("packages = %v, want alice's only", body["packages"])
+		}
+		secret := body["token"].(string)
+		resp = env.API.PostJSON("/api/publish", map[string]string{"content": packDoc("widget", "1.0.0")}, bearer(secret))
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		if got := resp.JSON(t)["package"].(map[string]any)["owner_slug"]; got != "alice" {
+			t.Errorf("published into %v, want alice", got)
+		}
+		// Mallory's trust, named, gives mallory's token, for mallory's packs.
+		mtok := idp.Mint("RS256", false, oidctest.GitHubClaims(idp.Issuer, env.URL, "alice/widget", "release.yml", "refs/heads/main", time.Now()))
+		status, body = exchangeFor(t, env, mtok, "mallory")
+		wantStatus(t, status, http.StatusOK, []byte(fmt.Sprint(body)))
+		if fmt.Sprint(body["packages"]) != "[gadget]" {
+			t.Errorf("packages = %v, want mallory's only", body["packages"])
+		}
+	})
+}
+
+// A trust that requires repository_id is bound to that repository: one
+// re-created under the same name (another id) does not inherit it. Lists
+// mark the trusts bound by names only.
+func TestOIDCExchangeBindingClaims(t *testing.T) {
+	idp := oidctest.Start(t)
+	eachTrustBackend(t, idp, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		bound := addTrust(t, env, alice.Bearer(), map[string]any{"issuer": idp.Issuer, "packages": []string{"widget"},
+			"claims": map[string]string{"repository": "alice/widget", "repository_id": "123456", "repository_owner_id": "654321"}})
+		if bound["names_only"] != false {
+			t.Errorf("a trust with repository_id: names_only = %v", bound["names_only"])
+		}
+		named := addTrust(t, env, alice.Bearer(), map[string]any{"issuer": idp.Issuer, "packages": []string{"gadget"},
+			"claims": map[string]string{"project_path": "alice/gadget"}})
+		if named["names_only"] != true {
+			t.Errorf("a trust by project_path only: names_only = %v", named["names_only"])
+		}
+		addTrust(t, env, alice.Bearer(), map[string]any{"issuer": idp.Issuer, "packages": []string{"tool"},
+			"claims": map[string]string{"project_path": "alice/tool", "project_id": "20", "namespace_id": "72"}})
+		resp := env.API.Get("/api/trusted-publishers", alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		var marks []any
+		for _, p := range resp.JSON(t)["trusted_publishers"].([]any) {
+			marks = append(marks, p.(map[string]any)["names_only"])
+		}
+		if fmt.Sprint(marks) != "[false true false]" {
+			t.Errorf("names_only in the list = %v, want [false true false]", marks)
+		}
+		for _, bad := range []map[string]string{
+			{"repository": "alice/widget", "repository_id": "R_kgDO"},
+			{"project_path": "alice/tool", "namespace_id": "-72"},
+			{"repository": "alice/widget", "repository_owner_id": strings.Repeat("1", 21)},
+		} {
+			resp := env.API.PostJSON("/api/trusted-publishers", map[string]any{"issuer": idp.Issuer, "packages": []string{"w"}, "claims": bad}, alice.Bearer())
+			wantError(t, resp.Status, resp.JSON(t), 400, "must be a decimal id of at most 20 digits")
+		}
+
+		github := func(repoID string) string {
+			c := oidctest.GitHubClaims(idp.Issuer, env.URL, "alice/widget", "release.yml", "refs/heads/main", time.Now())
+			c["repository_id"] = repoID
+			return idp.Mint("RS256", false, c)
+		}
+		status, body := exchange(t, env, github("999999"))
+		wantError(t, status, body, 403, "no trusted publisher of issuer "+idp.Issuer+" matches this job's claims (repository alice/widget)")
+		status, body = exchange(t, env, github("123456"))
+		wantStatus(t, status, http.StatusOK, []byte(fmt.Sprint(body)))
+		if fmt.Sprint(body["packages"]) != "[widget]" {
+			t.Errorf("packages = %v", body["packages"])
+		}
+		gl := oidctest.GitLabClaims(idp.Issuer, env.URL, "alice/tool", "main", time.Now())
+		status, body = exchange(t, env, idp.Mint("ES256", false, gl))
+		wantStatus(t, status, http.StatusOK, []byte(fmt.Sprint(body)))
+		gl = oidctest.GitLabClaims(idp.Issuer, env.URL, "alice/tool", "main", time.Now())
+		gl["project_id"] = "21"
+		status, body = exchange(t, env, idp.Mint("ES256", false, gl))
+		wantError(t, status, body, 403, "claims check failed")
+	})
+}
+
+// Forged ID tokens (an allowed iss, an unknown kid or a known one, a junk
+// signature) do not each make pactd fetch the issuer's keys: a kid among
+// the keys held fetches nothing, an unknown one at most once per
+// KeyRefetchInterval. The provider counts its JWKS requests.
+func TestOIDCExchangeKeyFetches(t *testing.T) {
+	idp := oidctest.Start(t)
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{OIDCIssuers: []string{idp.Issuer}})
+	alice := env.CreateUser(t, "alice")
+	addTrust(t, env, alice.Bearer(), map[string]any{"issuer": idp.Issuer, "packages": []string{"widget"},
+		"claims": map[string]string{"repository": "alice/widget"}})
+	github := func() map[string]any {
+		return oidctest.GitHubClaims(idp.Issuer, env.URL, "alice/widget", "release.yml", "refs/heads/main", time.Now())
+	}
+	good := func(t *testing.T) {
+		t.Helper()
+		status, body := exchange(t, env, idp.Mint("RS256", false, github()))
+		wantStatus(t, status, http.StatusOK, []byte(fmt.Sprint(body)))
+	}
+	forged := func(t *testing.T, n int, token func(i int) string) {
+		t.Helper()
+		for i := range n {
+			status, body := exchange(t, env, token(i))
+			wantError(t, status, body, 401, "signature check failed")
+		}
+	}
+	unknownKid := func(i int) string { return idp.MintUnknownKey("RS256", fmt.Sprintf("forged-%d", i), github()) }
+	// A known kid and header, the signature of another payload.
+	junkSignature := func(int) string {
+		a := strings.Split(idp.Mint("RS256", false, github()), ".")
+		b := strings.Split(idp.Mint("RS256", false, github()), ".")
+		return a[0] + "." + a[1] + "." + b[2]
+	}
+	hits := func() int { return idp.JWKSHits() }
+
+	good(t) // discovery and the first fetch
+	start := hits()
+	if start != 1 {
+		t.Fatalf("the first exchange fetched the JWKS %d times, want 1", start)
+	}
+	forged(t, 20, unknownKid)
+	forged(t, 20, junkSignature)
+	if n := hits() - start; n != 0 {
+		t.Errorf("40 forged tokens within %s of the last fetch fetched the JWKS %d times, want 0", idtoken.KeyRefetchInterval, n)
+	}
+
+	env.Clock.Advance(idtoken.KeyRefetchInterval)
+	forged(t, 20, junkSignature)
+	if n := hits() - start; n != 0 {
+		t.Errorf("20 forged tokens of a kid held fetched the JWKS %d times, want 0", n)
+	}
+	forged(t, 20, unknownKid)
+	if n := hits() - start; n != 1 {
+		t.Errorf("20 forged tokens of unknown kids, %s after the last fetch, fetched the JWKS %d times, want 1", idtoken.KeyRefetchInterval, n)
+	}
+	good(t)
+
+	// Keys rotated right after a fetch are fetched once the interval has
+	// passed; the exchanges before are refused and change nothing.
+	idp.Rotate()
+	status, body := exchange(t, env, idp.Mint("RS256", false, github()))
+	wantError(t, status, body, 401, "signature check failed")
+	env.Clock.Advance(idtoken.KeyRefetchInterval - time.Second)
+	status, body = exchange(t, env, idp.Mint("RS256", false, github()))
+	wantError(t, status, body, 401, "signature check failed")
+	if n := hits() - start; n != 1 {
+		t.Errorf("the JWKS was fetched %d times in all before the interval passed, want 1", n)
+	}
+	env.Clock.Advance(time.Second)
+	good(t)
+	if n := hits() - start; n != 2 {
+		t.Errorf("the JWKS was fetched %d times in all, want 2", n)
+	}
+}
+
+// A token of issuer B whose claims match a trusted publisher of issuer A
+// is refused, with or without owner: a trust holds for its issuer only.
+// Two real providers, both allowed.
+func TestOIDCExchangeOtherIssuer(t *testing.T) {
+	a, b := oidctest.Start(t), oidctest.Start(t)
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		env := servertest.Start(t, dsn, servertest.Options{OIDCIssuers: []string{a.Issuer, b.Issuer}})
+		alice := env.CreateUser(t, "alice")
+		addTrust(t, env, alice.Bearer(), map[string]any{"issuer": a.Issuer, "packages": []string{"widget"},
+			"claims": map[string]string{"repository": "alice/widget", "job_workflow_ref": releaseRef}})
+		fromB := func() string {
+			return b.Mint("RS256", false, oidctest.GitHubClaims(b.Issuer, env.URL, "alice/widget", "release.yml", "refs/heads/main", time.Now()))
+		}
+		status, body := exchange(t, env, fromB())
+		wantError(t, status, body, 403, "claims check failed: no trusted publisher of issuer "+b.Issuer+" matches")
+		status, body = exchangeFor(t, env, fromB(), "alice")
+		wantError(t, status, body, 403, "claims check failed: no trusted publisher of issuer "+b.Issuer+", among those of alice, matches")
+		tokens, err := env.Store.ListTokens(t.Context(), alice.Account.ID)
+		if err != nil || len(tokens) != 1 {
+			t.Errorf("alice holds %d tokens (%v), want only her own", len(tokens), err)
+		}
+		// The same claims from A are accepted.
+		status, body = exchange(t, env, a.Mint("RS256", false, oidctest.GitHubClaims(a.Issuer, env.URL, "alice/widget", "release.yml", "refs/heads/main", time.Now())))
+		wantStatus(t, status, http.StatusOK, []byte(fmt.Sprint(body)))
 	})
 }

@@ -88,7 +88,9 @@ func githubIDToken(ctx context.Context, requestURL, requestToken, audience strin
 }
 
 // exchangedClient exchanges the job's ID token and returns a client with
-// the publish token it got.
+// the publish token it got. It names the owner of what it publishes when
+// --owner or --name OWNER/PACK says it, so that only that account's
+// trusted publishers are considered.
 func exchangedClient(ctx context.Context, opts *publishOptions, host string) (*client.Client, error) {
 	anon, err := opts.Factory.newClient(host, "")
 	if err != nil {
@@ -99,7 +101,11 @@ func exchangedClient(ctx context.Context, opts *publishOptions, host string) (*c
 	if err != nil {
 		return nil, err
 	}
-	ex, err := anon.ExchangeIDToken(ctx, idToken)
+	owner := opts.Owner
+	if o, _, ok := strings.Cut(opts.Name, "/"); ok && owner == "" {
+		owner = strings.TrimSpace(o)
+	}
+	ex, err := anon.ExchangeIDToken(ctx, idToken, owner)
 	if err != nil {
 		return nil, fmt.Errorf("trusted publishing: %w", err)
 	}

@@ -69,7 +69,11 @@ In CI, with no token configured, pact publishes by trusted publishing
 write) it asks GitHub for an ID token whose audience is the registry's
 address, in GitLab CI it reads the ID token in PACT_ID_TOKEN, exchanges
 it for a publish token valid 15 minutes, and publishes with that.
---oidc does so even when a token is configured.
+--oidc does so even when a token is configured. --owner (or --name
+OWNER/PACK) is sent with the exchange, which then considers only that
+account's trusted publishers: when another account's trust matches the
+job too, the registry refuses the exchange until the owner is named,
+your own username included.
 
 --owner ORG publishes into the organisation ORG, of which you must be a
 maintainer or owner (see 'pact org'). With --sign the signed name line

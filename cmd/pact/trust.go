@@ -32,8 +32,8 @@ the packs you name. 'pact publish' in such a job needs no token.
 
 These commands need a token with the tokens scope. --owner ORG manages
 the trusted publishers of an organisation you own instead of your own.`,
-		Example: `  $ pact trust add --github alice/widget --workflow release.yml --package widget --package 'widget-*'
-  $ pact trust add --gitlab alice/gadget --package gadget
+		Example: `  $ pact trust add --github alice/widget --repository-id 123456 --workflow release.yml --package widget --package 'widget-*'
+  $ pact trust add --gitlab alice/gadget --project-id 20 --package gadget
   $ pact trust add --issuer https://token.actions.githubusercontent.com --package widget \
       --claim repository=alice/widget --claim environment=release
   $ pact trust list
@@ -56,10 +56,15 @@ type trustAddOptions struct {
 	Workflow string
 	Ref      string
 	GitLab   string
-	Packages []string
-	Claims   []string
-	Owner    string
-	JSON     bool
+	// The ids that bind the trust to one repository or project.
+	RepositoryID      string
+	RepositoryOwnerID string
+	ProjectID         string
+	NamespaceID       string
+	Packages          []string
+	Claims            []string
+	Owner             string
+	JSON              bool
 }
 
 func newTrustAddCmd(f *factory, runF func(context.Context, *trustAddOptions) error) *cobra.Command {
@@ -75,11 +80,21 @@ does not exist yet may be named: the first publish creates it).
 repository); --workflow FILE narrows it to one workflow file on --ref
 (default refs/heads/main; claim job_workflow_ref). --gitlab GROUP/PROJECT
 trusts GitLab.com pipelines of that project (claim project_path). --claim
-adds any claim the registry knows: repository, repository_owner,
-job_workflow_ref, workflow_ref, workflow, environment, ref, project_path,
-namespace_path, ci_config_ref_uri.`,
-		Example: `  $ pact trust add --github alice/widget --workflow release.yml --package widget
-  $ pact trust add --gitlab alice/gadget --claim environment=production --package gadget`,
+adds any claim the registry knows: repository, repository_id,
+repository_owner, repository_owner_id, job_workflow_ref, workflow_ref,
+workflow, environment, ref, project_path, project_id, namespace_path,
+namespace_id, ci_config_ref_uri.
+
+Names change hands: a repository renamed, deleted or transferred, then
+re-created under its old name by someone else, inherits a trust by names.
+Bind the trust to ids, which never change hands: --repository-id and
+--repository-owner-id with --github (gh api repos/OWNER/REPO --jq
+'.id, .owner.id' prints them), --project-id and --namespace-id with
+--gitlab (the project's page shows its ID). pact says whether the trust
+is bound, and 'pact trust list' marks the trusts by names only.`,
+		Example: `  $ pact trust add --github alice/widget --repository-id 123456 --repository-owner-id 654321 \
+      --workflow release.yml --package widget
+  $ pact trust add --gitlab alice/gadget --project-id 20 --claim environment=production --package gadget`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -94,6 +109,10 @@ namespace_path, ci_config_ref_uri.`,
 	fl.StringVar(&opts.Workflow, "workflow", "", "with --github: the workflow file (under .github/workflows) that may publish")
 	fl.StringVar(&opts.Ref, "ref", "refs/heads/main", "with --workflow: the git ref the workflow runs on")
 	fl.StringVar(&opts.GitLab, "gitlab", "", "GitLab project GROUP/PROJECT whose pipelines may publish")
+	fl.StringVar(&opts.RepositoryID, "repository-id", "", "the GitHub repository's numeric id (claim repository_id): binds the trust to that repository")
+	fl.StringVar(&opts.RepositoryOwnerID, "repository-owner-id", "", "the GitHub repository owner's numeric id (claim repository_owner_id)")
+	fl.StringVar(&opts.ProjectID, "project-id", "", "the GitLab project's numeric id (claim project_id): binds the trust to that project")
+	fl.StringVar(&opts.NamespaceID, "namespace-id", "", "the GitLab group's or user's numeric id (claim namespace_id)")
 	fl.StringArrayVar(&opts.Packages, "package", nil, "pack name or glob such as 'widget-*' that may be published (repeatable; required)")
 	fl.StringArrayVar(&opts.Claims, "claim", nil, "NAME=VALUE the ID token must carry (repeatable)")
 	fl.StringVar(&opts.Owner, "owner", "", "an organisation you own whose packs the CI job may publish (default: your own)")
@@ -123,6 +142,20 @@ func (opts *trustAddOptions) request() (issuer string, claims map[string]string,
 	}
 	if opts.Workflow != "" && opts.GitHub == "" {
 		return "", nil, usageErrorf("--workflow needs --github")
+	}
+	for _, id := range []struct{ flag, claim, value, not, notFlag string }{
+		{"--repository-id", "repository_id", opts.RepositoryID, opts.GitLab, "--gitlab"},
+		{"--repository-owner-id", "repository_owner_id", opts.RepositoryOwnerID, opts.GitLab, "--gitlab"},
+		{"--project-id", "project_id", opts.ProjectID, opts.GitHub, "--github"},
+		{"--namespace-id", "namespace_id", opts.NamespaceID, opts.GitHub, "--github"},
+	} {
+		if id.value == "" {
+			continue
+		}
+		if id.not != "" {
+			return "", nil, usageErrorf("%s (claim %s) does not go with %s", id.flag, id.claim, id.notFlag)
+		}
+		claims[id.claim] = id.value
 	}
 	for _, c := range opts.Claims {
 		name, value, ok := strings.Cut(c, "=")
@@ -157,6 +190,18 @@ func runTrustAdd(ctx context.Context, opts *trustAddOptions) error {
 		return exportJSON(opts.IO.Out, p)
 	}
 	opts.IO.success("Trusted publisher %d: %s may publish %s", p.ID, describeClaims(p.Claims), strings.Join(p.Packages, ", "))
+	if p.NamesOnly {
+		opts.IO.info("It is bound by names only: a repository or project renamed, deleted or transferred, then re-created " +
+			"under this name by someone else, would inherit it. Bind it to ids with --repository-id (GitHub) or --project-id (GitLab).")
+		return nil
+	}
+	var ids []string
+	for _, name := range slices.Sorted(maps.Keys(p.Claims)) {
+		if strings.HasSuffix(name, "_id") {
+			ids = append(ids, name+"="+p.Claims[name])
+		}
+	}
+	opts.IO.info("It is bound to %s, which a re-created repository or project does not carry.", strings.Join(ids, " "))
 	return nil
 }
 
@@ -182,7 +227,10 @@ func newTrustListCmd(f *factory, runF func(context.Context, *trustListOptions) e
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List your trusted publishers",
-		Long:    `List your trusted publishers, oldest first: the issuer, the packs and the claims each requires.`,
+		Long: `List your trusted publishers, oldest first: the issuer, the packs and the claims each requires.
+A trust that names its repository or project by names only, with none of
+repository_id, repository_owner_id, project_id and namespace_id, is marked
+"(names only)": whoever re-creates one of those names inherits it.`,
 		Example: `  $ pact trust list
   $ pact trust list --json`,
 		Args: usageArgs(cobra.NoArgs),
@@ -221,7 +269,11 @@ func printTrustedPublishers(w io.Writer, list []client.TrustedPublisher) error {
 	t := newTable(w)
 	fmt.Fprintln(t, "ID\tISSUER\tPACKAGES\tCLAIMS\tCREATED")
 	for _, p := range list {
-		writeRow(t, strconv.FormatInt(p.ID, 10), p.Issuer, strings.Join(p.Packages, ","), describeClaims(p.Claims), formatTime(p.CreatedAt))
+		claims := describeClaims(p.Claims)
+		if p.NamesOnly {
+			claims += " (names only)"
+		}
+		writeRow(t, strconv.FormatInt(p.ID, 10), p.Issuer, strings.Join(p.Packages, ","), claims, formatTime(p.CreatedAt))
 	}
 	return t.Flush()
 }

@@ -83,6 +83,31 @@ func (p *Provider) Mint(alg string, unknownKey bool, claims map[string]any) stri
 	return string(p.post("/mint", body))
 }
 
+// MintUnknownKey returns an ID token with claims signed with alg by a new
+// key of key id kid, which the JWKS does not hold.
+func (p *Provider) MintUnknownKey(alg, kid string, claims map[string]any) string {
+	p.t.Helper()
+	body, _ := json.Marshal(map[string]any{"alg": alg, "unknown_key": true, "kid": kid, "claims": claims})
+	return string(p.post("/mint", body))
+}
+
+// JWKSHits is how many times the provider's JWKS was fetched.
+func (p *Provider) JWKSHits() int {
+	p.t.Helper()
+	resp, err := http.Get(p.Issuer + "/jwks/hits")
+	if err != nil {
+		p.t.Fatalf("fakeidp /jwks/hits: %v", err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Hits int `json:"hits"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		p.t.Fatalf("fakeidp /jwks/hits: %v", err)
+	}
+	return out.Hits
+}
+
 // Rotate replaces the provider's keys by new ones with new key ids.
 func (p *Provider) Rotate() { p.t.Helper(); p.post("/rotate", nil) }
 

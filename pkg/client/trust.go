@@ -49,7 +49,8 @@ func (c *Client) AddTrustedPublisher(ctx context.Context, owner, issuer string, 
 	if err != nil {
 		return nil, err
 	}
-	return &TrustedPublisher{ID: out.ID, Issuer: out.Issuer, Packages: out.Packages, Claims: out.Claims, CreatedAt: out.CreatedAt}, nil
+	return &TrustedPublisher{ID: out.ID, Issuer: out.Issuer, Packages: out.Packages, Claims: out.Claims, NamesOnly: out.NamesOnly,
+		CreatedAt: out.CreatedAt}, nil
 }
 
 // RemoveTrustedPublisher removes one of the trusted publishers of the
@@ -60,9 +61,11 @@ func (c *Client) RemoveTrustedPublisher(ctx context.Context, owner string, id in
 }
 
 // ExchangeIDToken trades a CI job's OpenID Connect ID token for a publish
-// token valid for at most 15 minutes. It sends no API token.
-func (c *Client) ExchangeIDToken(ctx context.Context, idToken string) (*wire.OIDCExchange, error) {
-	body, err := jsonBody(wire.OIDCExchangeRequest{Token: idToken})
+// token valid for at most 15 minutes, of the user or organisation owner,
+// whose trusted publishers alone are then considered ("" for whichever
+// account's match). It sends no API token.
+func (c *Client) ExchangeIDToken(ctx context.Context, idToken, owner string) (*wire.OIDCExchange, error) {
+	body, err := jsonBody(wire.OIDCExchangeRequest{Token: idToken, Owner: owner})
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,13 @@ type TrustedPublisher struct {
 	Issuer   string   `json:"issuer"`
 	Packages []string `json:"packages"`
 	// Claims must all be present in the ID token, each equal.
-	Claims    map[string]string `json:"claims"`
-	CreatedAt time.Time         `json:"created_at"`
+	Claims map[string]string `json:"claims"`
+	// NamesOnly is true when Claims hold none of repository_id,
+	// repository_owner_id, project_id and namespace_id: the trust names
+	// its repository or project by names only, and passes to whoever
+	// re-creates one of those names.
+	NamesOnly bool      `json:"names_only"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // TrustedPublisherRequest is the body of POST /api/trusted-publishers.
@@ -40,12 +45,16 @@ type CreatedTrustedPublisher struct {
 	Issuer    string            `json:"issuer"`
 	Packages  []string          `json:"packages"`
 	Claims    map[string]string `json:"claims"`
+	NamesOnly bool              `json:"names_only"`
 	CreatedAt time.Time         `json:"created_at"`
 }
 
 // OIDCExchangeRequest is the body of POST /api/oidc/exchange.
 type OIDCExchangeRequest struct {
 	Token string `json:"token"`
+	// Owner is the user or organisation whose trusted publishers alone
+	// are considered; "" for every account's.
+	Owner string `json:"owner,omitempty"`
 }
 
 // OIDCExchange answers POST /api/oidc/exchange: a token with the publish

@@ -2,7 +2,7 @@
 // exchange for publish tokens (docs/protocol.md, Trusted publishing), with
 // github.com/coreos/go-oidc: discovery and JWKS per allowed issuer, fetched
 // when first needed and cached, the keys fetched again when a token names
-// a key id not seen yet.
+// a key id not among them, at most once per KeyRefetchInterval (keyset.go).
 package idtoken
 
 import (
@@ -108,7 +108,13 @@ func (v *Verifier) verifier(ctx context.Context, issuer string) (*oidc.IDTokenVe
 	if err != nil {
 		return nil, registry.Errorf(registry.Unavailable, "issuer check could not be made: OpenID discovery of %s failed; nothing was issued, try again later", issuer)
 	}
-	iv := p.VerifierContext(oidc.ClientContext(context.Background(), v.client), &oidc.Config{
+	var meta struct {
+		JWKSURL string `json:"jwks_uri"`
+	}
+	if err := p.Claims(&meta); err != nil || meta.JWKSURL == "" {
+		return nil, registry.Errorf(registry.Unavailable, "issuer check could not be made: the OpenID discovery document of %s names no jwks_uri; nothing was issued, try again later", issuer)
+	}
+	iv := oidc.NewVerifier(issuer, newKeySet(meta.JWKSURL, v.client.Timeout, v.now), &oidc.Config{
 		ClientID: v.audience, SupportedSigningAlgs: SigningAlgorithms, Now: v.now,
 	})
 	v.verifiers[issuer] = iv

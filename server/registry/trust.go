@@ -61,8 +61,25 @@ const (
 // KnownClaims are the claims a trusted publisher may require: GitHub
 // Actions' and GitLab CI's (docs/protocol.md, Trusted publishing).
 var KnownClaims = []string{
-	"repository", "repository_owner", "job_workflow_ref", "workflow_ref", "workflow", "environment", "ref",
-	"project_path", "namespace_path", "ci_config_ref_uri",
+	"repository", "repository_id", "repository_owner", "repository_owner_id", "job_workflow_ref", "workflow_ref",
+	"workflow", "environment", "ref",
+	"project_path", "project_id", "namespace_path", "namespace_id", "ci_config_ref_uri",
+}
+
+// BindingClaims are the numeric ids of a repository or project and of its
+// owner, which GitHub and GitLab never give to another: a trust that
+// requires one is bound to that repository, project or owner, while a
+// trust by names only passes to whoever creates a repository of that name
+// after it is renamed, deleted or transferred.
+var BindingClaims = []string{"repository_id", "repository_owner_id", "project_id", "namespace_id"}
+
+// maxIDClaimLength bounds a binding claim, a decimal id.
+const maxIDClaimLength = 20
+
+// NamesOnly reports whether p requires none of BindingClaims, so that it
+// names its repository or project by names only.
+func (p *TrustedPublisher) NamesOnly() bool {
+	return !slices.ContainsFunc(BindingClaims, func(c string) bool { return p.Claims[c] != "" })
 }
 
 // IdentifyingClaims name the repository or project; a trusted publisher
@@ -178,6 +195,9 @@ func checkClaims(claims map[string]string) (map[string]string, error) {
 		if err := checkLabel("claim "+name, value, MaxClaimValueLength, false); err != nil {
 			return nil, err
 		}
+		if slices.Contains(BindingClaims, name) && !decimalID(value) {
+			return nil, Errorf(Invalid, "claim %q must be a decimal id of at most %d digits, such as 123456", name, maxIDClaimLength)
+		}
 		out[name] = value
 	}
 	if !slices.ContainsFunc(IdentifyingClaims, func(c string) bool { return out[c] != "" }) {
@@ -278,10 +298,13 @@ type Exchange struct {
 }
 
 // ExchangeIDToken matches a verified ID token against the trusted
-// publishers of its issuer, spends its jti and issues a token with the
-// publish scope only, limited to the matched publishers' packages, for
-// ExchangedTokenLifetime at most.
-func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken) (*Exchange, error) {
+// publishers of its issuer, those of the account owner only when owner is
+// not "", spends its jti and issues a token with the publish scope only,
+// limited to the matched publishers' packages, for ExchangedTokenLifetime
+// at most. Without owner, publishers of more than one account matching is
+// refused: any account may declare any claims, so naming the owner is what
+// keeps another account's trust from blocking the exchange.
+func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken, owner string) (*Exchange, error) {
 	if !s.AllowedIssuer(tok.Issuer) {
 		return nil, Errorf(Unauthorized, "issuer check failed: %q is not an issuer this registry allows", truncateIssuer(tok.Issuer))
 	}
@@ -291,23 +314,24 @@ func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken) (*Exchange, 
 	if len(tok.JTI) > MaxClaimValueLength {
 		return nil, Errorf(Unauthorized, "jti check failed: the jti claim is longer than %d bytes", MaxClaimValueLength)
 	}
-	publishers, err := s.store.TrustedPublishersByIssuer(ctx, tok.Issuer)
+	publishers, of, err := s.exchangeCandidates(ctx, tok.Issuer, owner)
 	if err != nil {
 		return nil, err
 	}
 	var matched []TrustedPublisher
 	for _, p := range publishers {
-		if claimsMatch(p.Claims, tok.Claims) {
+		if p.Issuer == tok.Issuer && claimsMatch(p.Claims, tok.Claims) {
 			matched = append(matched, p)
 		}
 	}
 	if len(matched) == 0 {
-		return nil, Errorf(Forbidden, "claims check failed: no trusted publisher of issuer %s matches this job's claims (%s)", tok.Issuer, describeIdentity(tok.Claims))
+		return nil, Errorf(Forbidden, "claims check failed: no trusted publisher of issuer %s%s matches this job's claims (%s)", tok.Issuer, of, describeIdentity(tok.Claims))
 	}
 	accountID := matched[0].AccountID
 	for _, p := range matched[1:] {
 		if p.AccountID != accountID {
-			return nil, Errorf(Forbidden, "claims check failed: trusted publishers of more than one account match this job; narrow their claims")
+			return nil, Errorf(Forbidden, "claims check failed: trusted publishers of more than one account match this job's claims (%s); "+
+				"name the account whose packs it publishes: \"owner\" in the exchange (pact publish --owner NAME)", describeIdentity(tok.Claims))
 		}
 	}
 	acct, err := s.store.AccountByID(ctx, accountID)
@@ -349,6 +373,34 @@ func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken) (*Exchange, 
 		Message: fmt.Sprintf("a CI job (%s, %s) exchanged an ID token for %s's token %d, for packages %s",
 			describeIdentity(tok.Claims), tok.Issuer, acct.Username, t.ID, strings.Join(packages, " "))})
 	return &Exchange{Secret: secret, Token: t, Packages: packages, Account: acct}, nil
+}
+
+// decimalID reports whether s is an id as GitHub and GitLab write them.
+func decimalID(s string) bool {
+	return len(s) <= maxIDClaimLength && strings.Trim(s, "0123456789") == ""
+}
+
+// exchangeCandidates answers the trusted publishers an exchange considers:
+// every account's of issuer, or only those of the account named owner
+// when owner is not "", and ", among those of <owner>," for messages then.
+func (s *Service) exchangeCandidates(ctx context.Context, issuer, owner string) ([]TrustedPublisher, string, error) {
+	owner = strings.ToLower(strings.TrimSpace(owner))
+	if owner == "" {
+		list, err := s.store.TrustedPublishersByIssuer(ctx, issuer)
+		return list, "", err
+	}
+	if len(owner) > 64 || checkLabel("owner", owner, 64, false) != nil {
+		return nil, "", Errorf(Invalid, "owner must be a user's or an organisation's name, at most 39 characters")
+	}
+	acct, err := s.AccountByUsername(ctx, owner)
+	if IsCode(err, NotFound) {
+		return nil, "", Errorf(Forbidden, "claims check failed: there is no user or organisation %s", truncateForMessage(owner))
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	list, err := s.store.ListTrustedPublishers(ctx, acct.ID)
+	return list, ", among those of " + acct.Username + ",", err
 }
 
 func claimsMatch(want, got map[string]string) bool {

@@ -96,6 +96,8 @@ type trustRow struct {
 	registry.TrustedPublisher
 	Globs  string
 	Claims []string // name=value, sorted
+	// Unbound marks a trust by names only (registry.BindingClaims).
+	Unbound bool
 }
 
 func (pages *Pages) dashboard(c *gin.Context) {
@@ -153,7 +155,7 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 		return
 	}
 	for _, tp := range trusted {
-		row := trustRow{TrustedPublisher: tp, Globs: strings.Join(tp.Packages, " ")}
+		row := trustRow{TrustedPublisher: tp, Globs: strings.Join(tp.Packages, " "), Unbound: tp.NamesOnly()}
 		for name, value := range tp.Claims {
 			row.Claims = append(row.Claims, name+"="+value)
 		}

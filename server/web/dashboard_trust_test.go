@@ -53,7 +53,8 @@ func TestDashboardTrustedPublishers(t *testing.T) {
 		servertest.WantRedirect(t, r, "/dashboard?done=trust-added#trusted")
 		page := web.Get("/dashboard?done=trust-added")
 		servertest.WantPage(t, page, http.StatusOK, "The trusted publisher is added", "<code>widget widget-*</code>",
-			"<code>job_workflow_ref=alice/widget/.github/workflows/release.yml@refs/heads/main</code>", "<code>repository=alice/widget</code>")
+			"<code>job_workflow_ref=alice/widget/.github/workflows/release.yml@refs/heads/main</code>", "<code>repository=alice/widget</code><br>",
+			`a repository re-created under this name inherits the trust">names only</span>`)
 		api := listAPI(alice)
 		if len(api) != 1 {
 			t.Fatalf("the API lists %d trusted publishers, want 1", len(api))
@@ -82,6 +83,16 @@ func TestDashboardTrustedPublishers(t *testing.T) {
 		servertest.WantRedirect(t, web.Post("/dashboard/trusted-publishers/"+id[1]+"/remove", confirmed), "/dashboard?done=trust-removed#trusted")
 		if n := len(listAPI(alice)); n != 0 {
 			t.Errorf("%d trusted publishers after removing the only one", n)
+		}
+
+		// A trust bound to the repository's id is not marked.
+		r = web.Post("/dashboard/trusted-publishers", url.Values{"issuer": {githubIssuer}, "packages": {"widget"},
+			"claims": {"repository=alice/widget\nrepository_id=123456"}})
+		servertest.WantRedirect(t, r, "/dashboard?done=trust-added#trusted")
+		page = web.Get("/dashboard")
+		servertest.WantPage(t, page, http.StatusOK, "<code>repository_id=123456</code>")
+		if regexp.MustCompile(`>names only</span>`).MatchString(page.Body) {
+			t.Errorf("a trust bound to repository_id is marked names only")
 		}
 	})
 }

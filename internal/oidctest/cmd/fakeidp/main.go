@@ -8,7 +8,9 @@
 //
 //	GET  /.well-known/openid-configuration
 //	GET  /jwks
-//	POST /mint      {"alg": "RS256"|"ES256"|"none", "unknown_key": false, "claims": {...}} → the JWT as text
+//	GET  /jwks/hits → {"hits": n}, how many times /jwks was fetched
+//	POST /mint      {"alg": "RS256"|"ES256"|"none", "unknown_key": false, "kid": "", "claims": {...}} → the JWT as text
+//	                (unknown_key signs with a new key the JWKS does not hold, of key id kid, "stranger" by default)
 //	POST /rotate    replaces every key by new ones with new key ids
 //	GET  /actions/token?audience=A  (Authorization: bearer <request token>)
 //	     → {"value": JWT}, GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL shape,
@@ -52,6 +54,7 @@ type provider struct {
 	generation    int
 	keys          map[jose.SignatureAlgorithm]key
 	actionsClaims map[string]any
+	jwksHits      int
 }
 
 func newKey(alg jose.SignatureAlgorithm, kid string) key {
@@ -92,6 +95,7 @@ func (p *provider) discovery(w http.ResponseWriter, r *http.Request) {
 func (p *provider) jwks(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.jwksHits++
 	var set jose.JSONWebKeySet
 	for _, k := range []jose.SignatureAlgorithm{jose.RS256, jose.ES256} {
 		set.Keys = append(set.Keys, jose.JSONWebKey{Key: p.keys[k].priv.Public(), KeyID: p.keys[k].kid, Algorithm: string(k), Use: "sig"})
@@ -102,6 +106,7 @@ func (p *provider) jwks(w http.ResponseWriter, r *http.Request) {
 type mintRequest struct {
 	Alg        string         `json:"alg"`
 	UnknownKey bool           `json:"unknown_key"`
+	KeyID      string         `json:"kid"`
 	Claims     map[string]any `json:"claims"`
 }
 
@@ -133,7 +138,11 @@ func (p *provider) mint(req mintRequest) (string, error) {
 		return "", fmt.Errorf("alg %q is not RS256, ES256 or none", req.Alg)
 	}
 	if req.UnknownKey {
-		k = newKey(alg, "stranger")
+		kid := req.KeyID
+		if kid == "" {
+			kid = "stranger"
+		}
+		k = newKey(alg, kid)
 	}
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: jose.JSONWebKey{Key: k.priv, KeyID: k.kid}},
 		(&jose.SignerOptions{}).WithType("JWT"))
@@ -160,6 +169,11 @@ func main() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
 	mux.HandleFunc("GET /jwks", p.jwks)
+	mux.HandleFunc("GET /jwks/hits", func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		writeJSON(w, map[string]int{"hits": p.jwksHits})
+	})
 	mux.HandleFunc("POST /rotate", func(w http.ResponseWriter, r *http.Request) { p.rotate(); writeJSON(w, map[string]bool{"ok": true}) })
 	mux.HandleFunc("POST /mint", func(w http.ResponseWriter, r *http.Request) {
 		var req mintRequest
