@@ -157,7 +157,9 @@ func (s *Server) verifyAndPublish(c *gin.Context, req registry.SignedPublishRequ
 }
 
 func (s *Server) me(c *gin.Context) {
-	httpx.JSON(c, http.StatusOK, wire.MeResult{OK: true, User: presentUser(account(c))})
+	t := presentToken(apiToken(c))
+	httpx.JSON(c, http.StatusOK, wire.MeResult{OK: true, User: presentUser(account(c)),
+		Token: wire.MeToken{Name: t.Name, Scopes: t.Scopes, Packages: t.Packages, ExpiresAt: t.ExpiresAt}})
 }
 
 func (s *Server) listKeys(c *gin.Context) {

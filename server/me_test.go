@@ -2,11 +2,13 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/server/registry"
 )
 
 func TestMe(t *testing.T) {
@@ -33,6 +35,36 @@ func TestMe(t *testing.T) {
 			wantError(t, resp.Status, resp.JSON(t), http.StatusUnauthorized, "token")
 			if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="pact"` {
 				t.Errorf("%s: WWW-Authenticate = %q", name, got)
+			}
+		}
+	})
+}
+
+// GET /api/me names the token it was asked with: name, scopes, packages
+// and expiry, for a client to show what its stored credentials hold.
+func TestMeNamesTheToken(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		days := 30
+		scoped, _, err := env.Service.IssueToken(t.Context(), alice.Account.ID, nil, registry.TokenSpec{
+			Name: "ci", Scopes: []string{"publish"}, Packages: []string{"widget-*"}, ExpiresInDays: &days})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := env.API.Get("/api/me", "Authorization: Bearer "+scoped)
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		token := resp.JSON(t)["token"].(map[string]any)
+		want := env.Clock.Now().AddDate(0, 0, days).UTC().Format(time.RFC3339)
+		if token["name"] != "ci" || fmt.Sprint(token["scopes"]) != "[publish]" || fmt.Sprint(token["packages"]) != "[widget-*]" ||
+			token["expires_at"] != want || len(token) != 4 {
+			t.Errorf("token = %v, want ci, [publish], [widget-*], expiring %s, and nothing else", token, want)
+		}
+
+		resp = env.API.Get("/api/me", "Authorization: Bearer "+alice.Token)
+		token = resp.JSON(t)["token"].(map[string]any)
+		for _, field := range []string{"scopes", "packages", "expires_at"} {
+			if v, present := token[field]; !present || v != nil {
+				t.Errorf("a full token's %s = %#v (present %v), want null", field, v, present)
 			}
 		}
 	})

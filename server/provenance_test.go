@@ -141,7 +141,9 @@ func TestOlderSignedVersionsSayTheirLinesAreUnknown(t *testing.T) {
 
 // The replay into another account: alice publishes signed and deletes her key; within the
 // timestamp window mallory registers alice's public key and replays alice's
-// request, which anyone can rebuild from the public provenance.
+// request, which anyone can rebuild from the public provenance. The spent
+// nonce, remembered by fingerprint for twice the window, refuses it for as
+// long as the window would accept its timestamp; then the window does.
 func TestSignedPublishReplayIntoAnotherAccount(t *testing.T) {
 	dir := t.TempDir()
 	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
@@ -153,37 +155,76 @@ func TestSignedPublishReplayIntoAnotherAccount(t *testing.T) {
 		resp := env.API.PostJSON("/api/publish-signed", request)
 		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
 		deleteKeys(t, env, alice)
+		refused := func(when, want string) {
+			t.Helper()
+			replay := env.API.PostJSON("/api/publish-signed", request)
+			wantError(t, replay.Status, replay.JSON(t), http.StatusBadRequest, want)
+			if resp := env.API.Get("/api/packages/mallory/stolen"); resp.Status != http.StatusNotFound {
+				t.Errorf("GET /api/packages/mallory/stolen after the replay %s = %d: %s", when, resp.Status, resp.Body)
+			}
+			if list := env.API.Get("/api/packages?owner=mallory").JSON(t)["packages"].([]any); len(list) != 0 {
+				t.Errorf("mallory owns packages after the replay %s: %v", when, list)
+			}
+		}
 
-		// Within the same second, so that the registration time alone
-		// cannot refuse it: only the remembered nonce can.
+		// Within the same second: only the remembered nonce refuses it.
 		stolen := registerKey(t, env, mallory, priv, pub)
 		if stolen.fingerprint != key.fingerprint {
 			t.Fatalf("mallory registered %s, alice had %s", stolen.fingerprint, key.fingerprint)
 		}
-		replay := env.API.PostJSON("/api/publish-signed", request)
-		wantError(t, replay.Status, replay.JSON(t), http.StatusBadRequest, "nonce was already used")
-		if resp := env.API.Get("/api/packages/mallory/stolen"); resp.Status != http.StatusNotFound {
-			t.Errorf("GET /api/packages/mallory/stolen after the refused replay = %d: %s", resp.Status, resp.Body)
-		}
-		if list := env.API.Get("/api/packages?owner=mallory").JSON(t)["packages"].([]any); len(list) != 0 {
-			t.Errorf("mallory owns packages after the refused replay: %v", list)
-		}
+		refused("in the same second", "nonce was already used")
 
-		// Later in the window the registration time refuses it too.
+		// Later in the window, the key registered again, the nonce still does.
 		env.Clock.Advance(100 * time.Second)
 		deleteKeys(t, env, mallory)
 		registerKey(t, env, mallory, priv, pub)
-		replay = env.API.PostJSON("/api/publish-signed", request)
-		wantError(t, replay.Status, replay.JSON(t), http.StatusBadRequest, "older than the registration")
-		if resp := env.API.Get("/api/packages/mallory/stolen"); resp.Status != http.StatusNotFound {
-			t.Errorf("GET /api/packages/mallory/stolen after the second replay = %d: %s", resp.Status, resp.Body)
+		refused("100 s later", "nonce was already used")
+
+		// In the last second of the window, after nonces were pruned, too.
+		env.Clock.Advance(time.Duration(sshsign.MaxSkew) - 100*time.Second)
+		if _, err := env.Service.PruneNonces(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		deleteKeys(t, env, mallory)
+		registerKey(t, env, mallory, priv, pub)
+		refused("at the end of the window", "nonce was already used")
+
+		// After it, the timestamp window refuses it.
+		env.Clock.Advance(time.Second)
+		refused("after the window", "outside the accepted window")
+	})
+}
+
+// A signature dated in the second its key was registered, or by a signer
+// whose clock is behind the server's by up to the window, is accepted:
+// registration and timestamp are compared at whole seconds, with the lag
+// the timestamp window allows.
+func TestSignedPublishRightAfterTheKeyFromAClockBehind(t *testing.T) {
+	dir := t.TempDir()
+	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		// Registered late in a second: at T.9.
+		env.Clock.Advance(900 * time.Millisecond)
+		key := registerKey(t, env, alice, priv, pub)
+		second := env.Clock.Now().Unix()
+		for i, lag := range []int64{0, 1, int64(sshsign.MaxSkew/time.Second) - 1} {
+			name := fmt.Sprintf("lag%d", i)
+			req := signedBody(t, key, second-lag, sshsign.NewNonce(), packDoc(name, "1.0.0"), "", "")
+			resp := env.API.PostJSON("/api/publish-signed", req)
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			if v := versionOf(t, env, "alice", name, "1.0.0"); v["signature"] == nil {
+				t.Errorf("%s: published without its signature: %v", name, v)
+			}
 		}
 	})
 }
 
-// A signature made before its key was registered is refused, even with a
-// nonce never seen: a signed request that leaked (a CI log, a proxy) must
-// not publish into whichever account registers the key later.
+// A signature dated more than the window before its key's registration is
+// refused, even with a nonce never seen and a timestamp the server's clock
+// now reads as fresh (a replica whose clock is behind the one that
+// registered the key): a signed request that leaked must not publish into
+// whichever account registers the key later.
 func TestSignedPublishOlderThanTheKeyIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
@@ -191,11 +232,15 @@ func TestSignedPublishOlderThanTheKeyIsRefused(t *testing.T) {
 		alice := env.CreateUser(t, "alice")
 		mallory := env.CreateUser(t, "mallory")
 		key := registerKey(t, env, alice, priv, pub)
-		leaked := signedBody(t, key, env.Clock.Now().Unix(), sshsign.NewNonce(), packDoc("leaked", "1.0.0"), "", "")
+		leakedAt := env.Clock.Now().Unix()
+		leaked := signedBody(t, key, leakedAt, sshsign.NewNonce(), packDoc("leaked", "1.0.0"), "", "")
 		deleteKeys(t, env, alice)
 
-		env.Clock.Advance(time.Second)
+		window := time.Duration(sshsign.MaxSkew)
+		env.Clock.Advance(window + time.Second)
 		registerKey(t, env, mallory, priv, pub)
+		// The clock that checks is behind the one that registered.
+		env.Clock.Advance(-window)
 		resp := env.API.PostJSON("/api/publish-signed", leaked)
 		body := resp.JSON(t)
 		wantError(t, resp.Status, body, http.StatusBadRequest, "older than the registration of SSH key "+key.fingerprint)
@@ -207,8 +252,8 @@ func TestSignedPublishOlderThanTheKeyIsRefused(t *testing.T) {
 				t.Errorf("GET /api/packages/%s/leaked after the refusal = %d", owner, resp.Status)
 			}
 		}
-		// Signed at the second of the registration or later is accepted.
-		fresh := signedBody(t, key, env.Clock.Now().Unix(), sshsign.NewNonce(), packDoc("fresh", "1.0.0"), "", "")
+		// Signed within the window before the registration is accepted.
+		fresh := signedBody(t, key, leakedAt+2, sshsign.NewNonce(), packDoc("fresh", "1.0.0"), "", "")
 		ok := env.API.PostJSON("/api/publish-signed", fresh)
 		wantStatus(t, ok.Status, http.StatusOK, ok.Body)
 	})

@@ -103,7 +103,8 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 			`{"ok":true,"package":`+tokenPkg+`,"versions":[`+version("token-pack", "Tom & Jerry <3>", tokenDoc, "null", 0, fmt.Sprintf(`{"username":"alice","auth":"token","token_id":%v}`, aliceTokenID))+`]}`)
 
 		want("me", env.API.Get("/api/me", alice.Bearer()), 200,
-			fmt.Sprintf(`{"ok":true,"user":{"id":%d,"email":"alice@example.com","username":"alice","created_at":%s}}`, alice.Account.ID, at))
+			fmt.Sprintf(`{"ok":true,"user":{"id":%d,"email":"alice@example.com","username":"alice","created_at":%s},`+
+				`"token":{"name":"test","scopes":null,"packages":null,"expires_at":null}}`, alice.Account.ID, at))
 		want("keys", env.API.Get("/api/ssh-keys", alice.Bearer()), 200, `{"ok":true,"keys":[`+key(at)+`]}`)
 		want("delete key", env.API.Delete(fmt.Sprintf("/api/ssh-keys/%v", keyID), alice.Bearer()), 200, `{"ok":true}`)
 		want("no keys", env.API.Get("/api/ssh-keys", alice.Bearer()), 200, `{"ok":true,"keys":[]}`)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,14 +22,49 @@ const defaultHost = "http://localhost:8080"
 
 // config is what pact knows about the server it talks to, resolved once
 // with the precedence flag > environment > config file > default.
+//
+// The config file keeps a token per registry, under hosts keyed by the
+// registry's address (hostKey), and a default registry under host, the
+// last one logged in to:
+//
+//	host: https://pact.example.com
+//	hosts:
+//	  https://pact.example.com:
+//	    token: pact_...
+//	  http://localhost:8080:
+//	    token: pact_...
+//
+// A stored token is only ever sent to the registry it was stored for; a
+// token given with --token or PACT_TOKEN goes to whichever registry the
+// command talks to, as the user chose. Before hosts, the file held one
+// token beside host; it is read as that host's and moved under hosts by
+// the next write (updateConfigFile).
 type config struct {
 	Host  string
 	Token string
+	// TokenSource says where Token came from: "--token", "PACT_TOKEN",
+	// the config file ("config"), or "" when there is none.
+	TokenSource string
 	// Path is the config file, whether it exists or not.
 	Path string
 	// HostIsDefault says no flag, variable or config file named the host.
 	HostIsDefault bool
+	// HostChosen says --host or PACT_HOST named the host.
+	HostChosen bool
+	// DefaultHost is the registry the config file names (pact login sets
+	// it); "" when none.
+	DefaultHost string
+	// Stored are the tokens of the config file by hostKey.
+	Stored map[string]string
 }
+
+// Setting names of the config file.
+const (
+	hostSetting   = "host"
+	hostsSetting  = "hosts"
+	tokenSetting  = "token"
+	legacyDefault = defaultHost // the registry of a token stored without host
+)
 
 // configPath is $XDG_CONFIG_HOME/pact/config.yaml, or ~/.config/pact/config.yaml.
 func configPath() (string, error) {
@@ -41,6 +78,48 @@ func configPath() (string, error) {
 	return filepath.Join(home, ".config", "pact", "config.yaml"), nil
 }
 
+// configFile is what pact reads of the config file. It is read with yaml
+// directly: viper splits keys at dots, and addresses are full of them.
+type configFile struct {
+	Host string `yaml:"host"`
+	// Token is the single token of a file written before hosts: host's.
+	Token string                `yaml:"token"`
+	Hosts map[string]hostConfig `yaml:"hosts"`
+}
+
+type hostConfig struct {
+	Token string `yaml:"token"`
+}
+
+func readConfigFile(path string) (*configFile, error) {
+	var file configFile
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &file, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := yaml.Unmarshal(data, &file); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return &file, nil
+}
+
+// tokens are the stored tokens by hostKey, the old single one included.
+func (file *configFile) tokens() map[string]string {
+	stored := map[string]string{}
+	if token := strings.TrimSpace(file.Token); token != "" {
+		stored[hostKey(cmp.Or(strings.TrimSpace(file.Host), legacyDefault))] = token
+	}
+	for host, h := range file.Hosts {
+		if token := strings.TrimSpace(h.Token); token != "" {
+			stored[hostKey(host)] = token
+		}
+	}
+	return stored
+}
+
 // loadConfig resolves host and token from the global flags, PACT_HOST and
 // PACT_TOKEN, and the config file.
 func loadConfig(flags *pflag.FlagSet) (*config, error) {
@@ -48,8 +127,13 @@ func loadConfig(flags *pflag.FlagSet) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
+	file, err := readConfigFile(path)
+	if err != nil {
+		return nil, err
+	}
+	fileHost := strings.TrimSpace(file.Host)
 	v := viper.New()
-	v.SetDefault("host", defaultHost)
+	v.SetDefault("host", cmp.Or(fileHost, defaultHost))
 	for key, env := range map[string]string{"host": "PACT_HOST", "token": "PACT_TOKEN"} {
 		if err := v.BindEnv(key, env); err != nil {
 			return nil, err
@@ -58,18 +142,48 @@ func loadConfig(flags *pflag.FlagSet) (*config, error) {
 			return nil, err
 		}
 	}
-	if _, err := os.Stat(path); err == nil {
-		v.SetConfigFile(path)
-		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
+	chosen := flags.Changed("host") || os.Getenv("PACT_HOST") != ""
+	cfg := &config{
+		Host: hostAddress(v.GetString("host")), Path: path,
+		HostIsDefault: !chosen && fileHost == "", HostChosen: chosen,
+		Stored: file.tokens(),
+	}
+	if fileHost != "" {
+		cfg.DefaultHost = hostKey(fileHost)
+	}
+	switch {
+	case flags.Changed("token"):
+		cfg.Token, cfg.TokenSource = v.GetString("token"), "--token"
+	case os.Getenv("PACT_TOKEN") != "":
+		cfg.Token, cfg.TokenSource = v.GetString("token"), "PACT_TOKEN"
+	default:
+		// Only the token stored for this very registry.
+		if token := cfg.Stored[hostKey(cfg.Host)]; token != "" {
+			cfg.Token, cfg.TokenSource = token, "config"
 		}
 	}
-	hostSet := flags.Changed("host") || os.Getenv("PACT_HOST") != "" || v.InConfig("host")
-	return &config{
-		Host: hostAddress(v.GetString("host")), Token: v.GetString("token"), Path: path,
-		HostIsDefault: !hostSet,
-	}, nil
+	return cfg, nil
+}
+
+// hostKey is the registry address credentials are stored under: scheme
+// and host in lower case, without a default port or a trailing slash, so
+// that every spelling of one address finds the same token and no other
+// address does.
+func hostKey(address string) string {
+	address = hostAddress(address)
+	u, err := url.Parse(address)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(address, "/")
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port := u.Port(); port != "" && !(scheme == "https" && port == "443") && !(scheme == "http" && port == "80") {
+		host += ":" + port
+	}
+	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/")
 }
 
 // parseTimeout reads --timeout: a duration ("30s", "2m"), or whole seconds;
@@ -139,6 +253,7 @@ func updateConfigFile(path string, change func(settings map[string]any)) error {
 			settings = map[string]any{}
 		}
 	}
+	migrateToken(settings)
 	change(settings)
 
 	dir := filepath.Dir(path)
@@ -153,4 +268,74 @@ func updateConfigFile(path string, change func(settings map[string]any)) error {
 		return err
 	}
 	return saveFile(path, out, 0o600, 0o700)
+}
+
+// migrateToken moves the single token of a config file written before
+// hosts under hosts, as the token of the host beside it.
+func migrateToken(settings map[string]any) {
+	token, ok := settings[tokenSetting]
+	if !ok {
+		return
+	}
+	delete(settings, tokenSetting)
+	text, _ := token.(string)
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	host, _ := settings[hostSetting].(string)
+	key := hostKey(cmp.Or(strings.TrimSpace(host), legacyDefault))
+	if storedToken(settings, key) == "" {
+		setStoredToken(settings, key, strings.TrimSpace(text))
+	}
+}
+
+// hostSettings is the hosts map of the config file's settings, made when
+// create is true and it is missing.
+func hostSettings(settings map[string]any, create bool) map[string]any {
+	hosts, _ := settings[hostsSetting].(map[string]any)
+	if hosts == nil && create {
+		hosts = map[string]any{}
+		settings[hostsSetting] = hosts
+	}
+	return hosts
+}
+
+// storedToken is the token stored for the host key in settings, or "".
+func storedToken(settings map[string]any, key string) string {
+	for host, entry := range hostSettings(settings, false) {
+		if m, ok := entry.(map[string]any); ok && hostKey(host) == key {
+			if token, ok := m[tokenSetting].(string); ok {
+				return token
+			}
+		}
+	}
+	return ""
+}
+
+// setStoredToken stores token for the host key in settings.
+func setStoredToken(settings map[string]any, key, token string) {
+	removeStoredToken(settings, key)
+	hostSettings(settings, true)[key] = map[string]any{tokenSetting: token}
+}
+
+// removeStoredToken forgets the token stored for the host key, however its
+// address was spelled; it says whether there was one.
+func removeStoredToken(settings map[string]any, key string) bool {
+	hosts := hostSettings(settings, false)
+	removed := false
+	for host, entry := range hosts {
+		if hostKey(host) != key {
+			continue
+		}
+		if m, ok := entry.(map[string]any); ok {
+			if token, _ := m[tokenSetting].(string); token != "" {
+				removed = true
+			}
+		}
+		delete(hosts, host)
+	}
+	if hosts != nil && len(hosts) == 0 {
+		delete(settings, hostsSetting)
+	}
+	return removed
 }

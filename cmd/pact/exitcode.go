@@ -50,6 +50,7 @@ func exitStatus(err error) (code int, message string) {
 	var urlErr *url.Error
 	var verifyErr *client.VerificationError
 	var unregistered *keyNotRegisteredError
+	var notLoggedIn *notLoggedInError
 	switch {
 	case err == nil:
 		return exitOK, ""
@@ -57,6 +58,8 @@ func exitStatus(err error) (code int, message string) {
 		return silent.code, ""
 	case errors.As(err, &usage):
 		return exitUsage, usage.msg
+	case errors.As(err, &notLoggedIn):
+		return exitAuth, err.Error()
 	case errors.As(err, &verifyErr):
 		return exitVerify, err.Error()
 	case errors.Is(err, context.Canceled):
@@ -99,6 +102,16 @@ type wrappedError struct {
 func (e *wrappedError) Error() string { return e.msg }
 func (e *wrappedError) Unwrap() error { return e.err }
 
+// notLoggedInError is a registry's refusal of a request without a token,
+// sent none because pact stores tokens for other registries only.
+type notLoggedInError struct {
+	msg string
+	err error
+}
+
+func (e *notLoggedInError) Error() string { return e.msg }
+func (e *notLoggedInError) Unwrap() error { return e.err }
+
 // keyNotRegisteredError is a signing key the registry does not know; it
 // exits like a refused token (exit 3).
 type keyNotRegisteredError struct{ msg string }
@@ -117,6 +130,15 @@ func (f *factory) explain(err error) error {
 	}
 	if errors.Is(err, context.DeadlineExceeded) && f.timeout > 0 {
 		return &wrappedError{msg: fmt.Sprintf("gave up after %s (--timeout): no answer from %s", f.timeout, urlHost(host)), err: err}
+	}
+	var apiErr *client.APIError
+	if f.cfg != nil && f.cfg.Token == "" && len(f.cfg.Stored) > 0 && errors.As(err, &apiErr) &&
+		apiErr.StatusCode == http.StatusUnauthorized && strings.HasPrefix(apiErr.Message, "missing API token") {
+		// Logged in elsewhere: say which registry has no token, and how
+		// to give it one.
+		key := hostKey(host)
+		what := fmt.Sprintf("not logged in to %s: no API token is stored for it; run 'pact login --host %s' or set PACT_TOKEN", key, key)
+		return &notLoggedInError{msg: strings.Replace(err.Error(), apiErr.Error(), what, 1), err: err}
 	}
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) && hostIsDefault && urlHost(urlErr.URL) == urlHost(defaultHost) {

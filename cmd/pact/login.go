@@ -22,8 +22,14 @@ func newLoginCmd(f *factory, runF func(context.Context, *loginOptions) error) *c
 	cmd := &cobra.Command{
 		Use:   "login",
 		Short: "Store an API token for the registry",
-		Long: `Check an API token against the registry and store it, with the host, in
-$XDG_CONFIG_HOME/pact/config.yaml (mode 0600).
+		Long: `Check an API token against the registry and store it for that registry in
+$XDG_CONFIG_HOME/pact/config.yaml (mode 0600). The registry becomes the
+default host, used when no --host or PACT_HOST names one.
+
+Tokens are stored per registry, so you can be logged in to several at once
+(log in with --host to each). A stored token is only ever sent to the
+registry it was stored for: 'pact --host OTHER ...' sends none, unless you
+give one with --token or PACT_TOKEN. 'pact auth status' lists them.
 
 Make a token in the registry's dashboard, with 'pact token create' while
 logged in with a token that has the tokens scope, or on the server with
@@ -31,7 +37,7 @@ logged in with a token that has the tokens scope, or on the server with
 (best: it stays out of your shell history), with --token, or paste it
 when asked on a terminal.`,
 		Example: `  $ pact login --token-stdin < token.txt
-  $ pact --host https://pact.example.com login
+  $ pact login --host https://pact.example.com
   $ echo "$PACT_TOKEN" | pact login --token-stdin`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -85,13 +91,17 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 	if err != nil {
 		return err
 	}
+	host := hostKey(c.BaseURL())
 	err = updateConfigFile(cfg.Path, func(settings map[string]any) {
-		settings["host"] = c.BaseURL()
-		settings["token"] = token
+		setStoredToken(settings, host, token)
+		settings[hostSetting] = host
 	})
 	if err != nil {
 		return err
 	}
-	opts.IO.success("Logged in to %s as %s", c.BaseURL(), user.Username)
+	opts.IO.success("Logged in to %s as %s", host, safeText(user.Username))
+	if cfg.TokenSource == "PACT_TOKEN" {
+		opts.IO.info("PACT_TOKEN is set in the environment and is sent instead of the stored token")
+	}
 	return nil
 }

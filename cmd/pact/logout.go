@@ -16,13 +16,16 @@ func newLogoutCmd(f *factory, runF func(context.Context, *logoutOptions) error) 
 	opts := &logoutOptions{IO: f.IO, Factory: f}
 	return &cobra.Command{
 		Use:   "logout",
-		Short: "Forget the stored API token",
-		Long: `Remove the API token from the config file. The host stays, so a later
-'pact login' talks to the same registry. A token in PACT_TOKEN is not
-affected; unset it yourself. The token itself stays valid until you revoke
-it in the dashboard.`,
-		Example: `  $ pact logout`,
-		Args:    usageArgs(cobra.NoArgs),
+		Short: "Forget the API token stored for a registry",
+		Long: `Remove the API token stored for the registry (--host, PACT_HOST, else the
+default host) from the config file; the tokens of other registries stay.
+The default host stays too, so a later 'pact login' talks to the same
+registry. A token in PACT_TOKEN is not affected; unset it yourself. The
+token itself stays valid until you revoke it ('pact token revoke', or the
+dashboard).`,
+		Example: `  $ pact logout
+  $ pact logout --host https://pact.example.com`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -37,20 +40,20 @@ func runLogout(_ context.Context, opts *logoutOptions) error {
 	if err != nil {
 		return err
 	}
+	host := hostKey(cfg.Host)
 	hadToken := false
-	if _, statErr := os.Stat(cfg.Path); statErr == nil {
+	if cfg.Stored[host] != "" {
 		err = updateConfigFile(cfg.Path, func(settings map[string]any) {
-			_, hadToken = settings["token"]
-			delete(settings, "token")
+			hadToken = removeStoredToken(settings, host)
 		})
 		if err != nil {
 			return err
 		}
 	}
 	if hadToken {
-		opts.IO.success("Logged out: removed the token from %s", cfg.Path)
+		opts.IO.success("Logged out of %s: removed its token from %s", host, cfg.Path)
 	} else {
-		opts.IO.info("No token was stored in %s", cfg.Path)
+		opts.IO.info("No token was stored for %s in %s", host, cfg.Path)
 	}
 	if os.Getenv("PACT_TOKEN") != "" {
 		opts.IO.info("PACT_TOKEN is still set in the environment")

@@ -171,6 +171,13 @@ PACT_TOKEN), then the config file written by 'pact login'
 ` + defaultHost + `. A host given without a scheme is https://, or
 http:// for localhost and loopback addresses.
 
+The config file keeps a token per registry, and the last one logged in to
+as the default host. A stored token is only ever sent to the registry it
+was stored for: with --host naming another, pact sends none (log in to it
+with 'pact login --host HOST'). A token given with --token or PACT_TOKEN is
+sent to whichever registry the command talks to. 'pact auth status' lists
+the registries you are logged in to.
+
 Requests that fail for a passing reason (rate limited, a server error, no
 answer) are tried up to 4 times; pact says on standard error why it waits
 and how long. --timeout (or PACT_TIMEOUT) bounds the whole command,
@@ -205,8 +212,8 @@ server, 6 verification against the registry's transparency log failed.`,
 	root.CompletionOptions.DisableDefaultCmd = true // our own completion command has help and examples
 
 	pf := root.PersistentFlags()
-	pf.String("host", defaultHost, "registry address (env PACT_HOST)")
-	pf.String("token", "", "API token (env PACT_TOKEN; prefer those or 'pact login' over this flag)")
+	pf.String("host", "", "registry address (env PACT_HOST; else the host of the last 'pact login', else "+defaultHost+")")
+	pf.String("token", "", "API token, sent to any --host (env PACT_TOKEN; prefer those or 'pact login' over this flag)")
 	pf.String("timeout", "", "give up on the whole command after this long, e.g. 30s or 2m (env PACT_TIMEOUT; default none)")
 	pf.BoolVar(&f.debug, "debug", false, "add HTTP statuses and requests to error messages")
 
@@ -218,6 +225,7 @@ server, 6 verification against the registry's transparency log failed.`,
 		newLoginCmd(f, nil),
 		newLogoutCmd(f, nil),
 		newWhoamiCmd(f, nil),
+		newAuthCmd(f),
 		newPublishCmd(f, nil),
 		newListCmd(f, nil),
 		newGetCmd(f, nil),

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,7 +62,8 @@ func buildPactd(t *testing.T) string {
 // TestScripts runs testdata/script/*.txtar: each script gets its own pactd
 // on a free port with a fresh SQLite database, an account "alice" whose
 // token is $TOKEN (also in $WORK/token.txt), an empty ssh-agent at $SSH_AUTH_SOCK, and these
-// variables: $SERVER_URL (the server), $PACTD_DB (read by pactd's admin
+// variables: $SERVER_URL (the server; http://127.0.0.1:$SERVER_PORT is
+// the same server at another address), $PACTD_DB (read by pactd's admin
 // commands, e.g. "exec pactd user create ..."), $HOME and $XDG_CONFIG_HOME
 // inside $WORK. pact has no PACT_HOST or PACT_TOKEN unless a script sets them.
 func TestScripts(t *testing.T) {
@@ -74,13 +76,14 @@ func TestScripts(t *testing.T) {
 			return setupScript(env, bin)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"json":       cmdJSON,
-			"jsonenv":    cmdJSONEnv,
-			"exitcode":   cmdExitCode,
-			"perm":       cmdPerm,
-			"filetype":   cmdFileType,
-			"hangserver": cmdHangServer,
-			"busyserver": cmdBusyServer,
+			"json":        cmdJSON,
+			"jsonenv":     cmdJSONEnv,
+			"exitcode":    cmdExitCode,
+			"perm":        cmdPerm,
+			"filetype":    cmdFileType,
+			"hangserver":  cmdHangServer,
+			"busyserver":  cmdBusyServer,
+			"plainserver": cmdPlainServer,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
@@ -127,6 +130,10 @@ func setupScriptOn(env *testscript.Env, srv *pactdtest.Server) error {
 	env.Setenv("PATH", filepath.Dir(pactd)+string(os.PathListSeparator)+env.Getenv("PATH"))
 	env.Setenv("SERVER_URL", srv.URL)
 	env.Setenv("SERVER_HOSTPORT", strings.TrimPrefix(srv.URL, "http://"))
+	if u, err := url.Parse(srv.URL); err == nil {
+		// The same server at another address: http://127.0.0.1:$SERVER_PORT.
+		env.Setenv("SERVER_PORT", u.Port())
+	}
 	env.Setenv("PACTD_DB", srv.DB)
 	env.Setenv("TOKEN", token)
 	env.Setenv("HOME", home)
@@ -219,6 +226,41 @@ func cmdBusyServer(ts *testscript.TestScript, neg bool, args []string) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
 		io.WriteString(w, `{"ok":false,"error":"too many requests; slow down"}`)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL)
+}
+
+// cmdPlainServer starts a plain HTTP listener that is no registry: it
+// answers every request 401 as a registry does without a token, and
+// appends a line per request to LOGFILE saying whether it carried
+// credentials, so a script can show which requests sent a token where:
+//
+//	plainserver PLAIN $WORK/plain.log
+//	grep '^GET /api/me credentials=none$' $WORK/plain.log
+func cmdPlainServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: plainserver VAR LOGFILE")
+	}
+	logFile := ts.MkAbs(args[1])
+	ts.Check(os.WriteFile(logFile, nil, 0o600))
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		credentials := "none"
+		if r.Header.Get("Authorization") != "" || r.Header.Get("X-Pact-Token") != "" {
+			credentials = "sent"
+		}
+		mu.Lock()
+		f, err := os.OpenFile(logFile, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintf(f, "%s %s credentials=%s\n", r.Method, r.URL.Path, credentials)
+			f.Close()
+		}
+		mu.Unlock()
+		w.Header().Set("WWW-Authenticate", `Bearer realm="pact"`)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"ok":false,"error":"missing API token: send Authorization: Bearer <token> or X-Pact-Token: <token>"}`)
 	}))
 	ts.Defer(srv.Close)
 	ts.Setenv(args[0], srv.URL)

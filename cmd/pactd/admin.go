@@ -16,7 +16,7 @@ import (
 
 // openService opens the database named by --db for an admin command.
 func openService(ctx context.Context, cmd *cobra.Command) (*registry.Service, func(), error) {
-	db, err := dbSetting(cmd)
+	db, err := existingDBSetting(cmd)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -28,7 +28,7 @@ func openService(ctx context.Context, cmd *cobra.Command) (*registry.Service, fu
 }
 
 func newUserCmd() *cobra.Command {
-	user := &cobra.Command{Use: "user", Short: "Manage accounts"}
+	user := groupCmd(&cobra.Command{Use: "user", Short: "Manage accounts"})
 	create := &cobra.Command{
 		Use:     "create",
 		Short:   "Create an account",
@@ -81,7 +81,7 @@ func readLine(r io.Reader) (string, error) {
 }
 
 func newTokenCmd() *cobra.Command {
-	token := &cobra.Command{Use: "token", Short: "Manage API tokens"}
+	token := groupCmd(&cobra.Command{Use: "token", Short: "Manage API tokens"})
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create an API token and print it",

@@ -16,7 +16,7 @@ func TestTokenListAndRevoke(t *testing.T) {
 		dsn  func(testing.TB) string
 	}{{"sqlite", storetest.SQLiteDSN}, {"postgres", storetest.PostgresURL}} {
 		t.Run(b.name, func(t *testing.T) {
-			db := b.dsn(t)
+			db := migrated(t, b.dsn(t))
 			run := func(code int, stdin string, args ...string) result {
 				t.Helper()
 				r := pactd(t, nil, stdin, append(args, "--db", db)...)

@@ -37,7 +37,7 @@ The file holds password and token hashes: keep it as private as the database.`,
   pactd dump --db ./pact.db | pactd restore --db postgres://pact@db/pact`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := dbSetting(cmd)
+			db, err := existingDBSetting(cmd)
 			if err != nil {
 				return err
 			}
@@ -51,13 +51,6 @@ The file holds password and token hashes: keep it as private as the database.`,
 }
 
 func runDump(cmd *cobra.Command, db, output string) error {
-	// Opening a SQLite path creates the file: a mistyped --db would be
-	// dumped as an empty registry instead of failing.
-	if path, ok := sqlitePath(db); ok {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("no database at %s: --db names a SQLite file that does not exist", path)
-		}
-	}
 	store, err := sqlstore.Open(cmd.Context(), db, sqlstore.Options{})
 	if err != nil {
 		return fmt.Errorf("opening database: %w", err)

@@ -20,19 +20,21 @@ func TestDBInMissingDirectory(t *testing.T) {
 	cases := []struct {
 		name string
 		args []string
+		code int
 		want string
 	}{
-		{"serve", []string{"serve", "--addr", "127.0.0.1:0", "--db", db}, "the directory " + missing + " does not exist"},
-		{"serve, a file: URI", []string{"serve", "--addr", "127.0.0.1:0", "--db", "file:" + db + "?_busy_timeout=10"}, "the directory " + missing + " does not exist"},
-		{"user list", []string{"user", "list", "--db", db}, "the directory " + missing + " does not exist"},
-		{"migrate", []string{"migrate", "--db", db}, "the directory " + missing + " does not exist"},
-		{"a file where the directory should be", []string{"user", "list", "--db", filepath.Join(notDir, "pact.db")}, notDir + " is not a directory"},
+		{"serve", []string{"serve", "--addr", "127.0.0.1:0", "--db", db}, 1, "the directory " + missing + " does not exist"},
+		{"serve, a file: URI", []string{"serve", "--addr", "127.0.0.1:0", "--db", "file:" + db + "?_busy_timeout=10"}, 1, "the directory " + missing + " does not exist"},
+		{"migrate", []string{"migrate", "--db", db}, 1, "the directory " + missing + " does not exist"},
+		// The other commands never make a database, nor its directory.
+		{"user list", []string{"user", "list", "--db", db}, 2, "no database at " + db + ": pass --db or set PACTD_DB"},
+		{"a file where the directory should be", []string{"user", "list", "--db", filepath.Join(notDir, "pact.db")}, 1, notDir + " is not a directory"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := pactd(t, nil, "", tc.args...)
-			if r.code != 1 || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, "unavailable") {
-				t.Errorf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, tc.want)
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, "unavailable") {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, tc.code, tc.want)
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 // override is refused, naming the field, and nothing is stored.
 func TestAdminCommandsRefuseHostileLabels(t *testing.T) {
 	servertest.Backends(t, func(t *testing.T, dsn string) {
+		migrated(t, dsn)
 		r := pactd(t, nil, "long enough\n", "user", "create", "--db", dsn, "--email", "alice@example.com", "--username", "alice", "--password-stdin")
 		if r.code != 0 {
 			t.Fatalf("user create: %d %s", r.code, r.stderr)

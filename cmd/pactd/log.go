@@ -76,14 +76,13 @@ func logOrigin(baseURL string) string {
 }
 
 func newLogCmd() *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := groupCmd(&cobra.Command{
 		Use:   "log",
 		Short: "The transparency log: its key, and a check of the whole log",
 		Long: `Every version published and every SSH key added or removed is an entry of the
 registry's transparency log (docs/protocol.md, Transparency log). These
 commands read the database directly (--db, PACTD_DB or the config file).`,
-		Args: cobra.NoArgs,
-	}
+	})
 	cmd.AddCommand(newLogKeyCmd(), newLogCheckCmd(), newLogGenkeyCmd())
 	return cmd
 }
@@ -163,7 +162,7 @@ pactd log key prints the matching verifier key once pactd has started with it.`,
 
 // withService opens db and runs fn with a service over it.
 func withService(cmd *cobra.Command, fn func(context.Context, *registry.Service) error) error {
-	db, err := dbSetting(cmd)
+	db, err := existingDBSetting(cmd)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -102,6 +103,26 @@ commands read --db from the same places and leave serve's settings alone.`,
 	root.AddCommand(newServeCmd(), newUserCmd(), newTokenCmd(), newMigrateCmd(), newDumpCmd(), newRestoreCmd(), newLogCmd(), newHealthcheckCmd(), newVersionCmd())
 	markRunErrors(root)
 	return root
+}
+
+// groupCmd makes cmd, which only groups others, print its help when run
+// alone and refuse an unknown subcommand as a usage error (exit 2) with a
+// suggestion, as pact does: cobra alone prints the help and exits 0, so a
+// mistyped "pactd token revok 3" would look like it worked.
+func groupCmd(cmd *cobra.Command) *cobra.Command {
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		if suggestions := c.SuggestionsFor(args[0]); len(suggestions) > 0 {
+			msg += "; did you mean " + strings.Join(suggestions, " or ") + "?"
+		}
+		return usageError{fmt.Errorf("%s (see '%s --help')", msg, c.CommandPath())}
+	}
+	cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	return cmd
 }
 
 func newVersionCmd() *cobra.Command {

@@ -60,6 +60,16 @@ func pactd(t *testing.T, env []string, stdin string, args ...string) result {
 	return result{stdout.String(), stderr.String(), code}
 }
 
+// migrated makes the database db with pactd migrate, as an operator does
+// before the first admin command (which never creates one).
+func migrated(t *testing.T, db string) string {
+	t.Helper()
+	if r := pactd(t, nil, "", "migrate", "--db", db); r.code != 0 {
+		t.Fatalf("pactd migrate --db %s: exit %d, stderr %q", db, r.code, r.stderr)
+	}
+	return db
+}
+
 func TestVersion(t *testing.T) {
 	r := pactd(t, nil, "", "version")
 	if r.code != 0 || !regexp.MustCompile(`^pactd \S+ \(commit \S+, built \S+\)\n$`).MatchString(r.stdout) {
@@ -68,7 +78,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestUserAndTokenCreate(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "pact.db")
+	db := migrated(t, filepath.Join(t.TempDir(), "pact.db"))
 	cases := []struct {
 		name   string
 		stdin  string

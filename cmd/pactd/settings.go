@@ -199,6 +199,24 @@ func dbSetting(cmd *cobra.Command) (string, error) {
 	return db, nil
 }
 
+// existingDBSetting is dbSetting for the commands that read or change a
+// database, which never create one: opening a SQLite path creates the
+// file, and a mistyped or forgotten --db would be served as an empty
+// registry. Only serve and migrate (and restore, which fills a new
+// database) make one.
+func existingDBSetting(cmd *cobra.Command) (string, error) {
+	db, err := dbSetting(cmd)
+	if err != nil {
+		return "", err
+	}
+	if path, ok := sqlitePath(db); ok {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return "", usageError{fmt.Errorf("no database at %s: pass --db or set PACTD_DB", path)}
+		}
+	}
+	return db, nil
+}
+
 // setFlag gives a value from the environment or a file to its flag. A list
 // flag takes a list, or one comma-separated value as on the command line;
 // it is replaced, not appended to, so a lower source never adds to a higher.

@@ -276,13 +276,16 @@ func TestAdminCommandsShareSettingsWithServe(t *testing.T) {
 	}
 
 	envDB := filepath.Join(dir, "from-env.db")
-	r = pactd(t, []string{"PACTD_DB=" + envDB, "PACTD_CONFIG=" + shared}, "long enough\n",
-		"user", "create", "--email", "a@example.com", "--username", "alice", "--password-stdin")
-	if r.code != 0 {
-		t.Fatalf("user create with PACTD_DB: code %d, stderr %q", r.code, r.stderr)
+	fromEnv := []string{"PACTD_DB=" + envDB, "PACTD_CONFIG=" + shared}
+	if r = pactd(t, fromEnv, "", "migrate"); r.code != 0 {
+		t.Fatalf("migrate with PACTD_DB: code %d, stderr %q", r.code, r.stderr)
 	}
 	if _, err := os.Stat(envDB); err != nil {
 		t.Errorf("PACTD_DB did not beat the file's db: %v", err)
+	}
+	r = pactd(t, fromEnv, "long enough\n", "user", "create", "--email", "a@example.com", "--username", "alice", "--password-stdin")
+	if r.code != 0 {
+		t.Fatalf("user create with PACTD_DB: code %d, stderr %q", r.code, r.stderr)
 	}
 
 	for _, tc := range []struct {

@@ -381,7 +381,8 @@ func TestRequestsReachTheServerAsWritten(t *testing.T) {
 
 func TestDecodeReadsTheBody(t *testing.T) {
 	base := serve(t, answerJSON(200, map[string]any{"ok": true, "user": map[string]any{
-		"id": 7, "email": "alice@example.com", "username": "alice", "created_at": "2026-03-01T12:00:00Z"}}))
+		"id": 7, "email": "alice@example.com", "username": "alice", "created_at": "2026-03-01T12:00:00Z"},
+		"token": map[string]any{"name": "cli", "scopes": nil, "packages": nil, "expires_at": nil}}))
 	resp := apitest.New(t, base).Get("/api/me", "Authorization: Bearer pact_abc")
 	var me struct {
 		OK   bool `json:"ok"`

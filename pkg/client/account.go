@@ -11,12 +11,26 @@ import (
 
 // Me returns the account the client's token belongs to.
 func (c *Client) Me(ctx context.Context) (*User, error) {
-	var out wire.MeResult
+	user, _, err := c.MeAndToken(ctx)
+	return user, err
+}
+
+// MeToken is what the registry says of the token a request was made with.
+type MeToken = wire.MeToken
+
+// MeAndToken returns the account the client's token belongs to and the
+// token's name, scopes, packages and expiry; the token is nil from a
+// registry too old to say.
+func (c *Client) MeAndToken(ctx context.Context) (*User, *MeToken, error) {
+	var out struct {
+		User  User     `json:"user"`
+		Token *MeToken `json:"token"`
+	}
 	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/me", withToken: true, repeatable: true}, &out)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &out.User, nil
+	return &out.User, out.Token, nil
 }
 
 // ListKeys returns the SSH keys registered for the token's account.

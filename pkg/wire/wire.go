@@ -191,6 +191,18 @@ const AuthSSHSignature = "ssh-signature"
 type MeResult struct {
 	OK   bool `json:"ok"`
 	User User `json:"user"`
+	// Token is the token the request was made with.
+	Token MeToken `json:"token"`
+}
+
+// MeToken is what GET /api/me says of the token it was asked with: what a
+// client shows of its stored credentials (pact auth status).
+type MeToken struct {
+	Name string `json:"name"`
+	// Scopes and Packages as in Token: null for every scope, every pack.
+	Scopes    *[]string  `json:"scopes"`
+	Packages  *[]string  `json:"packages"`
+	ExpiresAt *time.Time `json:"expires_at"` // null: never expires
 }
 
 // KeyList answers GET /api/ssh-keys: the caller's keys.

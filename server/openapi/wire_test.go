@@ -35,6 +35,7 @@ var wireTypes = map[string]reflect.Type{
 	"PublishResult":        reflect.TypeFor[wire.PublishResult](),
 	"SignedPublishResult":  reflect.TypeFor[wire.SignedPublishResult](),
 	"MeResult":             reflect.TypeFor[wire.MeResult](),
+	"MeToken":              reflect.TypeFor[wire.MeToken](),
 	"KeyList":              reflect.TypeFor[wire.KeyList](),
 	"KeyResult":            reflect.TypeFor[wire.KeyResult](),
 	"PublishRequest":       reflect.TypeFor[wire.PublishRequest](),

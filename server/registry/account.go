@@ -100,10 +100,10 @@ func (s *Service) Login(ctx context.Context, login, password string) (*Account, 
 		return nil, err
 	}
 	if acct == nil || acct.PasswordHash == "" || acct.IsOrg() {
-		CheckPassword(dummyHash, password)
+		s.checkPassword(dummyHash, password)
 		return nil, fail
 	}
-	if !CheckPassword(acct.PasswordHash, password) {
+	if !s.checkPassword(acct.PasswordHash, password) {
 		return nil, fail
 	}
 	// Said only after the password held, so it tells a guesser nothing.
@@ -152,7 +152,7 @@ func checkAccountEnabled(acct *Account) error {
 // whoever learnt the old password is logged out. Unauthorized when current
 // is wrong; the new password follows the rules of sign-up.
 func (s *Service) ChangePassword(ctx context.Context, acct *Account, current, password string, keepSessionID int64) (ended int64, err error) {
-	if acct.PasswordHash == "" || !CheckPassword(acct.PasswordHash, current) {
+	if acct.PasswordHash == "" || !s.checkPassword(acct.PasswordHash, current) {
 		return 0, Errorf(Unauthorized, "the current password is wrong")
 	}
 	return s.setPassword(ctx, acct.ID, password, keepSessionID)

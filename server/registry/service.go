@@ -25,6 +25,8 @@ type Service struct {
 	checkpoint       checkpointCache
 	oidcIssuers      []string                     // trust.go
 	onEvent          func(context.Context, Event) // audit.go
+	// checkPassword is CheckPassword; tests count its calls.
+	checkPassword func(encoded, password string) bool
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -45,7 +47,7 @@ type Options struct {
 // NewService returns the service of pact over store.
 func NewService(store Store, opts Options) *Service {
 	return &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
-		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent}
+		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, checkPassword: CheckPassword}
 }
 
 // Now is the service's clock in UTC, so that what the server times

@@ -83,7 +83,7 @@ func signatureFailure(reason, format string, args ...any) *Error {
 // checks, each with its own message: field formats, single-line name and
 // description, timestamp window, known key, the key inside the signature,
 // namespace, the signature over the exact message, a timestamp not older
-// than the key's registration. Then it parses the document (only after the
+// than the key's registration less the window's lag. Then it parses the document (only after the
 // signature holds, so anonymous requests cannot make the server parse large
 // documents).
 func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*VerifiedPublish, error) {
@@ -126,14 +126,17 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 	if err := sshsign.Verify(req.Signature, message, registered); err != nil {
 		return nil, signatureError(err)
 	}
-	// A key deleted and registered again, possibly by someone else, must
-	// not make what was signed with it before valid in its new account.
-	// Checked only once the signature holds, so it tells nothing to
-	// someone without the key.
-	if registeredAt := key.CreatedAt.Unix(); req.Timestamp < registeredAt {
+	// A signature dated before its key was registered is refused, in
+	// whole seconds as timestamps are, allowing a signer's clock the same
+	// lag behind the server's as the timestamp window does: a key used the
+	// second it was added, by a client a little behind, is not refused.
+	// Replays stay closed by the nonces, spent by fingerprint and kept for
+	// twice the window, after the key is deleted too. Checked only once the
+	// signature holds, so it tells nothing to someone without the key.
+	if registeredAt := key.CreatedAt.Unix(); req.Timestamp < registeredAt-int64(sshsign.MaxSkew/time.Second) {
 		return nil, signatureFailure("before_key_registration",
-			"timestamp %d is older than the registration of SSH key %s (at %d): a signature made before its key was registered is refused; sign again with the current time",
-			req.Timestamp, key.Fingerprint, registeredAt)
+			"timestamp %d is more than %d seconds older than the registration of SSH key %s (at %d): a signature made before its key was registered is refused; sign again with the current time",
+			req.Timestamp, int(sshsign.MaxSkew/time.Second), key.Fingerprint, registeredAt)
 	}
 	if err := checkAccountEnabled(signer); err != nil {
 		return nil, err

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+func newAuthCmd(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "auth <command>",
+		Short: "Show the registries you are logged in to",
+		Long: `pact keeps an API token per registry in $XDG_CONFIG_HOME/pact/config.yaml:
+'pact login --host HOST' adds one (and makes HOST the default host),
+'pact logout --host HOST' removes it. A stored token is only ever sent to
+the registry it was stored for. 'pact auth status' lists them.`,
+		Example: `  $ pact auth status
+  $ pact auth status --host https://pact.example.com --json`,
+		Args: noSubcommandArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newAuthStatusCmd(f, nil))
+	return cmd
+}
+
+type authStatusOptions struct {
+	IO      *iostreams
+	Factory *factory
+	JSON    bool
+}
+
+func newAuthStatusCmd(f *factory, runF func(context.Context, *authStatusOptions) error) *cobra.Command {
+	opts := &authStatusOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "List each registry you are logged in to, with its token",
+		Long: `Ask each registry with a stored token which account the token belongs to,
+and list them: the host ("(default)" after the default host), the account,
+the token's name, scopes, packages ("all" when not limited) and expiry,
+where the token comes from (config, PACT_TOKEN or --token) and whether the
+registry accepted it. Each token is sent only to its own registry.
+
+With --host or PACT_HOST, only that registry. A token in PACT_TOKEN or
+--token is listed first, for the registry the command would talk to: it is
+sent instead of the stored ones while it is set.
+
+Exits 0 when every token was accepted, 3 when one was refused or none is
+stored, 1 when a registry could not be reached.`,
+		Example: `  $ pact auth status
+  $ pact auth status --json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runAuthStatus(cmd.Context(), opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// authEntry is one registry of pact auth status.
+type authEntry struct {
+	Host    string `json:"host"`
+	Default bool   `json:"default"`
+	// Source is where the token comes from: config, PACT_TOKEN or --token.
+	Source   string          `json:"source"`
+	Username *string         `json:"username"`
+	Token    *client.MeToken `json:"token"`
+	// Status is ok, refused (the registry refused the token), unreachable
+	// or error; Error says why when it is not ok.
+	Status string  `json:"status"`
+	Error  *string `json:"error"`
+
+	token string
+}
+
+func runAuthStatus(ctx context.Context, opts *authStatusOptions) error {
+	cfg, err := opts.Factory.Config()
+	if err != nil {
+		return err
+	}
+	current := hostKey(cfg.Host)
+	var entries []*authEntry
+	if cfg.TokenSource == "--token" || cfg.TokenSource == "PACT_TOKEN" {
+		entries = append(entries, &authEntry{Host: current, Source: cfg.TokenSource, token: cfg.Token})
+	}
+	hosts := make([]string, 0, len(cfg.Stored))
+	for host := range cfg.Stored {
+		if !cfg.HostChosen || host == current {
+			hosts = append(hosts, host)
+		}
+	}
+	// The default host first, then by address.
+	sort.Slice(hosts, func(i, j int) bool {
+		if (hosts[i] == cfg.DefaultHost) != (hosts[j] == cfg.DefaultHost) {
+			return hosts[i] == cfg.DefaultHost
+		}
+		return hosts[i] < hosts[j]
+	})
+	for _, host := range hosts {
+		entries = append(entries, &authEntry{Host: host, Source: "config", token: cfg.Stored[host]})
+	}
+	if len(entries) == 0 {
+		if opts.JSON {
+			if err := exportJSON(opts.IO.Out, []*authEntry{}); err != nil {
+				return err
+			}
+		}
+		if cfg.HostChosen {
+			opts.IO.info("Not logged in to %s: run 'pact login --host %s'", current, current)
+		} else {
+			opts.IO.info("Not logged in to any registry: run 'pact login' (or 'pact login --host HOST')")
+		}
+		return &silentError{code: exitAuth}
+	}
+
+	// Each token goes to its own registry only.
+	var failed error
+	for _, e := range entries {
+		e.Default = e.Host == cfg.DefaultHost
+		c, err := opts.Factory.newClient(e.Host, e.token)
+		if err == nil {
+			var user *client.User
+			user, e.Token, err = c.MeAndToken(ctx)
+			if err == nil {
+				e.Username = &user.Username
+			}
+		}
+		e.Status = authProblem(err)
+		if err != nil {
+			msg := authReason(err)
+			e.Error = &msg
+			if failed == nil {
+				failed = err
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+
+	if opts.JSON {
+		if err := exportJSON(opts.IO.Out, entries); err != nil {
+			return err
+		}
+	} else if err := printAuthStatus(opts.IO, entries); err != nil {
+		return err
+	}
+	if cfg.TokenSource == "--token" || cfg.TokenSource == "PACT_TOKEN" {
+		if len(cfg.Stored) > 0 {
+			opts.IO.info("%s is given: it is sent instead of the stored tokens, to whichever registry a command talks to", cfg.TokenSource)
+		}
+	}
+	if failed != nil {
+		code, _ := exitStatus(failed)
+		return &silentError{code: code}
+	}
+	return nil
+}
+
+// authProblem classifies the answer of a registry to a stored token.
+func authProblem(err error) string {
+	var apiErr *client.APIError
+	var urlErr *url.Error
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized:
+		return "refused"
+	case errors.As(err, &urlErr):
+		return "unreachable"
+	}
+	return "error"
+}
+
+// authReason says in a few words why a registry did not accept a token.
+func authReason(err error) string {
+	var apiErr *client.APIError
+	var urlErr *url.Error
+	switch {
+	case errors.As(err, &apiErr):
+		return apiErr.Message
+	case errors.As(err, &urlErr):
+		return networkReason(urlErr)
+	}
+	return err.Error()
+}
+
+func printAuthStatus(ios *iostreams, entries []*authEntry) error {
+	t := newTable(ios.Out)
+	writeRow(t, "HOST", "USER", "TOKEN", "SCOPES", "PACKAGES", "EXPIRES", "FROM", "STATUS")
+	now := time.Now()
+	for _, e := range entries {
+		host := e.Host
+		if e.Default {
+			host += " (default)"
+		}
+		user, name, scopes, packages, expires := "-", "-", "-", "-", "-"
+		if e.Username != nil {
+			user = *e.Username
+		}
+		if e.Token != nil {
+			name = orDash(e.Token.Name)
+			scopes, packages = describeScopes(e.Token.Scopes, e.Token.Packages)
+			expires = optionalTime(e.Token.ExpiresAt, "never")
+			if e.Token.ExpiresAt != nil && !now.Before(*e.Token.ExpiresAt) {
+				expires += " (expired)"
+			}
+		}
+		status := e.Status
+		if e.Error != nil {
+			status += ": " + *e.Error
+		}
+		writeRow(t, host, user, name, scopes, packages, expires, e.Source, status)
+	}
+	return t.Flush()
+}
