@@ -162,10 +162,10 @@ func TestReadCacheKeepsItsHotDocumentsThroughASweep(t *testing.T) {
 
 // BenchmarkReadCacheHits reads documents that are all in a 16 MiB cache,
 // in turn, as the raw path's hits do: a look-up's cost where its memory
-// (map, list, sketch) is no longer in the processor's caches between two
+// (otter's table and policy) is no longer in the processor's caches between two
 // reads of one document.
 func BenchmarkReadCacheHits(b *testing.B) {
-	for _, n := range []int{100, 4000} {
+	for _, n := range []int{100, 3000} {
 		b.Run(fmt.Sprintf("%d-docs", n), func(b *testing.B) {
 			c := newReadCache(16<<20, 0)
 			keys := make([]docID, n)
