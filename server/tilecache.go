@@ -1,60 +1,44 @@
 package server
 
 import (
-	"container/list"
-	"sync"
+	"strings"
+	"sync/atomic"
 
-	"github.com/pact-registry/pact/server/internal/admission"
+	"github.com/maypok86/otter/v2"
+
 	"github.com/pact-registry/pact/server/registry"
 )
 
 // tileCache keeps the log tiles this process served, by path. A tile's
 // bytes never change once it exists, partial tiles included (a partial
 // tile of width W holds the first W items of its tile, and the log only
-// grows), so nothing is ever invalidated: the least recently used tiles
-// leave when the cache holds more than its bytes, each tile counted with
-// tileOverhead beside its data.
+// grows), so nothing is ever invalidated.
 //
-// Full and partial tiles have budgets of their own. A full cache takes in
-// a full tile only as an admission.Filter says (not when it was asked for
-// less often lately than a tile it would evict; between equals one in
-// admission.OneIn), so a client walking the whole log does not flush the
-// tiles every monitor asks for. Partial tiles are always taken in, into
-// an eighth of the bytes: the right edge, whose path changes as the log
-// grows, is what monitors poll. Any partial tile of any width of a tile
-// the tree holds can be asked for, though, and a sweep through them
+// Full and partial tiles have budgets of their own, each an otter cache
+// bounded by bytes (each tile counted with tileOverhead beside its data
+// and path) that admits by frequency (W-TinyLFU), so a client walking the
+// whole log does not flush the tiles every monitor asks for. Partial tiles
+// have an eighth of the bytes: the right edge, whose path changes as the
+// log grows, is what monitors poll; any partial tile of any width of a
+// tile the tree holds can be asked for, though, and a sweep through them
 // (hundreds for every full tile, down to 32 bytes each) only churns that
 // eighth (docs/design.md, The transparency log).
 type tileCache struct {
-	mu            sync.Mutex
-	full, partial tileSegment
-	byPath        map[string]*list.Element
-	admit         admission.Policy // every look-up is recorded in it
-	// hits and misses count get's answers, under mu.
-	hits, misses uint64
-}
-
-// tileSegment is one budget of the cache: its tiles, most recently used
-// first.
-type tileSegment struct {
-	order           *list.List // of *cachedTile
-	bytes, maxBytes int
+	full, partial *otter.Cache[string, *cachedTile]
+	maxBytes      int
+	// hits and misses count get's answers.
+	hits, misses atomic.Uint64
 }
 
 type cachedTile struct {
 	path string
-	// hash (the path's), size and tally are set by put, and the tally
-	// kept under the cache's lock.
-	hash  uint64
-	size  int
-	tally admission.Tally
-	data  []byte
-	full  bool
+	data []byte
+	full bool
 }
 
 // tileOverhead is what a cached tile takes beside its data and path: the
-// cachedTile, its list element and its map entry. A partial hash tile may
-// hold a single 32-byte hash.
+// cachedTile and otter's node. A partial hash tile may hold a single
+// 32-byte hash.
 const tileOverhead = 256
 
 // maxTileCacheBytes holds, in the seven eighths for full tiles, 64 full
@@ -64,73 +48,46 @@ const tileOverhead = 256
 const maxTileCacheBytes = 19 << 20
 
 func newTileCache(maxBytes int) *tileCache {
-	partial := maxBytes / 8
-	return &tileCache{
-		full:    tileSegment{order: list.New(), maxBytes: maxBytes - partial},
-		partial: tileSegment{order: list.New(), maxBytes: partial},
-		byPath:  map[string]*list.Element{},
-		admit:   admission.NewFilter(maxBytes / 4096),
+	segment := func(bytes int) *otter.Cache[string, *cachedTile] {
+		return otter.Must(&otter.Options[string, *cachedTile]{
+			MaximumWeight: uint64(bytes),
+			Weigher:       func(_ string, t *cachedTile) uint32 { return uint32(t.size()) },
+		})
 	}
+	partial := maxBytes / 8
+	return &tileCache{full: segment(maxBytes - partial), partial: segment(partial), maxBytes: maxBytes}
 }
 
-func (c *tileCache) segment(t *cachedTile) *tileSegment {
-	if t.full {
-		return &c.full
+func (t *cachedTile) size() int { return len(t.data) + len(t.path) + tileOverhead }
+
+// segment is the cache of the tiles at path: ".p/" marks a partial one.
+func (c *tileCache) segment(path string) *otter.Cache[string, *cachedTile] {
+	if strings.Contains(path, ".p/") {
+		return c.partial
 	}
-	return &c.partial
+	return c.full
 }
 
 func (c *tileCache) get(path string) (*cachedTile, bool) {
-	hash := admission.HashString(path)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.admit.Record(hash)
-	e, ok := c.byPath[path]
-	if !ok {
-		c.misses++
-		return nil, false
+	t, ok := c.segment(path).GetIfPresent(path)
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
 	}
-	c.hits++
-	t := e.Value.(*cachedTile)
-	c.admit.Hit(&t.tally)
-	c.segment(t).order.MoveToFront(e)
-	return t, true
+	return t, ok
 }
 
 func (c *tileCache) put(t *cachedTile) {
-	t.size = len(t.data) + len(t.path) + tileOverhead
-	seg := c.segment(t)
-	if t.size > seg.maxBytes/4 {
-		return
+	seg := c.segment(t.path)
+	if uint64(t.size()) > seg.GetMaximum()/4 {
+		return // it would crowd out many others
 	}
-	t.hash = admission.HashString(t.path)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.byPath[t.path]; ok {
-		return
-	}
-	if t.full && seg.bytes+t.size > seg.maxBytes && !c.admit.Admit(t.hash, admission.Victims(seg.order, int64(seg.bytes+t.size-seg.maxBytes), tileTally)) {
-		return
-	}
-	t.tally = c.admit.Start(t.hash)
-	c.byPath[t.path] = seg.order.PushFront(t)
-	seg.bytes += t.size
-	for seg.bytes > seg.maxBytes {
-		last := seg.order.Back()
-		old := last.Value.(*cachedTile)
-		seg.order.Remove(last)
-		delete(c.byPath, old.path)
-		seg.bytes -= old.size
-	}
+	seg.SetIfAbsent(t.path, t)
 }
-
-// tileTally is what admission.Victims asks of a tile.
-func tileTally(t *cachedTile) (*admission.Tally, int64) { return &t.tally, int64(t.size) }
 
 // stats counts the cache's answers.
 func (c *tileCache) stats() registry.CacheStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return registry.CacheStats{Hits: c.hits, Misses: c.misses, Bytes: int64(c.full.bytes + c.partial.bytes),
-		MaxBytes: int64(c.full.maxBytes + c.partial.maxBytes)}
+	return registry.CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(),
+		Bytes: int64(c.full.WeightedSize() + c.partial.WeightedSize()), MaxBytes: int64(c.maxBytes)}
 }

@@ -25,9 +25,8 @@ import (
 // attackCacheBytes: many of the smallest entries the cache counts (a
 // document of 64 bytes is counted as its key and 512 bytes beside it),
 // more than it holds, and documents of the largest size it keeps (an
-// eighth of it), each of whose admissions walks the least recently used
-// end of the cache through about 420 of the small ones to evict them
-// (the most a walk can take is an eighth of the cache over 512 bytes).
+// eighth of it), each of which, let in, evicts about 420 of the small
+// ones.
 const (
 	attackCacheBytes = 2 << 20
 	attackTiny       = 7000
@@ -82,7 +81,7 @@ func seedCacheAttack(t *testing.T, dsn string) (contents map[string][]byte) {
 // TestDocumentCacheUnderAttack attacks the read cache's costs through a
 // real pactd: clients sweeping through more small documents than it holds
 // and reading in turn the largest documents it keeps, so that full-cache
-// misses keep asking the admission filter, and walking and evicting
+// misses keep asking the cache's admission policy and evicting
 // hundreds of entries (the small documents fill the cache first), while
 // another client reads a few hot documents.
 // Every answer is whole and right, the cache stays within its bytes, the

@@ -226,8 +226,8 @@ func cacheSeries(t *testing.T, base, series, cache string) float64 {
 // A client reading every document in turn, many more than the document
 // cache holds, while others keep reading a few hot ones: the hot documents
 // stay in memory (a plain LRU would evict each of them between two of
-// their reads here), the sweep is still answered from memory now and then,
-// and /metrics counts both, within the cache's bytes.
+// their reads here), and /metrics counts hits and misses, within the
+// cache's bytes.
 func TestDocumentCacheKeepsHotDocumentsThroughASweep(t *testing.T) {
 	const hot, sweep, rounds = 8, 200, 6
 	// About 19 documents of this size: fewer than the 23 distinct ones read
@@ -269,9 +269,9 @@ func TestDocumentCacheKeepsHotDocumentsThroughASweep(t *testing.T) {
 	if got := cacheSeries(t, srv.URL, "pact_cache_hits_total", "documents") - hits; got != hot {
 		t.Errorf("after the sweep, %v of the %d hot documents came from memory, want all", got, hot)
 	}
-	if sweepHits := hits - float64(hotReads); sweepHits < 10 {
-		t.Errorf("%v hits in all for %d reads of hot documents: the sweep came from memory %v times, want at least 10",
-			hits, hotReads, sweepHits)
+	if hits < float64(hotReads)*95/100 {
+		t.Errorf("%v hits in all for %d reads of hot documents during the sweep, want the hot ones from memory at least 95%% of the time",
+			hits, hotReads)
 	}
 	held, limit := cacheSeries(t, srv.URL, "pact_cache_bytes", "documents"), cacheSeries(t, srv.URL, "pact_cache_max_bytes", "documents")
 	if limit != 12288 || held > limit || held == 0 {

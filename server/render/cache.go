@@ -1,14 +1,13 @@
 package render
 
 import (
-	"container/list"
 	"crypto/sha256"
 	"html/template"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/maypok86/otter/v2"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -30,52 +29,47 @@ var renderSlots = max(1, runtime.GOMAXPROCS(0)/2)
 var errBusy = &limitError{"pactd is busy rendering other documents right now (reload the page later for the formatted view)"}
 
 // entryOverhead approximates what an entry costs besides its HTML: the
-// list element, the map slot and the key.
+// key and otter's node.
 const entryOverhead = 128
 
 // Cache remembers rendered documents by the SHA-256 of their text:
 // published versions never change, so a popular page is rendered once. It
-// is bounded by the bytes it holds, not by a number of documents, since
-// one rendering may be a thousand times the size of another; the least
-// recently viewed documents make room. Concurrent views of one document
-// that is not cached wait for a single rendering.
+// is an otter cache bounded by the bytes it holds, not by a number of
+// documents, since one rendering may be a thousand times the size of
+// another, and admitting by frequency (W-TinyLFU), so a crawler viewing
+// every document once does not flush the popular ones. Concurrent views of
+// one document that is not cached wait for a single rendering.
 type Cache struct {
 	maxBytes int
-
-	mu      sync.Mutex
-	bytes   int
-	order   *list.List // of *cacheEntry, most recently used first
-	entries map[[sha256.Size]byte]*list.Element
+	entries  *otter.Cache[[sha256.Size]byte, template.HTML]
 
 	flights singleflight.Group
 	slots   chan struct{} // a token per rendering under way
 	renders atomic.Int64
 }
 
-type cacheEntry struct {
-	key  [sha256.Size]byte
-	html template.HTML
-}
-
-func (e *cacheEntry) size() int { return len(e.html) + entryOverhead }
-
 // NewCache returns a cache that holds at most maxBytes of rendered HTML.
 func NewCache(maxBytes int) *Cache {
-	return &Cache{maxBytes: maxBytes, order: list.New(), entries: make(map[[sha256.Size]byte]*list.Element),
-		slots: make(chan struct{}, renderSlots)}
+	return &Cache{maxBytes: maxBytes, slots: make(chan struct{}, renderSlots),
+		entries: otter.Must(&otter.Options[[sha256.Size]byte, template.HTML]{
+			MaximumWeight: uint64(maxBytes),
+			Weigher:       func(_ [sha256.Size]byte, html template.HTML) uint32 { return uint32(entrySize(html)) },
+		})}
 }
+
+func entrySize(html template.HTML) int { return len(html) + entryOverhead }
 
 // Markdown is render.Markdown through the cache. When every rendering slot
 // stays taken for RenderWait, the document is shown as escaped text under a
 // note, and that answer is not cached.
 func (c *Cache) Markdown(src []byte) template.HTML {
 	key := sha256.Sum256(src)
-	if out, ok := c.get(key); ok {
+	if out, ok := c.entries.GetIfPresent(key); ok {
 		return out
 	}
 	v, _, _ := c.flights.Do(string(key[:]), func() (any, error) {
 		// A flight that ended just before this one began has cached it.
-		if out, ok := c.get(key); ok {
+		if out, ok := c.entries.GetIfPresent(key); ok {
 			return out, nil
 		}
 		timer := time.NewTimer(RenderWait)
@@ -88,7 +82,9 @@ func (c *Cache) Markdown(src []byte) template.HTML {
 		}
 		c.renders.Add(1)
 		out := Markdown(src)
-		c.add(key, out)
+		if entrySize(out) <= c.maxBytes {
+			c.entries.Set(key, out)
+		}
 		return out, nil
 	})
 	return v.(template.HTML)
@@ -99,46 +95,12 @@ func (c *Cache) Renders() int64 { return c.renders.Load() }
 
 // Bytes is what the cache holds now, by the same measure as its bound.
 func (c *Cache) Bytes() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.bytes
+	c.entries.CleanUp()
+	return int(c.entries.WeightedSize())
 }
 
 // Len is the number of documents the cache holds.
 func (c *Cache) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries)
-}
-
-func (c *Cache) get(key [sha256.Size]byte) (template.HTML, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[key]
-	if !ok {
-		return "", false
-	}
-	c.order.MoveToFront(el)
-	return el.Value.(*cacheEntry).html, true
-}
-
-func (c *Cache) add(key [sha256.Size]byte, out template.HTML) {
-	e := &cacheEntry{key: key, html: out}
-	if e.size() > c.maxBytes {
-		return // it would evict everything and still not fit
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok {
-		return
-	}
-	for c.bytes+e.size() > c.maxBytes {
-		oldest := c.order.Back()
-		old := oldest.Value.(*cacheEntry)
-		c.order.Remove(oldest)
-		delete(c.entries, old.key)
-		c.bytes -= old.size()
-	}
-	c.entries[key] = c.order.PushFront(e)
-	c.bytes += e.size()
+	c.entries.CleanUp()
+	return c.entries.EstimatedSize()
 }

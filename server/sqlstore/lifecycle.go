@@ -200,19 +200,3 @@ func allYanked(p *registry.Package) error {
 	return notFound("every version of %s/%s is yanked, so it has no latest version; name a version (@VERSION) to fetch a yanked one",
 		p.OwnerSlug, p.PackSlug)
 }
-
-// packageChanged drops every document of owner/pack and the id of its
-// latest version (the ids of pinned versions stay true: a version's row
-// is read afresh on every miss), and bumps the generation.
-func (c *readCache) packageChanged(owner, pack string) {
-	latest := docKey(owner, pack, "")
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.generation.Add(1)
-	for _, e := range c.docs {
-		if key := e.Value.(*cachedDoc).key; key.owner == latest.owner && key.pack == latest.pack {
-			c.remove(e)
-		}
-	}
-	c.dropLatest(owner, pack)
-}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pact-registry/pact/internal/storetest"
-	"github.com/pact-registry/pact/server/internal/admission"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -56,9 +55,6 @@ func TestReadCacheKnowsTheRowsOfDocumentsItDidNotKeep(t *testing.T) {
 	want(t, c, latest, 7)
 	want(t, c, pinned, 5)
 	want(t, c, rawKey("alice", "foo", "2.0.0"), 0)
-	if id := c.ids[0]; id.id != 0 {
-		t.Fatal("an id under the hash 0")
-	}
 	notRaw := docKey("alice", "foo", "")
 	c.putDoc(notRaw, rawVersion(7, big), c.gen(), clock())
 	want(t, c, notRaw, 0) // only the raw path reads by id
@@ -86,8 +82,9 @@ func TestReadCacheKnowsTheRowsOfDocumentsItDidNotKeep(t *testing.T) {
 		for _, key := range []docID{latest, pinned, other} {
 			want(t, c, key, 0)
 		}
-		if c.idBytes != 0 {
-			t.Errorf("an empty cache counts %d bytes of ids", c.idBytes)
+		c.ids.CleanUp()
+		if got := c.ids.WeightedSize(); got != 0 {
+			t.Errorf("an empty cache counts %d bytes of ids", got)
 		}
 	})
 	t.Run("a read that raced a publish", func(t *testing.T) {
@@ -110,8 +107,9 @@ func TestReadCacheKnowsTheRowsOfDocumentsItDidNotKeep(t *testing.T) {
 		time.Sleep(60 * time.Millisecond)
 		want(t, c, pinned, 0)
 		want(t, c, latest, 7)
-		if c.idBytes != idSize {
-			t.Errorf("with one id left, the ids count %d bytes, want %d", c.idBytes, idSize)
+		c.ids.CleanUp()
+		if got, want := c.ids.WeightedSize(), uint64(latest.bytes()+idOverhead); got != want {
+			t.Errorf("with one id left, the ids count %d bytes, want %d", got, want)
 		}
 	})
 }
@@ -128,8 +126,10 @@ func TestReadCacheIDsStayWithinTheirShare(t *testing.T) {
 			size = budget / 4 // never kept: only its id is
 		}
 		c.putDoc(rawKey("mirror", fmt.Sprintf("pack-%05d", i), ""), rawVersion(int64(i+1), size), c.gen(), clock())
-		if c.idBytes > budget/4 || c.bytes+c.idBytes > budget {
-			t.Fatalf("after %d reads: %d bytes of ids and %d of documents, over %d and %d", i+1, c.idBytes, c.bytes, budget/4, budget)
+		c.docs.CleanUp()
+		c.ids.CleanUp()
+		if ids := c.ids.WeightedSize(); ids > budget/4 || c.bytes() > budget {
+			t.Fatalf("after %d reads: %d bytes of ids and %d in all, over %d and %d", i+1, ids, c.bytes(), budget/4, budget)
 		}
 	}
 	known := int64(0)
@@ -142,12 +142,12 @@ func TestReadCacheIDsStayWithinTheirShare(t *testing.T) {
 			known++
 		}
 	}
-	if known < budget/4/idSize*9/10 {
+	if idSize := rawKey("mirror", "pack-00000", "").bytes() + idOverhead; known < budget/4/idSize*9/10 {
 		t.Errorf("the cache knows %d ids in %d bytes", known, budget/4)
 	}
 }
 
-// idSize is at least what an id costs the heap
+// idOverhead, with the key's strings, is at least what an id costs the heap
 // (the ids' share of the budget bounds their memory), and not several
 // times it, at every size the map grows through.
 func TestReadCacheCountsItsIDsBytes(t *testing.T) {
@@ -164,19 +164,19 @@ func TestReadCacheCountsItsIDsBytes(t *testing.T) {
 		}
 		before := heap()
 		c := newReadCache(1<<40, 0)
-		c.admit = nil // not the ids' memory
 		for i, key := range keys {
-			c.putID(admission.Hash(key), key, int64(i+1), 0)
+			c.ids.Set(key, idHint{id: int64(i + 1)})
 		}
-		used := int64(heap() - before)
+		c.ids.CleanUp()
+		used, counted := int64(heap()-before), int64(c.ids.WeightedSize())
 		runtime.KeepAlive(keys)
-		if used > c.idBytes {
-			t.Errorf("%d ids take %d bytes of heap, %d each; the cache counts %d", n, used, used/int64(n), c.idBytes/int64(n))
+		if used > counted {
+			t.Errorf("%d ids take %d bytes of heap, %d each; the cache counts %d", n, used, used/int64(n), counted/int64(n))
 		}
-		if used < c.idBytes/3 {
-			t.Errorf("%d ids take %d bytes of heap, %d each; the cache counts %d, more than three times that", n, used, used/int64(n), c.idBytes/int64(n))
+		if used < counted/3 {
+			t.Errorf("%d ids take %d bytes of heap, %d each; the cache counts %d, more than three times that", n, used, used/int64(n), counted/int64(n))
 		}
-		t.Logf("%d ids: %d bytes of heap each; the cache counts %d", n, used/int64(n), c.idBytes/int64(n))
+		t.Logf("%d ids: %d bytes of heap each; the cache counts %d", n, used/int64(n), counted/int64(n))
 		runtime.KeepAlive(c)
 	}
 }
