@@ -376,7 +376,7 @@ type target struct {
 
 // interleavedRounds is how many turns the servers compared on one path take
 // (getEach). This machine's speed moves by tens of percent from one minute
-// to the next (BENCHMARKS.md, "2026-11-24, sixth part"); a server measured
+// to the next (measured 2026-11-24, in the git history of BENCHMARKS.md); a server measured
 // for its whole ten seconds after another could be measured in a slow
 // minute the other missed.
 const interleavedRounds = 5
