@@ -88,14 +88,33 @@ func (t *Token) AuthorizeIn(scope Scope, holder, owner, pack string) error {
 }
 
 // MatchesPackages reports whether pack (a pack slug of the token holder's,
-// or org/pack) matches one of globs (path.Match; '*' never crosses '/').
+// or org/pack) matches one of globs. The owner part and the pack part are
+// matched apart: a glob without '/' matches only the holder's own packs,
+// one of the form org/glob only the packs of org, whose name it holds
+// literally, and the pack part is path.Match'ed against the pack's slug
+// alone, so no glob operator (not even a class such as [^x]) reaches
+// across the '/'.
 func MatchesPackages(globs []string, pack string) bool {
+	owner, name := splitPack(pack)
 	for _, g := range globs {
-		if ok, _ := path.Match(g, pack); ok {
+		gOwner, gName := splitPack(g)
+		if gOwner != owner {
+			continue
+		}
+		if ok, _ := path.Match(gName, name); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// splitPack splits org/pack (or org/glob) into its two parts; a name
+// without '/' is the holder's own, owner "".
+func splitPack(name string) (owner, pack string) {
+	if o, p, ok := strings.Cut(name, "/"); ok {
+		return o, p
+	}
+	return "", name
 }
 
 // ParseScopes checks a list of scope names as a client sent it and returns
@@ -149,8 +168,14 @@ func ParsePackages(globs []string) ([]string, error) {
 		}
 		packGlob := g
 		if org, rest, ok := strings.Cut(g, "/"); ok {
+			if strings.ContainsAny(org, "*?[]^") {
+				return nil, Errorf(Invalid, "package glob %q has a pattern in its organisation's name: name one organisation literally, such as acme/%s", truncateForMessage(g), truncateForMessage(rest))
+			}
 			if _, err := NormalizeUsername(org); err != nil || org != strings.ToLower(org) || strings.Contains(rest, "/") {
 				return nil, Errorf(Invalid, "package glob %q may hold only a-z, 0-9, '-' and the glob operators * ? [ ] ^, after at most one organisation's name and '/'", g)
+			}
+			if rest == "" {
+				return nil, Errorf(Invalid, "package glob %q names no pack after the organisation: use %s* for every pack of %s", g, g, org)
 			}
 			packGlob = rest
 		}
