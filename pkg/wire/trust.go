@@ -11,6 +11,20 @@ type TrustedPublisher struct {
 	// Claims must all be present in the ID token, each equal.
 	Claims    map[string]string `json:"claims"`
 	CreatedAt time.Time         `json:"created_at"`
+	// ExpiresAt is the expiry of the token that added it; null: it lasts
+	// until removed (added from the dashboard, or by a token that never
+	// expires).
+	ExpiresAt *time.Time `json:"expires_at"`
+	// CreatedBy is who added it; null for those added before pact
+	// recorded it.
+	CreatedBy *Maker `json:"created_by"`
+}
+
+// Maker is who made a grant: a user, and the API token it used.
+type Maker struct {
+	Username string `json:"username"`
+	// TokenID is the id of the token; null when made from the dashboard.
+	TokenID *int64 `json:"token_id"`
 }
 
 // TrustedPublisherRequest is the body of POST /api/trusted-publishers.
@@ -41,6 +55,8 @@ type CreatedTrustedPublisher struct {
 	Packages  []string          `json:"packages"`
 	Claims    map[string]string `json:"claims"`
 	CreatedAt time.Time         `json:"created_at"`
+	ExpiresAt *time.Time        `json:"expires_at"`
+	CreatedBy *Maker            `json:"created_by"`
 }
 
 // OIDCExchangeRequest is the body of POST /api/oidc/exchange.

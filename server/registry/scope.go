@@ -117,6 +117,14 @@ func splitPack(name string) (owner, pack string) {
 	return "", name
 }
 
+// withinPackages reports whether glob lies within globs, the packs of the
+// credential granting it: it is one of them, or a literal pack name one of
+// them matches. Two different globs are never compared (whether one covers
+// the other is not decided), so the rule stays simple and sound.
+func withinPackages(globs []string, glob string) bool {
+	return slices.Contains(globs, glob) || isLiteralPack(glob) && MatchesPackages(globs, glob)
+}
+
 // ParseScopes checks a list of scope names as a client sent it and returns
 // the scopes in canonical order, each once. nil stays nil (every scope).
 func ParseScopes(names []string) ([]Scope, error) {
@@ -202,6 +210,9 @@ type TokenSpec struct {
 	Name string
 	// CI is the CI job of a token exchanged for an ID token (trust.go).
 	CI *CIIdentity
+	// TrustedPublishers are the ids of the trusted publishers such a
+	// token was exchanged through.
+	TrustedPublishers []int64
 	// Scopes as a client sent them; nil gives every scope, present and
 	// future; an empty list gives none (a token that can only read).
 	Scopes []string
@@ -239,7 +250,7 @@ func checkIssue(maker, t *Token) error {
 				strings.Join(maker.Packages, ", "))
 		}
 		for _, g := range t.Packages {
-			if !slices.Contains(maker.Packages, g) && !(isLiteralPack(g) && MatchesPackages(maker.Packages, g)) {
+			if !withinPackages(maker.Packages, g) {
 				return Errorf(Forbidden, "package glob %q is not among this token's packs %s: use one of its globs or a pack name they match",
 					g, strings.Join(maker.Packages, ", "))
 			}
