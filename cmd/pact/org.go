@@ -200,15 +200,15 @@ revoked; both are listed.`,
 
 // printRevokedGrants says what a member's removal or demotion took away
 // with its owner role.
-func printRevokedGrants(io *iostreams, member string, removed []client.TrustedPublisher, tokens []int64) {
+func printRevokedGrants(streams *iostreams, member string, removed []client.TrustedPublisher, tokens []int64) {
 	for _, p := range removed {
-		io.info("Removed trusted publisher %d, which %s added: %s may publish %s", p.ID, member, describeClaims(p.Claims), strings.Join(p.Packages, ", "))
+		streams.info("Removed trusted publisher %d, which %s added: %s may publish %s", p.ID, member, describeClaims(p.Claims), strings.Join(p.Packages, ", "))
 	}
 	if len(tokens) > 0 {
 		ids := make([]string, len(tokens))
 		for i, id := range tokens {
 			ids[i] = strconv.FormatInt(id, 10)
 		}
-		io.info("Revoked the tokens exchanged through them: %s", strings.Join(ids, ", "))
+		streams.info("Revoked the tokens exchanged through them: %s", strings.Join(ids, ", "))
 	}
 }
