@@ -12,8 +12,9 @@ import (
 
 // Organisations (docs/protocol.md, Organisations): reads are public;
 // creating one and changing members need a token with the tokens scope,
-// since a membership is a way to publish, as a trusted publisher is. Who
-// may change what is the domain's (registry.Can).
+// since a membership is a way to publish, as a trusted publisher is, and
+// no pack limit (the domain's checkWholeNamespace). Who may change what is
+// the domain's (registry.Can).
 
 func (s *Server) routeOrgs(api, token *gin.RouterGroup) {
 	httpx.GetAndHead(api, "/orgs/:org", s.showOrg)
@@ -30,7 +31,7 @@ func (s *Server) createOrg(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	o, err := s.svc.CreateOrg(c, account(c), body.Name, body.DisplayName)
+	o, err := s.svc.CreateOrg(c, account(c), apiToken(c), body.Name, body.DisplayName)
 	if err != nil {
 		s.shared.Fail(c, err)
 		return
@@ -67,18 +68,30 @@ func (s *Server) setMember(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	m, err := s.svc.SetMember(c, account(c), c.Param("org"), c.Param("username"), role)
+	ch, err := s.svc.SetMember(c, account(c), apiToken(c), c.Param("org"), c.Param("username"), role)
 	if err != nil {
 		s.shared.Fail(c, err)
 		return
 	}
-	httpx.JSON(c, http.StatusOK, wire.MemberResult{OK: true, Member: presentMember(m)})
+	removed, revoked := presentRevoked(ch)
+	httpx.JSON(c, http.StatusOK, wire.MemberResult{OK: true, Member: presentMember(ch.Member), RemovedTrustedPublishers: removed, RevokedTokens: revoked})
 }
 
 func (s *Server) removeMember(c *gin.Context) {
-	if err := s.svc.RemoveMember(c, account(c), c.Param("org"), c.Param("username")); err != nil {
+	ch, err := s.svc.RemoveMember(c, account(c), apiToken(c), c.Param("org"), c.Param("username"))
+	if err != nil {
 		s.shared.Fail(c, err)
 		return
 	}
-	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})
+	removed, revoked := presentRevoked(ch)
+	httpx.JSON(c, http.StatusOK, wire.MemberRemoved{OK: true, RemovedTrustedPublishers: removed, RevokedTokens: revoked})
+}
+
+// presentRevoked is what a member change took away, [] when nothing.
+func presentRevoked(ch *registry.MemberChange) ([]wire.TrustedPublisher, []int64) {
+	removed := make([]wire.TrustedPublisher, len(ch.RemovedTrustedPublishers))
+	for i := range ch.RemovedTrustedPublishers {
+		removed[i] = presentTrustedPublisher(&ch.RemovedTrustedPublishers[i])
+	}
+	return removed, append([]int64{}, ch.RevokedTokens...)
 }

@@ -379,3 +379,28 @@ func mkdir(t *testing.T, dir string) string {
 	}
 	return dir
 }
+
+// A glob of one's own namespace never reaches an organisation's packs: the
+// owner part and the pack part are matched apart, and a glob naming no
+// pack or a pattern of organisations is refused.
+func TestOwnGlobDoesNotReachAnOrganisation(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		o := startOrg(t, dsn)
+		own := makeToken(t, o.Env, o.bob.Bearer(), map[string]any{"name": "own", "scopes": []string{"publish"}, "packages": []string{"acme[^x]*"}})
+		resp := o.API.PostJSON("/api/publish", map[string]any{"content": packDoc("rocket", "1.0.0"), "owner": "acme"}, bearer(own))
+		wantError(t, resp.Status, resp.JSON(t), http.StatusForbidden, `"acme/rocket" is not one of them`)
+		wantStatus(t, o.API.Get("/api/packages/acme/rocket").Status, http.StatusNotFound, nil)
+		wantStatus(t, o.API.PostJSON("/api/publish", map[string]any{"content": packDoc("acmeco", "1.0.0")}, bearer(own)).Status, http.StatusOK, nil)
+
+		for glob, says := range map[string]string{
+			"acme/":     "names no pack after the organisation",
+			"ac[m]e/x":  "has a pattern in its organisation's name",
+			"a?me/*":    "has a pattern in its organisation's name",
+			"*/widget":  "has a pattern in its organisation's name",
+			"acme/ x/y": "may hold only",
+		} {
+			resp := o.API.PostJSON("/api/tokens", map[string]any{"name": "bad", "scopes": []string{"publish"}, "packages": []string{glob}}, o.bob.Bearer())
+			wantError(t, resp.Status, resp.JSON(t), http.StatusBadRequest, says)
+		}
+	})
+}

@@ -297,7 +297,7 @@ func TestTokenRequestBounds(t *testing.T) {
 			{"a long glob", map[string]any{"scopes": []string{"publish"}, "packages": []string{strings.Repeat("a", 65)}}, 400, "longer than 64"},
 			{"a malformed glob", map[string]any{"scopes": []string{"publish"}, "packages": []string{"widget-["}}, 400, "not a valid glob"},
 			{"a glob with two slashes", map[string]any{"scopes": []string{"publish"}, "packages": []string{"acme/widget/x"}}, 400, "may hold only"},
-			{"a glob whose organisation is a glob", map[string]any{"scopes": []string{"publish"}, "packages": []string{"ac*/widget"}}, 400, "may hold only"},
+			{"a glob whose organisation is a glob", map[string]any{"scopes": []string{"publish"}, "packages": []string{"ac*/widget"}}, 400, "has a pattern in its organisation's name"},
 			{"a glob with upper case", map[string]any{"scopes": []string{"publish"}, "packages": []string{"Widget"}}, 400, "may hold only"},
 			{"an empty glob", map[string]any{"scopes": []string{"publish"}, "packages": []string{" "}}, 400, "empty glob"},
 			{"no packages", map[string]any{"scopes": []string{"publish"}, "packages": []string{}}, 400, "at least one"},

@@ -17,7 +17,9 @@ import (
 
 // Trusted publishing (docs/protocol.md, Trusted publishing): the trusted
 // publishers of an account, guarded by the tokens scope (a trusted
-// publisher is a way to get tokens), and the exchange of a CI job's ID
+// publisher is a way to get tokens; adding one needs the publish scope
+// too, which the domain checks with the rest of what its maker may grant),
+// and the exchange of a CI job's ID
 // token for a short publish token, which needs no token at all.
 
 // maxTrustBodyBytes bounds POST /api/trusted-publishers and POST
@@ -60,7 +62,7 @@ func (s *Server) addTrustedPublisher(c *gin.Context) {
 	}
 	w := presentTrustedPublisher(p)
 	httpx.JSON(c, http.StatusCreated, wire.CreatedTrustedPublisher{OK: true, ID: w.ID, Issuer: w.Issuer, Packages: w.Packages,
-		Claims: w.Claims, NamesOnly: w.NamesOnly, CreatedAt: w.CreatedAt})
+		Claims: w.Claims, NamesOnly: w.NamesOnly, CreatedAt: w.CreatedAt, ExpiresAt: w.ExpiresAt, CreatedBy: w.CreatedBy})
 }
 
 func (s *Server) deleteTrustedPublisher(c *gin.Context) {
@@ -146,8 +148,16 @@ func presentTrustedPublisher(p *registry.TrustedPublisher) wire.TrustedPublisher
 	if claims == nil {
 		claims = map[string]string{}
 	}
-	return wire.TrustedPublisher{ID: p.ID, Issuer: p.Issuer, Packages: append([]string{}, p.Packages...), Claims: claims,
-		NamesOnly: p.NamesOnly(), CreatedAt: wire.Time(p.CreatedAt)}
+	w := wire.TrustedPublisher{ID: p.ID, Issuer: p.Issuer, Packages: append([]string{}, p.Packages...), Claims: claims,
+		NamesOnly: p.NamesOnly(), CreatedAt: wire.Time(p.CreatedAt), ExpiresAt: wire.OptionalTime(p.ExpiresAt)}
+	if m := p.CreatedBy; m != nil {
+		w.CreatedBy = &wire.Maker{Username: m.Username}
+		if m.TokenID != 0 {
+			id := m.TokenID
+			w.CreatedBy.TokenID = &id
+		}
+	}
+	return w
 }
 
 func newIDTokenVerifier(svc *registry.Service, baseURL string) *idtoken.Verifier {

@@ -216,6 +216,9 @@ func describeLogEvent(e *translog.Entry) string {
 		return fmt.Sprintf("%s %s: %s became %s (by %s)", when, who, get("member"), get("role"), get("by"))
 	case translog.KindMemberRemove:
 		return fmt.Sprintf("%s %s: %s was removed (by %s)", when, who, get("member"), get("by"))
+	case translog.KindTrustedPublisherRemove:
+		return fmt.Sprintf("%s %s: trusted publisher %s (%s, packages %s), which %s added, went with its owner role; %s tokens revoked (by %s)",
+			when, who, get("trusted-publisher"), get("issuer"), get("packages"), get("member"), get("revoked-tokens"), get("by"))
 	default:
 		var parts []string
 		for _, f := range e.Fields {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -33,8 +34,11 @@ maintainers publish and yank. An organisation always keeps an owner.
 Every member change is in the transparency log: 'pact log watch --owner
 ORG' shows who gained or lost the right to publish.
 
-create, add and remove need a token with the tokens scope; show and
-members need none.`,
+create, add and remove need a token with the tokens scope and no pack
+limit (an owner acts on every pack of the organisation); show and
+members need none. Removing or demoting an owner removes the trusted
+publishers it added for the organisation and revokes the tokens exchanged
+through them.`,
 		Example: `  $ pact org create acme --display-name "Acme Corp"
   $ pact org add acme bob --role maintainer
   $ pact org members acme
@@ -136,7 +140,8 @@ func newOrgAddCmd(f *factory) *cobra.Command {
 		Short: "Add a member, or change its role",
 		Long: `Give USERNAME the role --role (default maintainer) in ORG, adding it
 when it is not a member. Only owners may. Demoting the last owner is
-refused.`,
+refused. Demoting an owner removes the trusted publishers it added for
+ORG and revokes the tokens exchanged through them; both are listed.`,
 		Example: `  $ pact org add acme bob
   $ pact org add acme carol --role owner`,
 		Args: usageArgs(cobra.ExactArgs(2)),
@@ -146,14 +151,16 @@ refused.`,
 			if err != nil {
 				return err
 			}
-			m, err := c.SetOrgMember(cmd.Context(), opts.Org, opts.User, opts.Role)
+			ch, err := c.SetOrgMember(cmd.Context(), opts.Org, opts.User, opts.Role)
 			if err != nil {
 				return err
 			}
+			m := &ch.Member
 			if opts.JSON {
 				return exportJSON(opts.IO.Out, m)
 			}
 			opts.IO.success("%s is a %s of %s", safeText(m.Username), safeText(m.Role), safeText(opts.Org))
+			printRevokedGrants(opts.IO, opts.User, ch.RemovedTrustedPublishers, ch.RevokedTokens)
 			return nil
 		},
 	}
@@ -169,7 +176,9 @@ func newOrgRemoveCmd(f *factory) *cobra.Command {
 		Aliases: []string{"rm"},
 		Short:   "Remove a member",
 		Long: `Remove USERNAME from ORG: its publishing into ORG stops at once. Only
-owners may; removing the last owner is refused.`,
+owners may; removing the last owner is refused. The trusted publishers
+USERNAME added for ORG are removed and the tokens exchanged through them
+revoked; both are listed.`,
 		Example: `  $ pact org remove acme bob`,
 		Args:    usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -178,11 +187,28 @@ owners may; removing the last owner is refused.`,
 			if err != nil {
 				return err
 			}
-			if err := c.RemoveOrgMember(cmd.Context(), opts.Org, opts.User); err != nil {
+			gone, err := c.RemoveOrgMember(cmd.Context(), opts.Org, opts.User)
+			if err != nil {
 				return err
 			}
 			opts.IO.success("Removed %s from %s", safeText(opts.User), safeText(opts.Org))
+			printRevokedGrants(opts.IO, opts.User, gone.RemovedTrustedPublishers, gone.RevokedTokens)
 			return nil
 		},
+	}
+}
+
+// printRevokedGrants says what a member's removal or demotion took away
+// with its owner role.
+func printRevokedGrants(streams *iostreams, member string, removed []client.TrustedPublisher, tokens []int64) {
+	for _, p := range removed {
+		streams.info("Removed trusted publisher %d, which %s added: %s may publish %s", p.ID, member, describeClaims(p.Claims), strings.Join(p.Packages, ", "))
+	}
+	if len(tokens) > 0 {
+		ids := make([]string, len(tokens))
+		for i, id := range tokens {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		streams.info("Revoked the tokens exchanged through them: %s", strings.Join(ids, ", "))
 	}
 }

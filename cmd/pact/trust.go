@@ -30,8 +30,12 @@ OpenID Connect issuer the registry allows) whose ID tokens carry the claims
 you name may exchange them for a publish token valid 15 minutes, limited to
 the packs you name. 'pact publish' in such a job needs no token.
 
-These commands need a token with the tokens scope. --owner ORG manages
-the trusted publishers of an organisation you own instead of your own.`,
+These commands need a token with the tokens scope; adding one needs the
+publish scope too. A trusted publisher never exceeds the token that adds
+it: with a token limited to some packs, --package must name those globs
+or packs they match; with an expiring token, the trusted publisher
+expires with it. --owner ORG manages the trusted publishers of an
+organisation you own instead of your own.`,
 		Example: `  $ pact trust add --github alice/widget --repository-id 123456 --workflow release.yml --package widget --package 'widget-*'
   $ pact trust add --gitlab alice/gadget --project-id 20 --package gadget
   $ pact trust add --issuer https://token.actions.githubusercontent.com --package widget \
@@ -190,6 +194,9 @@ func runTrustAdd(ctx context.Context, opts *trustAddOptions) error {
 		return exportJSON(opts.IO.Out, p)
 	}
 	opts.IO.success("Trusted publisher %d: %s may publish %s", p.ID, describeClaims(p.Claims), strings.Join(p.Packages, ", "))
+	if p.ExpiresAt != nil {
+		opts.IO.info("It expires at %s, with the token that added it", formatTime(*p.ExpiresAt))
+	}
 	if p.NamesOnly {
 		opts.IO.info("It is bound by names only: a repository or project renamed, deleted or transferred, then re-created " +
 			"under this name by someone else, would inherit it. Bind it to ids with --repository-id (GitHub) or --project-id (GitLab).")
@@ -227,10 +234,12 @@ func newTrustListCmd(f *factory, runF func(context.Context, *trustListOptions) e
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List your trusted publishers",
-		Long: `List your trusted publishers, oldest first: the issuer, the packs and the claims each requires.
-A trust that names its repository or project by names only, with none of
-repository_id, repository_owner_id, project_id and namespace_id, is marked
-"(names only)": whoever re-creates one of those names inherits it.`,
+		Long: `List your trusted publishers, oldest first: the issuer, the packs and the
+claims each requires, when it expires (never: until removed) and who added
+it (with which token; "dashboard" when added there). A trust that names its
+repository or project by names only, with none of repository_id,
+repository_owner_id, project_id and namespace_id, is marked "(names only)":
+whoever re-creates one of those names inherits it.`,
 		Example: `  $ pact trust list
   $ pact trust list --json`,
 		Args: usageArgs(cobra.NoArgs),
@@ -267,15 +276,32 @@ func runTrustList(ctx context.Context, opts *trustListOptions) error {
 
 func printTrustedPublishers(w io.Writer, list []client.TrustedPublisher) error {
 	t := newTable(w)
-	fmt.Fprintln(t, "ID\tISSUER\tPACKAGES\tCLAIMS\tCREATED")
+	fmt.Fprintln(t, "ID\tISSUER\tPACKAGES\tCLAIMS\tCREATED\tEXPIRES\tCREATED BY")
 	for _, p := range list {
 		claims := describeClaims(p.Claims)
 		if p.NamesOnly {
 			claims += " (names only)"
 		}
-		writeRow(t, strconv.FormatInt(p.ID, 10), p.Issuer, strings.Join(p.Packages, ","), claims, formatTime(p.CreatedAt))
+		expires := "never"
+		if p.ExpiresAt != nil {
+			expires = formatTime(*p.ExpiresAt)
+		}
+		writeRow(t, strconv.FormatInt(p.ID, 10), p.Issuer, strings.Join(p.Packages, ","), claims, formatTime(p.CreatedAt),
+			expires, describeMaker(p.CreatedBy))
 	}
 	return t.Flush()
+}
+
+// describeMaker is "alice (token 12)", "alice (dashboard)", or "unknown"
+// for trusted publishers added before pact recorded who added them.
+func describeMaker(m *client.Maker) string {
+	switch {
+	case m == nil:
+		return "unknown"
+	case m.TokenID == nil:
+		return m.Username + " (dashboard)"
+	}
+	return fmt.Sprintf("%s (token %d)", m.Username, *m.TokenID)
 }
 
 type trustRemoveOptions struct {

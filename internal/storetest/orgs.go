@@ -92,29 +92,33 @@ func (su suite) testOrgs(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		org := createOrg(t, s, "acme", alice)
-		m, changed, err := s.SetMember(ctx(), org, bob, alice, registry.RoleMaintainer, at(1).In(cet))
-		if err != nil || !changed || m.Role != registry.RoleMaintainer || m.Username != "bob" || !m.CreatedAt.Equal(at(1)) || m.CreatedAt.Location() != time.UTC {
+		ch, err := s.SetMember(ctx(), org, bob, alice, registry.RoleMaintainer, at(1).In(cet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, changed := ch.Member, ch.Changed
+		if !changed || m.Role != registry.RoleMaintainer || m.Username != "bob" || !m.CreatedAt.Equal(at(1)) || m.CreatedAt.Location() != time.UTC {
 			t.Fatalf("SetMember = %+v, %v, %v", m, changed, err)
 		}
-		if _, changed, _ := s.SetMember(ctx(), org, bob, alice, registry.RoleMaintainer, at(2)); changed {
+		if ch, _ := s.SetMember(ctx(), org, bob, alice, registry.RoleMaintainer, at(2)); ch == nil || ch.Changed {
 			t.Error("setting the same role again changed something")
 		}
 		if role, _ := s.MemberRole(ctx(), org.ID, bob.ID); role != registry.RoleMaintainer {
 			t.Errorf("MemberRole(bob) = %q", role)
 		}
-		if _, _, err := s.SetMember(ctx(), org, alice, alice, registry.RoleMaintainer, at(3)); !registry.IsCode(err, registry.Conflict) {
+		if _, err := s.SetMember(ctx(), org, alice, alice, registry.RoleMaintainer, at(3)); !registry.IsCode(err, registry.Conflict) {
 			t.Errorf("demoting the last owner: %v, want Conflict", err)
 		}
-		if err := s.RemoveMember(ctx(), org, alice, alice, at(3)); !registry.IsCode(err, registry.Conflict) {
+		if _, err := s.RemoveMember(ctx(), org, alice, alice, at(3)); !registry.IsCode(err, registry.Conflict) {
 			t.Errorf("removing the last owner: %v, want Conflict", err)
 		}
-		if _, _, err := s.SetMember(ctx(), org, bob, alice, registry.RoleOwner, at(4)); err != nil {
+		if _, err := s.SetMember(ctx(), org, bob, alice, registry.RoleOwner, at(4)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.RemoveMember(ctx(), org, alice, bob, at(5)); err != nil {
+		if _, err := s.RemoveMember(ctx(), org, alice, bob, at(5)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.RemoveMember(ctx(), org, alice, bob, at(5)); !registry.IsCode(err, registry.NotFound) {
+		if _, err := s.RemoveMember(ctx(), org, alice, bob, at(5)); !registry.IsCode(err, registry.NotFound) {
 			t.Errorf("removing a non-member: %v, want NotFound", err)
 		}
 		if role, _ := s.MemberRole(ctx(), org.ID, alice.ID); role != "" {
@@ -130,7 +134,7 @@ func (su suite) testOrgs(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		org := createOrg(t, s, "acme", alice)
-		if _, _, err := s.SetMember(ctx(), org, bob, alice, registry.RoleOwner, at(1)); err != nil {
+		if _, err := s.SetMember(ctx(), org, bob, alice, registry.RoleOwner, at(1)); err != nil {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
@@ -139,7 +143,7 @@ func (su suite) testOrgs(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = s.RemoveMember(ctx(), org, pair[1], pair[0], at(2))
+				_, errs[i] = s.RemoveMember(ctx(), org, pair[1], pair[0], at(2))
 			}()
 		}
 		wg.Wait()

@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("TrustedPublishers", s.testTrustedPublishers)
 	t.Run("Releases", s.testReleases)
 	t.Run("Orgs", s.testOrgs)
+	t.Run("Grants", s.testGrants)
 }
 
 type suite struct {

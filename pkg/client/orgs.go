@@ -12,6 +12,12 @@ import (
 type (
 	Org    = wire.Org
 	Member = wire.Member
+	// MemberChange is a membership as it now is, and what demoting an
+	// owner took away: the trusted publishers it had added for the
+	// organisation, and the tokens exchanged through them.
+	MemberChange = wire.MemberResult
+	// MemberRemoval is what removing a member took away, as MemberChange.
+	MemberRemoval = wire.MemberRemoved
 )
 
 // CreateOrg makes the organisation name, with the caller as its owner.
@@ -41,7 +47,7 @@ func (c *Client) Org(ctx context.Context, name string) (*Org, error) {
 }
 
 // SetOrgMember gives username role (owner or maintainer) in org.
-func (c *Client) SetOrgMember(ctx context.Context, org, username, role string) (*Member, error) {
+func (c *Client) SetOrgMember(ctx context.Context, org, username, role string) (*MemberChange, error) {
 	body, err := jsonBody(wire.MemberRequest{Role: role})
 	if err != nil {
 		return nil, err
@@ -51,11 +57,15 @@ func (c *Client) SetOrgMember(ctx context.Context, org, username, role string) (
 	if err := c.doJSON(ctx, request{method: http.MethodPut, path: path, body: body, withToken: true, repeatable: true}, &out); err != nil {
 		return nil, err
 	}
-	return &out.Member, nil
+	return &out, nil
 }
 
 // RemoveOrgMember removes username from org.
-func (c *Client) RemoveOrgMember(ctx context.Context, org, username string) error {
+func (c *Client) RemoveOrgMember(ctx context.Context, org, username string) (*MemberRemoval, error) {
 	path := "/api/orgs/" + url.PathEscape(org) + "/members/" + url.PathEscape(username)
-	return c.doJSON(ctx, request{method: http.MethodDelete, path: path, withToken: true}, nil)
+	var out wire.MemberRemoved
+	if err := c.doJSON(ctx, request{method: http.MethodDelete, path: path, withToken: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

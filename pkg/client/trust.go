@@ -13,6 +13,9 @@ import (
 // (docs/protocol.md, Trusted publishing).
 type TrustedPublisher = wire.TrustedPublisher
 
+// Maker is who added a trusted publisher: a user, and the token it used.
+type Maker = wire.Maker
+
 // ownerQuery names the organisation whose trusted publishers a call
 // manages; "" for the account's own.
 func ownerQuery(owner string) string {
@@ -50,7 +53,7 @@ func (c *Client) AddTrustedPublisher(ctx context.Context, owner, issuer string, 
 		return nil, err
 	}
 	return &TrustedPublisher{ID: out.ID, Issuer: out.Issuer, Packages: out.Packages, Claims: out.Claims, NamesOnly: out.NamesOnly,
-		CreatedAt: out.CreatedAt}, nil
+		CreatedAt: out.CreatedAt, ExpiresAt: out.ExpiresAt, CreatedBy: out.CreatedBy}, nil
 }
 
 // RemoveTrustedPublisher removes one of the trusted publishers of the

@@ -43,6 +43,9 @@ const (
 	// role changed; KindMemberRemove: it lost its membership.
 	KindMember       = "member"
 	KindMemberRemove = "member-remove"
+	// KindTrustedPublisherRemove: a trusted publisher of an organisation
+	// was removed because the member who made it lost its owner role.
+	KindTrustedPublisherRemove = "trusted-publisher-remove"
 )
 
 // How a publish was authenticated.
@@ -103,14 +106,15 @@ func RecordHash(entry []byte) tlog.Hash {
 // kindFields lists, for each kind this version knows, its fields in their fixed order. A publish
 // authenticated by token stops after `auth`; one by SSH adds `key` and `signed-lines`.
 var kindFields = map[string][]string{
-	KindPublish:      {"owner", "pack", "version", "sha256", "size", "auth", "key", "signed-lines"},
-	KindKeyAdd:       {"owner", "key", "fingerprint"},
-	KindKeyRemove:    {"owner", "key", "fingerprint"},
-	KindYank:         {"owner", "pack", "version", "reason"},
-	KindUnyank:       {"owner", "pack", "version"},
-	KindMember:       {"owner", "member", "role", "by"},
-	KindMemberRemove: {"owner", "member", "by"},
-	KindRelease:      {"owner", "pack", "version", "sha256", "release", "artifacts", "commit"},
+	KindPublish:                {"owner", "pack", "version", "sha256", "size", "auth", "key", "signed-lines"},
+	KindKeyAdd:                 {"owner", "key", "fingerprint"},
+	KindKeyRemove:              {"owner", "key", "fingerprint"},
+	KindYank:                   {"owner", "pack", "version", "reason"},
+	KindUnyank:                 {"owner", "pack", "version"},
+	KindMember:                 {"owner", "member", "role", "by"},
+	KindMemberRemove:           {"owner", "member", "by"},
+	KindTrustedPublisherRemove: {"owner", "member", "trusted-publisher", "issuer", "packages", "revoked-tokens", "by"},
+	KindRelease:                {"owner", "pack", "version", "sha256", "release", "artifacts", "commit"},
 }
 
 // Parse reads an entry strictly: the version-1 header, `kind` then `time` (RFC 3339 UTC seconds), keys of
@@ -435,6 +439,28 @@ func NewMember(m MemberEvent) *Entry {
 		e.Kind, e.Fields = KindMemberRemove, []Field{{"owner", m.Owner}, {"member", m.Member}, {"by", m.By}}
 	}
 	return e
+}
+
+// TrustedPublisherRemoveEvent is a trusted publisher of the organisation
+// Owner removed with the owner role of Member, who made it: By removed or
+// demoted Member. ID, Issuer and Packages (globs separated by single
+// spaces) are the publisher's; RevokedTokens counts the tokens exchanged
+// through it that were revoked with it.
+type TrustedPublisherRemoveEvent struct {
+	Time          time.Time
+	Owner, Member string
+	ID            int64
+	Issuer        string
+	Packages      string
+	RevokedTokens int
+	By            string
+}
+
+// NewTrustedPublisherRemove makes a trusted-publisher-remove entry.
+func NewTrustedPublisherRemove(r TrustedPublisherRemoveEvent) *Entry {
+	return &Entry{Kind: KindTrustedPublisherRemove, Time: r.Time.UTC().Truncate(time.Second), Fields: []Field{
+		{"owner", r.Owner}, {"member", r.Member}, {"trusted-publisher", strconv.FormatInt(r.ID, 10)}, {"issuer", r.Issuer},
+		{"packages", r.Packages}, {"revoked-tokens", strconv.Itoa(r.RevokedTokens)}, {"by", r.By}}}
 }
 
 // Release reads a release entry's fields.

@@ -202,3 +202,24 @@ func TestMemberEntries(t *testing.T) {
 		t.Error("a member entry without role and by parsed")
 	}
 }
+
+// A trusted-publisher-remove entry writes its fields in their fixed order,
+// and one that lacks a field is refused.
+func TestTrustedPublisherRemoveEntry(t *testing.T) {
+	at := time.Date(2026, 11, 22, 22, 0, 0, 0, time.UTC)
+	e := NewTrustedPublisherRemove(TrustedPublisherRemoveEvent{Time: at, Owner: "acme", Member: "bob", ID: 3,
+		Issuer: "https://token.actions.githubusercontent.com", Packages: "widget widget-*", RevokedTokens: 2, By: "alice"})
+	want := Header + "\nkind trusted-publisher-remove\ntime 2026-11-22T22:00:00Z\nowner acme\nmember bob\ntrusted-publisher 3\n" +
+		"issuer https://token.actions.githubusercontent.com\npackages widget widget-*\nrevoked-tokens 2\nby alice\n"
+	if string(e.Marshal()) != want {
+		t.Errorf("Marshal =\n%s\nwant\n%s", e.Marshal(), want)
+	}
+	parsed, err := Parse(e.Marshal())
+	if err != nil || !bytes.Equal(parsed.Marshal(), e.Marshal()) {
+		t.Fatalf("Parse = %v, %v", parsed, err)
+	}
+	short := strings.Replace(want, "revoked-tokens 2\n", "", 1)
+	if _, err := Parse([]byte(short)); err == nil {
+		t.Error("a trusted-publisher-remove entry without revoked-tokens parsed")
+	}
+}

@@ -54,6 +54,20 @@ var MemberRequestFields = []string{"role"}
 type MemberResult struct {
 	OK     bool   `json:"ok"`
 	Member Member `json:"member"`
+	// RemovedTrustedPublishers and RevokedTokens are what demoting an
+	// owner took away: the trusted publishers it had added for the
+	// organisation, and the ids of the tokens exchanged through them that
+	// were active. Empty for every other change.
+	RemovedTrustedPublishers []TrustedPublisher `json:"removed_trusted_publishers"`
+	RevokedTokens            []int64            `json:"revoked_tokens"`
+}
+
+// MemberRemoved answers DELETE /api/orgs/{org}/members/{username}: what
+// the removal took away, as MemberResult says.
+type MemberRemoved struct {
+	OK                       bool               `json:"ok"`
+	RemovedTrustedPublishers []TrustedPublisher `json:"removed_trusted_publishers"`
+	RevokedTokens            []int64            `json:"revoked_tokens"`
 }
 
 // PublishedBy is who published a version: the account (a member, for an

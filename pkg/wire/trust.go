@@ -16,6 +16,20 @@ type TrustedPublisher struct {
 	// re-creates one of those names.
 	NamesOnly bool      `json:"names_only"`
 	CreatedAt time.Time `json:"created_at"`
+	// ExpiresAt is the expiry of the token that added it; null: it lasts
+	// until removed (added from the dashboard, or by a token that never
+	// expires).
+	ExpiresAt *time.Time `json:"expires_at"`
+	// CreatedBy is who added it; null for those added before pact
+	// recorded it.
+	CreatedBy *Maker `json:"created_by"`
+}
+
+// Maker is who made a grant: a user, and the API token it used.
+type Maker struct {
+	Username string `json:"username"`
+	// TokenID is the id of the token; null when made from the dashboard.
+	TokenID *int64 `json:"token_id"`
 }
 
 // TrustedPublisherRequest is the body of POST /api/trusted-publishers.
@@ -47,6 +61,8 @@ type CreatedTrustedPublisher struct {
 	Claims    map[string]string `json:"claims"`
 	NamesOnly bool              `json:"names_only"`
 	CreatedAt time.Time         `json:"created_at"`
+	ExpiresAt *time.Time        `json:"expires_at"`
+	CreatedBy *Maker            `json:"created_by"`
 }
 
 // OIDCExchangeRequest is the body of POST /api/oidc/exchange.

@@ -54,6 +54,7 @@ var wireTypes = map[string]reflect.Type{
 	"TrustedPublisher":        reflect.TypeFor[wire.TrustedPublisher](),
 	"TrustedPublisherList":    reflect.TypeFor[wire.TrustedPublisherList](),
 	"CreatedTrustedPublisher": reflect.TypeFor[wire.CreatedTrustedPublisher](),
+	"Maker":                   reflect.TypeFor[wire.Maker](),
 	"TrustedPublisherRequest": reflect.TypeFor[wire.TrustedPublisherRequest](),
 	"OIDCExchangeRequest":     reflect.TypeFor[wire.OIDCExchangeRequest](),
 	"OIDCExchange":            reflect.TypeFor[wire.OIDCExchange](),
@@ -72,6 +73,7 @@ var wireTypes = map[string]reflect.Type{
 	"MemberList":    reflect.TypeFor[wire.MemberList](),
 	"MemberRequest": reflect.TypeFor[wire.MemberRequest](),
 	"MemberResult":  reflect.TypeFor[wire.MemberResult](),
+	"MemberRemoved": reflect.TypeFor[wire.MemberRemoved](),
 	"PublishedBy":   reflect.TypeFor[wire.PublishedBy](),
 }
 

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -99,13 +100,21 @@ type OrgStore interface {
 	// member. Read from the database every time: never cached.
 	MemberRole(ctx context.Context, orgID, accountID int64) (Role, error)
 	// SetMember adds member to org with role, or changes its role;
-	// changed is false when it had that role already (nothing is
+	// Changed is false when it had that role already (nothing is
 	// logged). Conflict when it would leave org without an owner, or
-	// past MaxOrgMembers.
-	SetMember(ctx context.Context, org, member, by *Account, role Role, at time.Time) (m *Member, changed bool, err error)
-	// RemoveMember removes member from org. NotFound when it is not a
-	// member; Conflict when it is the last owner.
-	RemoveMember(ctx context.Context, org, member, by *Account, at time.Time) error
+	// past MaxOrgMembers. Demoting an owner revokes its grants
+	// (revokeGrants below) in the same transaction.
+	SetMember(ctx context.Context, org, member, by *Account, role Role, at time.Time) (*MemberChange, error)
+	// RemoveMember removes member from org, and revokes its grants in
+	// the same transaction. NotFound when it is not a member; Conflict
+	// when it is the last owner.
+	//
+	// Revoking a member's grants: the trusted publishers of org whose
+	// CreatedBy is member are deleted, the tokens exchanged through them
+	// that are active at at are revoked, and each deleted publisher
+	// appends its TrustedPublisherRemovedLogEntry after the member's own
+	// entry; the MemberChange lists both.
+	RemoveMember(ctx context.Context, org, member, by *Account, at time.Time) (*MemberChange, error)
 	// CountOwned counts the packages of ownerID that have a latest version.
 	CountOwned(ctx context.Context, ownerID int64) (int64, error)
 	// OrgsOf lists the organisations accountID is a member of, by name.
@@ -113,6 +122,19 @@ type OrgStore interface {
 	// CountCreatedOrgs counts the organisations of which accountID is
 	// an owner.
 	CountOwnedOrgs(ctx context.Context, accountID int64) (int64, error)
+}
+
+// MemberChange is what a change of members did.
+type MemberChange struct {
+	// Member is the membership as it now is; nil after a removal.
+	Member  *Member
+	Changed bool
+	// RemovedTrustedPublishers are the trusted publishers the member had
+	// made for the organisation, removed with its owner role (a grant
+	// never outlasts its maker's power), oldest first, and RevokedTokens
+	// the ids of the tokens exchanged through them that were active.
+	RemovedTrustedPublishers []TrustedPublisher
+	RevokedTokens            []int64
 }
 
 // Can says whether actor may do action in the namespace of owner (a user
@@ -149,9 +171,13 @@ func (s *Service) Can(ctx context.Context, actor *Account, action Action, owner 
 }
 
 // CreateOrg makes an organisation named name (the rules of usernames; one
-// namespace for both) with creator as its first owner.
-func (s *Service) CreateOrg(ctx context.Context, creator *Account, name, displayName string) (*Org, error) {
+// namespace for both) with creator as its first owner. maker is the token
+// the request came with (nil from the dashboard): see checkWholeNamespace.
+func (s *Service) CreateOrg(ctx context.Context, creator *Account, maker *Token, name, displayName string) (*Org, error) {
 	if err := checkUser(creator); err != nil {
+		return nil, err
+	}
+	if err := checkWholeNamespace(maker, "create an organisation"); err != nil {
 		return nil, err
 	}
 	u, err := NormalizeUsername(name)
@@ -211,32 +237,80 @@ func (s *Service) orgAccount(ctx context.Context, name string) (*Account, error)
 }
 
 // SetMember gives the user named username role in the organisation named
-// org, on behalf of actor, an owner of org. Demoting the last owner is
-// Conflict.
-func (s *Service) SetMember(ctx context.Context, actor *Account, org, username string, role Role) (*Member, error) {
-	o, member, err := s.memberChange(ctx, actor, org, username)
+// org, on behalf of actor, an owner of org; maker is the token the request
+// came with (nil from the dashboard): see checkWholeNamespace. Demoting the
+// last owner is Conflict. Demoting an owner removes the trusted publishers
+// it made for org and revokes the tokens exchanged through them.
+func (s *Service) SetMember(ctx context.Context, actor *Account, maker *Token, org, username string, role Role) (*MemberChange, error) {
+	o, member, err := s.memberChange(ctx, actor, maker, org, username)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := ParseRole(string(role)); err != nil {
 		return nil, err
 	}
-	m, _, err := s.store.SetMember(ctx, o, member, actor, role, s.now())
-	return m, err
+	ch, err := s.store.SetMember(ctx, o, member, actor, role, s.now())
+	if err != nil {
+		return nil, err
+	}
+	s.grantsRevoked(ctx, actor, o, member, ch)
+	return ch, nil
 }
 
 // RemoveMember removes the user named username from the organisation
-// named org, on behalf of actor, an owner of org. Its publishing stops at
-// once: no membership is cached. Removing the last owner is Conflict.
-func (s *Service) RemoveMember(ctx context.Context, actor *Account, org, username string) error {
-	o, member, err := s.memberChange(ctx, actor, org, username)
+// named org, on behalf of actor, an owner of org; maker as for SetMember.
+// Its publishing stops at once: no membership is cached, the trusted
+// publishers it made for org are removed and the tokens exchanged through
+// them revoked. Removing the last owner is Conflict.
+func (s *Service) RemoveMember(ctx context.Context, actor *Account, maker *Token, org, username string) (*MemberChange, error) {
+	o, member, err := s.memberChange(ctx, actor, maker, org, username)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.store.RemoveMember(ctx, o, member, actor, s.now())
+	ch, err := s.store.RemoveMember(ctx, o, member, actor, s.now())
+	if err != nil {
+		return nil, err
+	}
+	s.grantsRevoked(ctx, actor, o, member, ch)
+	return ch, nil
 }
 
-func (s *Service) memberChange(ctx context.Context, actor *Account, org, username string) (*Account, *Account, error) {
+// grantsRevoked reports the trusted publishers and tokens a member change
+// took away, each as its own event, as when they are removed one by one.
+func (s *Service) grantsRevoked(ctx context.Context, actor, org, member *Account, ch *MemberChange) {
+	for i := range ch.RemovedTrustedPublishers {
+		p := &ch.RemovedTrustedPublishers[i]
+		s.emit(ctx, Event{Action: ActionTrustedPublisherRemove, Actor: actor.Username, TrustedPublisherID: p.ID,
+			Message: fmt.Sprintf("%s removed %s of %s, which %s made, with %s's owner role", actor.Username, describeTrustedPublisher(p), org.Username, member.Username, member.Username)})
+	}
+	for _, id := range ch.RevokedTokens {
+		s.emit(ctx, Event{Action: ActionTokenRevoke, Actor: actor.Username, TokenID: id,
+			Message: fmt.Sprintf("%s revoked %s's token %d, exchanged through a trusted publisher %s made", actor.Username, org.Username, id, member.Username)})
+	}
+}
+
+// checkWholeNamespace refuses a token limited to some packs where a change
+// reaches every pack of an organisation, as creating one and changing its
+// members do: an owner may add trusted publishers and members for all of
+// it, so a grant made so would exceed its maker.
+func checkWholeNamespace(maker *Token, what string) error {
+	if maker == nil {
+		return nil
+	}
+	if err := maker.Authorize(ScopeTokens, ""); err != nil {
+		return err
+	}
+	if maker.Packages != nil {
+		return Errorf(Forbidden, "this token may publish and yank only the packs %s, so it cannot %s, which reaches every pack of the organisation; use a token without packages",
+			strings.Join(maker.Packages, ", "), what)
+	}
+	return nil
+}
+
+func (s *Service) memberChange(ctx context.Context, actor *Account, maker *Token, org, username string) (*Account, *Account, error) {
+	if err := checkWholeNamespace(maker, "change an organisation's members"); err != nil {
+		return nil, nil, err
+	}
 	o, err := s.orgAccount(ctx, org)
 	if err != nil {
 		return nil, nil, err

@@ -54,6 +54,10 @@ type Token struct {
 	// CI is the CI job a token was exchanged for (trust.go); nil for
 	// every other token.
 	CI *CIIdentity
+	// TrustedPublishers are the ids of the trusted publishers whose
+	// match gave a token exchanged for an ID token (trust.go), so that
+	// removing them can revoke it; nil for every other token.
+	TrustedPublishers []int64
 }
 
 // Active reports whether the token may authenticate at now.

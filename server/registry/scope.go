@@ -88,14 +88,41 @@ func (t *Token) AuthorizeIn(scope Scope, holder, owner, pack string) error {
 }
 
 // MatchesPackages reports whether pack (a pack slug of the token holder's,
-// or org/pack) matches one of globs (path.Match; '*' never crosses '/').
+// or org/pack) matches one of globs. The owner part and the pack part are
+// matched apart: a glob without '/' matches only the holder's own packs,
+// one of the form org/glob only the packs of org, whose name it holds
+// literally, and the pack part is path.Match'ed against the pack's slug
+// alone, so no glob operator (not even a class such as [^x]) reaches
+// across the '/'.
 func MatchesPackages(globs []string, pack string) bool {
+	owner, name := splitPack(pack)
 	for _, g := range globs {
-		if ok, _ := path.Match(g, pack); ok {
+		gOwner, gName := splitPack(g)
+		if gOwner != owner {
+			continue
+		}
+		if ok, _ := path.Match(gName, name); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// splitPack splits org/pack (or org/glob) into its two parts; a name
+// without '/' is the holder's own, owner "".
+func splitPack(name string) (owner, pack string) {
+	if o, p, ok := strings.Cut(name, "/"); ok {
+		return o, p
+	}
+	return "", name
+}
+
+// withinPackages reports whether glob lies within globs, the packs of the
+// credential granting it: it is one of them, or a literal pack name one of
+// them matches. Two different globs are never compared (whether one covers
+// the other is not decided), so the rule stays simple and sound.
+func withinPackages(globs []string, glob string) bool {
+	return slices.Contains(globs, glob) || isLiteralPack(glob) && MatchesPackages(globs, glob)
 }
 
 // ParseScopes checks a list of scope names as a client sent it and returns
@@ -149,8 +176,14 @@ func ParsePackages(globs []string) ([]string, error) {
 		}
 		packGlob := g
 		if org, rest, ok := strings.Cut(g, "/"); ok {
+			if strings.ContainsAny(org, "*?[]^") {
+				return nil, Errorf(Invalid, "package glob %q has a pattern in its organisation's name: name one organisation literally, such as acme/%s", truncateForMessage(g), truncateForMessage(rest))
+			}
 			if _, err := NormalizeUsername(org); err != nil || org != strings.ToLower(org) || strings.Contains(rest, "/") {
 				return nil, Errorf(Invalid, "package glob %q may hold only a-z, 0-9, '-' and the glob operators * ? [ ] ^, after at most one organisation's name and '/'", g)
+			}
+			if rest == "" {
+				return nil, Errorf(Invalid, "package glob %q names no pack after the organisation: use %s* for every pack of %s", g, g, org)
 			}
 			packGlob = rest
 		}
@@ -177,6 +210,9 @@ type TokenSpec struct {
 	Name string
 	// CI is the CI job of a token exchanged for an ID token (trust.go).
 	CI *CIIdentity
+	// TrustedPublishers are the ids of the trusted publishers such a
+	// token was exchanged through.
+	TrustedPublishers []int64
 	// Scopes as a client sent them; nil gives every scope, present and
 	// future; an empty list gives none (a token that can only read).
 	Scopes []string
@@ -214,7 +250,7 @@ func checkIssue(maker, t *Token) error {
 				strings.Join(maker.Packages, ", "))
 		}
 		for _, g := range t.Packages {
-			if !slices.Contains(maker.Packages, g) && !(isLiteralPack(g) && MatchesPackages(maker.Packages, g)) {
+			if !withinPackages(maker.Packages, g) {
 				return Errorf(Forbidden, "package glob %q is not among this token's packs %s: use one of its globs or a pack name they match",
 					g, strings.Join(maker.Packages, ", "))
 			}

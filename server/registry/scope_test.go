@@ -101,7 +101,15 @@ func TestOrganisationGlobs(t *testing.T) {
 			t.Errorf("bob's token on %s/%s: %v, want allowed %v", c.owner, c.pack, err, c.ok)
 		}
 	}
-	for _, bad := range []string{"a/b/c", "ac*/x", "-acme/x", "acme/" + strings.Repeat("x", 65)} {
+	// The owner part is matched apart from the pack part: no class reaches across '/'.
+	own := &Token{Scopes: []Scope{ScopePublish}, Packages: []string{"acme[^x]*", "acme?rocket"}}
+	if err := own.AuthorizeIn(ScopePublish, "bob", "acme", "rocket"); err == nil {
+		t.Error("bob's glob acme[^x]* reaches acme/rocket")
+	}
+	if err := own.AuthorizeIn(ScopePublish, "bob", "", "acmeco"); err != nil {
+		t.Errorf("bob's glob acme[^x]* on his own acmeco: %v", err)
+	}
+	for _, bad := range []string{"a/b/c", "ac*/x", "-acme/x", "acme/" + strings.Repeat("x", 65), "acme/", "ac[m]e/x", "*/x"} {
 		if _, err := ParsePackages([]string{bad}); !IsCode(err, Invalid) {
 			t.Errorf("ParsePackages(%q) = %v, want Invalid", bad, err)
 		}

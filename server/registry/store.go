@@ -70,7 +70,10 @@ type AccountFilter struct {
 type TokenStore interface {
 	// CreateToken sets t.ID and stores t, its Scopes and Packages
 	// included: nil stays nil (every scope, every pack) and an empty
-	// Scopes stays empty.
+	// Scopes stays empty. A token with TrustedPublishers is stored only
+	// while each of them still exists, checked in its transaction under
+	// the lock a member's removal takes (Forbidden otherwise), so a
+	// removal never misses a token exchanged through what it removes.
 	CreateToken(ctx context.Context, t *Token) error
 	// TokenHolder finds a token by the SHA-256 of its text, revoked or
 	// not, with its account, in one read.

@@ -111,7 +111,7 @@ func (s *Service) issueToken(ctx context.Context, accountID int64, maker *Token,
 	if err != nil {
 		return "", nil, err
 	}
-	t.CI = spec.CI
+	t.CI, t.TrustedPublishers = spec.CI, spec.TrustedPublishers
 	if packages != nil && !holdsPackScope(t) {
 		return "", nil, Errorf(Invalid, "packages limits the publish and yank scopes: add one of them to scopes, or leave packages out")
 	}

@@ -142,6 +142,14 @@ func MemberLogEntry(org, member string, role Role, by string, at time.Time) *tra
 	return translog.NewMember(translog.MemberEvent{Time: at, Owner: org, Member: member, Role: string(role), By: by})
 }
 
+// TrustedPublisherRemovedLogEntry is the log entry of p, a trusted
+// publisher that member made for org, removed because by removed or
+// demoted member; revokedTokens tokens exchanged through it were revoked.
+func TrustedPublisherRemovedLogEntry(org, member string, p *TrustedPublisher, revokedTokens int, by string, at time.Time) *translog.Entry {
+	return translog.NewTrustedPublisherRemove(translog.TrustedPublisherRemoveEvent{Time: at, Owner: org, Member: member, ID: p.ID,
+		Issuer: p.Issuer, Packages: strings.Join(p.Packages, " "), RevokedTokens: revokedTokens, By: by})
+}
+
 // LogSigner is the log's signing key, held by the Service after InitLog.
 type LogSigner struct {
 	signer      note.Signer

@@ -15,6 +15,10 @@ import (
 // token: an OpenID Connect ID token from Issuer carrying every one of
 // Claims, compared exactly, is exchanged for a short publish token limited
 // to Packages (docs/protocol.md, Trusted publishing).
+//
+// A trusted publisher is a grant, and a grant never exceeds its maker: a
+// token adding one needs the publish scope, the packs must lie within the
+// token's, and it expires when the token does (AddTrustedPublisher).
 type TrustedPublisher struct {
 	ID        int64
 	AccountID int64
@@ -22,13 +26,35 @@ type TrustedPublisher struct {
 	Packages  []string // pack-name globs, as a token's Packages
 	Claims    map[string]string
 	CreatedAt time.Time
+	// ExpiresAt is the expiry of the token that made it; nil (made from
+	// the dashboard, or by a token that never expires) lasts until it is
+	// removed. An expired one matches no ID token.
+	ExpiresAt *time.Time
+	// CreatedBy is who made it; nil for those made before pact recorded it.
+	CreatedBy *Maker
+}
+
+// Maker is who made a grant: an account, and the id of the API token it
+// used (0: from the dashboard, with no token).
+type Maker struct {
+	AccountID int64
+	Username  string // read back with the grant; stores keep AccountID
+	TokenID   int64
+}
+
+// Active reports whether p matches ID tokens at now: it has not expired.
+func (p *TrustedPublisher) Active(now time.Time) bool {
+	return p.ExpiresAt == nil || now.Before(*p.ExpiresAt)
 }
 
 // TrustStore keeps trusted publishers and the jti of the ID tokens
 // exchanged.
 type TrustStore interface {
 	// CreateTrustedPublisher sets p.ID and stores p. NotFound when the
-	// account does not exist.
+	// account does not exist. When it is an organisation, p.CreatedBy
+	// must be one of its owners, read in the transaction that stores p
+	// (Forbidden otherwise), so that an owner removed meanwhile cannot
+	// leave a trusted publisher behind.
 	CreateTrustedPublisher(ctx context.Context, p *TrustedPublisher) error
 	// ListTrustedPublishers lists an account's trusted publishers, oldest first.
 	ListTrustedPublishers(ctx context.Context, accountID int64) ([]TrustedPublisher, error)
@@ -127,11 +153,18 @@ func CheckIssuerURL(u string) error {
 // AddTrustedPublisher stores a trusted publisher of actor, or of the
 // organisation spec.Owner, whose owners manage its trusted publishers.
 // maker is the token the request came with (nil from the dashboard); it
-// needs the tokens scope, since a trusted publisher is a way to get tokens.
+// needs the tokens scope, since a trusted publisher is a way to get tokens,
+// and the publish scope, since it is a way to publish. The publisher never
+// exceeds its maker (docs/protocol.md, Trusted publishing): its packs lie
+// within the token's publish packs (withinPackages), and it expires when
+// the token does.
 func (s *Service) AddTrustedPublisher(ctx context.Context, actor *Account, maker *Token, spec TrustedPublisherSpec) (*TrustedPublisher, error) {
 	if maker != nil {
 		if err := maker.Authorize(ScopeTokens, ""); err != nil {
 			return nil, err
+		}
+		if !maker.HasScope(ScopePublish) {
+			return nil, Errorf(Forbidden, "this token lacks the %q scope, so it cannot add a trusted publisher, whose CI jobs publish; use a token with it (pact token create --scope publish --scope tokens)", ScopePublish)
 		}
 	}
 	owner, err := s.trustOwner(ctx, actor, spec.Owner)
@@ -155,6 +188,9 @@ func (s *Service) AddTrustedPublisher(ctx context.Context, actor *Account, maker
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTrustWithin(maker, owner, actor, packages); err != nil {
+		return nil, err
+	}
 	claims, err := checkClaims(spec.Claims)
 	if err != nil {
 		return nil, err
@@ -166,7 +202,15 @@ func (s *Service) AddTrustedPublisher(ctx context.Context, actor *Account, maker
 	if len(existing) >= MaxTrustedPublishers {
 		return nil, Errorf(Conflict, "this account has %d trusted publishers, the most it may; remove some first", len(existing))
 	}
-	p := &TrustedPublisher{AccountID: accountID, Issuer: spec.Issuer, Packages: packages, Claims: claims, CreatedAt: s.now()}
+	p := &TrustedPublisher{AccountID: accountID, Issuer: spec.Issuer, Packages: packages, Claims: claims, CreatedAt: s.now(),
+		CreatedBy: &Maker{AccountID: actor.ID, Username: actor.Username}}
+	if maker != nil {
+		p.CreatedBy.TokenID = maker.ID
+		if maker.ExpiresAt != nil {
+			expires := *maker.ExpiresAt
+			p.ExpiresAt = &expires
+		}
+	}
 	if err := s.store.CreateTrustedPublisher(ctx, p); err != nil {
 		return nil, err
 	}
@@ -175,6 +219,28 @@ func (s *Service) AddTrustedPublisher(ctx context.Context, actor *Account, maker
 			Message: fmt.Sprintf("%s added %s", actor.Username, describeTrustedPublisher(p))})
 	}
 	return p, nil
+}
+
+// checkTrustWithin refuses packages that the token maker may not publish:
+// each glob must be one of the token's globs, or a pack name they match
+// (withinPackages). A trusted publisher of the organisation owner names
+// its packs without "org/", which the token, acting for actor, names with
+// it.
+func checkTrustWithin(maker *Token, owner, actor *Account, packages []string) error {
+	if maker == nil || maker.Packages == nil {
+		return nil
+	}
+	for _, g := range packages {
+		asMaker := g
+		if owner.ID != actor.ID && !strings.Contains(g, "/") {
+			asMaker = owner.Username + "/" + g
+		}
+		if !withinPackages(maker.Packages, asMaker) {
+			return Errorf(Forbidden, "package glob %q is not among this token's publish packs %s: a trusted publisher may publish only what the token adding it may; use one of its globs or a pack name they match",
+				asMaker, strings.Join(maker.Packages, ", "))
+		}
+	}
+	return nil
 }
 
 func checkClaims(claims map[string]string) (map[string]string, error) {
@@ -298,12 +364,14 @@ type Exchange struct {
 }
 
 // ExchangeIDToken matches a verified ID token against the trusted
-// publishers of its issuer, those of the account owner only when owner is
-// not "", spends its jti and issues a token with the publish scope only,
-// limited to the matched publishers' packages, for ExchangedTokenLifetime
-// at most. Without owner, publishers of more than one account matching is
-// refused: any account may declare any claims, so naming the owner is what
-// keeps another account's trust from blocking the exchange.
+// publishers of its issuer that have not expired, those of the account
+// owner only when owner is not "", spends its jti and issues a token with
+// the publish scope only, limited to the matched publishers' packages, for
+// ExchangedTokenLifetime at most and never beyond their expiry. The token
+// records them, so that their removal can revoke it. Without owner,
+// publishers of more than one account matching is refused: any account may
+// declare any claims, so naming the owner is what keeps another account's
+// trust from blocking the exchange.
 func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken, owner string) (*Exchange, error) {
 	if !s.AllowedIssuer(tok.Issuer) {
 		return nil, Errorf(Unauthorized, "issuer check failed: %q is not an issuer this registry allows", truncateIssuer(tok.Issuer))
@@ -318,9 +386,10 @@ func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken, owner string
 	if err != nil {
 		return nil, err
 	}
+	now := s.now()
 	var matched []TrustedPublisher
 	for _, p := range publishers {
-		if p.Issuer == tok.Issuer && claimsMatch(p.Claims, tok.Claims) {
+		if p.Issuer == tok.Issuer && p.Active(now) && claimsMatch(p.Claims, tok.Claims) {
 			matched = append(matched, p)
 		}
 	}
@@ -343,7 +412,14 @@ func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken, owner string
 	}
 	seen := map[string]bool{}
 	var packages []string
+	var via []int64
+	expires := now.Add(ExchangedTokenLifetime)
 	for _, p := range matched {
+		via = append(via, p.ID)
+		if p.ExpiresAt != nil && p.ExpiresAt.Before(expires) {
+			// The token outlasts none of the trusted publishers it came from.
+			expires = *p.ExpiresAt
+		}
 		for _, g := range p.Packages {
 			if !seen[g] {
 				seen[g] = true
@@ -355,17 +431,15 @@ func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken, owner string
 	if len(packages) > MaxTokenPackages {
 		packages = packages[:MaxTokenPackages]
 	}
-	now := s.now()
 	if err := s.store.SpendJTI(ctx, tok.Issuer, tok.JTI, tok.Expiry, now); err != nil {
 		return nil, err
 	}
-	expires := now.Add(ExchangedTokenLifetime)
 	name := "trusted publishing, " + describeIdentity(tok.Claims)
 	if checkLabel("token name", name, 100, false) != nil {
 		name = "trusted publishing"
 	}
 	secret, t, err := s.issueToken(ctx, accountID, nil, TokenSpec{Name: name, Scopes: []string{string(ExchangedTokenScope)},
-		Packages: packages, ExpiresAt: &expires, CI: identityOf(tok)})
+		Packages: packages, ExpiresAt: &expires, CI: identityOf(tok), TrustedPublishers: via})
 	if err != nil {
 		return nil, err
 	}

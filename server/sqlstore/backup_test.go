@@ -54,13 +54,14 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	must(s.CreateAccount(ctx, bob))
 
 	expires, revoked, used := at(60*24), at(30), at(20)
-	for i, tok := range []*registry.Token{
+	tokens := []*registry.Token{
 		{AccountID: alice.ID, Name: "laptop", CreatedAt: at(2)},
 		{AccountID: alice.ID, Name: "ci", CreatedAt: at(3), ExpiresAt: &expires, LastUsedAt: &used,
 			Scopes: []registry.Scope{registry.ScopePublish, registry.ScopeYank}, Packages: []string{"widget-*", "gadget"}},
 		{AccountID: alice.ID, Name: "read-only", CreatedAt: at(3), Scopes: []registry.Scope{}},
 		{AccountID: bob.ID, Name: "old", CreatedAt: at(4), RevokedAt: &revoked},
-	} {
+	}
+	for i, tok := range tokens {
 		tok.Hash = bytes.Repeat([]byte{byte(i), 0x00, 0xff}, 11)[:32]
 		must(s.CreateToken(ctx, tok))
 	}
@@ -125,9 +126,17 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	must(s.CreateSession(ctx, sess))
 	must(s.TouchSession(ctx, sess.ID, at(55)))
 	must(s.SetAccountDisabled(ctx, bob.ID, &revoked))
-	// Trusted publishing: a trusted publisher and a jti spent until far ahead.
-	must(s.CreateTrustedPublisher(ctx, &registry.TrustedPublisher{AccountID: alice.ID, Issuer: "https://token.actions.githubusercontent.com",
-		Packages: []string{"odd", "odd-*"}, Claims: map[string]string{"repository": "alice/odd", "environment": "rélease \"1\""}, CreatedAt: at(56)}))
+	// Trusted publishing: a trusted publisher made by alice's expiring
+	// token, which expires with it, the token exchanged through it, and a
+	// jti spent until far ahead.
+	tp := &registry.TrustedPublisher{AccountID: alice.ID, Issuer: "https://token.actions.githubusercontent.com",
+		Packages: []string{"odd", "odd-*"}, Claims: map[string]string{"repository": "alice/odd", "environment": "rélease \"1\""}, CreatedAt: at(56),
+		ExpiresAt: &expires, CreatedBy: &registry.Maker{AccountID: alice.ID, Username: "alice", TokenID: tokens[1].ID}}
+	must(s.CreateTrustedPublisher(ctx, tp))
+	exchanged := &registry.Token{AccountID: alice.ID, Name: "trusted publishing, repository alice/odd", CreatedAt: at(56), ExpiresAt: &expires,
+		Scopes: []registry.Scope{registry.ScopePublish}, Packages: tp.Packages, CI: &registry.CIIdentity{Issuer: tp.Issuer, Repository: "alice/odd"},
+		TrustedPublishers: []int64{tp.ID}, Hash: bytes.Repeat([]byte{0x42}, 32)}
+	must(s.CreateToken(ctx, exchanged))
 	must(s.SpendJTI(ctx, "https://token.actions.githubusercontent.com", "jti-0001", at(60*24*365*10), at(56)))
 	// A release of signed 2.2.0, whose artifact keeps a large number and
 	// text to escape.
@@ -200,7 +209,7 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 				}
 				// The nonce of the deleted key is remembered too.
 				// Ten versions published, two keys added and one removed, two yanks and an un-yank, a release: 17 log entries.
-				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 4, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 17,
+				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 5, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 17,
 					TrustedPublishers: 1, SpentJTIs: 1, Releases: 1}
 				if counts != want {
 					t.Errorf("Restore counts %s, want %s", counts, want)
@@ -316,8 +325,11 @@ func sameAnswers(t *testing.T, a, b *sqlstore.Store) {
 	if _, err := b.SessionByHash(ctx, []byte("session-hash-0123456789abcdef012"), time.Now()); err != nil {
 		t.Errorf("the session did not survive: %v", err)
 	}
-	if len(got.Trust[0]) != 1 {
-		t.Errorf("alice's trusted publishers came back as %+v", got.Trust[0])
+	if len(got.Trust[0]) != 1 || got.Trust[0][0].ExpiresAt == nil || got.Trust[0][0].CreatedBy == nil || got.Trust[0][0].CreatedBy.TokenID == 0 {
+		t.Errorf("alice's trusted publishers came back as %+v, want one with its expiry and maker", got.Trust[0])
+	}
+	if via := got.Tokens[0][0].TrustedPublishers; len(via) != 1 || via[0] != got.Trust[0][0].ID {
+		t.Errorf("alice's exchanged token came back through the trusted publishers %v", via)
 	}
 	if err := b.SpendJTI(ctx, "https://token.actions.githubusercontent.com", "jti-0001", time.Now().Add(time.Hour), time.Now()); !errors.Is(err, registry.ErrJTIReused) {
 		t.Errorf("the spent jti was forgotten: SpendJTI = %v", err)
@@ -404,5 +416,50 @@ func TestRestoreRefusesDamagedDumps(t *testing.T) {
 				t.Errorf("Restore of the good dump after failed ones: %v", err)
 			}
 		})
+	}
+}
+
+// A dump made before trusted publishers kept their maker and expiry
+// restores them as the migration leaves them: a user's own made by the
+// user, with no token, lasting until removed.
+func TestRestoreOfTrustedPublishersWithoutTheirMaker(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { restoreWithoutMakers(t, b.dsn) })
+	}
+}
+
+func restoreWithoutMakers(t *testing.T, dsn func(testing.TB) string) {
+	source := open(t, dsn(t), sqlstore.Options{})
+	populate(t, source)
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSuffix(string(dump(t, source)), "\n"), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec["type"] == "trusted_publisher" {
+			delete(rec, "created_by")
+			delete(rec, "created_by_token")
+			delete(rec, "expires_at")
+			b, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line = string(b)
+		}
+		lines = append(lines, line)
+	}
+	target := open(t, dsn(t), sqlstore.Options{})
+	if _, err := target.Restore(context.Background(), strings.NewReader(strings.Join(lines, "\n")+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := target.AccountByUsername(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := target.ListTrustedPublishers(context.Background(), alice.ID)
+	if err != nil || len(list) != 1 || list[0].ExpiresAt != nil || list[0].CreatedBy == nil ||
+		*list[0].CreatedBy != (registry.Maker{AccountID: alice.ID, Username: "alice"}) {
+		t.Errorf("restored %+v, %v; want alice's, made by alice with no token and no expiry", list, err)
 	}
 }

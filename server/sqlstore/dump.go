@@ -116,7 +116,7 @@ type table struct {
 var tables = []table{
 	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at, disabled_at, kind, display_name`, `id`, true,
 		func() record { return new(accountRecord) }, func(c *BackupCounts) *int64 { return &c.Accounts }},
-	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci`, `id`, true,
+	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci, trusted_publishers`, `id`, true,
 		func() record { return new(tokenRecord) }, func(c *BackupCounts) *int64 { return &c.Tokens }},
 	{"ssh_keys", "ssh_key", "SSH keys", `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`, `id`, true,
 		func() record { return new(sshKeyRecord) }, func(c *BackupCounts) *int64 { return &c.SSHKeys }},
@@ -202,14 +202,19 @@ type tokenRecord struct {
 	// CI is the CI job of a token from trusted publishing, a JSON object
 	// (dump_trust.go); null or absent for every other token.
 	CI *string `json:"ci,omitempty"`
+	// TrustedPublishers are the ids of the trusted publishers such a
+	// token was exchanged through, separated by spaces (dump_trust.go);
+	// absent for every other token, and in dumps made before they were kept.
+	TrustedPublishers *string `json:"trusted_publishers,omitempty"`
 }
 
 func (r *tokenRecord) dest() []any {
-	return []any{&r.ID, &r.AccountID, &r.Name, &r.Hash, &r.CreatedAt, &r.LastUsedAt, &r.ExpiresAt, &r.RevokedAt, &r.Scopes, &r.Packages, &r.CI}
+	return []any{&r.ID, &r.AccountID, &r.Name, &r.Hash, &r.CreatedAt, &r.LastUsedAt, &r.ExpiresAt, &r.RevokedAt, &r.Scopes, &r.Packages, &r.CI,
+		&r.TrustedPublishers}
 }
 func (r *tokenRecord) args() []any {
 	return []any{r.ID, r.AccountID, r.Name, r.Hash, r.CreatedAt.UTC(), nullable(r.LastUsedAt), nullable(r.ExpiresAt), nullable(r.RevokedAt),
-		nullable(r.Scopes), nullable(r.Packages), nullable(r.CI)}
+		nullable(r.Scopes), nullable(r.Packages), nullable(r.CI), nullable(r.TrustedPublishers)}
 }
 func (r *tokenRecord) normalize() {
 	r.CreatedAt = r.CreatedAt.UTC()

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pact-registry/pact/server/registry"
@@ -105,12 +107,12 @@ func countTx(ctx context.Context, s *Store, tx *sql.Tx, query string, args ...an
 }
 
 // SetMember adds a member or changes its role; see registry.OrgStore.
-func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account, role registry.Role, at time.Time) (*registry.Member, bool, error) {
+func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account, role registry.Role, at time.Time) (*registry.MemberChange, error) {
 	at = dbTime(at)
-	var changed bool
-	var m *registry.Member
+	var ch *registry.MemberChange
 	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		changed = false
+		ch = &registry.MemberChange{}
+		changed := false
 		if err := s.lockOrg(ctx, tx, org.ID); err != nil {
 			return err
 		}
@@ -150,23 +152,31 @@ func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account
 				return err
 			}
 		}
-		m, err = scanMember(tx.QueryRowContext(ctx, s.q(memberSelect+` WHERE m.org_id = ? AND m.account_id = ?`), org.ID, member.ID))
+		if old == string(registry.RoleOwner) && role != registry.RoleOwner {
+			if err := s.revokeGrants(ctx, tx, org, member, by, at, ch); err != nil {
+				return err
+			}
+		}
+		ch.Changed = changed
+		ch.Member, err = scanMember(tx.QueryRowContext(ctx, s.q(memberSelect+` WHERE m.org_id = ? AND m.account_id = ?`), org.ID, member.ID))
 		return err
 	})
 	if err != nil {
-		return nil, false, s.fault("set member", err)
+		return nil, s.fault("set member", err)
 	}
-	if changed {
+	if ch.Changed {
 		s.notifyLog()
 		s.changedMembers()
 	}
-	return m, changed, nil
+	return ch, nil
 }
 
 // RemoveMember removes a member; see registry.OrgStore.
-func (s *Store) RemoveMember(ctx context.Context, org, member, by *registry.Account, at time.Time) error {
+func (s *Store) RemoveMember(ctx context.Context, org, member, by *registry.Account, at time.Time) (*registry.MemberChange, error) {
 	at = dbTime(at)
+	var ch *registry.MemberChange
 	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		ch = &registry.MemberChange{Changed: true}
 		if err := s.lockOrg(ctx, tx, org.ID); err != nil {
 			return err
 		}
@@ -185,14 +195,95 @@ func (s *Store) RemoveMember(ctx context.Context, org, member, by *registry.Acco
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM org_members WHERE org_id = ? AND account_id = ?`), org.ID, member.ID); err != nil {
 			return err
 		}
-		_, err = s.appendLog(ctx, tx, registry.MemberLogEntry(org.Username, member.Username, "", by.Username, at), at)
-		return err
+		if _, err := s.appendLog(ctx, tx, registry.MemberLogEntry(org.Username, member.Username, "", by.Username, at), at); err != nil {
+			return err
+		}
+		return s.revokeGrants(ctx, tx, org, member, by, at, ch)
 	})
 	if err != nil {
-		return s.fault("remove member", err)
+		return nil, s.fault("remove member", err)
 	}
 	s.notifyLog()
 	s.changedMembers()
+	return ch, nil
+}
+
+// revokeGrants deletes the trusted publishers member made for org, revokes
+// the tokens exchanged through them that are active at at, and logs each
+// deletion; see registry.OrgStore. The caller holds org's row lock, which
+// CreateTrustedPublisher and an exchanged token's CreateToken take too.
+func (s *Store) revokeGrants(ctx context.Context, tx *sql.Tx, org, member, by *registry.Account, at time.Time, ch *registry.MemberChange) error {
+	rows, err := tx.QueryContext(ctx, s.q(trustedPublisherSelect+` WHERE p.account_id = ? AND p.created_by = ? ORDER BY p.id`), org.ID, member.ID)
+	if err != nil {
+		return err
+	}
+	var removed []registry.TrustedPublisher
+	for rows.Next() {
+		p, err := scanTrustedPublisher(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		removed = append(removed, *p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(removed) == 0 {
+		return err
+	}
+	gone := map[int64]int{} // trusted publisher id → tokens revoked through it
+	for _, p := range removed {
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM trusted_publishers WHERE id = ?`), p.ID); err != nil {
+			return err
+		}
+		gone[p.ID] = 0
+	}
+	type exchanged struct {
+		id  int64
+		via string
+	}
+	var active []exchanged
+	rows, err = tx.QueryContext(ctx, s.q(`SELECT id, trusted_publishers FROM tokens WHERE account_id = ? AND trusted_publishers IS NOT NULL
+AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY id`), org.ID, at)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var t exchanged
+		if err := rows.Scan(&t.id, &t.via); err != nil {
+			rows.Close()
+			return err
+		}
+		active = append(active, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var revoked []int64
+	for _, t := range active {
+		hit := false
+		for _, word := range strings.Fields(t.via) {
+			id, err := strconv.ParseInt(word, 10, 64)
+			if _, ok := gone[id]; err == nil && ok {
+				gone[id]++
+				hit = true
+			}
+		}
+		if !hit {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE tokens SET revoked_at = ? WHERE id = ?`), at, t.id); err != nil {
+			return err
+		}
+		revoked = append(revoked, t.id)
+	}
+	for i := range removed {
+		entry := registry.TrustedPublisherRemovedLogEntry(org.Username, member.Username, &removed[i], gone[removed[i].ID], by.Username, at)
+		if _, err := s.appendLog(ctx, tx, entry, at); err != nil {
+			return err
+		}
+	}
+	ch.RemovedTrustedPublishers, ch.RevokedTokens = removed, revoked
 	return nil
 }
 

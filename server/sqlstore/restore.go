@@ -140,6 +140,9 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 			return counts, s.fault("restore: build the transparency log", err)
 		}
 	}
+	if err := s.fillTrustMakers(ctx, tx); err != nil {
+		return counts, err
+	}
 	if err := s.fillFullTiles(ctx, tx); err != nil {
 		return counts, s.fault("restore: store the log's full tiles", err)
 	}

@@ -3,20 +3,28 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pact-registry/pact/server/registry"
 )
 
-const tokenColumns = `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci`
+const tokenColumns = `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci, trusted_publishers`
 
 func scanToken(row scanner, extra ...any) (*registry.Token, error) {
 	var t registry.Token
 	var lastUsed, expires, revoked sql.NullTime
-	var scopes, packages, ci sql.NullString
-	if err := row.Scan(append([]any{&t.ID, &t.AccountID, &t.Name, &t.Hash, &t.CreatedAt, &lastUsed, &expires, &revoked, &scopes, &packages, &ci}, extra...)...); err != nil {
+	var scopes, packages, ci, via sql.NullString
+	if err := row.Scan(append([]any{&t.ID, &t.AccountID, &t.Name, &t.Hash, &t.CreatedAt, &lastUsed, &expires, &revoked, &scopes, &packages, &ci, &via}, extra...)...); err != nil {
 		return nil, err
+	}
+	for _, w := range splitWords(via) {
+		id, err := strconv.ParseInt(w, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		t.TrustedPublishers = append(t.TrustedPublishers, id)
 	}
 	var err error
 	if t.CI, err = parseCI(ci); err != nil {
@@ -60,15 +68,52 @@ func joinWords[T ~string](words []T) any {
 }
 
 // CreateToken stores t and sets t.ID. NotFound when the account does not
-// exist; Conflict when the hash is stored already.
+// exist; Conflict when the hash is stored already. A token exchanged
+// through trusted publishers is stored in a transaction that locks its
+// account's row, as a member's removal locks the organisation's, and finds
+// each of them still there (Forbidden otherwise).
 func (s *Store) CreateToken(ctx context.Context, t *registry.Token) error {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
 	t.CreatedAt = dbTime(t.CreatedAt)
-	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO tokens (account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		t.AccountID, t.Name, t.Hash, t.CreatedAt, nullTime(t.LastUsedAt), nullTime(t.ExpiresAt), nullTime(t.RevokedAt),
-		joinWords(t.Scopes), joinWords(t.Packages), ciJSON(t.CI)).Scan(&t.ID)
+	var via any
+	if t.TrustedPublishers != nil {
+		words := make([]string, len(t.TrustedPublishers))
+		for i, id := range t.TrustedPublishers {
+			words[i] = strconv.FormatInt(id, 10)
+		}
+		via = strings.Join(words, " ")
+	}
+	insert := func(ctx context.Context, q interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}) error {
+		return q.QueryRowContext(ctx, s.q(`INSERT INTO tokens (account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci,
+trusted_publishers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+			t.AccountID, t.Name, t.Hash, t.CreatedAt, nullTime(t.LastUsedAt), nullTime(t.ExpiresAt), nullTime(t.RevokedAt),
+			joinWords(t.Scopes), joinWords(t.Packages), ciJSON(t.CI), via).Scan(&t.ID)
+	}
+	var err error
+	if len(t.TrustedPublishers) == 0 {
+		ctx, cancel := s.deadline(ctx)
+		defer cancel()
+		err = insert(ctx, s.write)
+	} else {
+		err = s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET kind = kind WHERE id = ?`), t.AccountID)
+			if err := s.oneRow(res, err, "lock account", func() error { return notFound("no such account %d", t.AccountID) }); err != nil {
+				return err
+			}
+			for _, id := range t.TrustedPublishers {
+				var one int
+				err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM trusted_publishers WHERE id = ? AND account_id = ?`), id, t.AccountID).Scan(&one)
+				if errNoRows(err) {
+					return registry.Errorf(registry.Forbidden, "claims check failed: the trusted publisher %d this job matched was removed meanwhile; nothing was issued", id)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return insert(ctx, tx)
+		})
+	}
 	switch {
 	case err == nil:
 		return nil

@@ -12,20 +12,46 @@ import (
 
 // Trusted publishers and spent ID token jtis (migrations/*/0008_trusted_publishers.sql).
 
-const trustedPublisherColumns = `id, account_id, issuer, packages, claims, created_at`
+// Who made a trusted publisher and until when it lasts came later
+// (migrations/*/0014_grants_within_their_maker.sql).
+const trustedPublisherColumns = `id, account_id, issuer, packages, claims, created_at, expires_at, created_by, created_by_token`
+
+// trustedPublisherSelect reads trusted publishers (alias p) with the
+// username of their maker.
+const trustedPublisherSelect = `SELECT p.id, p.account_id, p.issuer, p.packages, p.claims, p.created_at, p.expires_at, p.created_by,
+p.created_by_token, m.username FROM trusted_publishers p LEFT JOIN accounts m ON m.id = p.created_by`
 
 func scanTrustedPublisher(row scanner) (*registry.TrustedPublisher, error) {
 	var p registry.TrustedPublisher
 	var packages, claims string
-	if err := row.Scan(&p.ID, &p.AccountID, &p.Issuer, &packages, &claims, &p.CreatedAt); err != nil {
+	var expires sql.NullTime
+	var makerID, makerToken sql.NullInt64
+	var makerName sql.NullString
+	if err := row.Scan(&p.ID, &p.AccountID, &p.Issuer, &packages, &claims, &p.CreatedAt, &expires, &makerID, &makerToken, &makerName); err != nil {
 		return nil, err
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
+	p.ExpiresAt = timePtr(expires)
 	p.Packages = strings.Fields(packages)
 	if err := json.Unmarshal([]byte(claims), &p.Claims); err != nil {
 		return nil, err
 	}
+	if makerID.Valid {
+		p.CreatedBy = &registry.Maker{AccountID: makerID.Int64, Username: makerName.String, TokenID: makerToken.Int64}
+	}
 	return &p, nil
+}
+
+// makerColumns are the created_by and created_by_token of p.
+func makerColumns(p *registry.TrustedPublisher) (any, any) {
+	if p.CreatedBy == nil {
+		return nil, nil
+	}
+	var token any
+	if p.CreatedBy.TokenID != 0 {
+		token = p.CreatedBy.TokenID
+	}
+	return p.CreatedBy.AccountID, token
 }
 
 // CreateTrustedPublisher stores p and sets p.ID. NotFound when the account
@@ -36,17 +62,39 @@ func (s *Store) CreateTrustedPublisher(ctx context.Context, p *registry.TrustedP
 	if err != nil {
 		return err
 	}
+	if p.ExpiresAt != nil {
+		expires := dbTime(*p.ExpiresAt)
+		p.ExpiresAt = &expires
+	}
+	makerID, makerToken := makerColumns(p)
 	err = s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var one int
-		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM accounts WHERE id = ?`), p.AccountID).Scan(&one)
+		var kind string
+		err := tx.QueryRowContext(ctx, s.q(`SELECT kind FROM accounts WHERE id = ?`), p.AccountID).Scan(&kind)
 		if errNoRows(err) {
 			return notFound("no such account %d", p.AccountID)
 		}
 		if err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, s.q(`INSERT INTO trusted_publishers (account_id, issuer, packages, claims, created_at)
-VALUES (?, ?, ?, ?, ?) RETURNING id`), p.AccountID, p.Issuer, strings.Join(p.Packages, " "), string(claims), p.CreatedAt).Scan(&p.ID)
+		if kind == registry.KindOrg {
+			// The organisation's row lock orders this after, or before,
+			// a removal of the maker, which removes what it made.
+			if err := s.lockOrg(ctx, tx, p.AccountID); err != nil {
+				return err
+			}
+			role := ""
+			if p.CreatedBy != nil {
+				if role, err = memberRoleTx(ctx, s, tx, p.AccountID, p.CreatedBy.AccountID); err != nil {
+					return err
+				}
+			}
+			if role != string(registry.RoleOwner) {
+				return registry.Errorf(registry.Forbidden, "only owners of the organisation may add its trusted publishers")
+			}
+		}
+		return tx.QueryRowContext(ctx, s.q(`INSERT INTO trusted_publishers (account_id, issuer, packages, claims, created_at, expires_at,
+created_by, created_by_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`), p.AccountID, p.Issuer, strings.Join(p.Packages, " "),
+			string(claims), p.CreatedAt, nullTime(p.ExpiresAt), makerID, makerToken).Scan(&p.ID)
 	})
 	if err != nil && s.dialect.isForeignKeyViolation(err) {
 		return notFound("no such account %d", p.AccountID)
@@ -57,14 +105,14 @@ VALUES (?, ?, ?, ?, ?) RETURNING id`), p.AccountID, p.Issuer, strings.Join(p.Pac
 // ListTrustedPublishers lists an account's trusted publishers, oldest first.
 func (s *Store) ListTrustedPublishers(ctx context.Context, accountID int64) ([]registry.TrustedPublisher, error) {
 	return queryList(ctx, s, "list trusted publishers", 0, scanTrustedPublisher,
-		`SELECT `+trustedPublisherColumns+` FROM trusted_publishers WHERE account_id = ? ORDER BY id`, accountID)
+		trustedPublisherSelect+` WHERE p.account_id = ? ORDER BY p.id`, accountID)
 }
 
 // TrustedPublishersByIssuer lists the trusted publishers of one issuer,
 // oldest first.
 func (s *Store) TrustedPublishersByIssuer(ctx context.Context, issuer string) ([]registry.TrustedPublisher, error) {
 	return queryList(ctx, s, "list trusted publishers", 0, scanTrustedPublisher,
-		`SELECT `+trustedPublisherColumns+` FROM trusted_publishers WHERE issuer = ? ORDER BY id`, issuer)
+		trustedPublisherSelect+` WHERE p.issuer = ? ORDER BY p.id`, issuer)
 }
 
 // DeleteTrustedPublisher deletes one of accountID's trusted publishers.

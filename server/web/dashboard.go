@@ -37,6 +37,9 @@ var notices = map[string]string{
 	"org-created":    "The organisation is made; you are its owner. Publish into it with pact publish --owner.",
 	"member-set":     "The member's role is set.",
 	"member-removed": "The member is removed. Its publishing into the organisation has stopped.",
+	// A removed or demoted owner's trusted publishers go with its role.
+	"member-set-grants":     "The member's role is set. The trusted publishers it added for the organisation are removed, and the tokens exchanged through them revoked; the transparency log records each.",
+	"member-removed-grants": "The member is removed. Its publishing into the organisation has stopped: the trusted publishers it added for the organisation are removed too, and the tokens exchanged through them revoked; the transparency log records each.",
 }
 
 type tokenRow struct {
@@ -98,6 +101,7 @@ type trustRow struct {
 	Claims []string // name=value, sorted
 	// Unbound marks a trust by names only (registry.BindingClaims).
 	Unbound bool
+	Expired bool
 }
 
 func (pages *Pages) dashboard(c *gin.Context) {
@@ -155,7 +159,7 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 		return
 	}
 	for _, tp := range trusted {
-		row := trustRow{TrustedPublisher: tp, Globs: strings.Join(tp.Packages, " "), Unbound: tp.NamesOnly()}
+		row := trustRow{TrustedPublisher: tp, Globs: strings.Join(tp.Packages, " "), Unbound: tp.NamesOnly(), Expired: !tp.Active(now)}
 		for name, value := range tp.Claims {
 			row.Claims = append(row.Claims, name+"="+value)
 		}

@@ -1,10 +1,13 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pact-registry/pact/internal/servertest"
 )
@@ -107,4 +110,59 @@ func TestDashboardTrustedPublishersWithoutIssuers(t *testing.T) {
 	if regexp.MustCompile(`action="/dashboard/trusted-publishers"`).MatchString(page.Body) {
 		t.Errorf("the dashboard offers the trusted publisher form with no issuer allowed")
 	}
+}
+
+// The dashboard shows who added each trusted publisher and until when it
+// lasts: one added there lasts until removed, one added with an expiring
+// token expires with it and says so once it has.
+func TestDashboardTrustedPublishersShowTheirMakerAndExpiry(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		env := servertest.Start(t, dsn, servertest.Options{OIDCIssuers: []string{githubIssuer}})
+		alice := env.CreateUser(t, "alice")
+		web := servertest.NewWebClient(t, env.URL)
+		web.Login(alice)
+		servertest.WantRedirect(t, web.Post("/dashboard/trusted-publishers", url.Values{"issuer": {githubIssuer}, "packages": {"widget"},
+			"claims": {"repository=alice/widget"}}), "/dashboard?done=trust-added#trusted")
+		r := env.API.PostJSON("/api/tokens", map[string]any{"name": "narrow", "scopes": []string{"tokens", "publish"}, "packages": []string{"gadget"}, "expires_in_days": 1}, alice.Bearer())
+		wantStatus(t, r.Status, http.StatusCreated, r.Body)
+		narrow := r.JSON(t)
+		r = env.API.PostJSON("/api/trusted-publishers", map[string]any{"issuer": githubIssuer, "packages": []string{"gadget"},
+			"claims": map[string]string{"repository": "alice/gadget"}}, "Authorization: Bearer "+narrow["token"].(string))
+		wantStatus(t, r.Status, http.StatusCreated, r.Body)
+		expires := r.JSON(t)["expires_at"].(string)
+
+		page := web.Get("/dashboard")
+		servertest.WantPage(t, page, http.StatusOK, "Added by", "alice <span class=\"muted\">on the dashboard</span>",
+			"<span class=\"muted\">when removed</span>", fmt.Sprintf("alice <span class=\"muted\">with token %v</span>", narrow["id"]),
+			`<time datetime="`+expires+`">`)
+		if strings.Contains(page.Body, `<span class="tag">expired</span>`) {
+			t.Error("a trusted publisher shows as expired before its token expires")
+		}
+		env.Clock.Advance(25 * time.Hour)
+		servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, `</time> <span class="tag">expired</span>`)
+	})
+}
+
+// Removing an owner from the dashboard says that its trusted publishers of
+// the organisation went with it.
+func TestDashboardRemovingAnOwnerSaysItsTrustedPublishersWent(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		env := servertest.Start(t, dsn, servertest.Options{OIDCIssuers: []string{githubIssuer}})
+		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")
+		web := servertest.NewWebClient(t, env.URL)
+		web.Login(alice)
+		servertest.WantRedirect(t, web.Post("/dashboard/orgs", url.Values{"name": {"acme"}}), "/dashboard?done=org-created#orgs")
+		servertest.WantRedirect(t, web.Post("/dashboard/orgs/acme/members", url.Values{"username": {"bob"}, "role": {"owner"}}), "/dashboard?done=member-set#org-acme")
+		r := env.API.PostJSON("/api/trusted-publishers", map[string]any{"owner": "acme", "issuer": githubIssuer, "packages": []string{"*"},
+			"claims": map[string]string{"repository": "bob/ci"}}, bob.Bearer())
+		wantStatus(t, r.Status, http.StatusCreated, r.Body)
+		servertest.WantRedirect(t, web.Post("/dashboard/orgs/acme/members", url.Values{"username": {"bob"}, "role": {"maintainer"}}),
+			"/dashboard?done=member-set-grants#org-acme")
+		servertest.WantPage(t, web.Get("/dashboard?done=member-set-grants"), http.StatusOK, "The trusted publishers it added for the organisation are removed")
+		r = env.API.Get("/api/trusted-publishers?owner=acme", alice.Bearer())
+		if list := r.JSON(t)["trusted_publishers"].([]any); len(list) != 0 {
+			t.Errorf("acme keeps %v after bob's demotion", list)
+		}
+		servertest.WantRedirect(t, web.Post("/dashboard/orgs/acme/members/bob/remove", nil), "/dashboard?done=member-removed#org-acme")
+	})
 }

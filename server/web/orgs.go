@@ -37,23 +37,32 @@ func (pages *Pages) dashboardOrgs(c *gin.Context, d *dashboardData) error {
 
 func (pages *Pages) createOrg(c *gin.Context) {
 	d := &dashboardData{OrgName: strings.TrimSpace(c.PostForm("name")), OrgDisplayName: strings.TrimSpace(c.PostForm("display_name")), Lifetime: defaultLifetime}
-	_, err := pages.svc.CreateOrg(c, pages.currentAccount(c), d.OrgName, d.OrgDisplayName)
+	_, err := pages.svc.CreateOrg(c, pages.currentAccount(c), nil, d.OrgName, d.OrgDisplayName)
 	pages.formDone(c, d, err, "/dashboard?done=org-created#orgs")
 }
 
 func (pages *Pages) setOrgMember(c *gin.Context) {
 	d := &dashboardData{Lifetime: defaultLifetime}
 	role, err := registry.ParseRole(c.PostForm("role"))
+	done := "member-set"
 	if err == nil {
-		_, err = pages.svc.SetMember(c, pages.currentAccount(c), c.Param("org"), strings.TrimSpace(c.PostForm("username")), role)
+		var ch *registry.MemberChange
+		ch, err = pages.svc.SetMember(c, pages.currentAccount(c), nil, c.Param("org"), strings.TrimSpace(c.PostForm("username")), role)
+		if err == nil && len(ch.RemovedTrustedPublishers) > 0 {
+			done = "member-set-grants"
+		}
 	}
-	pages.orgFormDone(c, d, err, "/dashboard?done=member-set#org-"+url.PathEscape(c.Param("org")))
+	pages.orgFormDone(c, d, err, "/dashboard?done="+done+"#org-"+url.PathEscape(c.Param("org")))
 }
 
 func (pages *Pages) removeOrgMember(c *gin.Context) {
 	d := &dashboardData{Lifetime: defaultLifetime}
-	err := pages.svc.RemoveMember(c, pages.currentAccount(c), c.Param("org"), c.Param("username"))
-	pages.orgFormDone(c, d, err, "/dashboard?done=member-removed#org-"+url.PathEscape(c.Param("org")))
+	done := "member-removed"
+	ch, err := pages.svc.RemoveMember(c, pages.currentAccount(c), nil, c.Param("org"), c.Param("username"))
+	if err == nil && len(ch.RemovedTrustedPublishers) > 0 {
+		done = "member-removed-grants"
+	}
+	pages.orgFormDone(c, d, err, "/dashboard?done="+done+"#org-"+url.PathEscape(c.Param("org")))
 }
 
 // orgFormDone is formDone that also shows a refusal of the domain (an
