@@ -589,6 +589,10 @@ func (s *Store) cachedDocument(ctx context.Context, key docID, shared bool, read
 	if s.cache == nil {
 		return read(ctx, 0)
 	}
+	// The generation is taken before the look-up: an id found there may
+	// name the row of a latest version that a publish replaces right
+	// after, and the read by that id must then not be kept.
+	gen := s.cache.gen()
 	v, id := s.cache.find(key)
 	if v != nil {
 		if !shared {
@@ -596,7 +600,6 @@ func (s *Store) cachedDocument(ctx context.Context, key docID, shared bool, read
 		}
 		return v, nil
 	}
-	gen := s.cache.gen()
 	var readAt time.Duration
 	if s.cache.ttl > 0 {
 		readAt = clock() // before the read: an entry never outlives ttl from the row it holds
