@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/pkg/clip"
 	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server/idtoken"
 	"github.com/pact-registry/pact/server/internal/httpx"
@@ -130,17 +131,10 @@ func (s *Server) decodeStrictLimited(c *gin.Context, v any, fields []string, has
 	}
 	for name := range present {
 		if !slices.ContainsFunc(fields, func(f string) bool { return foldKey(f) == foldKey(name) }) {
-			return registry.Errorf(registry.Invalid, "field %q is not known: %s", truncateField(name), has)
+			return registry.Errorf(registry.Invalid, "field %q is not known: %s", clip.Text(name, 40), has)
 		}
 	}
 	return nil
-}
-
-func truncateField(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }
 
 func presentTrustedPublisher(p *registry.TrustedPublisher) wire.TrustedPublisher {

@@ -45,12 +45,3 @@ func formatTime(t time.Time) string {
 	}
 	return t.UTC().Format("2006-01-02 15:04")
 }
-
-// truncate shortens s to n runes for a table cell.
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}

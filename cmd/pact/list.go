@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pact-registry/pact/pkg/client"
+	"github.com/pact-registry/pact/pkg/clip"
 )
 
 type listOptions struct {
@@ -166,8 +167,8 @@ func writeFitted(w io.Writer, rows [][]string, width int) error {
 	}
 	t := newTable(w)
 	for _, row := range rows {
-		if last := len(row) - 1; budget > 0 && last >= 0 {
-			row[last] = truncate(row[last], budget)
+		if last := len(row) - 1; budget > 0 && last >= 0 && utf8.RuneCountInString(row[last]) > budget {
+			row[last] = clip.Text(row[last], budget-1) // and the ellipsis: budget characters
 		}
 		fmt.Fprintln(t, strings.Join(row, "\t"))
 	}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/pact-registry/pact/pkg/clip"
 	"github.com/pact-registry/pact/pkg/translog"
 )
 
@@ -66,7 +67,7 @@ func (c *Client) LogKey(ctx context.Context) (string, error) {
 	}
 	key := strings.TrimSpace(string(data))
 	if _, err := note.NewVerifier(key); err != nil {
-		return "", verifyErrorf("log-key", "the registry's log key %q is not a verifier key: %v", clipText(key), err)
+		return "", verifyErrorf("log-key", "the registry's log key %q is not a verifier key: %v", clip.Text(key, 80), err)
 	}
 	return key, nil
 }
@@ -122,7 +123,7 @@ func (c *Client) NewLogVerifier(key, cacheDir string) (*LogVerifier, error) {
 	key = strings.TrimSpace(key)
 	v, err := note.NewVerifier(key)
 	if err != nil {
-		return nil, fmt.Errorf("the log key %q is not a verifier key (name+hash+key): %v", clipText(key), err)
+		return nil, fmt.Errorf("the log key %q is not a verifier key (name+hash+key): %v", clip.Text(key, 80), err)
 	}
 	if cacheDir == "" {
 		return nil, errors.New("no cache directory for the log's state")
@@ -647,13 +648,6 @@ func (r *tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-func clipText(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }
 
 func seenDate(seen *SeenCheckpoint) string {

@@ -11,6 +11,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/pact-registry/pact/pkg/clip"
 )
 
 // MaxCheckpointSize bounds a signed checkpoint a client reads or a server stores.
@@ -46,7 +48,7 @@ func ParseCheckpointText(text string) (Checkpoint, error) {
 	}
 	size, err := strconv.ParseInt(sizeText, 10, 64)
 	if err != nil || size < 0 || strconv.FormatInt(size, 10) != sizeText {
-		return Checkpoint{}, fmt.Errorf("checkpoint: size %q is not a decimal", clip(sizeText))
+		return Checkpoint{}, fmt.Errorf("checkpoint: size %q is not a decimal", clip.Text(sizeText, 40))
 	}
 	h, err := base64.StdEncoding.Strict().DecodeString(hashText)
 	if err != nil || len(h) != tlog.HashSize {
@@ -84,7 +86,7 @@ func OpenCheckpoint(msg []byte, v note.Verifier) (Checkpoint, error) {
 		return Checkpoint{}, err
 	}
 	if c.Origin != v.Name() {
-		return Checkpoint{}, fmt.Errorf("checkpoint: origin %q is not the key's name %q", clip(c.Origin), v.Name())
+		return Checkpoint{}, fmt.Errorf("checkpoint: origin %q is not the key's name %q", clip.Text(c.Origin, 40), v.Name())
 	}
 	return c, nil
 }

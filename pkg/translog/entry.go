@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/pact-registry/pact/pkg/clip"
 )
 
 // Header is the first line of every entry of format version 1.
@@ -133,7 +135,7 @@ func Parse(data []byte) (*Entry, error) {
 	}
 	lines := strings.Split(string(data[:len(data)-1]), "\n")
 	if lines[0] != Header {
-		return nil, fmt.Errorf("log entry: first line %q, want %q", clip(lines[0]), Header)
+		return nil, fmt.Errorf("log entry: first line %q, want %q", clip.Text(lines[0], 40), Header)
 	}
 	var kv []Field
 	seen := map[string]bool{}
@@ -156,7 +158,7 @@ func Parse(data []byte) (*Entry, error) {
 	}
 	t, err := time.Parse(TimeLayout, kv[1].Value)
 	if err != nil || t.Format(TimeLayout) != kv[1].Value {
-		return nil, fmt.Errorf("log entry: time %q is not RFC 3339 UTC seconds", clip(kv[1].Value))
+		return nil, fmt.Errorf("log entry: time %q is not RFC 3339 UTC seconds", clip.Text(kv[1].Value, 40))
 	}
 	e := &Entry{Kind: kv[0].Value, Time: t, Fields: kv[2:]}
 	if err := e.checkKind(); err != nil {
@@ -235,13 +237,6 @@ func validValue(v string) bool {
 	return true
 }
 
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
-
 // PublishEvent is a published version as the log records it.
 type PublishEvent struct {
 	Time                 time.Time
@@ -275,7 +270,7 @@ func NewPublish(p PublishEvent) *Entry {
 // Publish reads a publish entry's fields.
 func (e *Entry) Publish() (PublishEvent, error) {
 	if e.Kind != KindPublish {
-		return PublishEvent{}, fmt.Errorf("log entry: kind %s, not %s", clip(e.Kind), KindPublish)
+		return PublishEvent{}, fmt.Errorf("log entry: kind %s, not %s", clip.Text(e.Kind, 40), KindPublish)
 	}
 	p := PublishEvent{Time: e.Time, Owner: e.Get("owner"), Pack: e.Get("pack"), Version: e.Get("version"),
 		SHA256: e.Get("sha256"), Auth: e.Get("auth"), Key: e.Get("key")}
@@ -305,7 +300,7 @@ func (e *Entry) Publish() (PublishEvent, error) {
 		}
 		p.SignedLines = lines
 	default:
-		return PublishEvent{}, fmt.Errorf("log entry: auth %q is neither token, ssh nor oidc", clip(p.Auth))
+		return PublishEvent{}, fmt.Errorf("log entry: auth %q is neither token, ssh nor oidc", clip.Text(p.Auth, 40))
 	}
 	return p, nil
 }
@@ -333,7 +328,7 @@ func newKeyEntry(kind string, k KeyEvent) *Entry {
 // KeyEvent reads a key-add or key-remove entry's fields.
 func (e *Entry) KeyEvent() (KeyEvent, error) {
 	if e.Kind != KindKeyAdd && e.Kind != KindKeyRemove {
-		return KeyEvent{}, fmt.Errorf("log entry: kind %s is not a key event", clip(e.Kind))
+		return KeyEvent{}, fmt.Errorf("log entry: kind %s is not a key event", clip.Text(e.Kind, 40))
 	}
 	return KeyEvent{Time: e.Time, Owner: e.Get("owner"), Key: e.Get("key"), Fingerprint: e.Get("fingerprint")}, nil
 }
@@ -362,7 +357,7 @@ func NewUnyank(y YankEvent) *Entry {
 // Yank reads a yank or unyank entry's fields.
 func (e *Entry) Yank() (YankEvent, error) {
 	if e.Kind != KindYank && e.Kind != KindUnyank {
-		return YankEvent{}, fmt.Errorf("log entry: kind %s is not a yank event", clip(e.Kind))
+		return YankEvent{}, fmt.Errorf("log entry: kind %s is not a yank event", clip.Text(e.Kind, 40))
 	}
 	y := YankEvent{Time: e.Time, Owner: e.Get("owner"), Pack: e.Get("pack"), Version: e.Get("version")}
 	if e.Kind == KindYank {
@@ -466,7 +461,7 @@ func NewTrustedPublisherRemove(r TrustedPublisherRemoveEvent) *Entry {
 // Release reads a release entry's fields.
 func (e *Entry) Release() (ReleaseEvent, error) {
 	if e.Kind != KindRelease {
-		return ReleaseEvent{}, fmt.Errorf("log entry: kind %s, not %s", clip(e.Kind), KindRelease)
+		return ReleaseEvent{}, fmt.Errorf("log entry: kind %s, not %s", clip.Text(e.Kind, 40), KindRelease)
 	}
 	r := ReleaseEvent{Time: e.Time, Owner: e.Get("owner"), Pack: e.Get("pack"), Version: e.Get("version"),
 		SHA256: e.Get("sha256"), Release: e.Get("release"), Commit: e.Get("commit")}
@@ -502,7 +497,7 @@ func lowerHex(s string, n int) bool {
 // MemberEvent reads a member or member-remove entry's fields.
 func (e *Entry) MemberEvent() (MemberEvent, error) {
 	if e.Kind != KindMember && e.Kind != KindMemberRemove {
-		return MemberEvent{}, fmt.Errorf("log entry: kind %s is not a member event", clip(e.Kind))
+		return MemberEvent{}, fmt.Errorf("log entry: kind %s is not a member event", clip.Text(e.Kind, 40))
 	}
 	return MemberEvent{Time: e.Time, Owner: e.Get("owner"), Member: e.Get("member"), Role: e.Get("role"), By: e.Get("by")}, nil
 }

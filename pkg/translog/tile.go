@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/pact-registry/pact/pkg/clip"
 )
 
 // TileHeight is the log's tile height: a full tile holds 256 hashes or 256 entries (C2SP tlog-tiles).
@@ -53,7 +55,7 @@ func FullTiles(from, to int64, fn func(tlog.Tile) error) error {
 // beyond the groups of three, no .p/256). Entry bundles come back with L == -1; every tile has H ==
 // TileHeight.
 func ParseTilePath(path string) (tlog.Tile, error) {
-	bad := fmt.Errorf("malformed tile path %q", clip(path))
+	bad := fmt.Errorf("malformed tile path %q", clip.Text(path, 40))
 	if len(path) > maxTilePath {
 		return tlog.Tile{}, bad
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
+	"github.com/pact-registry/pact/pkg/clip"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -68,7 +69,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (registry.IDToken, er
 		return registry.IDToken{}, err
 	}
 	if !slices.Contains(v.issuers, issuer) {
-		return registry.IDToken{}, registry.Errorf(registry.Unauthorized, "issuer check failed: %q is not an issuer this registry allows", truncate(issuer))
+		return registry.IDToken{}, registry.Errorf(registry.Unauthorized, "issuer check failed: %q is not an issuer this registry allows", clip.Text(issuer, 100))
 	}
 	verifier, err := v.verifier(ctx, issuer)
 	if err != nil {
@@ -165,11 +166,4 @@ func peekIssuer(raw string) (string, error) {
 		return "", registry.Errorf(registry.Unauthorized, "issuer check failed: the ID token has no iss claim")
 	}
 	return claims.Issuer, nil
-}
-
-func truncate(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "…"
-	}
-	return s
 }

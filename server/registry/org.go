@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/pact-registry/pact/pkg/clip"
 )
 
 // Organisations (docs/protocol.md, Organisations; docs/design.md,
@@ -40,7 +42,7 @@ func ParseRole(s string) (Role, error) {
 	case RoleOwner, RoleMaintainer:
 		return r, nil
 	}
-	return "", Errorf(Invalid, "role %q is not known: use owner or maintainer", truncateForMessage(s))
+	return "", Errorf(Invalid, "role %q is not known: use owner or maintainer", clip.Text(s, 40))
 }
 
 // Member is one account's membership of an organisation.
@@ -231,7 +233,7 @@ func (s *Service) OrgsOf(ctx context.Context, acct *Account) ([]Member, error) {
 func (s *Service) orgAccount(ctx context.Context, name string) (*Account, error) {
 	acct, err := s.AccountByUsername(ctx, name)
 	if IsCode(err, NotFound) || err == nil && !acct.IsOrg() {
-		return nil, Errorf(NotFound, "no organisation %s", truncateForMessage(strings.ToLower(name)))
+		return nil, Errorf(NotFound, "no organisation %s", clip.Text(strings.ToLower(name), 40))
 	}
 	return acct, err
 }
@@ -320,7 +322,7 @@ func (s *Service) memberChange(ctx context.Context, actor *Account, maker *Token
 	}
 	member, err := s.AccountByUsername(ctx, username)
 	if IsCode(err, NotFound) {
-		return nil, nil, Errorf(NotFound, "no user %s", truncateForMessage(username))
+		return nil, nil, Errorf(NotFound, "no user %s", clip.Text(username, 40))
 	}
 	if err != nil {
 		return nil, nil, err
@@ -357,11 +359,11 @@ func (s *Service) resolveOwner(ctx context.Context, actor *Account, ownerName, n
 	if o, pack, ok := strings.Cut(name, "/"); ok {
 		o = strings.ToLower(strings.TrimSpace(o))
 		if ownerName != "" && ownerName != o {
-			return nil, "", Errorf(Invalid, "owner %q and the owner part of name %q differ; give one of them", truncateForMessage(ownerName), truncateForMessage(name))
+			return nil, "", Errorf(Invalid, "owner %q and the owner part of name %q differ; give one of them", clip.Text(ownerName, 40), clip.Text(name, 40))
 		}
 		ownerName, name = o, pack
 		if strings.TrimSpace(name) == "" {
-			return nil, "", Errorf(Invalid, "name %q has no pack after the owner: use owner/pack", truncateForMessage(o+"/"))
+			return nil, "", Errorf(Invalid, "name %q has no pack after the owner: use owner/pack", clip.Text(o+"/", 40))
 		}
 	}
 	if ownerName == "" || ownerName == actor.Username {
@@ -369,7 +371,7 @@ func (s *Service) resolveOwner(ctx context.Context, actor *Account, ownerName, n
 	}
 	owner, err := s.AccountByUsername(ctx, ownerName)
 	if IsCode(err, NotFound) {
-		return nil, "", Errorf(NotFound, "no user or organisation %s to publish into", truncateForMessage(ownerName))
+		return nil, "", Errorf(NotFound, "no user or organisation %s to publish into", clip.Text(ownerName, 40))
 	}
 	if err != nil {
 		return nil, "", err

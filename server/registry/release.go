@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pact-registry/pact/pkg/clip"
 	"github.com/pact-registry/pact/pkg/translog"
 )
 
@@ -239,7 +240,7 @@ func prepareRelease(caller *Account, spec ReleaseSpec) (*Release, string, error)
 		owner, pack = caller.Username, id
 	}
 	if !slugLike(owner) || !slugLike(pack) {
-		return nil, "", Errorf(Invalid, "contract_id: %q is not owner/pack", truncateForMessage(id))
+		return nil, "", Errorf(Invalid, "contract_id: %q is not owner/pack", clip.Text(id, 40))
 	}
 	r.Owner, r.Pack = strings.ToLower(owner), strings.ToLower(pack)
 
@@ -388,10 +389,10 @@ func checkArtifact(at string, raw json.RawMessage) (json.RawMessage, error) {
 		}
 		text, err := json.Marshal(v)
 		if err != nil {
-			return nil, Errorf(Invalid, "%s.%s: not JSON", at, truncateForMessage(key))
+			return nil, Errorf(Invalid, "%s.%s: not JSON", at, clip.Text(key, 40))
 		}
 		if len(text) > MaxArtifactValueBytes {
-			return nil, Errorf(Invalid, "%s.%s: longer than %d bytes", at, truncateForMessage(key), MaxArtifactValueBytes)
+			return nil, Errorf(Invalid, "%s.%s: longer than %d bytes", at, clip.Text(key, 40), MaxArtifactValueBytes)
 		}
 	}
 	canon, err := json.Marshal(fields)

@@ -1,11 +1,12 @@
 package registry
 
 import (
-	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pact-registry/pact/pkg/clip"
 )
 
 // Scope is one power an API token may hold (docs/protocol.md, Token scopes).
@@ -138,7 +139,7 @@ func ParseScopes(names []string) ([]Scope, error) {
 	for _, n := range names {
 		s := Scope(strings.ToLower(strings.TrimSpace(n)))
 		if !slices.Contains(Scopes, s) {
-			return nil, Errorf(Invalid, "scope %q is not known: use %s", truncateForMessage(n), scopeList(Scopes))
+			return nil, Errorf(Invalid, "scope %q is not known: use %s", clip.Text(n, 40), scopeList(Scopes))
 		}
 		seen[s] = true
 	}
@@ -172,12 +173,12 @@ func ParsePackages(globs []string) ([]string, error) {
 			return nil, Errorf(Invalid, "packages must not hold an empty glob")
 		}
 		if len(g) > MaxTokenGlobLength {
-			return nil, Errorf(Invalid, "package glob %q is longer than %d characters", truncateForMessage(g), MaxTokenGlobLength)
+			return nil, Errorf(Invalid, "package glob %q is longer than %d characters", clip.Text(g, 40), MaxTokenGlobLength)
 		}
 		packGlob := g
 		if org, rest, ok := strings.Cut(g, "/"); ok {
 			if strings.ContainsAny(org, "*?[]^") {
-				return nil, Errorf(Invalid, "package glob %q has a pattern in its organisation's name: name one organisation literally, such as acme/%s", truncateForMessage(g), truncateForMessage(rest))
+				return nil, Errorf(Invalid, "package glob %q has a pattern in its organisation's name: name one organisation literally, such as acme/%s", clip.Text(g, 40), clip.Text(rest, 40))
 			}
 			if _, err := NormalizeUsername(org); err != nil || org != strings.ToLower(org) || strings.Contains(rest, "/") {
 				return nil, Errorf(Invalid, "package glob %q may hold only a-z, 0-9, '-' and the glob operators * ? [ ] ^, after at most one organisation's name and '/'", g)
@@ -188,7 +189,7 @@ func ParsePackages(globs []string) ([]string, error) {
 			packGlob = rest
 		}
 		if len(packGlob) > maxPackGlobLength {
-			return nil, Errorf(Invalid, "package glob %q is longer than %d characters", truncateForMessage(g), maxPackGlobLength)
+			return nil, Errorf(Invalid, "package glob %q is longer than %d characters", clip.Text(g, 40), maxPackGlobLength)
 		}
 		for _, r := range packGlob {
 			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-*?[]^", r)) {
@@ -278,12 +279,4 @@ func scopeList(scopes []Scope) string {
 		names[i] = string(s)
 	}
 	return strings.Join(names, ", ")
-}
-
-// truncateForMessage keeps an echoed client value short.
-func truncateForMessage(s string) string {
-	if len(s) > 40 {
-		return fmt.Sprintf("%.40s…", s)
-	}
-	return s
 }

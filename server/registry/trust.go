@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/pact-registry/pact/pkg/clip"
 )
 
 // TrustedPublisher lets CI jobs publish an account's packs with no stored
@@ -136,7 +138,7 @@ func (s *Service) OIDCIssuers() []string { return slices.Clone(s.oidcIssuers) }
 func CheckIssuerURL(u string) error {
 	p, err := url.Parse(u)
 	if err != nil || p.Host == "" || p.RawQuery != "" || p.Fragment != "" || p.User != nil || len(u) > MaxIssuerLength {
-		return Errorf(Invalid, "issuer %q is not an https URL such as https://token.actions.githubusercontent.com", truncateIssuer(u))
+		return Errorf(Invalid, "issuer %q is not an https URL such as https://token.actions.githubusercontent.com", clip.Text(u, 200))
 	}
 	switch p.Scheme {
 	case "https":
@@ -147,7 +149,7 @@ func CheckIssuerURL(u string) error {
 			return nil
 		}
 	}
-	return Errorf(Invalid, "issuer %q is not https (plain http is allowed only on loopback addresses)", truncateIssuer(u))
+	return Errorf(Invalid, "issuer %q is not https (plain http is allowed only on loopback addresses)", clip.Text(u, 200))
 }
 
 // AddTrustedPublisher stores a trusted publisher of actor, or of the
@@ -179,7 +181,7 @@ func (s *Service) AddTrustedPublisher(ctx context.Context, actor *Account, maker
 		if len(s.oidcIssuers) == 0 {
 			return nil, Errorf(Invalid, "this registry allows no OpenID Connect issuer (pactd serve --oidc-issuer)")
 		}
-		return nil, Errorf(Invalid, "issuer %q is not allowed here; allowed: %s", truncateIssuer(spec.Issuer), strings.Join(s.oidcIssuers, ", "))
+		return nil, Errorf(Invalid, "issuer %q is not allowed here; allowed: %s", clip.Text(spec.Issuer, 200), strings.Join(s.oidcIssuers, ", "))
 	}
 	if spec.Packages == nil {
 		return nil, Errorf(Invalid, "packages is required: the packs or globs such as \"widget-*\" this publisher may publish")
@@ -250,7 +252,7 @@ func checkClaims(claims map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(claims))
 	for name, value := range claims {
 		if !slices.Contains(KnownClaims, name) {
-			return nil, Errorf(Invalid, "claim %q is not known: use %s", truncateForMessage(name), strings.Join(KnownClaims, ", "))
+			return nil, Errorf(Invalid, "claim %q is not known: use %s", clip.Text(name, 40), strings.Join(KnownClaims, ", "))
 		}
 		if value == "" {
 			return nil, Errorf(Invalid, "claim %q must not be empty: leave it out to accept any value", name)
@@ -374,7 +376,7 @@ type Exchange struct {
 // trust from blocking the exchange.
 func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken, owner string) (*Exchange, error) {
 	if !s.AllowedIssuer(tok.Issuer) {
-		return nil, Errorf(Unauthorized, "issuer check failed: %q is not an issuer this registry allows", truncateIssuer(tok.Issuer))
+		return nil, Errorf(Unauthorized, "issuer check failed: %q is not an issuer this registry allows", clip.Text(tok.Issuer, 200))
 	}
 	if tok.JTI == "" {
 		return nil, Errorf(Unauthorized, "jti check failed: the ID token has no jti claim, so it could be replayed")
@@ -468,7 +470,7 @@ func (s *Service) exchangeCandidates(ctx context.Context, issuer, owner string) 
 	}
 	acct, err := s.AccountByUsername(ctx, owner)
 	if IsCode(err, NotFound) {
-		return nil, "", Errorf(Forbidden, "claims check failed: there is no user or organisation %s", truncateForMessage(owner))
+		return nil, "", Errorf(Forbidden, "claims check failed: there is no user or organisation %s", clip.Text(owner, 40))
 	}
 	if err != nil {
 		return nil, "", err
@@ -491,18 +493,10 @@ func claimsMatch(want, got map[string]string) bool {
 func describeIdentity(claims map[string]string) string {
 	for _, c := range IdentifyingClaims {
 		if v := claims[c]; v != "" {
-			return c + " " + truncateForMessage(v)
+			return c + " " + clip.Text(v, 40)
 		}
 	}
 	return "no repository or project_path claim"
-}
-
-// truncateIssuer keeps an issuer whole in messages up to MaxIssuerLength.
-func truncateIssuer(s string) string {
-	if len(s) > MaxIssuerLength {
-		return s[:MaxIssuerLength] + "…"
-	}
-	return s
 }
 
 // CIIdentity is the CI job that published a version with a token from
