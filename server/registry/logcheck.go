@@ -1,0 +1,360 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/pact-registry/pact/pkg/translog"
+)
+
+// checkBatch is how many entries or versions CheckLog reads at a time.
+const checkBatch = 1024
+
+// CheckLog recomputes the tree from the stored entries and compares it
+// with every stored hash, full tile and checkpoint, then every version's
+// document and every release record with its entry. The error names the
+// first mismatch; report gets a line per stage.
+func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
+	st, err := s.store.LogState(ctx)
+	if err != nil {
+		return err
+	}
+	if st.VerifierKey == "" {
+		return errors.New("the log has no key yet: it is made at the first start of pactd serve")
+	}
+	verifier, err := note.NewVerifier(st.VerifierKey)
+	if err != nil {
+		return fmt.Errorf("the log's verifier key: %w", err)
+	}
+	c := &logCheck{s: s, st: st, verifier: verifier, report: report,
+		hashes:    make([]tlog.Hash, 0, tlog.StoredHashCount(st.Entries)),
+		publishes: map[string]logged[translog.PublishEvent]{},
+		releases:  map[string]logged[translog.ReleaseEvent]{},
+	}
+	for _, stage := range []func(context.Context) error{
+		c.entries, c.storedHashes, c.fullTiles, c.checkpoints, c.versions, c.releaseRecords,
+	} {
+		if err := stage(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// logCheck is one run of CheckLog: what the entries said, and the tree
+// recomputed from them.
+type logCheck struct {
+	s        *Service
+	st       LogState
+	verifier note.Verifier
+	report   func(string)
+	// hashes is every hash of the tree, at tlog's stored-hash indexes.
+	hashes []tlog.Hash
+	// publishes and releases are the entries of those kinds by
+	// publishKey, each removed when the database's record is compared
+	// with it: what is left is logged but not in the database.
+	publishes map[string]logged[translog.PublishEvent]
+	releases  map[string]logged[translog.ReleaseEvent]
+}
+
+// logged is an event and the index of its entry.
+type logged[E any] struct {
+	index int64
+	ev    E
+}
+
+// memory reads the recomputed hashes.
+func (c *logCheck) memory() tlog.HashReader {
+	return tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		out := make([]tlog.Hash, len(indexes))
+		for i, x := range indexes {
+			if x >= int64(len(c.hashes)) {
+				return nil, fmt.Errorf("hash %d is not computed", x)
+			}
+			out[i] = c.hashes[x]
+		}
+		return out, nil
+	})
+}
+
+// entries reads and parses every entry, keeps the ones the later stages
+// compare with the database, and recomputes the tree.
+func (c *logCheck) entries(ctx context.Context) error {
+	memory := c.memory()
+	for start := int64(0); start < c.st.Entries; start += checkBatch {
+		end := min(start+checkBatch, c.st.Entries)
+		entries, err := c.s.store.LogEntries(ctx, start, end)
+		if err != nil {
+			return err
+		}
+		for i, data := range entries {
+			n := start + int64(i)
+			e, err := translog.Parse(data)
+			if err != nil {
+				return fmt.Errorf("log entry %d: %v", n, err)
+			}
+			switch e.Kind {
+			case translog.KindPublish:
+				err = c.publishEntry(n, e)
+			case translog.KindRelease:
+				err = c.releaseEntry(n, e)
+			}
+			if err != nil {
+				return err
+			}
+			hs, err := tlog.StoredHashes(n, data, memory)
+			if err != nil {
+				return err
+			}
+			c.hashes = append(c.hashes, hs...)
+		}
+	}
+	c.report(fmt.Sprintf("entries: %d read and parsed, the tree recomputed", c.st.Entries))
+	return nil
+}
+
+func (c *logCheck) publishEntry(n int64, e *translog.Entry) error {
+	ev, _ := e.Publish()
+	key := publishKey(ev.Owner, ev.Pack, ev.Version)
+	if prev, ok := c.publishes[key]; ok {
+		return fmt.Errorf("log entry %d: version %s/%s %s was logged already in entry %d", n, ev.Owner, ev.Pack, ev.Version, prev.index)
+	}
+	c.publishes[key] = logged[translog.PublishEvent]{n, ev}
+	return nil
+}
+
+func (c *logCheck) releaseEntry(n int64, e *translog.Entry) error {
+	ev, err := e.Release()
+	if err != nil {
+		return fmt.Errorf("log entry %d: %v", n, err)
+	}
+	key := publishKey(ev.Owner, ev.Pack, ev.Version)
+	if prev, ok := c.releases[key]; ok {
+		return fmt.Errorf("log entry %d: the release of %s/%s %s was logged already in entry %d", n, ev.Owner, ev.Pack, ev.Version, prev.index)
+	}
+	c.releases[key] = logged[translog.ReleaseEvent]{n, ev}
+	return nil
+}
+
+// storedHashes compares every stored hash of the sequenced tree with the
+// recomputed one.
+func (c *logCheck) storedHashes(ctx context.Context) error {
+	stored := tlog.StoredHashCount(c.st.TreeSize)
+	for start := int64(0); start < stored; start += checkBatch {
+		end := min(start+checkBatch, stored)
+		indexes := make([]int64, 0, end-start)
+		for x := start; x < end; x++ {
+			indexes = append(indexes, x)
+		}
+		got, err := c.s.store.LogHashes(ctx, indexes)
+		if err != nil {
+			return fmt.Errorf("stored hashes: %w", err)
+		}
+		for i, h := range got {
+			if h != c.hashes[start+int64(i)] {
+				level, n := tlog.SplitStoredHashIndex(start + int64(i))
+				return fmt.Errorf("stored hash %d (level %d, node %d) differs from the hash recomputed from the entries", start+int64(i), level, n)
+			}
+		}
+	}
+	c.report(fmt.Sprintf("stored hashes: %d equal to the recomputed ones", stored))
+	return nil
+}
+
+// fullTiles compares every full tile stored whole with the one made from
+// the entries.
+func (c *logCheck) fullTiles(ctx context.Context) error {
+	st := c.st
+	if st.TilesSize > st.TreeSize {
+		return fmt.Errorf("full tiles are stored up to %d entries, past the tree of %d", st.TilesSize, st.TreeSize)
+	}
+	hashTiles, bundles := 0, 0
+	err := translog.FullTiles(0, st.TilesSize, func(t tlog.Tile) error {
+		name := translog.TilePath(t)
+		stored, ok, err := c.s.store.LogFullTile(ctx, t.L, t.N)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("the full tile %s is not stored", name)
+		}
+		var want []byte
+		if t.L == -1 {
+			entries, err := c.s.store.LogEntries(ctx, t.N*translog.TileWidth, (t.N+1)*translog.TileWidth)
+			if err == nil {
+				want, err = translog.EncodeBundle(entries)
+			}
+			if err != nil {
+				return err
+			}
+			bundles++
+		} else {
+			if want, err = tlog.ReadTileData(t, c.memory()); err != nil {
+				return err
+			}
+			hashTiles++
+		}
+		if !bytes.Equal(stored, want) {
+			return fmt.Errorf("the stored full tile %s differs from the one made from the entries", name)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf("full tiles: %d hash tiles and %d entry bundles stored equal to the recomputed ones", hashTiles, bundles)
+	if st.TilesSize < st.TreeSize {
+		// Entries an older pactd sequenced; the next rounds store their
+		// tiles, which are made from the hashes until then.
+		line += fmt.Sprintf(" (the full tiles of entries %d to %d are not stored yet)", st.TilesSize, st.TreeSize)
+	}
+	c.report(line)
+	return nil
+}
+
+// checkpoints checks that every stored checkpoint is signed by the log's
+// key and names the recomputed tree, the latest the sequenced one.
+func (c *logCheck) checkpoints(ctx context.Context) error {
+	count, latest := 0, int64(-1)
+	err := c.s.store.LogCheckpoints(ctx, func(size int64, signed []byte) error {
+		cp, err := translog.OpenCheckpoint(signed, c.verifier)
+		if err != nil {
+			return fmt.Errorf("checkpoint of size %d: %v", size, err)
+		}
+		if cp.Size != size || size > c.st.Entries {
+			return fmt.Errorf("checkpoint of size %d: it says %d entries, the log has %d", size, cp.Size, c.st.Entries)
+		}
+		root, err := tlog.TreeHash(size, c.memory())
+		if err != nil {
+			return err
+		}
+		if root != cp.Hash {
+			return fmt.Errorf("checkpoint of size %d: root hash %s differs from the one recomputed from the entries (%s)", size, cp.Hash, root)
+		}
+		count++
+		latest = size
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if latest != c.st.TreeSize {
+		return fmt.Errorf("the latest checkpoint covers %d entries, the tree %d", latest, c.st.TreeSize)
+	}
+	c.report(fmt.Sprintf("checkpoints: %d signed by %s and equal to the recomputed tree", count, c.verifier.Name()))
+	return nil
+}
+
+// versions compares every version's document with its publish entry, and
+// finds publish entries of versions the database lacks.
+func (c *logCheck) versions(ctx context.Context) error {
+	count := 0
+	for after := int64(0); ; {
+		list, err := c.s.store.LoggedVersions(ctx, after, checkBatch)
+		if err != nil {
+			return err
+		}
+		for _, v := range list {
+			after = v.ID
+			count++
+			name := fmt.Sprintf("version %s/%s %s", v.Owner, v.Pack, v.Version)
+			if v.LogIndex == nil {
+				return fmt.Errorf("%s: not in the log", name)
+			}
+			key := publishKey(v.Owner, v.Pack, v.Version)
+			l, ok := c.publishes[key]
+			if !ok || l.index != *v.LogIndex {
+				return fmt.Errorf("%s: log entry %d does not record it", name, *v.LogIndex)
+			}
+			sum := sha256.Sum256(v.Content)
+			actual := hex.EncodeToString(sum[:])
+			if actual != l.ev.SHA256 || v.SHA256 != l.ev.SHA256 {
+				shown := actual
+				if actual == l.ev.SHA256 {
+					shown = v.SHA256
+				}
+				return fmt.Errorf("%s: document sha256 %s differs from log entry %d (%s)", name, shown, l.index, l.ev.SHA256)
+			}
+			if int64(len(v.Content)) != l.ev.Size {
+				return fmt.Errorf("%s: document of %d bytes, log entry %d says %d", name, len(v.Content), l.index, l.ev.Size)
+			}
+			delete(c.publishes, key)
+		}
+		if len(list) < checkBatch {
+			break
+		}
+	}
+	if len(c.publishes) > 0 {
+		first := earliest(c.publishes)
+		return fmt.Errorf("log entry %d: version %s/%s %s is logged but not in the database", first.index, first.ev.Owner, first.ev.Pack, first.ev.Version)
+	}
+	c.report(fmt.Sprintf("versions: %d documents equal to their log entries", count))
+	return nil
+}
+
+// releaseRecords checks that each stored release record hashes to its
+// digest, which its log entry holds with the version's sha256, the
+// artifact count and the commit (docs/protocol.md, Releases).
+func (c *logCheck) releaseRecords(ctx context.Context) error {
+	count := 0
+	for after := int64(0); ; {
+		list, err := c.s.store.LoggedReleases(ctx, after, checkBatch)
+		if err != nil {
+			return err
+		}
+		for i := range list {
+			r := &list[i]
+			after = r.ID
+			count++
+			name := fmt.Sprintf("release of %s/%s %s", r.Owner, r.Pack, r.Version)
+			sum := sha256.Sum256(r.Canonical())
+			actual := hex.EncodeToString(sum[:])
+			if actual != r.SHA256 {
+				return fmt.Errorf("%s: the stored record hashes to %s, not to its digest %s", name, actual, r.SHA256)
+			}
+			if r.LogIndex == nil {
+				return fmt.Errorf("%s: not in the log", name)
+			}
+			key := publishKey(r.Owner, r.Pack, r.Version)
+			l, ok := c.releases[key]
+			if !ok || l.index != *r.LogIndex {
+				return fmt.Errorf("%s: log entry %d does not record it", name, *r.LogIndex)
+			}
+			if l.ev.Release != actual || l.ev.SHA256 != r.ContractSHA256 || l.ev.Artifacts != len(r.Artifacts) || l.ev.Commit != r.SourceGitCommit {
+				return fmt.Errorf("%s: differs from log entry %d (release %s, sha256 %s, %d artifacts, commit %q)", name, l.index, l.ev.Release, l.ev.SHA256, l.ev.Artifacts, l.ev.Commit)
+			}
+			delete(c.releases, key)
+		}
+		if len(list) < checkBatch {
+			break
+		}
+	}
+	if len(c.releases) > 0 {
+		first := earliest(c.releases)
+		return fmt.Errorf("log entry %d: the release of %s/%s %s is logged but not in the database", first.index, first.ev.Owner, first.ev.Pack, first.ev.Version)
+	}
+	c.report(fmt.Sprintf("releases: %d records equal to their log entries", count))
+	return nil
+}
+
+// earliest answers the entry of m with the lowest log index: the first of
+// the logged changes the database lacks.
+func earliest[E any](m map[string]logged[E]) logged[E] {
+	var first logged[E]
+	found := false
+	for _, v := range m {
+		if !found || v.index < first.index {
+			first, found = v, true
+		}
+	}
+	return first
+}
+
+func publishKey(owner, pack, version string) string { return owner + "\x00" + pack + "\x00" + version }
