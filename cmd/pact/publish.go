@@ -181,7 +181,7 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 	var progress *progressLine
 	if len(docs) > 1 {
 		progress = opts.IO.newProgress()
-		opts.Factory.progress = progress
+		opts.Factory.run.progress = progress
 	}
 	outcomes := []publishOutcome{}
 	var failed []publishFailure
