@@ -28,7 +28,7 @@ the registry it was stored for. 'pact auth status' lists them.`,
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newAuthStatusCmd(f, nil))
+	cmd.AddCommand(newAuthStatusCmd(f))
 	return cmd
 }
 
@@ -38,7 +38,7 @@ type authStatusOptions struct {
 	JSON    bool
 }
 
-func newAuthStatusCmd(f *factory, runF func(context.Context, *authStatusOptions) error) *cobra.Command {
+func newAuthStatusCmd(f *factory) *cobra.Command {
 	opts := &authStatusOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "status",
@@ -59,9 +59,6 @@ stored, 1 when a registry could not be reached.`,
   $ pact auth status --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runAuthStatus(cmd.Context(), opts)
 		},
 	}

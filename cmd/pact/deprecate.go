@@ -17,7 +17,7 @@ type deprecateOptions struct {
 	JSON    bool
 }
 
-func newDeprecateCmd(f *factory, runF func(context.Context, *deprecateOptions) error) *cobra.Command {
+func newDeprecateCmd(f *factory) *cobra.Command {
 	opts := &deprecateOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "deprecate [OWNER/]PACK MESSAGE",
@@ -41,9 +41,6 @@ MESSAGE is one line of at most 500 characters.`,
 				return usageErrorf("%q is not PACK or OWNER/PACK", args[0])
 			}
 			opts.Owner, opts.Pack, opts.Message = owner, pack, args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runDeprecate(cmd.Context(), opts)
 		},
 	}

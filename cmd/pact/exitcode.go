@@ -128,8 +128,8 @@ func (f *factory) explain(err error) error {
 	if f.cfg != nil {
 		host, hostIsDefault = f.cfg.Host, f.cfg.HostIsDefault
 	}
-	if errors.Is(err, context.DeadlineExceeded) && f.timeout > 0 {
-		return &wrappedError{msg: fmt.Sprintf("gave up after %s (--timeout): no answer from %s", f.timeout, urlHost(host)), err: err}
+	if errors.Is(err, context.DeadlineExceeded) && f.run.timeout > 0 {
+		return &wrappedError{msg: fmt.Sprintf("gave up after %s (--timeout): no answer from %s", f.run.timeout, urlHost(host)), err: err}
 	}
 	var apiErr *client.APIError
 	if f.cfg != nil && f.cfg.Token == "" && len(f.cfg.Stored) > 0 && errors.As(err, &apiErr) &&

@@ -34,7 +34,7 @@ type getOptions struct {
 	Verify verifyFlags
 }
 
-func newGetCmd(f *factory, runF func(context.Context, *getOptions) error) *cobra.Command {
+func newGetCmd(f *factory) *cobra.Command {
 	opts := &getOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "get OWNER/PACK[@VERSION] | URL",
@@ -84,9 +84,6 @@ nothing and exits 6. --no-verify skips the check.`,
 			}
 			if opts.JSON && opts.Output == "-" {
 				return usageErrorf("--json prints the download's details on stdout: it cannot be combined with -o -")
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return runGet(cmd.Context(), opts)
 		},

@@ -27,7 +27,7 @@ accepted.`,
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newKeysAddCmd(f, nil), newKeysListCmd(f, nil), newKeysRemoveCmd(f, nil))
+	cmd.AddCommand(newKeysAddCmd(f), newKeysListCmd(f), newKeysRemoveCmd(f))
 	return cmd
 }
 

@@ -20,7 +20,7 @@ type keysAddOptions struct {
 	JSON bool
 }
 
-func newKeysAddCmd(f *factory, runF func(context.Context, *keysAddOptions) error) *cobra.Command {
+func newKeysAddCmd(f *factory) *cobra.Command {
 	opts := &keysAddOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "add [PUBLIC-KEY-FILE]",
@@ -37,9 +37,6 @@ gives one.`,
 			opts.Path = "~/.ssh/id_ed25519.pub"
 			if len(args) == 1 {
 				opts.Path = args[0]
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return runKeysAdd(cmd.Context(), opts)
 		},

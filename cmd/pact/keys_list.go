@@ -12,7 +12,7 @@ type keysListOptions struct {
 	JSON    bool
 }
 
-func newKeysListCmd(f *factory, runF func(context.Context, *keysListOptions) error) *cobra.Command {
+func newKeysListCmd(f *factory) *cobra.Command {
 	opts := &keysListOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -22,9 +22,6 @@ func newKeysListCmd(f *factory, runF func(context.Context, *keysListOptions) err
   $ pact keys list --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runKeysList(cmd.Context(), opts)
 		},
 	}

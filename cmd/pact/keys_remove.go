@@ -21,7 +21,7 @@ type keysRemoveOptions struct {
 	Yes         bool
 }
 
-func newKeysRemoveCmd(f *factory, runF func(context.Context, *keysRemoveOptions) error) *cobra.Command {
+func newKeysRemoveCmd(f *factory) *cobra.Command {
 	opts := &keysRemoveOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:     "remove ID|FINGERPRINT",
@@ -45,9 +45,6 @@ terminal (in scripts) --yes is required.`,
 					return usageErrorf("%q is not a key ID or fingerprint (SHA256:...): 'pact keys list' shows them", args[0])
 				}
 				opts.ID = id
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return runKeysRemove(cmd.Context(), opts)
 		},

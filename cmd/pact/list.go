@@ -31,7 +31,7 @@ type listOptions struct {
 	Again string
 }
 
-func newListCmd(f *factory, runF func(context.Context, *listOptions) error) *cobra.Command {
+func newListCmd(f *factory) *cobra.Command {
 	opts := &listOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -68,9 +68,6 @@ prefix) and owner names only. At most 200 bytes and 16 words. A search's
 				return usageErrorf("use either --all or --cursor, not both")
 			}
 			opts.Again = againCommand(cmd, "cursor", "all", "json")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runList(cmd.Context(), opts)
 		},
 	}

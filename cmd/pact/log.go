@@ -16,6 +16,6 @@ key they did not make does not go unnoticed.`,
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newLogWatchCmd(f, nil))
+	cmd.AddCommand(newLogWatchCmd(f))
 	return cmd
 }

@@ -38,7 +38,7 @@ type logWatchOptions struct {
 	Verify   verifyFlags
 }
 
-func newLogWatchCmd(f *factory, runF func(context.Context, *logWatchOptions) error) *cobra.Command {
+func newLogWatchCmd(f *factory) *cobra.Command {
 	opts := &logWatchOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "watch --owner NAME",
@@ -75,9 +75,6 @@ directory (e.g. ~/.cache/pact/log/...).`,
 			}
 			if opts.Interval < minWatchInterval || opts.Interval > maxWatchInterval {
 				return usageErrorf("--interval must be between %s and %s", minWatchInterval, maxWatchInterval)
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return runLogWatch(cmd.Context(), opts)
 		},

@@ -17,7 +17,7 @@ type loginOptions struct {
 	TokenStdin bool
 }
 
-func newLoginCmd(f *factory, runF func(context.Context, *loginOptions) error) *cobra.Command {
+func newLoginCmd(f *factory) *cobra.Command {
 	opts := &loginOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "login",
@@ -41,9 +41,6 @@ when asked on a terminal.`,
   $ echo "$PACT_TOKEN" | pact login --token-stdin`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runLogin(cmd.Context(), opts)
 		},
 	}

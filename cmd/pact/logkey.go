@@ -64,7 +64,7 @@ func (f *factory) logVerifier(ctx context.Context, c *client.Client, flagKey str
 		return nil, err
 	}
 	if pinned != "" {
-		f.logKeyPinned = true
+		f.run.logKeyPinned = true
 		return c.NewLogVerifier(pinned, cacheDir)
 	}
 	announced, err := c.LogKey(ctx)
@@ -121,7 +121,7 @@ func (f *factory) explainKeyMismatch(ctx context.Context, c *client.Client, v *c
 		return err
 	}
 	msg := fmt.Sprintf("%s; the registry announces the key %s", verr.Msg, announced)
-	if f.logKeyPinned {
+	if f.run.logKeyPinned {
 		msg += fmt.Sprintf(". A changed key is not trusted silently: if the registry's operator confirms it, pass it with --log-key or remove the old one under %s in the config to pin the new one", logKeysSetting)
 	}
 	return &client.VerificationError{Check: verr.Check, Msg: msg}

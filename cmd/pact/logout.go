@@ -12,7 +12,7 @@ type logoutOptions struct {
 	Factory *factory
 }
 
-func newLogoutCmd(f *factory, runF func(context.Context, *logoutOptions) error) *cobra.Command {
+func newLogoutCmd(f *factory) *cobra.Command {
 	opts := &logoutOptions{IO: f.IO, Factory: f}
 	return &cobra.Command{
 		Use:   "logout",
@@ -27,9 +27,6 @@ dashboard).`,
   $ pact logout --host https://pact.example.com`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runLogout(cmd.Context(), opts)
 		},
 	}

@@ -31,7 +31,7 @@ type publishOptions struct {
 	KeepGoing   bool
 }
 
-func newPublishCmd(f *factory, runF func(context.Context, *publishOptions) error) *cobra.Command {
+func newPublishCmd(f *factory) *cobra.Command {
 	opts := &publishOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "publish FILE|DIR...",
@@ -93,9 +93,6 @@ with --sign also finds the signing key, but publishes nothing.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runPublish(cmd.Context(), opts)
 		},
 	}
@@ -184,7 +181,7 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 	var progress *progressLine
 	if len(docs) > 1 {
 		progress = opts.IO.newProgress()
-		opts.Factory.progress = progress
+		opts.Factory.run.progress = progress
 	}
 	outcomes := []publishOutcome{}
 	var failed []publishFailure

@@ -41,7 +41,7 @@ public.`,
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newReleaseRegisterCmd(f, nil), newReleaseListCmd(f, nil), newReleaseGetCmd(f, nil))
+	cmd.AddCommand(newReleaseRegisterCmd(f), newReleaseListCmd(f), newReleaseGetCmd(f))
 	return cmd
 }
 
@@ -59,7 +59,7 @@ type releaseRegisterOptions struct {
 	JSON           bool
 }
 
-func newReleaseRegisterCmd(f *factory, runF func(context.Context, *releaseRegisterOptions) error) *cobra.Command {
+func newReleaseRegisterCmd(f *factory) *cobra.Command {
 	opts := &releaseRegisterOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "register [[OWNER/]PACK@VERSION] (--artifact-index-url URL [--artifact KEY=VALUE,...]... | --from-file FILE)",
@@ -95,9 +95,6 @@ different release of the same version is refused (exit status 5).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Ref = args[0]
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return runReleaseRegister(cmd.Context(), opts)
 		},
@@ -248,7 +245,7 @@ type releaseListOptions struct {
 	JSON        bool
 }
 
-func newReleaseListCmd(f *factory, runF func(context.Context, *releaseListOptions) error) *cobra.Command {
+func newReleaseListCmd(f *factory) *cobra.Command {
 	opts := &releaseListOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:     "list OWNER/PACK",
@@ -272,9 +269,6 @@ when it was registered. --limit bounds how many are shown (default 20).`,
 				return usageErrorf("--limit must be at least 1")
 			}
 			opts.Owner, opts.Pack = owner, pack
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runReleaseList(cmd.Context(), opts)
 		},
 	}
@@ -326,7 +320,7 @@ type releaseGetOptions struct {
 	JSON                 bool
 }
 
-func newReleaseGetCmd(f *factory, runF func(context.Context, *releaseGetOptions) error) *cobra.Command {
+func newReleaseGetCmd(f *factory) *cobra.Command {
 	opts := &releaseGetOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "get OWNER/PACK[@VERSION]",
@@ -345,9 +339,6 @@ artifact index and each artifact with its digest, size and URL.`,
 			}
 			if opts.Version == "" {
 				opts.Version = "latest"
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return runReleaseGet(cmd.Context(), opts)
 		},

@@ -18,24 +18,32 @@ import (
 	"github.com/pact-registry/pact/pkg/client"
 )
 
-// factory hands commands what they share: streams, configuration, a client.
+// factory hands commands what they share: streams, build info,
+// configuration, a client, and the state of this run.
 type factory struct {
 	IO    *iostreams
 	Build buildInfo
-	// global flags, bound by newRootCmd
+	// rootCmd holds the global flags the configuration is read from.
 	rootCmd *cobra.Command
 	cfg     *config
+	run     runState
+}
+
+// runState is what one run of pact sets up or learns on the way and what
+// mainRun needs at its end: the bound to release, the progress line to
+// clear, how much an error message says.
+type runState struct {
+	// debug adds statuses and requests to error messages (--debug).
+	debug bool
+	// timeout bounds the whole command (--timeout, PACT_TIMEOUT); 0 for none.
+	timeout time.Duration
+	// cancelTimeout releases the context of --timeout.
+	cancelTimeout context.CancelFunc
+	// progress is the line a multi-file publish keeps updated on a terminal.
+	progress *progressLine
 	// logKeyPinned says the log key in use came from the config file (not
 	// --log-key or PACT_LOG_KEY), for the advice on a changed key.
 	logKeyPinned bool
-	// timeout bounds the whole command (--timeout, PACT_TIMEOUT); 0 for none.
-	timeout time.Duration
-	// debug adds statuses and requests to error messages (--debug).
-	debug bool
-	// progress is the line a multi-file publish keeps updated on a terminal.
-	progress *progressLine
-	// cancelTimeout releases the context of --timeout.
-	cancelTimeout context.CancelFunc
 }
 
 type buildInfo struct {
@@ -89,7 +97,7 @@ func (f *factory) retryNotice(host string, r client.Retry) {
 	default:
 		reason = fmt.Sprintf("cannot reach %s (%s)", name, networkReason(r.Err))
 	}
-	f.progress.clear()
+	f.run.progress.clear()
 	f.IO.info("%s, retrying in %s (%d/%d)", reason, formatWait(r.Wait), r.Attempt, r.MaxAttempts)
 }
 
@@ -102,7 +110,7 @@ func formatWait(d time.Duration) string {
 }
 
 // applyTimeout bounds the command's context by --timeout or PACT_TIMEOUT.
-func (f *factory) applyTimeout(cmd *cobra.Command) error {
+func (r *runState) applyTimeout(cmd *cobra.Command) error {
 	value := os.Getenv("PACT_TIMEOUT")
 	if fl := cmd.Flags().Lookup("timeout"); fl != nil && fl.Changed {
 		value = fl.Value.String()
@@ -112,7 +120,7 @@ func (f *factory) applyTimeout(cmd *cobra.Command) error {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), d)
-	f.timeout, f.cancelTimeout = d, cancel
+	r.timeout, r.cancelTimeout = d, cancel
 	cmd.SetContext(ctx)
 	return nil
 }
@@ -130,10 +138,10 @@ func mainRun(args []string, ios *iostreams) int {
 	root.SetErr(ios.ErrOut)
 
 	cmd, err := root.ExecuteContextC(ctx)
-	if f.cancelTimeout != nil {
-		f.cancelTimeout()
+	if f.run.cancelTimeout != nil {
+		f.run.cancelTimeout()
 	}
-	f.progress.clear()
+	f.run.progress.clear()
 	err = f.explain(err)
 	code, msg := exitStatus(err)
 	if msg != "" {
@@ -145,7 +153,7 @@ func mainRun(args []string, ios *iostreams) int {
 		}
 		// Error messages quote the registry's answers: shown, never obeyed.
 		fmt.Fprintln(ios.ErrOut, ios.errorPrefix()+safeLines(redact(msg)))
-		if f.debug {
+		if f.run.debug {
 			for _, line := range debugDetails(err) {
 				fmt.Fprintln(ios.ErrOut, "debug: "+safeLines(redact(line)))
 			}
@@ -204,7 +212,7 @@ server, 6 verification against the registry's transparency log failed.`,
 			return cmd.Help()
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyTimeout(cmd)
+			return f.run.applyTimeout(cmd)
 		},
 	}
 	f.rootCmd = root
@@ -215,33 +223,33 @@ server, 6 verification against the registry's transparency log failed.`,
 	pf.String("host", "", "registry address (env PACT_HOST; else the host of the last 'pact login', else "+defaultHost+")")
 	pf.String("token", "", "API token, sent to any --host (env PACT_TOKEN; prefer those or 'pact login' over this flag)")
 	pf.String("timeout", "", "give up on the whole command after this long, e.g. 30s or 2m (env PACT_TIMEOUT; default none)")
-	pf.BoolVar(&f.debug, "debug", false, "add HTTP statuses and requests to error messages")
+	pf.BoolVar(&f.run.debug, "debug", false, "add HTTP statuses and requests to error messages")
 
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{msg: err.Error()}
 	})
 
 	root.AddCommand(
-		newLoginCmd(f, nil),
-		newLogoutCmd(f, nil),
-		newWhoamiCmd(f, nil),
+		newLoginCmd(f),
+		newLogoutCmd(f),
+		newWhoamiCmd(f),
 		newAuthCmd(f),
-		newPublishCmd(f, nil),
-		newListCmd(f, nil),
-		newGetCmd(f, nil),
-		newYankCmd(f, nil),
-		newUnyankCmd(f, nil),
-		newDeprecateCmd(f, nil),
-		newVerifyCmd(f, nil),
+		newPublishCmd(f),
+		newListCmd(f),
+		newGetCmd(f),
+		newYankCmd(f),
+		newUnyankCmd(f),
+		newDeprecateCmd(f),
+		newVerifyCmd(f),
 		newLogCmd(f),
 		newKeysCmd(f),
 		newTokenCmd(f),
 		newTrustCmd(f),
 		newReleaseCmd(f),
 		newOrgCmd(f),
-		newValidateCmd(f, nil),
+		newValidateCmd(f),
 		newCompletionCmd(f),
-		newVersionCmd(f, nil),
+		newVersionCmd(f),
 	)
 	return root
 }

@@ -32,7 +32,7 @@ a token with more power than it holds.`,
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newTokenCreateCmd(f, nil), newTokenListCmd(f, nil), newTokenRevokeCmd(f, nil))
+	cmd.AddCommand(newTokenCreateCmd(f), newTokenListCmd(f), newTokenRevokeCmd(f))
 	return cmd
 }
 

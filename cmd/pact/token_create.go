@@ -21,7 +21,7 @@ type tokenCreateOptions struct {
 	JSON      bool
 }
 
-func newTokenCreateCmd(f *factory, runF func(context.Context, *tokenCreateOptions) error) *cobra.Command {
+func newTokenCreateCmd(f *factory) *cobra.Command {
 	opts := &tokenCreateOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "create",
@@ -52,9 +52,6 @@ is a number of days (30d or 30, at most 3650) or never; the default is
 					return usageErrorf("--scope none makes a token that can only read: give it alone")
 				}
 				opts.Scopes = []string{}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return runTokenCreate(cmd.Context(), opts)
 		},

@@ -13,7 +13,7 @@ type tokenListOptions struct {
 	JSON    bool
 }
 
-func newTokenListCmd(f *factory, runF func(context.Context, *tokenListOptions) error) *cobra.Command {
+func newTokenListCmd(f *factory) *cobra.Command {
 	opts := &tokenListOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -27,9 +27,6 @@ Secrets are never shown.`,
   $ pact token list --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runTokenList(cmd.Context(), opts)
 		},
 	}

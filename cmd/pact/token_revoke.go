@@ -15,7 +15,7 @@ type tokenRevokeOptions struct {
 	Yes     bool
 }
 
-func newTokenRevokeCmd(f *factory, runF func(context.Context, *tokenRevokeOptions) error) *cobra.Command {
+func newTokenRevokeCmd(f *factory) *cobra.Command {
 	opts := &tokenRevokeOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:     "revoke ID",
@@ -35,9 +35,6 @@ terminal (in scripts) --yes is required.`,
 				return usageErrorf("%q is not a token ID: 'pact token list' shows them", args[0])
 			}
 			opts.ID = id
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runTokenRevoke(cmd.Context(), opts)
 		},
 	}

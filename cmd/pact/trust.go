@@ -47,7 +47,7 @@ organisation you own instead of your own.`,
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newTrustAddCmd(f, nil), newTrustListCmd(f, nil), newTrustRemoveCmd(f, nil))
+	cmd.AddCommand(newTrustAddCmd(f), newTrustListCmd(f), newTrustRemoveCmd(f))
 	return cmd
 }
 
@@ -71,7 +71,7 @@ type trustAddOptions struct {
 	JSON              bool
 }
 
-func newTrustAddCmd(f *factory, runF func(context.Context, *trustAddOptions) error) *cobra.Command {
+func newTrustAddCmd(f *factory) *cobra.Command {
 	opts := &trustAddOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "add --package GLOB (--github OWNER/REPO | --gitlab GROUP/PROJECT | --issuer URL --claim NAME=VALUE)",
@@ -101,9 +101,6 @@ is bound, and 'pact trust list' marks the trusts by names only.`,
   $ pact trust add --gitlab alice/gadget --project-id 20 --claim environment=production --package gadget`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runTrustAdd(cmd.Context(), opts)
 		},
 	}
@@ -228,7 +225,7 @@ type trustListOptions struct {
 	JSON    bool
 }
 
-func newTrustListCmd(f *factory, runF func(context.Context, *trustListOptions) error) *cobra.Command {
+func newTrustListCmd(f *factory) *cobra.Command {
 	opts := &trustListOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -244,9 +241,6 @@ whoever re-creates one of those names inherits it.`,
   $ pact trust list --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runTrustList(cmd.Context(), opts)
 		},
 	}
@@ -311,7 +305,7 @@ type trustRemoveOptions struct {
 	ID      int64
 }
 
-func newTrustRemoveCmd(f *factory, runF func(context.Context, *trustRemoveOptions) error) *cobra.Command {
+func newTrustRemoveCmd(f *factory) *cobra.Command {
 	opts := &trustRemoveOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:     "remove ID",
@@ -328,9 +322,6 @@ minutes; 'pact token revoke' ends them sooner.`,
 				return usageErrorf("%q is not a trusted publisher ID: 'pact trust list' shows them", args[0])
 			}
 			opts.ID = id
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runTrustRemove(cmd.Context(), opts)
 		},
 	}

@@ -1,13 +1,9 @@
 package main
 
-import (
-	"context"
-
-	"github.com/spf13/cobra"
-)
+import "github.com/spf13/cobra"
 
 // newUnyankCmd shares yankOptions and runYank with pact yank.
-func newUnyankCmd(f *factory, runF func(context.Context, *yankOptions) error) *cobra.Command {
+func newUnyankCmd(f *factory) *cobra.Command {
 	opts := &yankOptions{IO: f.IO, Factory: f, Undo: true}
 	cmd := &cobra.Command{
 		Use:   "unyank [OWNER/]PACK@VERSION",
@@ -23,9 +19,6 @@ token's account.`,
 			opts.Owner, opts.Pack, opts.Version, err = parseVersionRef(args[0])
 			if err != nil {
 				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return runYank(cmd.Context(), opts)
 		},

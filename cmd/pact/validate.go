@@ -20,7 +20,7 @@ type validateOptions struct {
 	JSON  bool
 }
 
-func newValidateCmd(f *factory, runF func(context.Context, *validateOptions) error) *cobra.Command {
+func newValidateCmd(f *factory) *cobra.Command {
 	opts := &validateOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
@@ -42,9 +42,6 @@ Exits 1 when any file is invalid.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runValidate(cmd.Context(), opts)
 		},
 	}

@@ -24,7 +24,7 @@ type verifyOptions struct {
 	Verify  verifyFlags
 }
 
-func newVerifyCmd(f *factory, runF func(context.Context, *verifyOptions) error) *cobra.Command {
+func newVerifyCmd(f *factory) *cobra.Command {
 	opts := &verifyOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "verify OWNER/PACK[@VERSION]",
@@ -48,9 +48,6 @@ file. Exits 6 when a check fails.`,
 			opts.Owner, opts.Pack, opts.Version, err = parsePackRef(args[0])
 			if err != nil {
 				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return runVerify(cmd.Context(), opts)
 		},

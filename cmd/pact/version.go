@@ -13,7 +13,7 @@ type versionOptions struct {
 	JSON  bool
 }
 
-func newVersionCmd(f *factory, runF func(context.Context, *versionOptions) error) *cobra.Command {
+func newVersionCmd(f *factory) *cobra.Command {
 	opts := &versionOptions{IO: f.IO, Build: f.Build}
 	cmd := &cobra.Command{
 		Use:   "version",
@@ -22,9 +22,6 @@ func newVersionCmd(f *factory, runF func(context.Context, *versionOptions) error
   $ pact version --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runVersion(cmd.Context(), opts)
 		},
 	}

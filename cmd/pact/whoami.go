@@ -12,7 +12,7 @@ type whoamiOptions struct {
 	JSON    bool
 }
 
-func newWhoamiCmd(f *factory, runF func(context.Context, *whoamiOptions) error) *cobra.Command {
+func newWhoamiCmd(f *factory) *cobra.Command {
 	opts := &whoamiOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "whoami",
@@ -22,9 +22,6 @@ func newWhoamiCmd(f *factory, runF func(context.Context, *whoamiOptions) error) 
   $ PACT_TOKEN=pact_... pact whoami --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runWhoami(cmd.Context(), opts)
 		},
 	}

@@ -23,7 +23,7 @@ type yankOptions struct {
 	Yes     bool
 }
 
-func newYankCmd(f *factory, runF func(context.Context, *yankOptions) error) *cobra.Command {
+func newYankCmd(f *factory) *cobra.Command {
 	opts := &yankOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "yank [OWNER/]PACK@VERSION",
@@ -47,9 +47,6 @@ terminal (in scripts) --yes is required.
 			opts.Owner, opts.Pack, opts.Version, err = parseVersionRef(args[0])
 			if err != nil {
 				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return runYank(cmd.Context(), opts)
 		},
