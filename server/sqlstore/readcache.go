@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,13 +49,18 @@ import (
 // it drops the document, under the same generation and ttl.
 //
 // A read that raced with a write must not keep what it read before the
-// write: every invalidation bumps the generation before it drops entries,
-// and a read keeps its result only when the generation it saw before
-// querying is still current, checked again after keeping it (a write that
-// bumped in between may have dropped the key before it was kept).
+// write: every invalidation bumps the generation and drops its entries as
+// one step (under mu, exclusively), and a read takes the generation before
+// it looks up or queries, and keeps its result only when that generation
+// is still current (checked and kept under mu, shared). A look-up and a
+// keep never see half an invalidation: between the bump and the drop, a
+// look-up could find the id of a row a publish just replaced and keep what
+// it read by that id under the new generation.
 type readCache struct {
-	// generation is bumped by every invalidation, before it drops
-	// anything; read by Generation.
+	// mu is held exclusively by invalidations, shared by look-ups and
+	// keeps (otter itself is safe for concurrent use).
+	mu sync.RWMutex
+	// generation is bumped by every invalidation; read by Generation.
 	generation atomic.Uint64
 	maxBytes   int64
 	ttl        time.Duration // 0: entries never expire
@@ -131,6 +137,8 @@ func (c *readCache) gen() uint64 { return c.generation.Load() }
 // miss it returns the id of the version row the key names, when it knows
 // it (raw documents only), else 0.
 func (c *readCache) find(key docID) (v *registry.Version, id int64) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	if d, ok := c.docs.GetIfPresent(key); ok {
 		if c.ttl == 0 || clock() < d.expires {
 			c.hits.Add(1)
@@ -174,21 +182,21 @@ func (c *readCache) putDoc(key docID, v *registry.Version, gen uint64, readAt ti
 			return
 		}
 	}
+	size := int64(len(v.Content)) + key.bytes() + docOverhead
+	var d *cachedDoc
+	if size <= c.maxBytes/8 { // one document never crowds out many
+		d = &cachedDoc{version: copyVersion(v), size: size, expires: expires}
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	if gen != c.gen() {
 		return
 	}
 	if key.raw && v.ID != 0 {
 		c.ids.Set(key, idHint{id: v.ID, expires: expires})
 	}
-	size := int64(len(v.Content)) + key.bytes() + docOverhead
-	if size <= c.maxBytes/8 { // one document never crowds out many
-		c.docs.Set(key, &cachedDoc{version: copyVersion(v), size: size, expires: expires})
-	}
-	if gen != c.gen() {
-		// A write bumped the generation meanwhile and may have
-		// dropped the key before it was kept here.
-		c.docs.Invalidate(key)
-		c.ids.Invalidate(key)
+	if d != nil {
+		c.docs.Set(key, d)
 	}
 }
 
@@ -196,12 +204,14 @@ func (c *readCache) putDoc(key docID, v *registry.Version, gen uint64, readAt ti
 // document and the id of its latest version, and (by the generation) every
 // list page kept above the store.
 func (c *readCache) published(owner, pack string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.generation.Add(1)
 	c.dropLatest(owner, pack)
 }
 
 // dropLatest drops owner/pack's latest document, raw and not, and the id
-// of its latest version.
+// of its latest version. Under mu.
 func (c *readCache) dropLatest(owner, pack string) {
 	latest := docKey(owner, pack, "")
 	for _, raw := range []bool{false, true} {
@@ -215,6 +225,8 @@ func (c *readCache) dropLatest(owner, pack string) {
 // latest version (the ids of pinned versions stay true: a version's row
 // is read afresh on every miss), and bumps the generation.
 func (c *readCache) packageChanged(owner, pack string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.generation.Add(1)
 	latest := docKey(owner, pack, "")
 	for key := range c.docs.Keys() {
@@ -227,6 +239,8 @@ func (c *readCache) packageChanged(owner, pack string) {
 
 // reset drops everything.
 func (c *readCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.generation.Add(1)
 	c.docs.InvalidateAll()
 	c.ids.InvalidateAll()

@@ -61,8 +61,9 @@ func TestReadCacheInvalidation(t *testing.T) {
 	}
 }
 
-// The cache holds at most its byte budget and keeps a document in use;
-// one document never takes more than an eighth of it.
+// The cache holds at most its byte budget, filled with what fits; one
+// document never takes more than an eighth of it. (Which documents stay is
+// otter's policy: TestReadCacheKeepsItsHotDocumentsThroughASweep.)
 func TestReadCacheStaysWithinItsBudget(t *testing.T) {
 	const budget = 64 << 10
 	c := newReadCache(budget, 0)
@@ -70,14 +71,10 @@ func TestReadCacheStaysWithinItsBudget(t *testing.T) {
 	for i := range keys {
 		keys[i] = docKey("alice", "pack", string(rune('a'+i)))
 		c.putDoc(keys[i], cachedVersion("1.0.0", 3000), c.gen(), clock())
-		c.doc(keys[0]) // keeps the first one in use
 	}
 	c.docs.CleanUp()
 	if got := c.bytes(); got > budget {
 		t.Errorf("the cache holds %d bytes, over its budget of %d", got, budget)
-	}
-	if _, ok := c.doc(keys[0]); !ok {
-		t.Error("the most used document was evicted")
 	}
 	kept := 0
 	for _, key := range keys {
