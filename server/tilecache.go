@@ -3,8 +3,10 @@ package server
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pact-registry/pact/server/internal/admission"
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -50,6 +52,9 @@ type cachedTile struct {
 	tally admission.Tally
 	data  []byte
 	full  bool
+	// gz is data gzip-compressed, made for the first client that takes it
+	// (an entry bundle's, logTile), and counted in size from then on.
+	gz atomic.Pointer[[]byte]
 }
 
 // tileOverhead is what a cached tile takes beside its data and path: the
@@ -115,6 +120,12 @@ func (c *tileCache) put(t *cachedTile) {
 	t.tally = c.admit.Start(t.hash)
 	c.byPath[t.path] = seg.order.PushFront(t)
 	seg.bytes += t.size
+	c.evict(seg)
+}
+
+// evict drops seg's least recently used tiles until it fits its budget.
+// The caller holds mu.
+func (c *tileCache) evict(seg *tileSegment) {
 	for seg.bytes > seg.maxBytes {
 		last := seg.order.Back()
 		old := last.Value.(*cachedTile)
@@ -122,6 +133,28 @@ func (c *tileCache) put(t *cachedTile) {
 		delete(c.byPath, old.path)
 		seg.bytes -= old.size
 	}
+}
+
+// gzipped answers t's data gzip-compressed, made once: a tile in the cache
+// keeps it, and the cache counts it in the tile's size.
+func (c *tileCache) gzipped(t *cachedTile) []byte {
+	if gz := t.gz.Load(); gz != nil {
+		return *gz
+	}
+	gz := httpx.Gzip(nil, t.data)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if kept := t.gz.Load(); kept != nil {
+		return *kept // another request made it meanwhile
+	}
+	t.gz.Store(&gz)
+	if e, ok := c.byPath[t.path]; ok && e.Value.(*cachedTile) == t {
+		seg := c.segment(t)
+		t.size += len(gz)
+		seg.bytes += len(gz)
+		c.evict(seg)
+	}
+	return gz
 }
 
 // tileTally is what admission.Victims asks of a tile.

@@ -241,6 +241,16 @@ func (s *Service) ListPackages(ctx context.Context, q ListQuery) ([]Package, str
 	return pkgs, next, nil
 }
 
+// PackageCursor is the cursor of the page of q's list that follows p, for
+// a page that ends at p before its limit (the server bounds a page's bytes
+// too).
+func PackageCursor(q ListQuery, p *Package) string {
+	if strings.TrimSpace(q.Query) != "" {
+		return encodeSearchCursor(q, *p)
+	}
+	return encodeCursor(p.LatestVersionID)
+}
+
 // The cursor is opaque to clients; it wraps the keyset position so that a
 // deep page costs what the first one does.
 func encodeCursor(before int64) string {

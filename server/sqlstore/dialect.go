@@ -33,6 +33,9 @@ type dialect interface {
 	// fold is the SQL function that lower-cases text for search, Unicode
 	// included.
 	fold() string
+	// jsonArrayLength is the SQL that counts the elements of the JSON
+	// array held as text in column.
+	jsonArrayLength(column string) string
 	// lockMigrations runs first in every migration transaction, so that
 	// replicas starting together apply each migration once.
 	lockMigrations(ctx context.Context, tx *sql.Tx) error
@@ -113,6 +116,9 @@ type sqliteDialect struct{}
 func (sqliteDialect) name() string           { return "sqlite" }
 func (sqliteDialect) rebind(q string) string { return q }
 func (sqliteDialect) fold() string           { return "pact_fold" }
+func (sqliteDialect) jsonArrayLength(column string) string {
+	return "json_array_length(" + column + ")"
+}
 
 // BEGIN IMMEDIATE (the writer's _txlock) already serialises migrations, in
 // this process and across processes sharing the file.
@@ -345,6 +351,9 @@ type postgresDialect struct {
 
 func (postgresDialect) name() string { return "postgres" }
 func (postgresDialect) fold() string { return "lower" }
+func (postgresDialect) jsonArrayLength(column string) string {
+	return "json_array_length(" + column + "::json)"
+}
 
 func (d postgresDialect) rebind(q string) string {
 	if v, ok := d.rebound.Load(q); ok {
