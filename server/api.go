@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -75,7 +76,9 @@ func (s *Server) serveMetrics(c *gin.Context) {
 
 func (s *Server) ready(c *gin.Context) {
 	if err := s.svc.Ping(c); err != nil {
-		s.shared.Fail(c, registry.Errorf(registry.Unavailable, "database is not answering"))
+		// The answer says only this; the log has why (the store's outage
+		// line when the database cannot be reached).
+		s.shared.Fail(c, errors.Join(registry.Errorf(registry.Unavailable, "database is not answering"), err))
 		return
 	}
 	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})

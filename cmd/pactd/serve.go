@@ -297,7 +297,9 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 		return err
 	}
 	baseURL := resolveBaseURL(cfg.BaseURL, ln.Addr())
-	store, err := sqlstore.Open(ctx, cfg.DB, cfg.Store.options())
+	storeOptions := cfg.Store.options()
+	storeOptions.Logger = log
+	store, err := sqlstore.Open(ctx, cfg.DB, storeOptions)
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("opening database: %w", err)

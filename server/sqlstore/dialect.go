@@ -45,6 +45,10 @@ type dialect interface {
 	// deadlock, unique violation) and may be run again from the start.
 	isRetryable(err error) bool
 	isUnavailable(err error) bool
+	// isUnreachable: of the unavailable faults, those that say the
+	// database cannot be reached at all (not a lock held a while), which
+	// start an outage (outage.go).
+	isUnreachable(err error) bool
 	isTimeout(err error) bool
 	// isOutOfStorage: the disk (or the configured size cap) is full.
 	isOutOfStorage(err error) bool
@@ -155,6 +159,13 @@ func (sqliteDialect) isUnavailable(err error) bool {
 		return true
 	}
 	return false
+}
+
+// A SQLite file that cannot be opened or read is unreachable; a lock held
+// by another connection is not.
+func (sqliteDialect) isUnreachable(err error) bool {
+	e, ok := sqliteCode(err)
+	return ok && (e.Code == sqlite3.ErrCantOpen || e.Code == sqlite3.ErrIoErr)
 }
 
 // SQLite answers SQLITE_FULL when the database or its WAL cannot grow (no
@@ -433,6 +444,10 @@ func (postgresDialect) isUnavailable(err error) bool {
 
 // 53100 disk_full; 53200 out_of_memory and 53300 too_many_connections stay
 // Unavailable.
+// Every unavailable PostgreSQL fault is about the connection or the
+// server's state.
+func (d postgresDialect) isUnreachable(err error) bool { return d.isUnavailable(err) }
+
 func (postgresDialect) isOutOfStorage(err error) bool { return pgCode(err) == "53100" }
 
 func (postgresDialect) isTimeout(err error) bool {
