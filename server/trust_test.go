@@ -9,6 +9,7 @@ import (
 
 	"github.com/pact-registry/pact/internal/oidctest"
 	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/server/registry"
 )
 
 const releaseRef = "alice/widget/.github/workflows/release.yml@refs/heads/main"
@@ -256,7 +257,7 @@ func TestOIDCExchangeIssuerDown(t *testing.T) {
 		idp.Stop()
 		status, body := exchange(t, env, idToken)
 		wantError(t, status, body, 503, "nothing was issued")
-		tokens, err := env.Store.ListTokens(t.Context(), alice.Account.ID)
+		tokens, err := env.Store.ListTokens(t.Context(), alice.Account.ID, registry.TokenFilter{})
 		if err != nil || len(tokens) != 1 {
 			t.Errorf("alice holds %d tokens (%v), want only her own", len(tokens), err)
 		}

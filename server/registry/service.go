@@ -25,6 +25,7 @@ type Service struct {
 	checkpoint       checkpointCache
 	oidcIssuers      []string                     // trust.go
 	onEvent          func(context.Context, Event) // audit.go
+	tokenRetention   time.Duration                // token.go
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -40,12 +41,20 @@ type Options struct {
 	// (audit.go). It runs on the caller's goroutine, so it must be quick;
 	// it cannot undo or fail the change.
 	OnEvent func(context.Context, Event)
+	// TokenRetention is how long expired and revoked tokens are kept
+	// before PruneTokens deletes them: 0 means DefaultTokenRetention,
+	// negative for ever.
+	TokenRetention time.Duration
 }
 
 // NewService returns the service of pact over store.
 func NewService(store Store, opts Options) *Service {
+	retention := opts.TokenRetention
+	if retention == 0 {
+		retention = DefaultTokenRetention
+	}
 	return &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
-		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent}
+		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, tokenRetention: retention}
 }
 
 // Now is the service's clock in UTC, so that what the server times

@@ -278,9 +278,11 @@ type Exchange struct {
 }
 
 // ExchangeIDToken matches a verified ID token against the trusted
-// publishers of its issuer, spends its jti and issues a token with the
+// publishers of its issuer and issues a token with the
 // publish scope only, limited to the matched publishers' packages, for
-// ExchangedTokenLifetime at most.
+// ExchangedTokenLifetime at most, spending the ID token's jti in the
+// transaction that stores it: an exchange refused, or failed, leaves the
+// jti usable.
 func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken) (*Exchange, error) {
 	if !s.AllowedIssuer(tok.Issuer) {
 		return nil, Errorf(Unauthorized, "issuer check failed: %q is not an issuer this registry allows", truncateIssuer(tok.Issuer))
@@ -332,16 +334,14 @@ func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken) (*Exchange, 
 		packages = packages[:MaxTokenPackages]
 	}
 	now := s.now()
-	if err := s.store.SpendJTI(ctx, tok.Issuer, tok.JTI, tok.Expiry, now); err != nil {
-		return nil, err
-	}
 	expires := now.Add(ExchangedTokenLifetime)
 	name := "trusted publishing, " + describeIdentity(tok.Claims)
 	if checkLabel("token name", name, 100, false) != nil {
 		name = "trusted publishing"
 	}
 	secret, t, err := s.issueToken(ctx, accountID, nil, TokenSpec{Name: name, Scopes: []string{string(ExchangedTokenScope)},
-		Packages: packages, ExpiresAt: &expires, CI: identityOf(tok)})
+		Packages: packages, ExpiresAt: &expires, CI: identityOf(tok),
+		JTI: &JTISpend{Issuer: tok.Issuer, JTI: tok.JTI, ExpiresAt: tok.Expiry, Now: now}})
 	if err != nil {
 		return nil, err
 	}
