@@ -37,30 +37,45 @@ var (
 	gzipBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 	gzipEncoding       = []string{"gzip"}
-	varyAcceptEncoding = "Accept-Encoding"
+	varyAcceptEncoding = []string{"Accept-Encoding"}
 )
 
+// addVary says the answer depends on Accept-Encoding, without an
+// allocation when it is the only Vary (as on every JSON answer).
+func addVary(h http.Header) {
+	if _, ok := h["Vary"]; ok {
+		h.Add("Vary", varyAcceptEncoding[0])
+		return
+	}
+	h["Vary"] = varyAcceptEncoding
+}
+
 // AcceptsGzip reports whether r's Accept-Encoding accepts gzip: it names
-// gzip (or x-gzip, or *) with a q-value above 0 (RFC 9110, 12.5.3).
+// gzip (or x-gzip) with a q-value above 0, or, not naming it, * with one
+// (RFC 9110, 12.5.3).
 func AcceptsGzip(r *http.Request) bool {
-	values := r.Header["Accept-Encoding"]
-	for _, v := range values {
+	named, star := 0, 0 // 0: not sent; 1: refused (q=0); 2: accepted
+	for _, v := range r.Header["Accept-Encoding"] {
 		for part := range strings.SplitSeq(v, ",") {
 			name, params, _ := strings.Cut(part, ";")
-			name = strings.ToLower(strings.TrimSpace(name))
-			if name != "gzip" && name != "x-gzip" && name != "*" {
-				continue
-			}
+			verdict := 2
 			if qZero(params) {
-				if name == "*" {
-					continue
-				}
-				return false // gzip;q=0 refuses it, whatever * says
+				verdict = 1
 			}
-			return true
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "gzip", "x-gzip":
+				if named != 1 {
+					named = verdict
+				}
+			case "*":
+				star = verdict
+			}
 		}
 	}
-	return false
+	if named != 0 {
+		return named == 2
+	}
+	return star == 2
 }
 
 // qZero reports whether the parameters of an Accept-Encoding element give
@@ -97,7 +112,7 @@ func WriteBody(c *gin.Context, status int, contentType []string, body []byte, co
 	h := c.Writer.Header()
 	h["Content-Type"] = contentType
 	if compressible && len(body) > MinGzipBytes {
-		h.Add("Vary", varyAcceptEncoding)
+		addVary(h)
 		if AcceptsGzip(c.Request) {
 			bp := gzipBuffers.Get().(*[]byte)
 			body = Gzip((*bp)[:0], body)
@@ -127,7 +142,7 @@ func WriteEncoded(c *gin.Context, status int, contentType []string, plain, gz []
 	h["Content-Type"] = contentType
 	body := plain
 	if vary {
-		h.Add("Vary", varyAcceptEncoding)
+		addVary(h)
 		if gz != nil && AcceptsGzip(c.Request) {
 			body = gz
 			h["Content-Encoding"] = gzipEncoding
