@@ -322,8 +322,8 @@ func (su suite) testTokenScopes(t *testing.T) {
 		in := input(alice, "widget", "1.0.0", "a", at(1))
 		in.PublisherID, in.TokenID = alice.ID, kept[3].ID
 		widget := publish(t, s, in)
-		for range 3 {
-			ended("more expired long ago", 20, false)
+		for i := range 3 {
+			ended(fmt.Sprintf("more expired long ago %d", i), 20, false)
 		}
 
 		// Two at a time, until none is left.
