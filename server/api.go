@@ -1,8 +1,10 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -13,6 +15,20 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
+// openAPIGzip is the document compressed, once, for the clients that take
+// gzip (httpx's gzip.go).
+var openAPIGzip = sync.OnceValue(func() []byte { return httpx.Gzip(nil, openapi.JSON) })
+
+var openAPIContentType = []string{"application/json"}
+
+func serveOpenAPI(c *gin.Context) {
+	var gz []byte
+	if httpx.AcceptsGzip(c.Request) {
+		gz = openAPIGzip()
+	}
+	httpx.WriteEncoded(c, http.StatusOK, openAPIContentType, openapi.JSON, gz, true)
+}
+
 func (s *Server) routeAPI(e *gin.Engine) {
 	e.NoRoute(func(c *gin.Context) {
 		s.shared.Fail(c, registry.Errorf(registry.NotFound, "no such route: %s %s", c.Request.Method, c.Request.URL.Path))
@@ -21,7 +37,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 		s.shared.Fail(c, httpx.Errorf(httpx.MethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 
-	httpx.GetAndHead(e, "/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", openapi.JSON) })
+	httpx.GetAndHead(e, "/openapi.json", serveOpenAPI)
 	httpx.GetAndHead(e, "/healthz", func(c *gin.Context) { httpx.JSON(c, http.StatusOK, wire.OK{OK: true}) })
 	httpx.GetAndHead(e, "/readyz", s.ready)
 	if !s.cfg.SeparateMetrics {
@@ -60,7 +76,9 @@ func (s *Server) serveMetrics(c *gin.Context) {
 
 func (s *Server) ready(c *gin.Context) {
 	if err := s.svc.Ping(c); err != nil {
-		s.shared.Fail(c, registry.Errorf(registry.Unavailable, "database is not answering"))
+		// The answer says only this; the log has why (the store's outage
+		// line when the database cannot be reached).
+		s.shared.Fail(c, errors.Join(registry.Errorf(registry.Unavailable, "database is not answering"), err))
 		return
 	}
 	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})
@@ -83,7 +101,7 @@ func (s *Server) listPackages(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	httpx.JSONBytes(c, http.StatusOK, func(b []byte) []byte { return s.appendPackageList(b, pkgs, next) })
+	httpx.JSONBytes(c, http.StatusOK, func(b []byte) []byte { return s.appendPackageList(b, pkgs, next, q) })
 }
 
 func (s *Server) packageDetail(c *gin.Context) {

@@ -112,7 +112,7 @@ func TestLabelsWithControlCharactersAreRefusedEverywhere(t *testing.T) {
 		}
 		assertNoPackages(t, env)
 		ctx := context.Background()
-		if tokens, err := env.Store.ListTokens(ctx, alice.Account.ID); err != nil || len(tokens) != 1 {
+		if tokens, err := env.Store.ListTokens(ctx, alice.Account.ID, registry.TokenFilter{}); err != nil || len(tokens) != 1 {
 			t.Errorf("alice's tokens: %+v, %v; want only the one she had", tokens, err)
 		}
 		if _, err := env.Store.AccountByUsername(ctx, "mallory"); registry.ErrorCode(err) != registry.NotFound {

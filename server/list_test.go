@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/pact-registry/pact/internal/servertest"
@@ -100,5 +101,53 @@ func TestListPackages(t *testing.T) {
 				wantError(t, resp.Status, resp.JSON(t), http.StatusBadRequest, "")
 			}
 		})
+	})
+}
+
+// A page of packages ends before 1 MB of JSON, with a next_cursor from
+// where it stopped, for the plain list and a search alike: 100 packages
+// whose strings JSON escapes six-fold would make 1.4 MB.
+func TestListPagesAreBoundedInBytes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		const n = 100
+		for i := range n {
+			doc := packDoc(fmt.Sprintf("big %03d", i), "1.0.0", "description: '"+strings.Repeat("<", 2000)+"'\n",
+				"scheme: '"+strings.Repeat(">", 200)+"'\n")
+			resp := env.API.PostJSON("/api/publish", map[string]any{"content": doc}, alice.Bearer())
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		}
+		for _, query := range []string{"limit=100", "limit=100&q=big", "limit=100&owner=alice"} {
+			seen := map[string]bool{}
+			pages := 0
+			for cursor := ""; ; {
+				pages++
+				path := "/api/packages?" + query
+				if cursor != "" {
+					path += "&cursor=" + url.QueryEscape(cursor)
+				}
+				resp := env.API.Get(path)
+				wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+				if len(resp.Body) > 1_000_000 {
+					t.Errorf("%s: page %d is %d bytes, over 1 MB", query, pages, len(resp.Body))
+				}
+				page := resp.JSON(t)
+				for _, p := range page["packages"].([]any) {
+					slug := p.(map[string]any)["pack_slug"].(string)
+					if seen[slug] {
+						t.Fatalf("%s: %s listed twice", query, slug)
+					}
+					seen[slug] = true
+				}
+				next, _ := page["next_cursor"].(string)
+				if next == "" {
+					break
+				}
+				cursor = next
+			}
+			if len(seen) != n || pages < 2 {
+				t.Errorf("%s: %d packages in %d pages, want %d in more than one", query, len(seen), pages, n)
+			}
+		}
 	})
 }

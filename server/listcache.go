@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -31,7 +32,11 @@ type firstPageCache struct {
 type cachedPage struct {
 	generation  uint64
 	contentType string
-	body        []byte
+	// encoding and vary are the answer's Content-Encoding and Vary: a
+	// page is kept in the form it was sent, under a key that says whether
+	// the client took gzip.
+	encoding, vary string
+	body           []byte
 }
 
 const (
@@ -60,12 +65,21 @@ func (fc *firstPageCache) serve(c *gin.Context) {
 		return
 	}
 	key := c.Request.URL.RawQuery
+	if httpx.AcceptsGzip(c.Request) {
+		key = "gzip " + key // a query string holds no space
+	}
 	fc.mu.RLock()
 	page, hit := fc.pages[key]
 	fc.mu.RUnlock()
 	if hit && page.generation == generation {
 		h := c.Writer.Header()
 		h.Set("Content-Type", page.contentType)
+		if page.vary != "" {
+			h.Set("Vary", page.vary)
+		}
+		if page.encoding != "" {
+			h.Set("Content-Encoding", page.encoding)
+		}
 		h.Set("Content-Length", strconv.Itoa(len(page.body)))
 		c.Status(http.StatusOK)
 		_, _ = c.Writer.Write(page.body)
@@ -73,6 +87,9 @@ func (fc *firstPageCache) serve(c *gin.Context) {
 		return
 	}
 
+	if c.Request.Method == http.MethodHead {
+		return // a HEAD answer has no body to keep
+	}
 	rec := &recordingWriter{ResponseWriter: c.Writer}
 	c.Writer = rec
 	c.Next()
@@ -85,7 +102,9 @@ func (fc *firstPageCache) serve(c *gin.Context) {
 	if len(fc.pages) >= maxCachedPages {
 		clear(fc.pages) // only many distinct queries fill it
 	}
-	fc.pages[key] = cachedPage{generation: generation, contentType: rec.Header().Get("Content-Type"), body: rec.body.Bytes()}
+	h := rec.Header()
+	fc.pages[key] = cachedPage{generation: generation, contentType: h.Get("Content-Type"), encoding: h.Get("Content-Encoding"),
+		vary: h.Get("Vary"), body: rec.body.Bytes()}
 }
 
 // recordingWriter passes a response through and keeps a copy of its body.

@@ -15,7 +15,10 @@ import (
 // compares them on hostile values). The list is the API's most requested
 // answer after the raw documents; reflection over wire.Package and the four
 // URL strings each package needed were a fifth of a deep page's CPU.
-func (s *Server) appendPackageList(b []byte, pkgs []registry.Package, next string) []byte {
+// The page ends after the packages that fit in MaxListPageBytes, with the
+// cursor of q's list from the last one (a package's strings may take
+// 19 KB escaped, so 100 of them could pass it).
+func (s *Server) appendPackageList(b []byte, pkgs []registry.Package, next string, q registry.ListQuery) []byte {
 	// The two bases, escaped once for the page when both are ASCII: every
 	// package's four links start with one of them.
 	var bases *[2][]byte
@@ -27,11 +30,18 @@ func (s *Server) appendPackageList(b []byte, pkgs []registry.Package, next strin
 		bases = &escaped
 	}
 	b = append(b, `{"ok":true,"packages":[`...)
+	start := len(b)
 	for i := range pkgs {
+		mark := len(b)
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = s.appendPackage(b, &pkgs[i], bases)
+		if i > 0 && len(b)-start > MaxListPageBytes-listEnvelopeBytes {
+			b = b[:mark]
+			next = registry.PackageCursor(q, &pkgs[i-1])
+			break
+		}
 	}
 	b = append(b, `],"next_cursor":`...)
 	if next == "" {

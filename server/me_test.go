@@ -89,7 +89,7 @@ func TestRevokedAndExpiredTokens(t *testing.T) {
 		if err := env.Store.RevokeToken(ctx, alice.Account.ID, tok.ID+1000, env.Clock.Now()); err == nil {
 			t.Errorf("revoking a token that does not exist succeeded")
 		}
-		tokens, err := env.Store.ListTokens(ctx, alice.Account.ID)
+		tokens, err := env.Store.ListTokens(ctx, alice.Account.ID, registry.TokenFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}

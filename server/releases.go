@@ -76,15 +76,47 @@ func (s *Server) listReleases(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	out := make([]wire.Release, len(list))
+	httpx.JSONBytes(c, http.StatusOK, func(b []byte) []byte { return s.appendReleaseList(b, list, next) })
+}
+
+// MaxListPageBytes bounds the JSON of one page of a list: a page whose
+// items would pass it ends early, with a next_cursor from where it stopped
+// (docs/protocol.md, Listing). A page holds one item at least.
+const MaxListPageBytes = 1_000_000
+
+// listEnvelopeBytes is room for what a page holds besides its items: the
+// braces, "ok", the list's name and next_cursor.
+const listEnvelopeBytes = 256
+
+// appendReleaseList appends what encoding/json makes of wire.ReleaseList
+// {OK: true, Releases: presentReleaseSummary(each), NextCursor: next},
+// cut after the releases that fit in MaxListPageBytes. A release's fields
+// are bounded (URLs of 2 KB, which JSON may escape to 12 KB), so 100 of
+// them could pass it.
+func (s *Server) appendReleaseList(b []byte, list []registry.Release, next string) []byte {
+	b = append(b, `{"ok":true,"releases":[`...)
+	start := len(b)
 	for i := range list {
-		out[i] = s.presentRelease(&list[i])
+		item, err := json.Marshal(s.presentReleaseSummary(&list[i]))
+		if err != nil {
+			continue // a wire.ReleaseSummary always encodes
+		}
+		if i > 0 && len(b)-start+1+len(item) > MaxListPageBytes-listEnvelopeBytes {
+			next = registry.ReleaseCursor(&list[i-1])
+			break
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, item...)
 	}
-	var nextCursor *string
-	if next != "" {
-		nextCursor = &next
+	b = append(b, `],"next_cursor":`...)
+	if next == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, next)
 	}
-	httpx.JSON(c, http.StatusOK, wire.ReleaseList{OK: true, Releases: out, NextCursor: nextCursor})
+	return append(b, '}')
 }
 
 func (s *Server) getRelease(c *gin.Context) {
@@ -99,6 +131,24 @@ func (s *Server) getRelease(c *gin.Context) {
 // releaseURL is the API address of owner/pack's release of version.
 func (s *Server) releaseURL(owner, pack, version string) string {
 	return s.shared.URLs.Base + "/api/contracts/" + owner + "/" + pack + "/releases/" + url.PathEscape(version)
+}
+
+// presentReleaseSummary is r as a list shows it: its artifacts counted.
+func (s *Server) presentReleaseSummary(r *registry.Release) wire.ReleaseSummary {
+	out := wire.ReleaseSummary{
+		ContractID: r.ContractID(), Version: r.Version, ContractDigest: r.ContractDigest(),
+		ArtifactIndexURL: r.ArtifactIndexURL, ArtifactCount: r.ArtifactCount,
+		ReleaseDigest: "sha256:" + r.SHA256, CreatedAt: wire.Time(r.CreatedAt), LogIndex: r.LogIndex,
+		URL:     s.releaseURL(r.Owner, r.Pack, r.Version),
+		HTMLURL: s.shared.URLs.Package(r.Owner, r.Pack) + "@" + r.Version,
+	}
+	if r.ContractURL != "" {
+		out.ContractURL = &r.ContractURL
+	}
+	if r.SourceGitCommit != "" {
+		out.SourceGitCommit = &r.SourceGitCommit
+	}
+	return out
 }
 
 func (s *Server) presentRelease(r *registry.Release) wire.Release {

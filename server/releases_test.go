@@ -184,6 +184,12 @@ func TestReleaseRegisterAndRead(t *testing.T) {
 		if releases := page["releases"].([]any); len(releases) != 1 || releases[0].(map[string]any)["version"] != "1.0.0" || page["next_cursor"] != nil {
 			t.Fatalf("second page %s", resp.Body)
 		}
+		// A list counts each release's artifacts; its url answers them.
+		listed := page["releases"].([]any)[0].(map[string]any)
+		if _, has := listed["artifacts"]; has || listed["artifact_count"] != float64(2) || listed["url"] != r.URL ||
+			listed["release_digest"] != r.ReleaseDigest {
+			t.Errorf("a listed release is %v; want artifact_count 2, no artifacts, and its url", listed)
+		}
 		resp = env.API.Get("/api/contracts/alice/gadget/releases")
 		wantStatus(t, resp.Status, http.StatusNotFound, resp.Body)
 		resp = env.API.Get("/api/contracts/alice/widget/releases?limit=500")

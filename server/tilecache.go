@@ -6,6 +6,7 @@ import (
 
 	"github.com/maypok86/otter/v2"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -34,6 +35,9 @@ type cachedTile struct {
 	path string
 	data []byte
 	full bool
+	// gz is data gzip-compressed, made for the first client that takes it
+	// (an entry bundle's, logTile), and weighed with the tile from then on.
+	gz atomic.Pointer[[]byte]
 }
 
 // tileOverhead is what a cached tile takes beside its data and path: the
@@ -58,7 +62,13 @@ func newTileCache(maxBytes int) *tileCache {
 	return &tileCache{full: segment(maxBytes - partial), partial: segment(partial), maxBytes: maxBytes}
 }
 
-func (t *cachedTile) size() int { return len(t.data) + len(t.path) + tileOverhead }
+func (t *cachedTile) size() int {
+	n := len(t.data) + len(t.path) + tileOverhead
+	if gz := t.gz.Load(); gz != nil {
+		n += len(*gz)
+	}
+	return n
+}
 
 // segment is the cache of the tiles at path: ".p/" marks a partial one.
 func (c *tileCache) segment(path string) *otter.Cache[string, *cachedTile] {
@@ -84,6 +94,23 @@ func (c *tileCache) put(t *cachedTile) {
 		return // it would crowd out many others
 	}
 	seg.SetIfAbsent(t.path, t)
+}
+
+// gzipped answers t's data gzip-compressed, made once: a tile in the cache
+// keeps it, set again so that otter weighs it with its gzip form.
+func (c *tileCache) gzipped(t *cachedTile) []byte {
+	if gz := t.gz.Load(); gz != nil {
+		return *gz
+	}
+	gz := httpx.Gzip(nil, t.data)
+	if !t.gz.CompareAndSwap(nil, &gz) {
+		return *t.gz.Load() // another request made it meanwhile
+	}
+	seg := c.segment(t.path)
+	if kept, ok := seg.GetIfPresent(t.path); ok && kept == t {
+		seg.Set(t.path, t)
+	}
+	return gz
 }
 
 // stats counts the cache's answers.

@@ -37,7 +37,26 @@ func (s *Server) requireScope(scope registry.Scope) gin.HandlerFunc {
 const maxTokenBodyBytes = 16 << 10
 
 func (s *Server) listTokens(c *gin.Context) {
-	tokens, err := s.svc.ListTokens(c, account(c).ID)
+	q := registry.TokenQuery{Cursor: c.Query("cursor")}
+	if l, ok := c.GetQuery("limit"); ok {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > registry.MaxListLimit {
+			s.shared.Fail(c, registry.Errorf(registry.Invalid, "limit must be a whole number between 1 and %d", registry.MaxListLimit))
+			return
+		}
+		q.Limit = n
+	}
+	if all, ok := c.GetQuery("all"); ok {
+		switch all {
+		case "true":
+			q.All = true
+		case "false":
+		default:
+			s.shared.Fail(c, registry.Errorf(registry.Invalid, "all must be true or false"))
+			return
+		}
+	}
+	tokens, next, err := s.svc.ListTokens(c, account(c).ID, q)
 	if err != nil {
 		s.shared.Fail(c, err)
 		return
@@ -46,7 +65,11 @@ func (s *Server) listTokens(c *gin.Context) {
 	for i := range tokens {
 		out[i] = presentToken(&tokens[i])
 	}
-	httpx.JSON(c, http.StatusOK, wire.TokenList{OK: true, Tokens: out})
+	var nextCursor *string
+	if next != "" {
+		nextCursor = &next
+	}
+	httpx.JSON(c, http.StatusOK, wire.TokenList{OK: true, Tokens: out, NextCursor: nextCursor})
 }
 
 func (s *Server) createToken(c *gin.Context) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -27,15 +28,31 @@ func makeToken(t *testing.T, env *servertest.Env, header string, body map[string
 
 func bearer(secret string) string { return "Authorization: Bearer " + secret }
 
-func listTokens(t *testing.T, env *servertest.Env, header string) []map[string]any {
+// listTokens reads every page of GET /api/tokens?query (the active
+// tokens; all=true the ended ones too).
+func listTokens(t *testing.T, env *servertest.Env, header string, query ...string) []map[string]any {
 	t.Helper()
-	resp := env.API.Get("/api/tokens", header)
-	wantStatus(t, resp.Status, http.StatusOK, resp.Body)
 	var out []map[string]any
-	for _, tok := range resp.JSON(t)["tokens"].([]any) {
-		out = append(out, tok.(map[string]any))
+	for cursor := ""; ; {
+		path := "/api/tokens?limit=100"
+		if len(query) > 0 {
+			path += "&" + strings.Join(query, "&")
+		}
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		resp := env.API.Get(path, header)
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		page := resp.JSON(t)
+		for _, tok := range page["tokens"].([]any) {
+			out = append(out, tok.(map[string]any))
+		}
+		next, _ := page["next_cursor"].(string)
+		if next == "" {
+			return out
+		}
+		cursor = next
 	}
-	return out
 }
 
 func TestTokensAPI(t *testing.T) {
@@ -102,8 +119,12 @@ func TestTokensAPI(t *testing.T) {
 		wantStatus(t, again.Status, http.StatusOK, again.Body)
 		me = env.API.Get("/api/me", bearer(secret))
 		wantError(t, me.Status, me.JSON(t), http.StatusUnauthorized, "missing or invalid API token")
-		revoked := listTokens(t, env, alice.Bearer())[0]
-		if revoked["revoked"] != true || revoked["revoked_at"] == nil {
+		// The list is of active tokens; all=true shows the revoked one.
+		if active := listTokens(t, env, alice.Bearer()); len(active) != 1 || active[0]["name"] != "test" {
+			t.Errorf("alice's active tokens after the revocation = %v", active)
+		}
+		revoked := listTokens(t, env, alice.Bearer(), "all=true")[0]
+		if revoked["revoked"] != true || revoked["revoked_at"] == nil || revoked["name"] != "ci" {
 			t.Errorf("revoked token = %v", revoked)
 		}
 		if bobs := listTokens(t, env, bob.Bearer()); len(bobs) != 1 || bobs[0]["name"] != "test" {
@@ -226,7 +247,11 @@ func TestExpiredTokensSaySo(t *testing.T) {
 		wantStatus(t, env.API.Get("/api/me", forever).Status, http.StatusOK, nil)
 		unknown := env.API.Get("/api/me", bearer("pact_"+strings.Repeat("A", 43)))
 		wantError(t, unknown.Status, unknown.JSON(t), http.StatusUnauthorized, "missing or invalid API token")
-		tokens := listTokens(t, env, alice.Bearer())
+		// The expired one is listed with all=true only.
+		if tokens := listTokens(t, env, alice.Bearer()); len(tokens) != 2 || tokens[0]["name"] != "forever" {
+			t.Errorf("active tokens = %v", tokens)
+		}
+		tokens := listTokens(t, env, alice.Bearer(), "all=true")
 		if tokens[1]["name"] != "day" || tokens[1]["expires_at"] == nil || tokens[0]["expires_at"] != nil {
 			t.Errorf("tokens = %v", tokens)
 		}

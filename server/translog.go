@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -72,8 +73,25 @@ func (s *Server) logTile(c *gin.Context) {
 	if t.full {
 		cache = cachePinned
 	}
+	if strings.HasPrefix(path, entryBundlePrefix) && len(t.data) > httpx.MinGzipBytes {
+		// Entry bundles are compressed for the clients that take it, as
+		// C2SP tlog-tiles recommends; hash tiles (hashes) would not shrink.
+		var gz []byte
+		if httpx.AcceptsGzip(c.Request) {
+			gz = s.tiles.gzipped(t)
+		}
+		h := c.Writer.Header()
+		h.Set("Cache-Control", cache)
+		h.Set("X-Content-Type-Options", "nosniff")
+		httpx.WriteEncoded(c, http.StatusOK, octetStream, t.data, gz, true)
+		return
+	}
 	writeLogBody(c, "application/octet-stream", cache, t.data)
 }
+
+const entryBundlePrefix = "tile/entries/"
+
+var octetStream = []string{"application/octet-stream"}
 
 func writeLogBody(c *gin.Context, contentType, cache string, body []byte) {
 	h := c.Writer.Header()

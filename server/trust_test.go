@@ -10,6 +10,7 @@ import (
 	"github.com/pact-registry/pact/internal/oidctest"
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/server/idtoken"
+	"github.com/pact-registry/pact/server/registry"
 )
 
 const releaseRef = "alice/widget/.github/workflows/release.yml@refs/heads/main"
@@ -269,7 +270,7 @@ func TestOIDCExchangeIssuerDown(t *testing.T) {
 		idp.Stop()
 		status, body := exchange(t, env, idToken)
 		wantError(t, status, body, 503, "nothing was issued")
-		tokens, err := env.Store.ListTokens(t.Context(), alice.Account.ID)
+		tokens, err := env.Store.ListTokens(t.Context(), alice.Account.ID, registry.TokenFilter{})
 		if err != nil || len(tokens) != 1 {
 			t.Errorf("alice holds %d tokens (%v), want only her own", len(tokens), err)
 		}
@@ -485,7 +486,7 @@ func TestOIDCExchangeOtherIssuer(t *testing.T) {
 		wantError(t, status, body, 403, "claims check failed: no trusted publisher of issuer "+b.Issuer+" matches")
 		status, body = exchangeFor(t, env, fromB(), "alice")
 		wantError(t, status, body, 403, "claims check failed: no trusted publisher of issuer "+b.Issuer+", among those of alice, matches")
-		tokens, err := env.Store.ListTokens(t.Context(), alice.Account.ID)
+		tokens, err := env.Store.ListTokens(t.Context(), alice.Account.ID, registry.TokenFilter{})
 		if err != nil || len(tokens) != 1 {
 			t.Errorf("alice holds %d tokens (%v), want only her own", len(tokens), err)
 		}

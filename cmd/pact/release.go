@@ -282,7 +282,7 @@ func runReleaseList(ctx context.Context, opts *releaseListOptions) error {
 	if err != nil {
 		return err
 	}
-	releases := []client.Release{}
+	releases := []client.ReleaseSummary{}
 	for cursor := ""; len(releases) < opts.Limit; {
 		page, err := c.ListReleases(ctx, opts.Owner, opts.Pack, min(opts.Limit-len(releases), 100), cursor)
 		if err != nil {
@@ -308,7 +308,7 @@ func runReleaseList(ctx context.Context, opts *releaseListOptions) error {
 		if r.SourceGitCommit != nil {
 			commit = *r.SourceGitCommit
 		}
-		writeRow(w, r.Version, strconv.Itoa(len(r.Artifacts)), commit, formatTime(r.CreatedAt))
+		writeRow(w, r.Version, strconv.Itoa(r.ArtifactCount), commit, formatTime(r.CreatedAt))
 	}
 	return w.Flush()
 }

@@ -5,12 +5,15 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
 )
 
 type tokenListOptions struct {
 	IO      *iostreams
 	Factory *factory
 	JSON    bool
+	All     bool
 }
 
 func newTokenListCmd(f *factory) *cobra.Command {
@@ -19,18 +22,20 @@ func newTokenListCmd(f *factory) *cobra.Command {
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List your API tokens",
-		Long: `List your account's API tokens, newest first: their scopes, the packs they
-may publish and yank ("all" when not limited), when they were made, expire
-and were last used, and whether they are active, expired or revoked.
-Secrets are never shown.`,
+		Long: `List your account's active API tokens, newest first: their scopes, the packs
+they may publish and yank ("all" when not limited), when they were made,
+expire and were last used. --all adds the expired and revoked tokens the
+registry still keeps (30 days after they ended, by default), with their
+status. Secrets are never shown.`,
 		Example: `  $ pact token list
-  $ pact token list --json`,
+  $ pact token list --all --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTokenList(cmd.Context(), opts)
 		},
 	}
 	addJSONFlag(cmd, &opts.JSON)
+	cmd.Flags().BoolVar(&opts.All, "all", false, "list the expired and revoked tokens the registry still keeps too")
 	return cmd
 }
 
@@ -39,7 +44,7 @@ func runTokenList(ctx context.Context, opts *tokenListOptions) error {
 	if err != nil {
 		return err
 	}
-	tokens, err := c.ListTokens(ctx)
+	tokens, err := c.ListTokens(ctx, client.TokenListOptions{All: opts.All})
 	if err != nil {
 		return err
 	}
@@ -47,7 +52,7 @@ func runTokenList(ctx context.Context, opts *tokenListOptions) error {
 		return exportJSON(opts.IO.Out, tokens)
 	}
 	if len(tokens) == 0 {
-		opts.IO.info("No tokens; make one with 'pact token create'")
+		opts.IO.info("No active tokens; make one with 'pact token create'")
 		return nil
 	}
 	return printTokens(opts.IO.Out, tokens, time.Now())

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
 )
 
 type tokenRevokeOptions struct {
@@ -53,7 +55,7 @@ func runTokenRevoke(ctx context.Context, opts *tokenRevokeOptions) error {
 	if !opts.Yes {
 		question := fmt.Sprintf("Revoke token %d? Whatever uses it stops working.", opts.ID)
 		if opts.IO.stdinTTY && opts.IO.stderrTTY {
-			if tokens, err := c.ListTokens(ctx); err == nil {
+			if tokens, err := c.ListTokens(ctx, client.TokenListOptions{}); err == nil {
 				for _, t := range tokens {
 					if t.ID == opts.ID {
 						question = fmt.Sprintf("Revoke token %d %q? Whatever uses it stops working.", t.ID, t.Name)

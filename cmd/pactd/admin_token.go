@@ -38,16 +38,19 @@ func newTokenListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List an account's API tokens",
-		Long: `List the API tokens of one account, newest first: id, name, scopes ("all"
-for a token of every scope), the packs publish and yank are limited to,
-when each was made, expires and was last used, and whether it is active,
-expired or revoked. Secrets are never stored, so never shown.`,
+		Long: `List the active API tokens of one account, newest first: id, name, scopes
+("all" for a token of every scope), the packs publish and yank are limited
+to, when each was made, expires and was last used. --all adds the expired
+and revoked tokens still kept (pactd serve deletes them --token-retention
+after they ended), with their status. Secrets are never stored, so never
+shown.`,
 		Example: `  pactd token list --user alice
-  pactd token list --user alice --json`,
+  pactd token list --user alice --all --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			username, _ := cmd.Flags().GetString("user")
 			asJSON, _ := cmd.Flags().GetBool("json")
+			all, _ := cmd.Flags().GetBool("all")
 			svc, closeStore, err := openService(cmd.Context(), cmd)
 			if err != nil {
 				return err
@@ -57,9 +60,17 @@ expired or revoked. Secrets are never stored, so never shown.`,
 			if err != nil {
 				return err
 			}
-			tokens, err := svc.ListTokens(cmd.Context(), acct.ID)
-			if err != nil {
-				return err
+			var tokens []registry.Token
+			for cursor := ""; ; {
+				page, next, err := svc.ListTokens(cmd.Context(), acct.ID, registry.TokenQuery{Limit: registry.MaxListLimit, Cursor: cursor, All: all})
+				if err != nil {
+					return err
+				}
+				tokens = append(tokens, page...)
+				if next == "" {
+					break
+				}
+				cursor = next
 			}
 			now := svc.Now()
 			if asJSON {
@@ -90,7 +101,11 @@ expired or revoked. Secrets are never stored, so never shown.`,
 				return enc.Encode(rows)
 			}
 			if len(tokens) == 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s has no tokens\n", acct.Username)
+				what := "active tokens"
+				if all {
+					what = "tokens"
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s has no %s\n", acct.Username, what)
 				return nil
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
@@ -105,6 +120,7 @@ expired or revoked. Secrets are never stored, so never shown.`,
 	cmd.Flags().String("db", defaultDB, "SQLite file path, or a postgres:// URL")
 	cmd.Flags().String("user", "", "username of the account (required)")
 	cmd.Flags().Bool("json", false, "print JSON instead of a table")
+	cmd.Flags().Bool("all", false, "list the expired and revoked tokens still kept too")
 	_ = cmd.MarkFlagRequired("user")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pact-registry/pact/internal/storetest"
 )
@@ -35,7 +36,7 @@ func TestTokenListAndRevoke(t *testing.T) {
 			run(0, "long enough\n", "user", "create", "--email", "b@example.com", "--username", "bob", "--password-stdin")
 
 			r := run(0, "", "token", "list", "--user", "alice")
-			wantMatch("stderr of an empty list", r.stderr, `^alice has no tokens\n$`)
+			wantMatch("stderr of an empty list", r.stderr, `^alice has no active tokens\n$`)
 
 			token := `^pact_[0-9A-Za-z]{43}\n$`
 			wantMatch("full token", run(0, "", "token", "create", "--user", "alice", "--name", "all").stdout, token)
@@ -92,7 +93,67 @@ func TestTokenListAndRevoke(t *testing.T) {
 			wantMatch("revoke a bad id", run(2, "", "token", "revoke", "abc").stderr, `"abc" is not a token id`)
 			wantMatch("list of nobody", run(1, "", "token", "list", "--user", "carol").stderr, `carol`)
 			wantMatch("list needs --user", run(2, "", "token", "list").stderr, `user`)
-			wantMatch("revoked row", run(0, "", "token", "list", "--user", "alice").stdout, `(?m)^2 +"ci" .* revoked$`)
+			// The list shows active tokens; --all the revoked one too.
+			if list := run(0, "", "token", "list", "--user", "alice").stdout; strings.Contains(list, `"ci"`) {
+				t.Errorf("the list of active tokens shows the revoked one:\n%s", list)
+			}
+			wantMatch("revoked row", run(0, "", "token", "list", "--user", "alice", "--all").stdout, `(?m)^2 +"ci" .* revoked$`)
+		})
+	}
+}
+
+// pactd serve deletes the tokens that ended longer than --token-retention
+// ago when it starts (and every hour), and says how many; a shorter
+// retention than the token's age keeps it, --token-retention 0 keeps all.
+func TestServeDeletesEndedTokens(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		dsn  func(testing.TB) string
+	}{{"sqlite", storetest.SQLiteDSN}, {"postgres", storetest.PostgresURL}} {
+		t.Run(b.name, func(t *testing.T) {
+			db := b.dsn(t)
+			run := func(args ...string) result {
+				t.Helper()
+				r := pactd(t, nil, "", append(args, "--db", db)...)
+				if r.code != 0 {
+					t.Fatalf("pactd %s: exit %d\nstderr %q", strings.Join(args, " "), r.code, r.stderr)
+				}
+				return r
+			}
+			if r := pactd(t, nil, "long enough\n", "user", "create", "--email", "a@example.com", "--username", "alice", "--password-stdin", "--db", db); r.code != 0 {
+				t.Fatalf("user create: %q", r.stderr)
+			}
+			run("token", "create", "--user", "alice", "--name", "kept")
+			run("token", "create", "--user", "alice", "--name", "brief", "--expires-in", "1s")
+			if !eventually(10*time.Second, func() bool {
+				return regexp.MustCompile(`(?m)^2 +"brief" .* expired$`).MatchString(run("token", "list", "--user", "alice", "--all").stdout)
+			}) {
+				t.Fatal("the brief token is not listed as expired with --all")
+			}
+			deleted := `"msg":"deleted the tokens that ended longer than --token-retention ago","count":1`
+
+			// A week's retention keeps it; 0 keeps everything.
+			for _, retention := range []string{"168h", "0"} {
+				srv := startPactd(t, db, "--token-retention", retention)
+				if err := srv.Stop(); err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(srv.Logs(), "deleted the tokens") {
+					t.Errorf("--token-retention %s deleted tokens:\n%s", retention, srv.Logs())
+				}
+			}
+			if list := run("token", "list", "--user", "alice", "--all").stdout; !strings.Contains(list, `"brief"`) {
+				t.Fatalf("the brief token was deleted:\n%s", list)
+			}
+
+			srv := startPactd(t, db, "--token-retention", "1ms")
+			if !eventually(10*time.Second, func() bool { return strings.Contains(srv.Logs(), deleted) }) {
+				t.Fatalf("pactd did not log %s:\n%s", deleted, srv.Logs())
+			}
+			list := run("token", "list", "--user", "alice", "--all").stdout
+			if strings.Contains(list, `"brief"`) || !strings.Contains(list, `"kept"`) {
+				t.Errorf("after serve's pruning, the list is\n%s", list)
+			}
 		})
 	}
 }

@@ -81,6 +81,7 @@ var httpClient = &http.Client{Timeout: 30 * time.Second}
 type answer struct {
 	status int
 	body   []byte
+	header http.Header
 }
 
 func (a answer) String() string { return fmt.Sprintf("%d %s", a.status, bytes.TrimSpace(a.body)) }
@@ -115,7 +116,7 @@ func call(t *testing.T, client *http.Client, method, url, token string, body any
 	if err != nil {
 		t.Fatalf("%s %s: reading the answer: %v", method, url, err)
 	}
-	return answer{resp.StatusCode, b}
+	return answer{resp.StatusCode, b, resp.Header}
 }
 
 func get(t *testing.T, url, token string) answer {

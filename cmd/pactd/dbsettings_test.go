@@ -168,8 +168,8 @@ func TestDBReadCacheBytesZeroReadsTheFile(t *testing.T) {
 
 // --db-busy-timeout bounds how long SQLite waits for a lock another process
 // holds: a publish while another connection writes answers 503 after about
-// 200ms instead of the default five seconds, and succeeds once the lock is
-// released.
+// 200ms instead of the default five seconds, with Retry-After, and
+// succeeds once the lock is released.
 func TestDBBusyTimeoutOnSQLite(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "pact.db")
 	srv, token := startWithToken(t, "alice", file, "--db-busy-timeout", "200ms")
@@ -189,6 +189,9 @@ func TestDBBusyTimeoutOnSQLite(t *testing.T) {
 	got := publish(t, srv.URL, token, packDocument("busy", "1.0.0", "Waits for the lock."))
 	if took := time.Since(start); got.status != http.StatusServiceUnavailable || took > 3*time.Second {
 		t.Errorf("publish while another process writes: %s after %v, want 503 within about 200ms", got, took)
+	}
+	if got.header.Get("Retry-After") != "5" {
+		t.Errorf("the 503 of a busy database has Retry-After %q, want 5", got.header.Get("Retry-After"))
 	}
 	if err := writer.Rollback(); err != nil {
 		t.Fatal(err)

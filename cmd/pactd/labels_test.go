@@ -54,7 +54,7 @@ func TestAdminCommandsRefuseHostileLabels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tokens, err := store.ListTokens(ctx, alice.ID); err != nil || len(tokens) != 0 {
+		if tokens, err := store.ListTokens(ctx, alice.ID, registry.TokenFilter{}); err != nil || len(tokens) != 0 {
 			t.Errorf("tokens %+v, %v; want none", tokens, err)
 		}
 		if _, err := store.AccountByUsername(ctx, "mallory"); registry.ErrorCode(err) != registry.NotFound {

@@ -61,7 +61,11 @@ func startLog(ctx context.Context, svc *registry.Service, cfg logSettings, baseU
 	// The sequencer's first round signs the first checkpoint; serving does
 	// not wait for it, so a registry upgraded to the log starts at once.
 	go svc.RunLogSequencer(ctx, logPoll, logMinGap, func(err error) {
-		log.Error("transparency log: sequencing failed; retrying", "err", err.Error())
+		level := slog.LevelError
+		if errors.Is(err, registry.ErrStoreUnreachable) {
+			level = slog.LevelDebug // the store logs the outage once, with why
+		}
+		log.Log(ctx, level, "transparency log: sequencing failed; retrying", "err", err.Error())
 	})
 	return nil
 }

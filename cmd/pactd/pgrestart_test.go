@@ -26,9 +26,11 @@ const failFast = 3 * time.Second
 
 // TestPostgresRestartUnderLoad stops PostgreSQL under a stream of
 // publishes, twice (a fast and an immediate shutdown), and starts it again:
-// meanwhile every request is answered 503 quickly, /readyz says 503, pactd
-// recovers without a restart, and every publish answered 200 is there, byte
-// for byte.
+// meanwhile every request is answered 503 quickly, with Retry-After, /readyz
+// says 503, pactd logs once per outage, at warn, why the database cannot be
+// reached (and once that it answers again) rather than once per request,
+// pactd recovers without a restart, and every publish answered 200 is
+// there, byte for byte.
 func TestPostgresRestartUnderLoad(t *testing.T) {
 	t.Parallel()
 	pg := startPrivatePostgres(t)
@@ -38,11 +40,16 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	quick := &http.Client{Timeout: failFast}
 
 	load.waitFor(t, "publishes while PostgreSQL is up", 20, func(r loadResult) bool { return r.status == http.StatusOK })
-	for _, mode := range []string{"fast", "immediate"} {
+	for i, mode := range []string{"fast", "immediate"} {
 		pg.stop(t, mode)
 		down := time.Now()
-		if r := call(t, quick, http.MethodGet, srv.URL+"/readyz", "", nil); r.status != http.StatusServiceUnavailable {
-			t.Errorf("/readyz with PostgreSQL stopped (%s): %s, want 503", mode, r)
+		if r, err := quick.Get(srv.URL + "/readyz"); err != nil {
+			t.Errorf("/readyz with PostgreSQL stopped (%s): %v", mode, err)
+		} else {
+			r.Body.Close()
+			if r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") != "5" {
+				t.Errorf("/readyz with PostgreSQL stopped (%s): %d, Retry-After %q; want 503, 5", mode, r.StatusCode, r.Header.Get("Retry-After"))
+			}
 		}
 		load.waitFor(t, "publishes while PostgreSQL is down", 20, func(r loadResult) bool { return r.start.After(down) })
 
@@ -57,6 +64,11 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 			return r.StatusCode == http.StatusOK
 		}) {
 			t.Fatalf("pactd is not ready 30s after PostgreSQL started again (%s shutdown)", mode)
+		}
+		// pactd logs that the outage ended once its probe finds the
+		// database answering, within a second or so.
+		if !eventually(10*time.Second, func() bool { return strings.Count(srv.Logs(), `"msg":"the database answers again"`) >= i+1 }) {
+			t.Errorf("pactd did not log that PostgreSQL answers again after the %s shutdown", mode)
 		}
 		up := time.Now()
 		load.waitFor(t, "publishes after PostgreSQL came back", 20, func(r loadResult) bool {
@@ -80,6 +92,9 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 			if !bytes.Contains(r.body, []byte(`"ok":false`)) {
 				t.Errorf("a 503 answer is not the error object: %s", r.body)
 			}
+			if secs, err := strconv.Atoi(r.retryAfter); err != nil || secs < 1 {
+				t.Errorf("a 503 answer (%s) has Retry-After %q, want whole seconds", r, r.retryAfter)
+			}
 		case r.status != http.StatusOK:
 			t.Errorf("publish of %s: %s, want 200 or 503", r.version, r)
 		default:
@@ -90,6 +105,34 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests, %d publishes acknowledged, all present", len(load.results()), acknowledged)
+
+	// Two outages: two lines saying why, two saying it ended, none per
+	// request.
+	var down, up []string
+	for _, line := range strings.Split(srv.Logs(), "\n") {
+		var l struct {
+			Level, Msg, Error, Engine string
+			Status                    int
+		}
+		if json.Unmarshal([]byte(line), &l) != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l.Msg, "the database is unreachable"):
+			if l.Level != "WARN" || l.Engine != "postgres" || !strings.Contains(l.Error, "sqlstore: ") {
+				t.Errorf("the outage is logged as %s", line)
+			}
+			down = append(down, l.Error)
+		case l.Msg == "the database answers again":
+			up = append(up, line)
+		case l.Status == http.StatusServiceUnavailable && l.Level == "ERROR", strings.Contains(l.Error, "the database is unavailable") && l.Level == "ERROR":
+			t.Errorf("a 503 of the outage is logged at error, once per request: %s", line)
+		}
+	}
+	if len(down) != 2 || len(up) != 2 {
+		t.Errorf("pactd logged %d outages (%q) and %d recoveries, want 2 of each", len(down), down, len(up))
+	}
+	t.Logf("why: %q", down)
 }
 
 func eventually(limit time.Duration, ok func() bool) bool {
@@ -105,6 +148,7 @@ type loadResult struct {
 	version, content string
 	start, end       time.Time
 	status           int
+	retryAfter       string
 	body             []byte
 	err              error
 }
@@ -146,7 +190,7 @@ func startPublishLoad(base, token string, workers int) *publishLoad {
 				r.start = time.Now()
 				resp, err := client.Do(req)
 				if err == nil {
-					r.status = resp.StatusCode
+					r.status, r.retryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
 					r.body, err = io.ReadAll(resp.Body)
 					resp.Body.Close()
 				}

@@ -41,6 +41,7 @@ type serveConfig struct {
 	OIDCIssuers     []string
 	LoginAttempts   int
 	LoginWindow     time.Duration
+	TokenRetention  time.Duration
 	MetricsAddr     string
 	PprofAddr       string
 	Log             logSettings
@@ -117,6 +118,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.StringSliceVar(&c.OIDCIssuers, "oidc-issuer", nil, "an OpenID Connect issuer whose ID tokens CI jobs may exchange for publish tokens (repeatable), e.g. https://token.actions.githubusercontent.com or https://gitlab.com; https only, except loopback addresses")
 	f.IntVar(&c.LoginAttempts, "login-attempts", 5, "failed dashboard log-ins per address and account before a lock-out; 4 times as many per account from all addresses")
 	f.DurationVar(&c.LoginWindow, "login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
+	f.DurationVar(&c.TokenRetention, "token-retention", registry.DefaultTokenRetention, "how long expired and revoked API tokens are kept (listed with --all) before they are deleted; tokens a version was published with are kept (0: keep them all)")
 	f.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics only on this address, e.g. 127.0.0.1:9090, not on --addr (default: on --addr)")
 	f.StringVar(&c.PprofAddr, "pprof-addr", "", "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)")
 	// Hidden: it is for measuring (go run ./bench -pprof), not for production.
@@ -200,6 +202,9 @@ func (c *serveConfig) validate() error {
 		if registry.CheckIssuerURL(iss) != nil {
 			return invalid("oidc-issuer", "holds %q, which is not an https URL such as https://token.actions.githubusercontent.com (plain http only on loopback addresses)", iss)
 		}
+	}
+	if c.TokenRetention < 0 {
+		return invalid("token-retention", "is a negative duration (0 keeps every token)")
 	}
 	if c.LoginAttempts < 1 {
 		return invalid("login-attempts", "is less than 1")
@@ -297,14 +302,20 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 		return err
 	}
 	baseURL := resolveBaseURL(cfg.BaseURL, ln.Addr())
-	store, err := sqlstore.Open(ctx, cfg.DB, cfg.Store.options())
+	storeOptions := cfg.Store.options()
+	storeOptions.Logger = log
+	store, err := sqlstore.Open(ctx, cfg.DB, storeOptions)
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("opening database: %w", err)
 	}
 	defer store.Close()
+	retention := cfg.TokenRetention
+	if retention == 0 {
+		retention = -1 // registry.Options: kept for ever
+	}
 	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody, OIDCIssuers: cfg.OIDCIssuers,
-		OnEvent: logs.auditEvent})
+		OnEvent: logs.auditEvent, TokenRetention: retention})
 	if err := startLog(ctx, svc, cfg.Log, baseURL, log); err != nil {
 		ln.Close()
 		return err
@@ -321,7 +332,7 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 		IdleTimeout:       cfg.Timeouts.Idle,
 		MaxHeaderBytes:    64 << 10,
 	}
-	go pruneNonces(ctx, svc, log)
+	go prune(ctx, svc, log)
 	if cfg.PprofAddr != "" {
 		if _, err := serveAside(ctx, "pprof", cfg.PprofAddr, pprofHandler(), log); err != nil {
 			ln.Close()
@@ -374,18 +385,36 @@ func resolveBaseURL(raw string, addr net.Addr) string {
 	return strings.TrimRight(raw, "/")
 }
 
-func pruneNonces(ctx context.Context, svc *registry.Service, log *slog.Logger) {
+// prune forgets what is kept only a while: every minute the spent nonces
+// too old to be replayed, and at start and every hour the tokens that
+// ended longer than --token-retention ago.
+func prune(ctx context.Context, svc *registry.Service, log *slog.Logger) {
+	pruneTokens := func() {
+		if n, err := svc.PruneTokens(ctx); err != nil {
+			if !errors.Is(err, registry.ErrStoreUnreachable) { // logged once by the store
+				log.Warn("pruning tokens", "error", err.Error())
+			}
+		} else if n > 0 {
+			log.Info("deleted the tokens that ended longer than --token-retention ago", "count", n)
+		}
+	}
+	pruneTokens()
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
-	for {
+	for minute := 1; ; minute++ {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 			if n, err := svc.PruneNonces(ctx); err != nil {
-				log.Warn("pruning nonces", "error", err.Error())
+				if !errors.Is(err, registry.ErrStoreUnreachable) {
+					log.Warn("pruning nonces", "error", err.Error())
+				}
 			} else if n > 0 {
 				log.Debug("pruned nonces", "count", n)
+			}
+			if minute%60 == 0 {
+				pruneTokens()
 			}
 		}
 	}

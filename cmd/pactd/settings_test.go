@@ -147,6 +147,8 @@ func TestServeRefusesBadSettingsFromEverySource(t *testing.T) {
 			want: `pactd: flag --db-read-cache-bytes: "16MiB" is not a whole number`},
 		{name: "a PostgreSQL cache setting with SQLite", args: []string{"--db-read-cache-ttl", "5s"},
 			want: `pactd: flag --db-read-cache-ttl: "5s" applies to PostgreSQL only, and --db is a SQLite file`},
+		{name: "a negative token retention", env: []string{"PACTD_TOKEN_RETENTION=-24h"},
+			want: `pactd: environment PACTD_TOKEN_RETENTION: "-24h" is a negative duration (0 keeps every token)`},
 		{name: "a SQLite lock setting with PostgreSQL", file: file{"pact.yaml", "db-busy-timeout: 1s\n"}, args: []string{"--config", "FILE", "--db", "postgresql://pact@db.invalid/pact"},
 			want: `pactd: config file FILE: db-busy-timeout: "1s" applies to SQLite only, and --db is a PostgreSQL URL`},
 	}

@@ -80,12 +80,15 @@ func (su suite) testReleases(t *testing.T) {
 			t.Errorf("log has %d entries, want %d: only the first registration is logged", st.Entries, before.Entries+1)
 		}
 
-		r2 := release(p, v2, "", 3)
+		r2 := release(p, v2, "", 3, `{"name":"a"}`, `{"name":"b"}`, `{"url":"https://example.com/c"}`)
 		if _, created, err := s.CreateRelease(ctx(), r2); err != nil || !created {
 			t.Fatalf("CreateRelease(2.0.0): %v", err)
 		}
+		// A list counts the artifacts and does not read them.
 		list, err := s.ListReleases(ctx(), p.ID, 0, 10)
-		if err != nil || len(list) != 2 || list[0].Version != "2.0.0" || list[1].Version != "1.0.0" || list[0].SourceGitCommit != "" {
+		if err != nil || len(list) != 2 || list[0].Version != "2.0.0" || list[1].Version != "1.0.0" || list[0].SourceGitCommit != "" ||
+			list[0].ArtifactCount != 3 || list[1].ArtifactCount != 1 || list[0].Artifacts != nil || list[1].Artifacts != nil ||
+			list[1].SHA256 != r1.SHA256 || list[1].ArtifactIndexURL != r1.ArtifactIndexURL {
 			t.Fatalf("ListReleases = %+v, %v", list, err)
 		}
 		page, err := s.ListReleases(ctx(), p.ID, list[0].ID, 10)

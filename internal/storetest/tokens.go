@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -105,24 +106,39 @@ func (su suite) testTokens(t *testing.T) {
 		wantCode(t, "CreateToken", err, registry.NotFound)
 	})
 
-	t.Run("an account's tokens are listed newest first", func(t *testing.T) {
+	t.Run("an account's tokens are listed newest first, a page at a time", func(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		createToken(t, s, alice, "first", at(0))
 		createToken(t, s, bob, "bobs", at(1))
-		createToken(t, s, alice, "third", at(10))
-		createToken(t, s, alice, "second", at(5))
+		second := createToken(t, s, alice, "second", at(5))
+		third := createToken(t, s, alice, "third", at(10))
+		expired := at(20)
+		fourth := &registry.Token{AccountID: alice.ID, Name: "fourth", Hash: tokenHash("alice/fourth"), CreatedAt: at(15), ExpiresAt: &expired}
+		if err := s.CreateToken(ctx(), fourth); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RevokeToken(ctx(), alice.ID, second.ID, at(11)); err != nil {
+			t.Fatal(err)
+		}
+		active := func(minute int) *time.Time { a := at(minute); return &a }
 		cases := []struct {
 			name    string
 			account int64
+			filter  registry.TokenFilter
 			want    []string
 		}{
-			{"alice", alice.ID, []string{"third", "second", "first"}},
-			{"bob", bob.ID, []string{"bobs"}},
-			{"an account without tokens", bob.ID + 1000, nil},
+			{"alice", alice.ID, registry.TokenFilter{}, []string{"fourth", "third", "second", "first"}},
+			{"bob", bob.ID, registry.TokenFilter{}, []string{"bobs"}},
+			{"an account without tokens", bob.ID + 1000, registry.TokenFilter{}, nil},
+			{"a page", alice.ID, registry.TokenFilter{Limit: 2}, []string{"fourth", "third"}},
+			{"the next page", alice.ID, registry.TokenFilter{Before: third.ID, Limit: 2}, []string{"second", "first"}},
+			{"active at minute 12: the revoked one left out", alice.ID, registry.TokenFilter{ActiveAt: active(12)}, []string{"fourth", "third", "first"}},
+			{"active when the fourth expires", alice.ID, registry.TokenFilter{ActiveAt: active(20)}, []string{"third", "first"}},
+			{"active, a page", alice.ID, registry.TokenFilter{ActiveAt: active(20), Before: fourth.ID, Limit: 1}, []string{"third"}},
 		}
 		for _, c := range cases {
-			tokens, err := s.ListTokens(ctx(), c.account)
+			tokens, err := s.ListTokens(ctx(), c.account, c.filter)
 			if err != nil {
 				t.Fatalf("%s: ListTokens: %v", c.name, err)
 			}
@@ -227,13 +243,155 @@ func (su suite) testTokenScopes(t *testing.T) {
 				}
 			}
 		}
-		listed, err := s.ListTokens(ctx(), alice.ID)
+		listed, err := s.ListTokens(ctx(), alice.ID, registry.TokenFilter{})
 		if err != nil {
 			t.Fatalf("ListTokens: %v", err)
 		}
 		if len(listed) != len(cases) || listed[0].Name != "every scope listed" || !slices.Equal(listed[0].Scopes, registry.Scopes) ||
 			listed[3].Scopes != nil || listed[2].Scopes == nil || len(listed[2].Scopes) != 0 {
 			t.Errorf("ListTokens = %+v, want the four tokens newest first with their scopes", listed)
+		}
+	})
+
+	t.Run("active tokens are counted, those exchanged for ID tokens apart", func(t *testing.T) {
+		s := su.store(t)
+		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
+		expires := at(30)
+		add := func(owner *registry.Account, name string, ci bool, expiresAt *time.Time) *registry.Token {
+			tok := &registry.Token{AccountID: owner.ID, Name: name, Hash: tokenHash(owner.Username + "/" + name), CreatedAt: t0, ExpiresAt: expiresAt}
+			if ci {
+				tok.CI = &registry.CIIdentity{Issuer: "https://token.actions.githubusercontent.com", Repository: "alice/widget"}
+			}
+			if err := s.CreateToken(ctx(), tok); err != nil {
+				t.Fatal(err)
+			}
+			return tok
+		}
+		add(alice, "laptop", false, nil)
+		revoked := add(alice, "old", false, nil)
+		add(alice, "month", false, &expires)
+		add(alice, "ci-1", true, &expires)
+		add(alice, "ci-2", true, &expires)
+		add(bob, "bobs", false, nil)
+		if err := s.RevokeToken(ctx(), alice.ID, revoked.ID, at(1)); err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name      string
+			account   int64
+			exchanged bool
+			now       time.Time
+			want      int
+		}{
+			{"alice's own, before any expires", alice.ID, false, at(2), 2},
+			{"alice's exchanged", alice.ID, true, at(2), 2},
+			{"alice's own once the month ended", alice.ID, false, at(30), 1},
+			{"alice's exchanged once they ended", alice.ID, true, at(30), 0},
+			{"bob's", bob.ID, false, at(2), 1},
+			{"bob's exchanged", bob.ID, true, at(2), 0},
+		}
+		for _, c := range cases {
+			if got, err := s.CountActiveTokens(ctx(), c.account, c.exchanged, c.now); err != nil || got != c.want {
+				t.Errorf("%s: CountActiveTokens = %d, %v; want %d", c.name, got, err, c.want)
+			}
+		}
+	})
+
+	t.Run("tokens that ended before a time are pruned, except those a version was published with", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		ended := func(name string, minute int, revoke bool) *registry.Token {
+			tok := &registry.Token{AccountID: alice.ID, Name: name, Hash: tokenHash("alice/" + name), CreatedAt: t0}
+			if !revoke {
+				e := at(minute)
+				tok.ExpiresAt = &e
+			}
+			if err := s.CreateToken(ctx(), tok); err != nil {
+				t.Fatal(err)
+			}
+			if revoke {
+				if err := s.RevokeToken(ctx(), alice.ID, tok.ID, at(minute)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return tok
+		}
+		gone := []*registry.Token{ended("expired long ago", 10, false), ended("revoked long ago", 10, true)}
+		kept := []*registry.Token{ended("expired lately", 100, false), ended("revoked lately", 100, true),
+			createToken(t, s, alice, "active", t0), ended("published with", 10, false)}
+		in := input(alice, "widget", "1.0.0", "a", at(1))
+		in.PublisherID, in.TokenID = alice.ID, kept[3].ID
+		widget := publish(t, s, in)
+		for i := range 3 {
+			ended(fmt.Sprintf("more expired long ago %d", i), 20, false)
+		}
+
+		// Two at a time, until none is left.
+		var total int64
+		for {
+			n, err := s.PruneTokens(ctx(), at(50), 2)
+			if err != nil || n > 2 {
+				t.Fatalf("PruneTokens = %d, %v", n, err)
+			}
+			if total += n; n == 0 {
+				break
+			}
+		}
+		if total != 5 {
+			t.Errorf("PruneTokens deleted %d tokens, want 5", total)
+		}
+		for _, tok := range gone {
+			wantCode(t, "TokenByID of "+tok.Name, errOf(s.TokenByID(ctx(), tok.ID)), registry.NotFound)
+		}
+		for _, tok := range kept {
+			if _, err := s.TokenByID(ctx(), tok.ID); err != nil {
+				t.Errorf("%s was pruned: %v", tok.Name, err)
+			}
+		}
+		if vs := listVersions(t, s, widget.ID); vs[0].TokenID != kept[3].ID {
+			t.Errorf("the version's token is %d, want %d", vs[0].TokenID, kept[3].ID)
+		}
+	})
+
+	t.Run("an exchanged token is stored in the transaction that spends its jti", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		const issuer = "https://token.actions.githubusercontent.com"
+		spend := func(jti string) registry.JTISpend {
+			return registry.JTISpend{Issuer: issuer, JTI: jti, ExpiresAt: at(60), Now: at(1)}
+		}
+		exchanged := func(account int64, name string) *registry.Token {
+			e := at(16)
+			return &registry.Token{AccountID: account, Name: name, Hash: tokenHash("ci/" + name), CreatedAt: at(1), ExpiresAt: &e,
+				CI: &registry.CIIdentity{Issuer: issuer, Repository: "alice/widget"}}
+		}
+		first := exchanged(alice.ID, "first")
+		if err := s.CreateExchangedToken(ctx(), first, spend("jti-1")); err != nil || first.ID == 0 {
+			t.Fatalf("CreateExchangedToken = %v, id %d", err, first.ID)
+		}
+		// The jti again: refused, and no token stored.
+		err := s.CreateExchangedToken(ctx(), exchanged(alice.ID, "replay"), spend("jti-1"))
+		if !errors.Is(err, registry.ErrJTIReused) {
+			t.Errorf("the same jti again: %v, want ErrJTIReused", err)
+		}
+		if _, err := tokenByHash(t, s, tokenHash("ci/replay")); !registry.IsCode(err, registry.NotFound) {
+			t.Errorf("the replay's token was stored: %v", err)
+		}
+		// A token that cannot be stored leaves its jti unspent.
+		err = s.CreateExchangedToken(ctx(), exchanged(alice.ID+1000, "orphan"), spend("jti-2"))
+		wantCode(t, "an exchanged token of no account", err, registry.NotFound)
+		second := exchanged(alice.ID, "second")
+		if err := s.CreateExchangedToken(ctx(), second, spend("jti-2")); err != nil {
+			t.Errorf("jti-2, after its first token failed: %v; want it unspent", err)
+		}
+		dup := exchanged(alice.ID, "dup")
+		dup.Hash = second.Hash
+		wantCode(t, "a token hash stored already", s.CreateExchangedToken(ctx(), dup, spend("jti-3")), registry.Conflict)
+		if err := s.SpendJTI(ctx(), issuer, "jti-3", at(60), at(1)); err != nil {
+			t.Errorf("jti-3, after its token failed: %v; want it unspent", err)
+		}
+		if n, err := s.CountActiveTokens(ctx(), alice.ID, true, at(2)); err != nil || n != 2 {
+			t.Errorf("CountActiveTokens(exchanged) = %d, %v; want 2", n, err)
 		}
 	})
 

@@ -108,12 +108,14 @@ func grant(owner, maker *registry.Account, repo string, minute int) *registry.Tr
 		Claims: map[string]string{"repository": repo}, CreatedAt: at(minute), CreatedBy: &registry.Maker{AccountID: maker.ID}}
 }
 
-// exchangedToken is a token of owner exchanged through the trusted publishers via.
+// exchangedToken is a token of owner exchanged through the trusted publishers via
+// (for an ID token whose jti is "jti-" and the name).
 func exchangedToken(t *testing.T, s registry.Store, owner *registry.Account, name string, expires time.Time, via ...int64) (*registry.Token, error) {
 	t.Helper()
 	tok := &registry.Token{AccountID: owner.ID, Name: name, Hash: []byte(strings.Repeat(name, 32)[:32]), CreatedAt: at(1),
 		ExpiresAt: &expires, Scopes: []registry.Scope{registry.ScopePublish}, Packages: []string{"widget-*"}, TrustedPublishers: via}
-	return tok, s.CreateToken(ctx(), tok)
+	return tok, s.CreateExchangedToken(ctx(), tok, registry.JTISpend{Issuer: "https://ci.example", JTI: "jti-" + name,
+		ExpiresAt: expires, Now: at(1)})
 }
 
 func (su suite) testGrants(t *testing.T) {
@@ -163,7 +165,7 @@ func (su suite) testGrants(t *testing.T) {
 		if _, err := exchangedToken(t, s, alice, "b", at(15), p.ID); !registry.IsCode(err, registry.Forbidden) {
 			t.Errorf("a token through a removed trusted publisher: %v, want Forbidden", err)
 		}
-		if tokens, _ := s.ListTokens(ctx(), alice.ID); len(tokens) != 1 {
+		if tokens, _ := s.ListTokens(ctx(), alice.ID, registry.TokenFilter{}); len(tokens) != 1 {
 			t.Errorf("alice holds %d tokens, want the first only", len(tokens))
 		}
 	})

@@ -16,6 +16,9 @@ type (
 	ReleaseRequest = wire.ReleaseRequest
 	ReleaseResult  = wire.ReleaseResult
 	ReleaseList    = wire.ReleaseList
+	// ReleaseSummary is a release as lists show it: its artifacts
+	// counted (GetRelease answers them).
+	ReleaseSummary = wire.ReleaseSummary
 )
 
 func releasesPath(owner, pack string) string {
@@ -40,8 +43,10 @@ func (c *Client) RegisterRelease(ctx context.Context, req ReleaseRequest) (*Rele
 	return &out, nil
 }
 
-// ListReleases returns one page of owner/pack's releases, newest first;
-// limit 0 is the server's default, cursor "" the first page.
+// ListReleases returns one page of owner/pack's releases, newest first,
+// each with its artifact count; limit 0 is the server's default, cursor ""
+// the first page. A page may hold fewer than limit and still have a
+// NextCursor: pages are bounded in bytes too.
 func (c *Client) ListReleases(ctx context.Context, owner, pack string, limit int, cursor string) (*ReleaseList, error) {
 	q := url.Values{}
 	if limit > 0 {
@@ -56,7 +61,7 @@ func (c *Client) ListReleases(ctx context.Context, owner, pack string, limit int
 		return nil, err
 	}
 	if out.Releases == nil {
-		out.Releases = []Release{}
+		out.Releases = []ReleaseSummary{}
 	}
 	return &out, nil
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/pact-registry/pact/pkg/wire"
@@ -26,17 +27,36 @@ type TokenOptions struct {
 	ExpiresInDays int
 }
 
-// ListTokens returns the tokens of the client's account, newest first.
-func (c *Client) ListTokens(ctx context.Context) ([]Token, error) {
-	var out wire.TokenList
-	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/tokens", withToken: true, repeatable: true}, &out)
-	if err != nil {
-		return nil, err
+// TokenListOptions say which tokens ListTokens returns.
+type TokenListOptions struct {
+	// All adds the expired and revoked tokens the registry still keeps;
+	// otherwise only the active ones.
+	All bool
+}
+
+// ListTokens returns the tokens of the client's account, newest first,
+// reading every page of GET /api/tokens.
+func (c *Client) ListTokens(ctx context.Context, opts TokenListOptions) ([]Token, error) {
+	tokens := []Token{}
+	for cursor := ""; ; {
+		q := url.Values{"limit": {"100"}}
+		if opts.All {
+			q.Set("all", "true")
+		}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		var out wire.TokenList
+		err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/tokens", query: q, withToken: true, repeatable: true}, &out)
+		if err != nil {
+			return nil, err
+		}
+		tokens = append(tokens, out.Tokens...)
+		if out.NextCursor == nil || len(out.Tokens) == 0 {
+			return tokens, nil
+		}
+		cursor = *out.NextCursor
 	}
-	if out.Tokens == nil {
-		out.Tokens = []Token{}
-	}
-	return out.Tokens, nil
 }
 
 // CreateToken makes a token for the client's account; the answer holds its

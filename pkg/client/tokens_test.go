@@ -36,7 +36,7 @@ func TestTokens(t *testing.T) {
 		t.Errorf("message = %q", apiErr.Message)
 	}
 
-	tokens, err := c.ListTokens(ctx)
+	tokens, err := c.ListTokens(ctx, client.TokenListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,11 +56,29 @@ type ReleaseDetail struct {
 	Release Release `json:"release"`
 }
 
+// ReleaseSummary is a release as a list shows it: Release with the
+// number of its artifacts instead of the artifacts, which URL answers.
+type ReleaseSummary struct {
+	ContractID       string    `json:"contract_id"`
+	Version          string    `json:"version"`
+	ContractDigest   string    `json:"contract_digest"`
+	ContractURL      *string   `json:"contract_url"`
+	ArtifactIndexURL string    `json:"artifact_index_url"`
+	ArtifactCount    int       `json:"artifact_count"`
+	SourceGitCommit  *string   `json:"source_git_commit"`
+	ReleaseDigest    string    `json:"release_digest"`
+	CreatedAt        time.Time `json:"created_at"`
+	LogIndex         *int64    `json:"log_index"`
+	URL              string    `json:"url"`
+	HTMLURL          string    `json:"html_url"`
+}
+
 // ReleaseList answers GET /api/contracts/{owner}/{pack}/releases: one
-// page, newest first.
+// page, newest first, of at most the limit asked for and at most 1 MB of
+// JSON (a page may end early, with a NextCursor; docs/protocol.md, Listing).
 type ReleaseList struct {
-	OK       bool      `json:"ok"`
-	Releases []Release `json:"releases"`
+	OK       bool             `json:"ok"`
+	Releases []ReleaseSummary `json:"releases"`
 	// NextCursor fetches the following page; null on the last page.
 	NextCursor *string `json:"next_cursor"`
 }

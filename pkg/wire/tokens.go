@@ -28,10 +28,14 @@ type Token struct {
 	RevokedAt  *time.Time `json:"revoked_at"`
 }
 
-// TokenList answers GET /api/tokens: the caller's tokens, newest first.
+// TokenList answers GET /api/tokens: a page of the caller's active
+// tokens (with all=true, the expired and revoked ones kept too), newest
+// first.
 type TokenList struct {
 	OK     bool    `json:"ok"`
 	Tokens []Token `json:"tokens"`
+	// NextCursor fetches the following page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
 }
 
 // CreatedToken answers POST /api/tokens (201): the new token's fields and,

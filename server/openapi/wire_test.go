@@ -62,6 +62,7 @@ var wireTypes = map[string]reflect.Type{
 	// Releases.
 	"ReleaseRequest": reflect.TypeFor[wire.ReleaseRequest](),
 	"Release":        reflect.TypeFor[wire.Release](),
+	"ReleaseSummary": reflect.TypeFor[wire.ReleaseSummary](),
 	"ReleaseResult":  reflect.TypeFor[wire.ReleaseResult](),
 	"ReleaseDetail":  reflect.TypeFor[wire.ReleaseDetail](),
 	"ReleaseList":    reflect.TypeFor[wire.ReleaseList](),

@@ -77,7 +77,12 @@ func IsCode(err error, code Code) bool { return ErrorCode(err) == code }
 
 // Errors the stores return so the domain and tests can recognise them.
 var (
-	ErrNonceReused = &Error{Code: Invalid, Message: "nonce was already used with this key", Reason: "nonce_reused"}
+	// ErrStoreUnreachable is the fault of a store that cannot reach its
+	// database (a connection refused or lost, a server shutting down): it
+	// says so once when the outage starts, so callers need not log it for
+	// every request it fails.
+	ErrStoreUnreachable = &Error{Code: Unavailable, Message: "the database is unavailable"}
+	ErrNonceReused      = &Error{Code: Invalid, Message: "nonce was already used with this key", Reason: "nonce_reused"}
 )
 
 // VersionConflict is returned when a version exists with different content.

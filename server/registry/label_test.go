@@ -144,7 +144,7 @@ func TestLabelsRefuseControlAndBidiCharacters(t *testing.T) {
 		if err != nil || len(keys) != 0 {
 			t.Errorf("keys %+v, %v; want none", keys, err)
 		}
-		tokens, err := store.ListTokens(ctx, owner.ID)
+		tokens, err := store.ListTokens(ctx, owner.ID, registry.TokenFilter{})
 		if err != nil || len(tokens) != 0 {
 			t.Errorf("tokens %+v, %v; want none", tokens, err)
 		}

@@ -38,7 +38,10 @@ type Release struct {
 	ArtifactIndexURL string
 	// Artifacts are JSON objects in canonical form (keys sorted), with
 	// every field the client sent.
-	Artifacts       []json.RawMessage
+	Artifacts []json.RawMessage
+	// ArtifactCount is how many artifacts the release has: a list of
+	// releases (ListReleases) has it and no Artifacts.
+	ArtifactCount   int
 	SourceGitCommit string // lowercase hex; "" when none was given
 	// SHA256 is the digest of the release record (Canonical), which the
 	// log entry holds and immutability compares.
@@ -90,7 +93,9 @@ type ReleaseStore interface {
 	// there is none.
 	ReleaseOf(ctx context.Context, owner, pack, version string) (*Release, error)
 	// ListReleases lists a package's releases newest first (by ID), those
-	// with ID < before when before > 0, at most limit of them.
+	// with ID < before when before > 0, at most limit of them, each with
+	// its ArtifactCount and without its Artifacts (a page of them is
+	// bounded by the fields a release has, not by its artifacts).
 	ListReleases(ctx context.Context, packageID int64, before int64, limit int) ([]Release, error)
 	// LoggedReleases answers up to limit releases with ID > after, by ID
 	// (CheckLog compares each with its log entry).
@@ -188,8 +193,9 @@ func (s *Service) Release(ctx context.Context, owner, pack, version string) (*Re
 	return s.store.ReleaseOf(ctx, owner, pack, version)
 }
 
-// ListReleases answers a page of owner/pack's releases, newest first, and
-// the cursor of the next page ("" on the last).
+// ListReleases answers a page of owner/pack's releases, newest first,
+// each with its ArtifactCount but not its Artifacts (Release has them),
+// and the cursor of the next page ("" on the last).
 func (s *Service) ListReleases(ctx context.Context, owner, pack string, limit int, cursor string) ([]Release, string, error) {
 	if limit == 0 {
 		limit = DefaultListLimit
@@ -216,6 +222,11 @@ func (s *Service) ListReleases(ctx context.Context, owner, pack string, limit in
 	}
 	return list, next, nil
 }
+
+// ReleaseCursor is the cursor of the page of releases that follows r, for
+// a page that ends at r before its limit (the server bounds a page's
+// bytes too).
+func ReleaseCursor(r *Release) string { return encodeCursor(r.ID) }
 
 // ReleaseLogEntry is the log entry of a registered release.
 func ReleaseLogEntry(r *Release) *translog.Entry {

@@ -39,8 +39,15 @@ const (
 	MaxTokenScopeInputs = 16  // entries in a scopes list as sent, duplicates included
 	MaxTokenDays        = 3650
 	// MaxActiveTokens bounds the tokens an account holds that are neither
-	// revoked nor expired, so no token can mint tokens without end.
+	// revoked nor expired, so no token can mint tokens without end. Tokens
+	// exchanged for ID tokens (trust.go) do not count: they have
+	// MaxActiveExchangedTokens, so a busy CI cannot lock out the account's
+	// own tokens, nor they its CI.
 	MaxActiveTokens = 100
+	// MaxActiveExchangedTokens bounds an account's tokens from trusted
+	// publishing active at once: each lasts ExchangedTokenLifetime, so
+	// this is about one exchange a second, kept up for a quarter of an hour.
+	MaxActiveExchangedTokens = 1000
 )
 
 // FullPower reports whether t holds every scope, present and future: the
@@ -226,6 +233,10 @@ type TokenSpec struct {
 	// ExpiresAt is an exact expiry, for the host's pactd token create
 	// --expires-in 720h; within MaxTokenDays. Ignored when ExpiresInDays is set.
 	ExpiresAt *time.Time
+	// JTI, for a token exchanged for an ID token, is that ID token's jti:
+	// it is spent in the transaction that stores the token, so it stays
+	// usable when the token is not issued.
+	JTI *JTISpend
 }
 
 // checkIssue applies the rule for tokens made with a token: the new token

@@ -26,7 +26,8 @@ type Service struct {
 	oidcIssuers      []string                     // trust.go
 	onEvent          func(context.Context, Event) // audit.go
 	// checkPassword is CheckPassword; tests count its calls.
-	checkPassword func(encoded, password string) bool
+	checkPassword  func(encoded, password string) bool
+	tokenRetention time.Duration // token.go
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -42,12 +43,21 @@ type Options struct {
 	// (audit.go). It runs on the caller's goroutine, so it must be quick;
 	// it cannot undo or fail the change.
 	OnEvent func(context.Context, Event)
+	// TokenRetention is how long expired and revoked tokens are kept
+	// before PruneTokens deletes them: 0 means DefaultTokenRetention,
+	// negative for ever.
+	TokenRetention time.Duration
 }
 
 // NewService returns the service of pact over store.
 func NewService(store Store, opts Options) *Service {
+	retention := opts.TokenRetention
+	if retention == 0 {
+		retention = DefaultTokenRetention
+	}
 	return &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
-		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, checkPassword: CheckPassword}
+		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, checkPassword: CheckPassword,
+		tokenRetention: retention}
 }
 
 // Now is the service's clock in UTC, so that what the server times
@@ -241,6 +251,16 @@ func (s *Service) ListPackages(ctx context.Context, q ListQuery) ([]Package, str
 		}
 	}
 	return pkgs, next, nil
+}
+
+// PackageCursor is the cursor of the page of q's list that follows p, for
+// a page that ends at p before its limit (the server bounds a page's bytes
+// too).
+func PackageCursor(q ListQuery, p *Package) string {
+	if strings.TrimSpace(q.Query) != "" {
+		return encodeSearchCursor(q, *p)
+	}
+	return encodeCursor(p.LatestVersionID)
 }
 
 // The cursor is opaque to clients; it wraps the keyset position so that a

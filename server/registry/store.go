@@ -60,6 +60,22 @@ type AccountStore interface {
 	SetAccountDisabled(ctx context.Context, accountID int64, at *time.Time) error
 }
 
+// TokenFilter selects a page of ListTokens.
+type TokenFilter struct {
+	Before int64 // only IDs below it; 0: from the newest
+	Limit  int   // at most this many; 0: every one
+	// ActiveAt, when set, keeps only the tokens active then; nil lists
+	// the expired and revoked ones too (until PruneTokens deletes them).
+	ActiveAt *time.Time
+}
+
+// JTISpend is the jti of an ID token to spend: Issuer's JTI, valid until
+// ExpiresAt; the jtis that expired before Now are forgotten.
+type JTISpend struct {
+	Issuer, JTI    string
+	ExpiresAt, Now time.Time
+}
+
 // AccountFilter selects a page of ListAccounts.
 type AccountFilter struct {
 	AfterID int64
@@ -78,10 +94,24 @@ type TokenStore interface {
 	// TokenHolder finds a token by the SHA-256 of its text, revoked or
 	// not, with its account, in one read.
 	TokenHolder(ctx context.Context, hash []byte) (*Token, *Account, error)
+	// CreateExchangedToken is CreateToken for a token exchanged for an ID
+	// token, in one transaction with spending its jti as
+	// TrustStore.SpendJTI does: ErrJTIReused, and nothing stored, when the
+	// jti was spent already; the jti unspent when the token is not stored.
+	CreateExchangedToken(ctx context.Context, t *Token, jti JTISpend) error
 	// TokenByID finds a token by its id, revoked or not; NotFound otherwise.
 	TokenByID(ctx context.Context, id int64) (*Token, error)
-	// ListTokens lists an account's tokens, newest first.
-	ListTokens(ctx context.Context, accountID int64) ([]Token, error)
+	// ListTokens lists a page of an account's tokens, newest (highest ID)
+	// first, as f says.
+	ListTokens(ctx context.Context, accountID int64, f TokenFilter) ([]Token, error)
+	// CountActiveTokens counts an account's tokens active at now (neither
+	// revoked nor expired): those exchanged for ID tokens (CI set) when
+	// exchanged is true, the others when it is false.
+	CountActiveTokens(ctx context.Context, accountID int64, exchanged bool, now time.Time) (int, error)
+	// PruneTokens deletes up to limit tokens that expired or were revoked
+	// before the given time, of every account, except the tokens a version
+	// was published with (its published_by names them); it answers how many.
+	PruneTokens(ctx context.Context, before time.Time, limit int) (int64, error)
 	// RevokeToken revokes one of accountID's tokens; NotFound when the
 	// token does not exist or belongs to someone else.
 	RevokeToken(ctx context.Context, accountID, tokenID int64, at time.Time) error

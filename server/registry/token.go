@@ -47,7 +47,7 @@ func (s *Service) CreateToken(ctx context.Context, accountID int64, name string,
 	if err != nil {
 		return "", nil, err
 	}
-	secret, t, err := s.storeToken(ctx, t)
+	secret, t, err := s.storeToken(ctx, t, nil)
 	if err == nil {
 		s.tokenCreated(ctx, t)
 	}
@@ -120,20 +120,29 @@ func (s *Service) issueToken(ctx context.Context, accountID int64, maker *Token,
 			return "", nil, err
 		}
 	}
-	tokens, err := s.store.ListTokens(ctx, accountID)
-	if err != nil {
+	if err := s.checkTokenCount(ctx, t); err != nil {
 		return "", nil, err
 	}
-	active := 0
-	for i := range tokens {
-		if tokens[i].Active(t.CreatedAt) {
-			active++
-		}
+	return s.storeToken(ctx, t, spec.JTI)
+}
+
+// checkTokenCount refuses a token beyond its account's bound of active
+// tokens: MaxActiveTokens, or MaxActiveExchangedTokens for one exchanged
+// for an ID token (t.CI set), which the others do not count.
+func (s *Service) checkTokenCount(ctx context.Context, t *Token) error {
+	exchanged := t.CI != nil
+	active, err := s.store.CountActiveTokens(ctx, t.AccountID, exchanged, t.CreatedAt)
+	if err != nil {
+		return err
 	}
-	if active >= MaxActiveTokens {
-		return "", nil, Errorf(Conflict, "this account holds %d active tokens, the most it may; revoke some first", active)
+	if exchanged && active >= MaxActiveExchangedTokens {
+		return Errorf(Conflict, "this account holds %d active tokens from trusted publishing, the most it may; each lasts %d minutes, try again then",
+			active, int(ExchangedTokenLifetime/time.Minute))
 	}
-	return s.storeToken(ctx, t)
+	if !exchanged && active >= MaxActiveTokens {
+		return Errorf(Conflict, "this account holds %d active tokens, the most it may; revoke some first", active)
+	}
+	return nil
 }
 
 func (s *Service) newToken(accountID int64, name string, scopes []Scope, packages []string, expiresAt *time.Time) (*Token, error) {
@@ -154,10 +163,18 @@ func (s *Service) newToken(accountID int64, name string, scopes []Scope, package
 	return &Token{AccountID: accountID, Name: name, CreatedAt: now, ExpiresAt: expiresAt, Scopes: scopes, Packages: packages}, nil
 }
 
-func (s *Service) storeToken(ctx context.Context, t *Token) (string, *Token, error) {
+// storeToken stores t with a new secret; with jti, in the transaction
+// that spends it.
+func (s *Service) storeToken(ctx context.Context, t *Token, jti *JTISpend) (string, *Token, error) {
 	secret := NewSecret(TokenPrefix, tokenRandomLength)
 	t.Hash = hashSecret(secret)
-	if err := s.store.CreateToken(ctx, t); err != nil {
+	var err error
+	if jti != nil {
+		err = s.store.CreateExchangedToken(ctx, t, *jti)
+	} else {
+		err = s.store.CreateToken(ctx, t)
+	}
+	if err != nil {
 		return "", nil, err
 	}
 	return secret, t, nil
@@ -199,9 +216,81 @@ func (s *Service) AuthenticateToken(ctx context.Context, secret string) (*Accoun
 // one is told that it expired.
 var ErrBadToken = &Error{Code: Unauthorized, Message: "missing or invalid API token"}
 
-// ListTokens lists an account's tokens, newest first.
-func (s *Service) ListTokens(ctx context.Context, accountID int64) ([]Token, error) {
-	return s.store.ListTokens(ctx, accountID)
+// TokenQuery asks for one page of an account's tokens.
+type TokenQuery struct {
+	Limit  int    // 0 means DefaultListLimit
+	Cursor string // next_cursor of the previous page
+	// All lists the expired and revoked tokens too, as long as they are
+	// kept (Options.TokenRetention); otherwise only the active ones.
+	All bool
+}
+
+// ListTokens answers a page of an account's tokens, newest first, and the
+// cursor of the next page ("" on the last).
+func (s *Service) ListTokens(ctx context.Context, accountID int64, q TokenQuery) ([]Token, string, error) {
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultListLimit
+	}
+	if limit < 1 || limit > MaxListLimit {
+		return nil, "", Errorf(Invalid, "limit must be between 1 and %d", MaxListLimit)
+	}
+	before, err := decodeCursor(q.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	f := TokenFilter{Before: before, Limit: limit + 1}
+	if !q.All {
+		now := s.now()
+		f.ActiveAt = &now
+	}
+	tokens, err := s.store.ListTokens(ctx, accountID, f)
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(tokens) > limit {
+		tokens = tokens[:limit]
+		next = encodeCursor(tokens[limit-1].ID)
+	}
+	return tokens, next, nil
+}
+
+// AccountToken answers one of accountID's tokens, revoked or expired ones
+// included; NotFound when it does not exist or is another account's.
+func (s *Service) AccountToken(ctx context.Context, accountID, tokenID int64) (*Token, error) {
+	t, err := s.store.TokenByID(ctx, tokenID)
+	if IsCode(err, NotFound) || err == nil && t.AccountID != accountID {
+		return nil, Errorf(NotFound, "no such token %d", tokenID)
+	}
+	return t, err
+}
+
+// DefaultTokenRetention is how long expired and revoked tokens are kept
+// (listed with TokenQuery.All) before PruneTokens deletes them.
+const DefaultTokenRetention = 30 * 24 * time.Hour
+
+// pruneTokensBatch bounds one statement of PruneTokens, so a backlog of
+// millions is deleted in short transactions.
+const pruneTokensBatch = 1000
+
+// PruneTokens deletes the tokens that expired or were revoked longer than
+// the retention ago (Options.TokenRetention), except those a version was
+// published with, and answers how many. Nothing when the retention is
+// negative (kept for ever).
+func (s *Service) PruneTokens(ctx context.Context) (int64, error) {
+	if s.tokenRetention < 0 {
+		return 0, nil
+	}
+	before := s.now().Add(-s.tokenRetention)
+	var total int64
+	for {
+		n, err := s.store.PruneTokens(ctx, before, pruneTokensBatch)
+		total += n
+		if err != nil || n < pruneTokensBatch {
+			return total, err
+		}
+	}
 }
 
 // RevokeToken revokes one of accountID's tokens now; NotFound when the

@@ -367,10 +367,12 @@ type Exchange struct {
 
 // ExchangeIDToken matches a verified ID token against the trusted
 // publishers of its issuer that have not expired, those of the account
-// owner only when owner is not "", spends its jti and issues a token with
-// the publish scope only, limited to the matched publishers' packages, for
-// ExchangedTokenLifetime at most and never beyond their expiry. The token
-// records them, so that their removal can revoke it. Without owner,
+// owner only when owner is not "", and issues a token with the publish
+// scope only, limited to the matched publishers' packages, for
+// ExchangedTokenLifetime at most and never beyond their expiry, spending
+// the ID token's jti in the transaction that stores it: an exchange
+// refused, or failed, leaves the jti usable. The token records the
+// publishers, so that their removal can revoke it. Without owner,
 // publishers of more than one account matching is refused: any account may
 // declare any claims, so naming the owner is what keeps another account's
 // trust from blocking the exchange.
@@ -433,15 +435,13 @@ func (s *Service) ExchangeIDToken(ctx context.Context, tok IDToken, owner string
 	if len(packages) > MaxTokenPackages {
 		packages = packages[:MaxTokenPackages]
 	}
-	if err := s.store.SpendJTI(ctx, tok.Issuer, tok.JTI, tok.Expiry, now); err != nil {
-		return nil, err
-	}
 	name := "trusted publishing, " + describeIdentity(tok.Claims)
 	if checkLabel("token name", name, 100, false) != nil {
 		name = "trusted publishing"
 	}
 	secret, t, err := s.issueToken(ctx, accountID, nil, TokenSpec{Name: name, Scopes: []string{string(ExchangedTokenScope)},
-		Packages: packages, ExpiresAt: &expires, CI: identityOf(tok), TrustedPublishers: via})
+		Packages: packages, ExpiresAt: &expires, CI: identityOf(tok), TrustedPublishers: via,
+		JTI: &JTISpend{Issuer: tok.Issuer, JTI: tok.JTI, ExpiresAt: tok.Expiry, Now: now}})
 	if err != nil {
 		return nil, err
 	}

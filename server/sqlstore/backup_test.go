@@ -294,7 +294,7 @@ func sameAnswers(t *testing.T, a, b *sqlstore.Store) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tokens, err := s.ListTokens(ctx, acct.ID)
+			tokens, err := s.ListTokens(ctx, acct.ID, registry.TokenFilter{})
 			if err != nil {
 				t.Fatal(err)
 			}

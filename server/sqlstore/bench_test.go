@@ -221,7 +221,7 @@ func BenchmarkStoreOperations(b *testing.B) {
 					return s.CreateToken(ctx, &registry.Token{AccountID: alice.ID, Name: "t", Hash: fmt.Appendf(nil, "hash-%d", i), CreatedAt: now})
 				}},
 				{"TokenHolder", func(int) error { _, _, err := s.TokenHolder(ctx, token.Hash); return err }},
-				{"ListTokens", func(int) error { _, err := s.ListTokens(ctx, alice.ID); return err }},
+				{"ListTokens", func(int) error { _, err := s.ListTokens(ctx, alice.ID, registry.TokenFilter{}); return err }},
 				{"TouchToken", func(int) error { return s.TouchToken(ctx, token.ID, time.Now()) }},
 				{"RevokeToken", func(int) error { return s.RevokeToken(ctx, alice.ID, token.ID, now) }},
 				{"KeyHolder", func(int) error { _, _, err := s.KeyHolder(ctx, key.Fingerprint); return err }},

@@ -33,6 +33,9 @@ type dialect interface {
 	// fold is the SQL function that lower-cases text for search, Unicode
 	// included.
 	fold() string
+	// jsonArrayLength is the SQL that counts the elements of the JSON
+	// array held as text in column.
+	jsonArrayLength(column string) string
 	// lockMigrations runs first in every migration transaction, so that
 	// replicas starting together apply each migration once.
 	lockMigrations(ctx context.Context, tx *sql.Tx) error
@@ -42,6 +45,10 @@ type dialect interface {
 	// deadlock, unique violation) and may be run again from the start.
 	isRetryable(err error) bool
 	isUnavailable(err error) bool
+	// isUnreachable: of the unavailable faults, those that say the
+	// database cannot be reached at all (not a lock held a while), which
+	// start an outage (outage.go).
+	isUnreachable(err error) bool
 	isTimeout(err error) bool
 	// isOutOfStorage: the disk (or the configured size cap) is full.
 	isOutOfStorage(err error) bool
@@ -113,6 +120,9 @@ type sqliteDialect struct{}
 func (sqliteDialect) name() string           { return "sqlite" }
 func (sqliteDialect) rebind(q string) string { return q }
 func (sqliteDialect) fold() string           { return "pact_fold" }
+func (sqliteDialect) jsonArrayLength(column string) string {
+	return "json_array_length(" + column + ")"
+}
 
 // BEGIN IMMEDIATE (the writer's _txlock) already serialises migrations, in
 // this process and across processes sharing the file.
@@ -149,6 +159,13 @@ func (sqliteDialect) isUnavailable(err error) bool {
 		return true
 	}
 	return false
+}
+
+// A SQLite file that cannot be opened or read is unreachable; a lock held
+// by another connection is not.
+func (sqliteDialect) isUnreachable(err error) bool {
+	e, ok := sqliteCode(err)
+	return ok && (e.Code == sqlite3.ErrCantOpen || e.Code == sqlite3.ErrIoErr)
 }
 
 // SQLite answers SQLITE_FULL when the database or its WAL cannot grow (no
@@ -345,6 +362,9 @@ type postgresDialect struct {
 
 func (postgresDialect) name() string { return "postgres" }
 func (postgresDialect) fold() string { return "lower" }
+func (postgresDialect) jsonArrayLength(column string) string {
+	return "json_array_length(" + column + "::json)"
+}
 
 func (d postgresDialect) rebind(q string) string {
 	if v, ok := d.rebound.Load(q); ok {
@@ -424,6 +444,10 @@ func (postgresDialect) isUnavailable(err error) bool {
 
 // 53100 disk_full; 53200 out_of_memory and 53300 too_many_connections stay
 // Unavailable.
+// Every unavailable PostgreSQL fault is about the connection or the
+// server's state.
+func (d postgresDialect) isUnreachable(err error) bool { return d.isUnavailable(err) }
+
 func (postgresDialect) isOutOfStorage(err error) bool { return pgCode(err) == "53100" }
 
 func (postgresDialect) isTimeout(err error) bool {

@@ -23,7 +23,9 @@ func (e *publicFault) Unwrap() []error { return []error{e.public, e.cause} }
 
 // fault turns a driver error into what the Store returns: *registry.Error
 // values pass through, a full disk becomes InsufficientStorage, connection
-// failures and timeouts become Unavailable, anything else is an internal error whose text names the operation.
+// failures and timeouts become Unavailable (registry.ErrStoreUnreachable when
+// the database cannot be reached, which the store logs once per outage),
+// anything else is an internal error whose text names the operation.
 func (s *Store) fault(op string, err error) error {
 	if err == nil {
 		return nil
@@ -43,6 +45,12 @@ func (s *Store) fault(op string, err error) error {
 			public: registry.Errorf(registry.Unavailable, "the database did not answer in time"),
 			cause:  fmt.Errorf("sqlstore: %s: %w", op, err),
 		}
+	case s.dialect.isUnreachable(err):
+		cause := fmt.Errorf("sqlstore: %s: %w", op, err)
+		if s.outage != nil {
+			s.unreachable(cause)
+		}
+		return &publicFault{public: registry.ErrStoreUnreachable, cause: cause}
 	case s.dialect.isUnavailable(err):
 		return &publicFault{
 			public: registry.Errorf(registry.Unavailable, "the database is unavailable"),

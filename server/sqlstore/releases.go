@@ -28,6 +28,7 @@ func scanRelease(row scanner) (*registry.Release, error) {
 	if err := json.Unmarshal([]byte(artifacts), &r.Artifacts); err != nil {
 		return nil, err
 	}
+	r.ArtifactCount = len(r.Artifacts)
 	if logIndex.Valid {
 		r.LogIndex = &logIndex.Int64
 	}
@@ -123,9 +124,30 @@ WHERE lower(a.username) = lower(?) AND p.pack_slug = ? AND v.version = ?`), owne
 	return r, nil
 }
 
-// ListReleases lists a package's releases newest first.
+// releaseSummaryColumns are releaseColumns with the artifacts counted, not
+// read: a list of releases shows the count (registry.ReleaseStore).
+func (s *Store) releaseSummaryColumns() string {
+	return strings.Replace(releaseColumns, "rel.artifacts", s.dialect.jsonArrayLength("rel.artifacts"), 1)
+}
+
+func scanReleaseSummary(row scanner) (*registry.Release, error) {
+	var r registry.Release
+	var logIndex sql.NullInt64
+	if err := row.Scan(&r.ID, &r.PackageID, &r.VersionID, &r.Owner, &r.Pack, &r.Version, &r.ContractSHA256,
+		&r.ArtifactIndexURL, &r.ContractURL, &r.SourceGitCommit, &r.ArtifactCount, &r.SHA256, &logIndex, &r.CreatedAt); err != nil {
+		return nil, err
+	}
+	if logIndex.Valid {
+		r.LogIndex = &logIndex.Int64
+	}
+	r.CreatedAt = r.CreatedAt.UTC()
+	return &r, nil
+}
+
+// ListReleases lists a package's releases newest first, their artifacts
+// counted.
 func (s *Store) ListReleases(ctx context.Context, packageID int64, before int64, limit int) ([]registry.Release, error) {
-	query := `SELECT ` + releaseColumns + releaseFrom + ` WHERE rel.package_id = ?`
+	query := `SELECT ` + s.releaseSummaryColumns() + releaseFrom + ` WHERE rel.package_id = ?`
 	args := []any{packageID}
 	if before > 0 {
 		query += ` AND rel.id < ?`
@@ -133,7 +155,7 @@ func (s *Store) ListReleases(ctx context.Context, packageID int64, before int64,
 	}
 	query += ` ORDER BY rel.id DESC LIMIT ?`
 	args = append(args, limit)
-	return queryList(ctx, s, "list releases", 0, scanRelease, query, args...)
+	return queryList(ctx, s, "list releases", 0, scanReleaseSummary, query, args...)
 }
 
 // LoggedReleases answers releases by id, for the log check.

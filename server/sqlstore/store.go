@@ -8,6 +8,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,10 @@ type Options struct {
 	// PostgreSQL. SQLite's cache never expires: every write passes
 	// through this process.
 	CacheTTL time.Duration
+	// Logger receives the store's own lines: when the database becomes
+	// unreachable, and why, and when it answers again (outage.go). nil is
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 const (
@@ -125,6 +130,8 @@ type Store struct {
 	asciiFold atomic.Int32
 	// grams keeps the search's trigram estimates a while (gramstats.go).
 	grams gramStats
+	// outage logs when the database stops and starts answering (outage.go).
+	outage *outage
 }
 
 var _ registry.Store = (*Store)(nil)
@@ -147,6 +154,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.logAppended = make(chan struct{}, 1)
+	s.outage = newOutage(opts.Logger)
 	// Connect under the statement timeout first: an unreachable server
 	// should fail Open quickly, not hang it.
 	if err := s.ping(ctx, s.write); err != nil {
@@ -195,6 +203,9 @@ func (s *Store) ping(ctx context.Context, db *sql.DB) error {
 
 // Close closes every connection.
 func (s *Store) Close() error {
+	if s.outage != nil {
+		s.outage.close()
+	}
 	if s.group != nil {
 		s.group.close()
 	}

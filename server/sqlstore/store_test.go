@@ -3,7 +3,9 @@ package sqlstore_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pact-registry/pact/internal/storetest"
+	"github.com/pact-registry/pact/internal/syncbuf"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
 )
@@ -209,9 +212,16 @@ func TestPostgresDownIsUnavailable(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 
-	_, err = sqlstore.Open(context.Background(), "postgres://postgres@"+addr+"/postgres?sslmode=disable&connect_timeout=5", sqlstore.Options{})
-	if code := registry.ErrorCode(err); code != registry.Unavailable {
-		t.Fatalf("Open on a closed port: code %q (error %v), want %q", code, err, registry.Unavailable)
+	var logs syncbuf.Buffer
+	_, err = sqlstore.Open(context.Background(), "postgres://postgres@"+addr+"/postgres?sslmode=disable&connect_timeout=5",
+		sqlstore.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if code := registry.ErrorCode(err); code != registry.Unavailable || !errors.Is(err, registry.ErrStoreUnreachable) {
+		t.Fatalf("Open on a closed port: code %q (error %v), want %q, unreachable", code, err, registry.Unavailable)
+	}
+	// The log says why, at warn.
+	if lines := strings.Split(strings.TrimSpace(logs.String()), "\n"); len(lines) != 1 ||
+		!strings.Contains(lines[0], `"level":"WARN","msg":"the database is unreachable`) || !strings.Contains(lines[0], addr) {
+		t.Errorf("the store logged %q; want one warning naming %s", logs.String(), addr)
 	}
 	if msg := registry.ErrorMessage(err); msg != "the database is unavailable" {
 		t.Errorf("user-facing message %q", msg)

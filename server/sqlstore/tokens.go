@@ -73,6 +73,45 @@ func joinWords[T ~string](words []T) any {
 // account's row, as a member's removal locks the organisation's, and finds
 // each of them still there (Forbidden otherwise).
 func (s *Store) CreateToken(ctx context.Context, t *registry.Token) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	return s.fault("create token", s.insertToken(ctx, s.write, t))
+}
+
+// CreateExchangedToken stores t in the transaction that spends the jti of
+// the ID token it was exchanged for; see registry.TokenStore. The
+// transaction locks the account's row, as a member's removal locks the
+// organisation's, and finds each trusted publisher the token came through
+// still there (Forbidden otherwise).
+func (s *Store) CreateExchangedToken(ctx context.Context, t *registry.Token, jti registry.JTISpend) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET kind = kind WHERE id = ?`), t.AccountID)
+		if err := s.oneRow(res, err, "lock account", func() error { return notFound("no such account %d", t.AccountID) }); err != nil {
+			return err
+		}
+		for _, id := range t.TrustedPublishers {
+			var one int
+			err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM trusted_publishers WHERE id = ? AND account_id = ?`), id, t.AccountID).Scan(&one)
+			if errNoRows(err) {
+				return registry.Errorf(registry.Forbidden, "claims check failed: the trusted publisher %d this job matched was removed meanwhile; nothing was issued", id)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := s.spendJTI(ctx, tx, jti); err != nil {
+			return err
+		}
+		return s.insertToken(ctx, tx, t)
+	})
+	return s.fault("create exchanged token", err)
+}
+
+// insertToken inserts t and sets t.ID, on db (the write pool or a
+// transaction).
+func (s *Store) insertToken(ctx context.Context, db interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, t *registry.Token) error {
 	t.CreatedAt = dbTime(t.CreatedAt)
 	var via any
 	if t.TrustedPublishers != nil {
@@ -82,38 +121,10 @@ func (s *Store) CreateToken(ctx context.Context, t *registry.Token) error {
 		}
 		via = strings.Join(words, " ")
 	}
-	insert := func(ctx context.Context, q interface {
-		QueryRowContext(context.Context, string, ...any) *sql.Row
-	}) error {
-		return q.QueryRowContext(ctx, s.q(`INSERT INTO tokens (account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci,
+	err := db.QueryRowContext(ctx, s.q(`INSERT INTO tokens (account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci,
 trusted_publishers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-			t.AccountID, t.Name, t.Hash, t.CreatedAt, nullTime(t.LastUsedAt), nullTime(t.ExpiresAt), nullTime(t.RevokedAt),
-			joinWords(t.Scopes), joinWords(t.Packages), ciJSON(t.CI), via).Scan(&t.ID)
-	}
-	var err error
-	if len(t.TrustedPublishers) == 0 {
-		ctx, cancel := s.deadline(ctx)
-		defer cancel()
-		err = insert(ctx, s.write)
-	} else {
-		err = s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET kind = kind WHERE id = ?`), t.AccountID)
-			if err := s.oneRow(res, err, "lock account", func() error { return notFound("no such account %d", t.AccountID) }); err != nil {
-				return err
-			}
-			for _, id := range t.TrustedPublishers {
-				var one int
-				err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM trusted_publishers WHERE id = ? AND account_id = ?`), id, t.AccountID).Scan(&one)
-				if errNoRows(err) {
-					return registry.Errorf(registry.Forbidden, "claims check failed: the trusted publisher %d this job matched was removed meanwhile; nothing was issued", id)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			return insert(ctx, tx)
-		})
-	}
+		t.AccountID, t.Name, t.Hash, t.CreatedAt, nullTime(t.LastUsedAt), nullTime(t.ExpiresAt), nullTime(t.RevokedAt),
+		joinWords(t.Scopes), joinWords(t.Packages), ciJSON(t.CI), via).Scan(&t.ID)
 	switch {
 	case err == nil:
 		return nil
@@ -122,7 +133,7 @@ trusted_publishers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 	case s.dialect.isUniqueViolation(err):
 		return conflict("a token with this hash exists already")
 	}
-	return s.fault("create token", err)
+	return err
 }
 
 // TokenHolder finds a token by its hash, revoked or expired ones included
@@ -159,10 +170,62 @@ func (s *Store) TokenByID(ctx context.Context, id int64) (*registry.Token, error
 	return t, nil
 }
 
-// ListTokens lists an account's tokens, newest first.
-func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]registry.Token, error) {
-	return queryList(ctx, s, "list tokens", 0, func(row scanner) (*registry.Token, error) { return scanToken(row) }, `SELECT `+tokenColumns+` FROM tokens WHERE account_id = ?
-ORDER BY created_at DESC, id DESC`, accountID)
+// activeToken is the condition of a token active at a time (one
+// placeholder); registry.Token.Active says the same in Go.
+const activeToken = `revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)`
+
+// ListTokens lists a page of an account's tokens, newest first, by the
+// index on (account_id, id) (migrations/*/0016_token_bounds.sql).
+func (s *Store) ListTokens(ctx context.Context, accountID int64, f registry.TokenFilter) ([]registry.Token, error) {
+	query := `SELECT ` + tokenColumns + ` FROM tokens WHERE account_id = ?`
+	args := []any{accountID}
+	if f.Before > 0 {
+		query += ` AND id < ?`
+		args = append(args, f.Before)
+	}
+	if f.ActiveAt != nil {
+		query += ` AND ` + activeToken
+		args = append(args, dbTime(*f.ActiveAt))
+	}
+	query += ` ORDER BY id DESC`
+	if f.Limit > 0 {
+		query += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	return queryList(ctx, s, "list tokens", 0, func(row scanner) (*registry.Token, error) { return scanToken(row) }, query, args...)
+}
+
+// CountActiveTokens counts an account's active tokens, exchanged ones or
+// the others, in SQL.
+func (s *Store) CountActiveTokens(ctx context.Context, accountID int64, exchanged bool, now time.Time) (int, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	kind := `ci IS NULL`
+	if exchanged {
+		kind = `ci IS NOT NULL`
+	}
+	var n int
+	err := s.read.QueryRowContext(ctx, s.q(`SELECT count(*) FROM tokens WHERE account_id = ? AND `+kind+` AND `+activeToken),
+		accountID, dbTime(now)).Scan(&n)
+	return n, s.fault("count tokens", err)
+}
+
+// PruneTokens deletes up to limit tokens that expired or were revoked
+// before the given time and that no version names (versions.token_id, by
+// its index of 0016): published_by keeps its token.
+func (s *Store) PruneTokens(ctx context.Context, before time.Time, limit int) (int64, error) {
+	var n int64
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM tokens WHERE id IN (SELECT t.id FROM tokens t
+WHERE (t.expires_at < ? OR t.revoked_at < ?) AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.token_id = t.id)
+LIMIT ?)`), dbTime(before), dbTime(before), limit)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, s.fault("prune tokens", err)
 }
 
 // RevokeToken revokes one of accountID's tokens. Revoking a revoked token

@@ -137,22 +137,27 @@ func (s *Store) DeleteTrustedPublisher(ctx context.Context, accountID, id int64)
 // engines) keeps a reuse from aborting a shared group-commit transaction.
 func (s *Store) SpendJTI(ctx context.Context, issuer, jti string, expiresAt, now time.Time) error {
 	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM oidc_jtis WHERE expires_at < ?`), dbTime(now)); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO oidc_jtis (issuer, jti, expires_at) VALUES (?, ?, ?)
-ON CONFLICT (issuer, jti) DO NOTHING`), issuer, jti, dbTime(expiresAt))
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return registry.ErrJTIReused
-		}
-		return nil
+		return s.spendJTI(ctx, tx, registry.JTISpend{Issuer: issuer, JTI: jti, ExpiresAt: expiresAt, Now: now})
 	})
 	return s.fault("spend jti", err)
+}
+
+// spendJTI is SpendJTI in tx.
+func (s *Store) spendJTI(ctx context.Context, tx *sql.Tx, j registry.JTISpend) error {
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM oidc_jtis WHERE expires_at < ?`), dbTime(j.Now)); err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO oidc_jtis (issuer, jti, expires_at) VALUES (?, ?, ?)
+ON CONFLICT (issuer, jti) DO NOTHING`), j.Issuer, j.JTI, dbTime(j.ExpiresAt))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return registry.ErrJTIReused
+	}
+	return nil
 }
 
 // ciJSON stores a CI identity as a JSON object; nil is NULL.

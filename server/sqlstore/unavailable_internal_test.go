@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/mattn/go-sqlite3"
 )
 
 // Whatever a lost PostgreSQL connection looks like by the time the store
@@ -29,6 +30,35 @@ func TestPostgresLostConnectionIsUnavailable(t *testing.T) {
 	for _, c := range cases {
 		if got := d.isUnavailable(c.err); got != c.want {
 			t.Errorf("%s: isUnavailable = %v, want %v", c.name, got, c.want)
+		}
+		if got := d.isUnreachable(c.err); got != c.want {
+			t.Errorf("%s: isUnreachable = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// A SQLite file that cannot be opened or read starts an outage (logged
+// once, outage.go); a lock another connection holds is unavailable for a
+// while, not unreachable.
+func TestSQLiteUnreachableIsAFileThatCannotBeRead(t *testing.T) {
+	cases := []struct {
+		name                     string
+		err                      error
+		unavailable, unreachable bool
+	}{
+		{"cannot open", sqlite3.Error{Code: sqlite3.ErrCantOpen}, true, true},
+		{"I/O error", sqlite3.Error{Code: sqlite3.ErrIoErr}, true, true},
+		{"busy", sqlite3.Error{Code: sqlite3.ErrBusy}, true, false},
+		{"locked", sqlite3.Error{Code: sqlite3.ErrLocked}, true, false},
+		{"constraint", sqlite3.Error{Code: sqlite3.ErrConstraint}, false, false},
+	}
+	d := sqliteDialect{}
+	for _, c := range cases {
+		if got := d.isUnavailable(c.err); got != c.unavailable {
+			t.Errorf("%s: isUnavailable = %v, want %v", c.name, got, c.unavailable)
+		}
+		if got := d.isUnreachable(c.err); got != c.unreachable {
+			t.Errorf("%s: isUnreachable = %v, want %v", c.name, got, c.unreachable)
 		}
 	}
 }

@@ -234,7 +234,7 @@ func TestCrossSiteFormsAreRefused(t *testing.T) {
 
 func countTokens(t *testing.T, env *servertest.Env, u *servertest.User) int {
 	t.Helper()
-	tokens, err := env.Store.ListTokens(context.Background(), u.Account.ID)
+	tokens, err := env.Store.ListTokens(context.Background(), u.Account.ID, registry.TokenFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,10 +77,13 @@ type dashboardData struct {
 	KeyName       string
 	PublicKey     string
 	Lifetimes     any
-	Tokens        []tokenRow
-	Keys          []registry.SSHKey
-	Packages      []packageView
-	More          bool // the account has more packages than are listed
+	Tokens        []tokenRow // the account's active tokens, a page of them
+	// TokensCursor is the page of tokens shown (?tokens=, "" for the
+	// newest), TokensNext the next one's ("" on the last).
+	TokensCursor, TokensNext string
+	Keys                     []registry.SSHKey
+	Packages                 []packageView
+	More                     bool // the account has more packages than are listed
 
 	// Trusted publishing (docs/protocol.md, Trusted publishing).
 	Issuers       []string // the issuers the operator allows; none: the section says so
@@ -105,16 +108,18 @@ type trustRow struct {
 }
 
 func (pages *Pages) dashboard(c *gin.Context) {
-	pages.renderDashboard(c, http.StatusOK, &dashboardData{Notice: notices[c.Query("done")], Lifetime: defaultLifetime})
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{Notice: notices[c.Query("done")], Lifetime: defaultLifetime,
+		TokensCursor: c.Query("tokens")})
 }
 
 func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData) {
 	acct := pages.currentAccount(c)
-	tokens, err := pages.svc.ListTokens(c, acct.ID)
+	tokens, next, err := pages.svc.ListTokens(c, acct.ID, registry.TokenQuery{Limit: pages.dashboardSize, Cursor: d.TokensCursor})
 	if err != nil {
 		pages.errorPage(c, err)
 		return
 	}
+	d.TokensNext = next
 	now := pages.now()
 	for _, t := range tokens {
 		row := tokenRow{Token: t, Status: "active", Scopes: "all", Packages: "all"}
@@ -223,20 +228,18 @@ func (pages *Pages) createToken(c *gin.Context) {
 func (pages *Pages) revokeToken(c *gin.Context) {
 	pages.removeByID(c, removal{
 		describe: func(accountID, id int64) (*confirmation, error) {
-			tokens, err := pages.svc.ListTokens(c, accountID)
+			t, err := pages.svc.AccountToken(c, accountID, id)
 			if err != nil {
 				return nil, err
 			}
-			for _, t := range tokens {
-				if t.ID == id && t.RevokedAt == nil {
-					return &confirmation{
-						Title:  "Revoke the token “" + t.Name + "”?",
-						Detail: "Every request that sends it is refused at once: update the CI jobs and machines that use it. A revoked token cannot be made to work again.",
-						Button: "Revoke token", Cancel: "/dashboard#tokens",
-					}, nil
-				}
+			if t.RevokedAt != nil {
+				return nil, registry.Errorf(registry.NotFound, "no such token")
 			}
-			return nil, registry.Errorf(registry.NotFound, "no such token")
+			return &confirmation{
+				Title:  "Revoke the token “" + t.Name + "”?",
+				Detail: "Every request that sends it is refused at once: update the CI jobs and machines that use it. A revoked token cannot be made to work again.",
+				Button: "Revoke token", Cancel: "/dashboard#tokens",
+			}, nil
 		},
 		remove: func(accountID, id int64) error { return pages.svc.RevokeToken(c, accountID, id) },
 		done:   "/dashboard?done=token-revoked#tokens",

@@ -327,10 +327,8 @@ func (pages *Pages) notFound(c *gin.Context) {
 // and the status its code maps to. Internal errors are logged, not shown.
 func (pages *Pages) errorPage(c *gin.Context, err error) {
 	status := httpx.Status(err)
-	if status >= 500 {
-		pages.shared.Logger(c).Error("page failed", "method", c.Request.Method, "path", c.Request.URL.Path,
-			"status", status, "error", err.Error())
-	}
+	pages.shared.LogFailure(c, "page failed", status, err)
+	httpx.SetRetryAfter(c, err)
 	if registry.IsCode(err, registry.NotFound) {
 		pages.notFound(c)
 		c.Abort()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -94,13 +95,25 @@ func (sh *Shared) Fail(c *gin.Context, err error) {
 		return
 	}
 	status := Status(err)
-	if status >= 500 {
-		sh.Logger(c).Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path,
-			"status", status, "error", err.Error())
-	}
+	sh.LogFailure(c, "request failed", status, err)
 	SetRetryAfter(c, err)
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="pact"`)
 	}
 	c.AbortWithStatusJSON(status, wire.Error{OK: false, Error: Message(err)})
+}
+
+// LogFailure logs a request that failed on the server's side (status 500
+// and above) with its real error. A database that cannot be reached is
+// logged by the store once per outage, with its cause, so each request
+// it fails is logged at debug only (docs/operations.md, Logs).
+func (sh *Shared) LogFailure(c *gin.Context, msg string, status int, err error) {
+	if status < 500 {
+		return
+	}
+	level := slog.LevelError
+	if errors.Is(err, registry.ErrStoreUnreachable) {
+		level = slog.LevelDebug
+	}
+	sh.Logger(c).Log(c, level, msg, "method", c.Request.Method, "path", c.Request.URL.Path, "status", status, "error", err.Error())
 }

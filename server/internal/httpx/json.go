@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/gin-gonic/gin"
@@ -41,18 +40,14 @@ func JSON(c *gin.Context, status int, v any) {
 	writeJSONBody(c, status, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})) // Encode ends with a newline, Marshal does not
 }
 
-// writeJSONBody answers body, JSON, with its length (no body for HEAD).
+// writeJSONBody answers body, JSON, with its length (no body for HEAD),
+// compressed for clients that accept gzip when it is large (gzip.go).
 func writeJSONBody(c *gin.Context, status int, body []byte) {
-	h := c.Writer.Header()
-	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	c.Status(status)
-	if c.Request.Method == http.MethodHead {
-		c.Writer.WriteHeaderNow()
-		return
-	}
-	_, _ = c.Writer.Write(body)
+	WriteBody(c, status, jsonContentType, body, true)
 }
+
+// JSONContentType is the Content-Type of JSON answers.
+func JSONContentType() []string { return jsonContentType }
 
 // appendBuffers are JSONBytes's buffers, bounded as jsonBuffers are.
 var appendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}

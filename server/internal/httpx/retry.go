@@ -31,13 +31,22 @@ func TooManyRequests(what string, after time.Duration) error {
 	return RetryLater(registry.Errorf(registry.RateLimited, "too many requests %s: retry later", what), after)
 }
 
-// RetryAfterSeconds is the Retry-After value for err, 0 when it has none.
+// UnavailableRetryAfter is when to retry after a 503 that gave no time of
+// its own: the database does not answer (or an OpenID issuer does not), and
+// a client that comes back at once only adds to the load of a recovery.
+const UnavailableRetryAfter = 5 * time.Second
+
+// RetryAfterSeconds is the Retry-After value for err, 0 when it has none:
+// its own, or UnavailableRetryAfter for every other 503.
 func RetryAfterSeconds(err error) int {
 	var r *retryError
-	if !errors.As(err, &r) {
-		return 0
+	if errors.As(err, &r) {
+		return max(1, int(math.Ceil(r.after.Seconds())))
 	}
-	return max(1, int(math.Ceil(r.after.Seconds())))
+	if Code(err) == registry.Unavailable {
+		return int(UnavailableRetryAfter / time.Second)
+	}
+	return 0
 }
 
 // SetRetryAfter adds Retry-After to the answer of err when it has one.
