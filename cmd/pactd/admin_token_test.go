@@ -120,6 +120,7 @@ func TestServeDeletesEndedTokens(t *testing.T) {
 				}
 				return r
 			}
+			run("migrate") // host commands other than serve and migrate never make a database
 			if r := pactd(t, nil, "long enough\n", "user", "create", "--email", "a@example.com", "--username", "alice", "--password-stdin", "--db", db); r.code != 0 {
 				t.Fatalf("user create: %q", r.stderr)
 			}
