@@ -223,10 +223,3 @@ func (s *Server) deleteKey(c *gin.Context) {
 	}
 	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})
 }
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

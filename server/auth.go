@@ -59,3 +59,22 @@ func account(c *gin.Context) *registry.Account {
 func apiToken(c *gin.Context) *registry.Token {
 	return c.MustGet(tokenKey).(*registry.Token)
 }
+
+// requireScope is the one check of a token's scopes (docs/protocol.md,
+// Token scopes), for routes behind requireToken: 403 naming the scope the
+// token lacks, or the pack when the route has a :pack outside the token's
+// packages. A publish names its pack only in the document, so the
+// registry checks that pack once the document is parsed.
+func (s *Server) requireScope(scope registry.Scope) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		holder := ""
+		if a, ok := c.Get(accountKey); ok {
+			holder = a.(*registry.Account).Username
+		}
+		if err := apiToken(c).AuthorizeIn(scope, holder, c.Param("owner"), c.Param("pack")); err != nil {
+			s.shared.Fail(c, err)
+			return
+		}
+		c.Next()
+	}
+}

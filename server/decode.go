@@ -9,11 +9,13 @@ import (
 	"mime/multipart"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/pkg/clip"
 	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
@@ -448,4 +450,46 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, readError(err)
 	}
 	return buf.Bytes(), nil
+}
+
+// decodeStrict reads a JSON body of at most maxTrustBodyBytes into v and
+// refuses fields not in fields, so a misspelt claim list is not ignored.
+func (s *Server) decodeStrict(c *gin.Context, v any, fields []string, has string) error {
+	return s.decodeStrictLimited(c, v, fields, has, maxTrustBodyBytes)
+}
+
+// decodeStrictLimited is decodeStrict for a body of at most limit bytes.
+func (s *Server) decodeStrictLimited(c *gin.Context, v any, fields []string, has string, limit int64) error {
+	if mt, _ := mediaType(c); mt != "application/json" {
+		return httpx.Errorf(httpx.UnsupportedMedia, "Content-Type must be application/json")
+	}
+	release, err := s.reserveBody(c, limit)
+	if err != nil {
+		return err
+	}
+	defer release()
+	raw, err := readBody(c.Writer, c.Request, limit)
+	if err != nil {
+		return err
+	}
+	if err := decodeJSON(raw, v); err != nil {
+		return err
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &present); err != nil {
+		return jsonError(err)
+	}
+	for name := range present {
+		if !slices.ContainsFunc(fields, func(f string) bool { return foldKey(f) == foldKey(name) }) {
+			return registry.Errorf(registry.Invalid, "field %q is not known: %s", clip.Text(name, 40), has)
+		}
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -86,12 +86,3 @@ func (s *Server) removeMember(c *gin.Context) {
 	removed, revoked := presentRevoked(ch)
 	httpx.JSON(c, http.StatusOK, wire.MemberRemoved{OK: true, RemovedTrustedPublishers: removed, RevokedTokens: revoked})
 }
-
-// presentRevoked is what a member change took away, [] when nothing.
-func presentRevoked(ch *registry.MemberChange) ([]wire.TrustedPublisher, []int64) {
-	removed := make([]wire.TrustedPublisher, len(ch.RemovedTrustedPublishers))
-	for i := range ch.RemovedTrustedPublishers {
-		removed[i] = presentTrustedPublisher(&ch.RemovedTrustedPublishers[i])
-	}
-	return removed, append([]int64{}, ch.RevokedTokens...)
-}

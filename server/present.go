@@ -1,6 +1,9 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
+
 	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
@@ -99,4 +102,91 @@ func presentWarnings(p *registry.Package) []string {
 		return []string{}
 	}
 	return p.Warnings
+}
+
+func presentToken(t *registry.Token) wire.Token {
+	out := wire.Token{ID: t.ID, Name: t.Name, CreatedAt: wire.Time(t.CreatedAt), ExpiresAt: wire.OptionalTime(t.ExpiresAt),
+		LastUsedAt: wire.OptionalTime(t.LastUsedAt), Revoked: t.RevokedAt != nil, RevokedAt: wire.OptionalTime(t.RevokedAt)}
+	if t.Scopes != nil {
+		scopes := make([]string, len(t.Scopes))
+		for i, sc := range t.Scopes {
+			scopes[i] = string(sc)
+		}
+		out.Scopes = &scopes
+	}
+	if t.Packages != nil {
+		packages := append([]string{}, t.Packages...)
+		out.Packages = &packages
+	}
+	return out
+}
+
+func presentTrustedPublisher(p *registry.TrustedPublisher) wire.TrustedPublisher {
+	claims := p.Claims
+	if claims == nil {
+		claims = map[string]string{}
+	}
+	w := wire.TrustedPublisher{ID: p.ID, Issuer: p.Issuer, Packages: append([]string{}, p.Packages...), Claims: claims,
+		NamesOnly: p.NamesOnly(), CreatedAt: wire.Time(p.CreatedAt), ExpiresAt: wire.OptionalTime(p.ExpiresAt)}
+	if m := p.CreatedBy; m != nil {
+		w.CreatedBy = &wire.Maker{Username: m.Username}
+		if m.TokenID != 0 {
+			id := m.TokenID
+			w.CreatedBy.TokenID = &id
+		}
+	}
+	return w
+}
+
+// presentRevoked is what a member change took away, [] when nothing.
+func presentRevoked(ch *registry.MemberChange) ([]wire.TrustedPublisher, []int64) {
+	removed := make([]wire.TrustedPublisher, len(ch.RemovedTrustedPublishers))
+	for i := range ch.RemovedTrustedPublishers {
+		removed[i] = presentTrustedPublisher(&ch.RemovedTrustedPublishers[i])
+	}
+	return removed, append([]int64{}, ch.RevokedTokens...)
+}
+
+// presentReleaseSummary is r as a list shows it: its artifacts counted.
+func (s *Server) presentReleaseSummary(r *registry.Release) wire.ReleaseSummary {
+	out := wire.ReleaseSummary{
+		ContractID: r.ContractID(), Version: r.Version, ContractDigest: r.ContractDigest(),
+		ArtifactIndexURL: r.ArtifactIndexURL, ArtifactCount: r.ArtifactCount,
+		ReleaseDigest: "sha256:" + r.SHA256, CreatedAt: wire.Time(r.CreatedAt), LogIndex: r.LogIndex,
+		URL:     s.releaseURL(r.Owner, r.Pack, r.Version),
+		HTMLURL: s.shared.URLs.Package(r.Owner, r.Pack) + "@" + r.Version,
+	}
+	if r.ContractURL != "" {
+		out.ContractURL = &r.ContractURL
+	}
+	if r.SourceGitCommit != "" {
+		out.SourceGitCommit = &r.SourceGitCommit
+	}
+	return out
+}
+
+func (s *Server) presentRelease(r *registry.Release) wire.Release {
+	out := wire.Release{
+		ContractID: r.ContractID(), Version: r.Version, ContractDigest: r.ContractDigest(),
+		ArtifactIndexURL: r.ArtifactIndexURL, Artifacts: make([]map[string]any, 0, len(r.Artifacts)),
+		ReleaseDigest: "sha256:" + r.SHA256, CreatedAt: wire.Time(r.CreatedAt), LogIndex: r.LogIndex,
+		URL:     s.releaseURL(r.Owner, r.Pack, r.Version),
+		HTMLURL: s.shared.URLs.Package(r.Owner, r.Pack) + "@" + r.Version,
+	}
+	if r.ContractURL != "" {
+		out.ContractURL = &r.ContractURL
+	}
+	if r.SourceGitCommit != "" {
+		out.SourceGitCommit = &r.SourceGitCommit
+	}
+	for _, raw := range r.Artifacts {
+		// Numbers stay as sent: json.Number marshals its own text.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var a map[string]any
+		if dec.Decode(&a) == nil {
+			out.Artifacts = append(out.Artifacts, a)
+		}
+	}
+	return out
 }

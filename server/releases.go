@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -131,48 +130,4 @@ func (s *Server) getRelease(c *gin.Context) {
 // releaseURL is the API address of owner/pack's release of version.
 func (s *Server) releaseURL(owner, pack, version string) string {
 	return s.shared.URLs.Base + "/api/contracts/" + owner + "/" + pack + "/releases/" + url.PathEscape(version)
-}
-
-// presentReleaseSummary is r as a list shows it: its artifacts counted.
-func (s *Server) presentReleaseSummary(r *registry.Release) wire.ReleaseSummary {
-	out := wire.ReleaseSummary{
-		ContractID: r.ContractID(), Version: r.Version, ContractDigest: r.ContractDigest(),
-		ArtifactIndexURL: r.ArtifactIndexURL, ArtifactCount: r.ArtifactCount,
-		ReleaseDigest: "sha256:" + r.SHA256, CreatedAt: wire.Time(r.CreatedAt), LogIndex: r.LogIndex,
-		URL:     s.releaseURL(r.Owner, r.Pack, r.Version),
-		HTMLURL: s.shared.URLs.Package(r.Owner, r.Pack) + "@" + r.Version,
-	}
-	if r.ContractURL != "" {
-		out.ContractURL = &r.ContractURL
-	}
-	if r.SourceGitCommit != "" {
-		out.SourceGitCommit = &r.SourceGitCommit
-	}
-	return out
-}
-
-func (s *Server) presentRelease(r *registry.Release) wire.Release {
-	out := wire.Release{
-		ContractID: r.ContractID(), Version: r.Version, ContractDigest: r.ContractDigest(),
-		ArtifactIndexURL: r.ArtifactIndexURL, Artifacts: make([]map[string]any, 0, len(r.Artifacts)),
-		ReleaseDigest: "sha256:" + r.SHA256, CreatedAt: wire.Time(r.CreatedAt), LogIndex: r.LogIndex,
-		URL:     s.releaseURL(r.Owner, r.Pack, r.Version),
-		HTMLURL: s.shared.URLs.Package(r.Owner, r.Pack) + "@" + r.Version,
-	}
-	if r.ContractURL != "" {
-		out.ContractURL = &r.ContractURL
-	}
-	if r.SourceGitCommit != "" {
-		out.SourceGitCommit = &r.SourceGitCommit
-	}
-	for _, raw := range r.Artifacts {
-		// Numbers stay as sent: json.Number marshals its own text.
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var a map[string]any
-		if dec.Decode(&a) == nil {
-			out.Artifacts = append(out.Artifacts, a)
-		}
-	}
-	return out
 }

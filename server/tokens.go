@@ -13,25 +13,6 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// requireScope is the one check of a token's scopes (docs/protocol.md,
-// Token scopes), for routes behind requireToken: 403 naming the scope the
-// token lacks, or the pack when the route has a :pack outside the token's
-// packages. A publish names its pack only in the document, so the
-// registry checks that pack once the document is parsed.
-func (s *Server) requireScope(scope registry.Scope) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		holder := ""
-		if a, ok := c.Get(accountKey); ok {
-			holder = a.(*registry.Account).Username
-		}
-		if err := apiToken(c).AuthorizeIn(scope, holder, c.Param("owner"), c.Param("pack")); err != nil {
-			s.shared.Fail(c, err)
-			return
-		}
-		c.Next()
-	}
-}
-
 // maxTokenBodyBytes bounds POST /api/tokens: a name, four scopes and
 // twenty short globs fit in well under 4 KB.
 const maxTokenBodyBytes = 16 << 10
@@ -144,21 +125,4 @@ func (s *Server) revokeToken(c *gin.Context) {
 		return
 	}
 	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})
-}
-
-func presentToken(t *registry.Token) wire.Token {
-	out := wire.Token{ID: t.ID, Name: t.Name, CreatedAt: wire.Time(t.CreatedAt), ExpiresAt: wire.OptionalTime(t.ExpiresAt),
-		LastUsedAt: wire.OptionalTime(t.LastUsedAt), Revoked: t.RevokedAt != nil, RevokedAt: wire.OptionalTime(t.RevokedAt)}
-	if t.Scopes != nil {
-		scopes := make([]string, len(t.Scopes))
-		for i, sc := range t.Scopes {
-			scopes[i] = string(sc)
-		}
-		out.Scopes = &scopes
-	}
-	if t.Packages != nil {
-		packages := append([]string{}, t.Packages...)
-		out.Packages = &packages
-	}
-	return out
 }

@@ -15,11 +15,6 @@ import (
 // the latest signed checkpoint, hash tiles and entry bundles in the C2SP
 // tlog-tiles layout, and the verifier key.
 
-const (
-	cacheCheckpoint  = "no-cache"
-	cachePartialTile = "public, max-age=60"
-)
-
 func (s *Server) routeLog(e *gin.Engine) {
 	httpx.GetAndHead(e, "/log/checkpoint", s.logCheckpoint)
 	httpx.GetAndHead(e, "/log/key", s.logKey)

@@ -1,15 +1,12 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/pact-registry/pact/pkg/clip"
 	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server/idtoken"
 	"github.com/pact-registry/pact/server/internal/httpx"
@@ -100,58 +97,6 @@ func (s *Server) exchangeIDToken(c *gin.Context) {
 		return
 	}
 	httpx.JSON(c, http.StatusOK, wire.OIDCExchange{OK: true, Token: ex.Secret, ExpiresAt: wire.Time(*ex.Token.ExpiresAt), Packages: ex.Packages})
-}
-
-// decodeStrict reads a JSON body of at most maxTrustBodyBytes into v and
-// refuses fields not in fields, so a misspelt claim list is not ignored.
-func (s *Server) decodeStrict(c *gin.Context, v any, fields []string, has string) error {
-	return s.decodeStrictLimited(c, v, fields, has, maxTrustBodyBytes)
-}
-
-// decodeStrictLimited is decodeStrict for a body of at most limit bytes.
-func (s *Server) decodeStrictLimited(c *gin.Context, v any, fields []string, has string, limit int64) error {
-	if mt, _ := mediaType(c); mt != "application/json" {
-		return httpx.Errorf(httpx.UnsupportedMedia, "Content-Type must be application/json")
-	}
-	release, err := s.reserveBody(c, limit)
-	if err != nil {
-		return err
-	}
-	defer release()
-	raw, err := readBody(c.Writer, c.Request, limit)
-	if err != nil {
-		return err
-	}
-	if err := decodeJSON(raw, v); err != nil {
-		return err
-	}
-	var present map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &present); err != nil {
-		return jsonError(err)
-	}
-	for name := range present {
-		if !slices.ContainsFunc(fields, func(f string) bool { return foldKey(f) == foldKey(name) }) {
-			return registry.Errorf(registry.Invalid, "field %q is not known: %s", clip.Text(name, 40), has)
-		}
-	}
-	return nil
-}
-
-func presentTrustedPublisher(p *registry.TrustedPublisher) wire.TrustedPublisher {
-	claims := p.Claims
-	if claims == nil {
-		claims = map[string]string{}
-	}
-	w := wire.TrustedPublisher{ID: p.ID, Issuer: p.Issuer, Packages: append([]string{}, p.Packages...), Claims: claims,
-		NamesOnly: p.NamesOnly(), CreatedAt: wire.Time(p.CreatedAt), ExpiresAt: wire.OptionalTime(p.ExpiresAt)}
-	if m := p.CreatedBy; m != nil {
-		w.CreatedBy = &wire.Maker{Username: m.Username}
-		if m.TokenID != 0 {
-			id := m.TokenID
-			w.CreatedBy.TokenID = &id
-		}
-	}
-	return w
 }
 
 func newIDTokenVerifier(svc *registry.Service, baseURL string) *idtoken.Verifier {
