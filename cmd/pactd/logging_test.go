@@ -127,6 +127,37 @@ func TestLogFormat(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a page view is one line: its static files log at debug", func(t *testing.T) {
+		view := func(t *testing.T, args ...string) string {
+			srv := startPactd(t, filepath.Join(t.TempDir(), "p.db"), args...)
+			status, home := getText(t, srv.URL+"/")
+			if status != http.StatusOK {
+				t.Fatalf("GET /: %d", status)
+			}
+			assets := regexp.MustCompile(`"(/static/[^"?]+)\?v=[0-9a-f]+"`).FindAllStringSubmatch(home, -1)
+			if len(assets) == 0 {
+				t.Fatalf("the home page links no static file:\n%s", home)
+			}
+			for _, a := range assets {
+				wantAnswer(t, "GET "+a[1], get(t, srv.URL+a[1], ""), http.StatusOK)
+			}
+			if err := srv.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			return srv.Logs()
+		}
+		logs := view(t)
+		if lines := logLines(logs, `"path":"/static/`); len(lines) != 0 {
+			t.Errorf("at the default level, static files logged %d request lines: %q", len(lines), lines)
+		}
+		if lines := logLines(logs, `"path":"/"`); len(lines) != 1 {
+			t.Errorf("the page itself logged %q, want one line", lines)
+		}
+		debug := view(t, "--log-level", "debug")
+		if lines := logLines(debug, `"path":"/static/`); len(lines) == 0 || !strings.Contains(lines[0], `"level":"DEBUG"`) {
+			t.Errorf("with --log-level debug, static files logged %q, want DEBUG request lines", lines)
+		}
+	})
 	t.Run("--log-level warn leaves out requests and start-up, not errors", func(t *testing.T) {
 		logs := pipe(t, "--log-level", "warn")
 		if lines := logLines(logs, `"msg":`); len(lines) != 0 {

@@ -143,6 +143,9 @@ func (m *Metrics) series(route, method string, status int) *requestSeries {
 	return actual.(*requestSeries)
 }
 
+// staticRoute is the pages' route of their static files.
+const staticRoute = "/static/*file"
+
 // observe gives every request an id (the caller's X-Request-ID when it is
 // sane), a log line, and metrics. It is on every request, so it allocates
 // nothing of its own beyond the id (BENCHMARKS.md, the raw path).
@@ -170,9 +173,15 @@ func (sh *Shared) observe(c *gin.Context) {
 		id = v[0]
 	}
 	// The query string is left out: it is not secret today, but logs are
-	// where leaked secrets live longest.
-	if sh.RequestLog == nil {
-		sh.Log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
+	// where leaked secrets live longest. A page view fetches its static
+	// files too: their lines are at debug, so the log shows one line a
+	// view (--log-level debug shows them all).
+	level := slog.LevelInfo
+	if route == staticRoute {
+		level = slog.LevelDebug
+	}
+	if sh.RequestLog == nil || level != slog.LevelInfo {
+		sh.Log.LogAttrs(c.Request.Context(), level, "request", slog.String("request_id", id),
 			slog.String("method", c.Request.Method), slog.String("route", route), slog.String("path", c.Request.URL.Path),
 			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 			slog.Int("bytes", c.Writer.Size()), slog.String("remote", sh.clientAddress(c)))
