@@ -64,20 +64,28 @@ func (s *Server) decodeJSONBody(c *gin.Context, v any) error {
 const maxKeyBodyBytes = 64 << 10
 
 func (s *Server) decodeJSONBodyLimited(c *gin.Context, v any, limit int64) error {
-	mt, _ := mediaType(c)
-	if mt != "application/json" {
-		return httpx.Errorf(httpx.UnsupportedMedia, "Content-Type must be application/json")
+	_, err := s.decodeJSONBodyRaw(c, v, limit)
+	return err
+}
+
+// decodeJSONBodyRaw is the prologue of every JSON body: it must say it is
+// JSON, it reserves its bytes from the body budget while it is read and
+// decoded, and it is read whole, at most limit bytes, and decoded into v.
+// It answers the bytes read, for checks beyond v.
+func (s *Server) decodeJSONBodyRaw(c *gin.Context, v any, limit int64) ([]byte, error) {
+	if mt, _ := mediaType(c); mt != "application/json" {
+		return nil, httpx.Errorf(httpx.UnsupportedMedia, "Content-Type must be application/json")
 	}
 	release, err := s.reserveBody(c, limit)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer release()
 	raw, err := readBody(c.Writer, c.Request, limit)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return decodeJSON(raw, v)
+	return raw, decodeJSON(raw, v)
 }
 
 // decodeJSON decodes the JSON object raw into v. Its structure is checked
@@ -460,19 +468,8 @@ func (s *Server) decodeStrict(c *gin.Context, v any, fields []string, has string
 
 // decodeStrictLimited is decodeStrict for a body of at most limit bytes.
 func (s *Server) decodeStrictLimited(c *gin.Context, v any, fields []string, has string, limit int64) error {
-	if mt, _ := mediaType(c); mt != "application/json" {
-		return httpx.Errorf(httpx.UnsupportedMedia, "Content-Type must be application/json")
-	}
-	release, err := s.reserveBody(c, limit)
+	raw, err := s.decodeJSONBodyRaw(c, v, limit)
 	if err != nil {
-		return err
-	}
-	defer release()
-	raw, err := readBody(c.Writer, c.Request, limit)
-	if err != nil {
-		return err
-	}
-	if err := decodeJSON(raw, v); err != nil {
 		return err
 	}
 	var present map[string]json.RawMessage
