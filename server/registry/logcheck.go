@@ -255,41 +255,33 @@ func (c *logCheck) checkpoints(ctx context.Context) error {
 // versions compares every version's document with its publish entry, and
 // finds publish entries of versions the database lacks.
 func (c *logCheck) versions(ctx context.Context) error {
-	count := 0
-	for after := int64(0); ; {
-		list, err := c.s.store.LoggedVersions(ctx, after, checkBatch)
-		if err != nil {
-			return err
+	count, err := eachInBatches(ctx, c.s.store.LoggedVersions, func(v *LoggedVersion) int64 { return v.ID }, func(v *LoggedVersion) error {
+		name := fmt.Sprintf("version %s/%s %s", v.Owner, v.Pack, v.Version)
+		if v.LogIndex == nil {
+			return fmt.Errorf("%s: not in the log", name)
 		}
-		for _, v := range list {
-			after = v.ID
-			count++
-			name := fmt.Sprintf("version %s/%s %s", v.Owner, v.Pack, v.Version)
-			if v.LogIndex == nil {
-				return fmt.Errorf("%s: not in the log", name)
-			}
-			key := publishKey(v.Owner, v.Pack, v.Version)
-			l, ok := c.publishes[key]
-			if !ok || l.index != *v.LogIndex {
-				return fmt.Errorf("%s: log entry %d does not record it", name, *v.LogIndex)
-			}
-			sum := sha256.Sum256(v.Content)
-			actual := hex.EncodeToString(sum[:])
-			if actual != l.ev.SHA256 || v.SHA256 != l.ev.SHA256 {
-				shown := actual
-				if actual == l.ev.SHA256 {
-					shown = v.SHA256
-				}
-				return fmt.Errorf("%s: document sha256 %s differs from log entry %d (%s)", name, shown, l.index, l.ev.SHA256)
-			}
-			if int64(len(v.Content)) != l.ev.Size {
-				return fmt.Errorf("%s: document of %d bytes, log entry %d says %d", name, len(v.Content), l.index, l.ev.Size)
-			}
-			delete(c.publishes, key)
+		key := publishKey(v.Owner, v.Pack, v.Version)
+		l, ok := c.publishes[key]
+		if !ok || l.index != *v.LogIndex {
+			return fmt.Errorf("%s: log entry %d does not record it", name, *v.LogIndex)
 		}
-		if len(list) < checkBatch {
-			break
+		sum := sha256.Sum256(v.Content)
+		actual := hex.EncodeToString(sum[:])
+		if actual != l.ev.SHA256 || v.SHA256 != l.ev.SHA256 {
+			shown := actual
+			if actual == l.ev.SHA256 {
+				shown = v.SHA256
+			}
+			return fmt.Errorf("%s: document sha256 %s differs from log entry %d (%s)", name, shown, l.index, l.ev.SHA256)
 		}
+		if int64(len(v.Content)) != l.ev.Size {
+			return fmt.Errorf("%s: document of %d bytes, log entry %d says %d", name, len(v.Content), l.index, l.ev.Size)
+		}
+		delete(c.publishes, key)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(c.publishes) > 0 {
 		first := earliest(c.publishes)
@@ -303,38 +295,29 @@ func (c *logCheck) versions(ctx context.Context) error {
 // digest, which its log entry holds with the version's sha256, the
 // artifact count and the commit (docs/protocol.md, Releases).
 func (c *logCheck) releaseRecords(ctx context.Context) error {
-	count := 0
-	for after := int64(0); ; {
-		list, err := c.s.store.LoggedReleases(ctx, after, checkBatch)
-		if err != nil {
-			return err
+	count, err := eachInBatches(ctx, c.s.store.LoggedReleases, func(r *Release) int64 { return r.ID }, func(r *Release) error {
+		name := fmt.Sprintf("release of %s/%s %s", r.Owner, r.Pack, r.Version)
+		sum := sha256.Sum256(r.Canonical())
+		actual := hex.EncodeToString(sum[:])
+		if actual != r.SHA256 {
+			return fmt.Errorf("%s: the stored record hashes to %s, not to its digest %s", name, actual, r.SHA256)
 		}
-		for i := range list {
-			r := &list[i]
-			after = r.ID
-			count++
-			name := fmt.Sprintf("release of %s/%s %s", r.Owner, r.Pack, r.Version)
-			sum := sha256.Sum256(r.Canonical())
-			actual := hex.EncodeToString(sum[:])
-			if actual != r.SHA256 {
-				return fmt.Errorf("%s: the stored record hashes to %s, not to its digest %s", name, actual, r.SHA256)
-			}
-			if r.LogIndex == nil {
-				return fmt.Errorf("%s: not in the log", name)
-			}
-			key := publishKey(r.Owner, r.Pack, r.Version)
-			l, ok := c.releases[key]
-			if !ok || l.index != *r.LogIndex {
-				return fmt.Errorf("%s: log entry %d does not record it", name, *r.LogIndex)
-			}
-			if l.ev.Release != actual || l.ev.SHA256 != r.ContractSHA256 || l.ev.Artifacts != len(r.Artifacts) || l.ev.Commit != r.SourceGitCommit {
-				return fmt.Errorf("%s: differs from log entry %d (release %s, sha256 %s, %d artifacts, commit %q)", name, l.index, l.ev.Release, l.ev.SHA256, l.ev.Artifacts, l.ev.Commit)
-			}
-			delete(c.releases, key)
+		if r.LogIndex == nil {
+			return fmt.Errorf("%s: not in the log", name)
 		}
-		if len(list) < checkBatch {
-			break
+		key := publishKey(r.Owner, r.Pack, r.Version)
+		l, ok := c.releases[key]
+		if !ok || l.index != *r.LogIndex {
+			return fmt.Errorf("%s: log entry %d does not record it", name, *r.LogIndex)
 		}
+		if l.ev.Release != actual || l.ev.SHA256 != r.ContractSHA256 || l.ev.Artifacts != len(r.Artifacts) || l.ev.Commit != r.SourceGitCommit {
+			return fmt.Errorf("%s: differs from log entry %d (release %s, sha256 %s, %d artifacts, commit %q)", name, l.index, l.ev.Release, l.ev.SHA256, l.ev.Artifacts, l.ev.Commit)
+		}
+		delete(c.releases, key)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(c.releases) > 0 {
 		first := earliest(c.releases)
@@ -342,6 +325,29 @@ func (c *logCheck) releaseRecords(ctx context.Context) error {
 	}
 	c.report(fmt.Sprintf("releases: %d records equal to their log entries", count))
 	return nil
+}
+
+// eachInBatches calls each for every record read reads, checkBatch at a
+// time in the order of id, and answers how many there were.
+func eachInBatches[T any](ctx context.Context, read func(ctx context.Context, after int64, limit int) ([]T, error),
+	id func(*T) int64, each func(*T) error) (int, error) {
+	count := 0
+	for after := int64(0); ; {
+		list, err := read(ctx, after, checkBatch)
+		if err != nil {
+			return count, err
+		}
+		for i := range list {
+			after = id(&list[i])
+			count++
+			if err := each(&list[i]); err != nil {
+				return count, err
+			}
+		}
+		if len(list) < checkBatch {
+			return count, nil
+		}
+	}
 }
 
 // earliest answers the entry of m with the lowest log index: the first of
