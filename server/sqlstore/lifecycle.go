@@ -17,7 +17,7 @@ import (
 func (s *Store) SetYanked(ctx context.Context, packageID int64, version string, yanked bool, reason string, at time.Time) (*registry.Package, *registry.Version, error) {
 	var pkg *registry.Package
 	var v *registry.Version
-	err := s.inTx(ctx, "yank", func(ctx context.Context, tx *sql.Tx) (err error) {
+	err := s.transact(ctx, "yank", func(ctx context.Context, tx *sql.Tx) (err error) {
 		pkg, v, err = s.setYankedTx(ctx, tx, packageID, version, yanked, reason, at)
 		return err
 	})
@@ -131,7 +131,7 @@ WHERE id = ?`), c.name, c.description, c.scheme, c.version, c.sha, c.id, package
 // SetDeprecated sets or clears a package's deprecation message.
 func (s *Store) SetDeprecated(ctx context.Context, packageID int64, message string) (*registry.Package, error) {
 	var pkg *registry.Package
-	err := s.inTx(ctx, "deprecate", func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "deprecate", func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET deprecated = ? WHERE id = ?`), message, packageID)
 		if err := s.oneRow(res, err, "deprecate", func() error { return notFound("no such package %d", packageID) }); err != nil {
 			return err
@@ -152,36 +152,6 @@ func (s *Store) packageByID(ctx context.Context, tx *sql.Tx, packageID int64) (*
 		return nil, notFound("no such package %d", packageID)
 	}
 	return p, err
-}
-
-// inTx runs write in one transaction: on SQLite among the shared
-// transactions of concurrent publishes (groupCommitter), on PostgreSQL in
-// its own, retried when it loses a race with another replica.
-func (s *Store) inTx(ctx context.Context, op string, write func(ctx context.Context, tx *sql.Tx) error) error {
-	if s.group != nil {
-		return s.fault(op, s.group.do(ctx, write))
-	}
-	for attempt := 1; ; attempt++ {
-		err := s.txOnce(ctx, write)
-		if err != nil && attempt < maxPublishAttempts && s.dialect.isRetryable(err) && ctx.Err() == nil {
-			continue
-		}
-		return s.fault(op, err)
-	}
-}
-
-func (s *Store) txOnce(ctx context.Context, write func(ctx context.Context, tx *sql.Tx) error) error {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := write(ctx, tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // changedPackage drops what a yank or deprecation of p made stale in this

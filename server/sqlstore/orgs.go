@@ -31,7 +31,7 @@ func scanMember(row scanner) (*registry.Member, error) {
 func (s *Store) CreateOrg(ctx context.Context, org *registry.Account, creator *registry.Account) error {
 	org.CreatedAt = dbTime(org.CreatedAt)
 	org.Kind = registry.KindOrg
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "create organisation", func(ctx context.Context, tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO accounts (email, username, password_hash, created_at, kind, display_name)
 VALUES ('', ?, '', ?, 'org', ?) RETURNING id`), org.Username, org.CreatedAt, org.DisplayName).Scan(&org.ID)
 		if err != nil {
@@ -50,7 +50,7 @@ VALUES ('', ?, '', ?, 'org', ?) RETURNING id`), org.Username, org.CreatedAt, org
 	if err == nil {
 		s.notifyLog()
 	}
-	return s.fault("create organisation", err)
+	return err
 }
 
 const memberSelect = `SELECT m.org_id, m.account_id, a.username, m.role, m.created_at FROM org_members m JOIN accounts a ON a.id = m.account_id`
@@ -110,7 +110,7 @@ func countTx(ctx context.Context, s *Store, tx *sql.Tx, query string, args ...an
 func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account, role registry.Role, at time.Time) (*registry.MemberChange, error) {
 	at = dbTime(at)
 	var ch *registry.MemberChange
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "set member", func(ctx context.Context, tx *sql.Tx) error {
 		ch = &registry.MemberChange{}
 		changed := false
 		if err := s.lockOrg(ctx, tx, org.ID); err != nil {
@@ -162,7 +162,7 @@ func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account
 		return err
 	})
 	if err != nil {
-		return nil, s.fault("set member", err)
+		return nil, err
 	}
 	if ch.Changed {
 		s.notifyLog()
@@ -175,7 +175,7 @@ func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account
 func (s *Store) RemoveMember(ctx context.Context, org, member, by *registry.Account, at time.Time) (*registry.MemberChange, error) {
 	at = dbTime(at)
 	var ch *registry.MemberChange
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "remove member", func(ctx context.Context, tx *sql.Tx) error {
 		ch = &registry.MemberChange{Changed: true}
 		if err := s.lockOrg(ctx, tx, org.ID); err != nil {
 			return err
@@ -201,7 +201,7 @@ func (s *Store) RemoveMember(ctx context.Context, org, member, by *registry.Acco
 		return s.revokeGrants(ctx, tx, org, member, by, at, ch)
 	})
 	if err != nil {
-		return nil, s.fault("remove member", err)
+		return nil, err
 	}
 	s.notifyLog()
 	s.changedMembers()

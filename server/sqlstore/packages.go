@@ -95,68 +95,28 @@ func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	return &v, nil
 }
 
-// maxPublishAttempts bounds retries of a publish that lost a race on
-// PostgreSQL (deadlock, serialization failure, unique violation).
-const maxPublishAttempts = 5
-
 // Publish stores a version; see registry.PackageStore. A signed publish that
 // is accepted spends its nonce, also when the version existed with the same
 // content; a refused one (nonce reused, version conflict) changes nothing.
 //
-// On SQLite, concurrent publishes share transactions (groupCommitter): one
-// fsync makes a batch durable. On PostgreSQL each publish is its own
-// transaction, retried when it loses a race with another replica.
+// On SQLite, concurrent publishes share transactions (transact, group
+// commit): one fsync makes a batch durable. On PostgreSQL each publish is
+// its own transaction, retried when it loses a race with another replica.
 func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registry.Package, bool, error) {
-	if s.group != nil {
-		var pkg *registry.Package
-		var created bool
-		err := s.group.do(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
-			pkg, created, err = s.publishTx(ctx, tx, in)
-			return err
-		})
-		if err != nil {
-			return nil, false, s.fault("publish", err)
-		}
-		if created && s.cache != nil {
-			s.cache.published(in.OwnerSlug, in.PackSlug)
-		}
-		if created {
-			s.notifyLog()
-		}
-		return pkg, created, nil
-	}
-	for attempt := 1; ; attempt++ {
-		pkg, created, err := s.publishOnce(ctx, in)
-		if err != nil && attempt < maxPublishAttempts && s.dialect.isRetryable(err) && ctx.Err() == nil {
-			continue
-		}
-		if err != nil {
-			return nil, false, s.fault("publish", err)
-		}
-		if created && s.cache != nil {
-			s.cache.published(in.OwnerSlug, in.PackSlug)
-		}
-		if created {
-			s.notifyLog()
-		}
-		return pkg, created, nil
-	}
-}
-
-func (s *Store) publishOnce(ctx context.Context, in registry.PublishInput) (*registry.Package, bool, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	tx, err := s.write.BeginTx(ctx, nil)
+	var pkg *registry.Package
+	var created bool
+	err := s.transact(ctx, "publish", func(ctx context.Context, tx *sql.Tx) (err error) {
+		pkg, created, err = s.publishTx(ctx, tx, in)
+		return err
+	})
 	if err != nil {
 		return nil, false, err
 	}
-	defer tx.Rollback()
-	pkg, created, err := s.publishTx(ctx, tx, in)
-	if err != nil {
-		return nil, false, err
+	if created && s.cache != nil {
+		s.cache.published(in.OwnerSlug, in.PackSlug)
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, false, err
+	if created {
+		s.notifyLog()
 	}
 	return pkg, created, nil
 }

@@ -48,7 +48,7 @@ func (s *Store) CreateRelease(ctx context.Context, r *registry.Release) (*regist
 	}
 	var stored *registry.Release
 	created := false
-	err = s.inTx(ctx, "create release", func(ctx context.Context, tx *sql.Tx) error {
+	err = s.transact(ctx, "create release", func(ctx context.Context, tx *sql.Tx) error {
 		stored, created = nil, false
 		var sha string
 		err := tx.QueryRowContext(ctx, s.q(`SELECT sha256 FROM versions WHERE id = ? AND package_id = ?`), r.VersionID, r.PackageID).Scan(&sha)

@@ -26,7 +26,7 @@ func scanSSHKey(row scanner, extra ...any) (*registry.SSHKey, error) {
 // has registered the fingerprint; NotFound when the account does not exist.
 func (s *Store) CreateSSHKey(ctx context.Context, k *registry.SSHKey) error {
 	k.CreatedAt = dbTime(k.CreatedAt)
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "create SSH key", func(ctx context.Context, tx *sql.Tx) error {
 		var owner string
 		err := tx.QueryRowContext(ctx, s.q(`SELECT username FROM accounts WHERE id = ?`), k.AccountID).Scan(&owner)
 		if errNoRows(err) {
@@ -53,7 +53,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 	case s.dialect.isForeignKeyViolation(err):
 		return notFound("no such account %d", k.AccountID)
 	}
-	return s.fault("create SSH key", err)
+	return err
 }
 
 // KeyHolder finds a key by its fingerprint, with its account, read in the
@@ -86,7 +86,7 @@ ORDER BY created_at, id`, accountID)
 // signed keep their provenance (fingerprint, signature); only the link to
 // the key goes.
 func (s *Store) DeleteSSHKey(ctx context.Context, accountID, keyID int64) error {
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "delete SSH key", func(ctx context.Context, tx *sql.Tx) error {
 		var k registry.SSHKey
 		var owner string
 		err := tx.QueryRowContext(ctx, s.q(`SELECT k.public_key, k.fingerprint, a.username FROM ssh_keys k
@@ -109,7 +109,7 @@ JOIN accounts a ON a.id = k.account_id WHERE k.id = ? AND k.account_id = ?`), ke
 		s.cache.reset()
 	}
 	if err != nil {
-		return s.fault("delete SSH key", err)
+		return err
 	}
 	s.notifyLog()
 	return nil

@@ -94,9 +94,9 @@ trusted_publishers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 	if len(t.TrustedPublishers) == 0 {
 		ctx, cancel := s.deadline(ctx)
 		defer cancel()
-		err = insert(ctx, s.write)
+		err = s.fault("create token", insert(ctx, s.write))
 	} else {
-		err = s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		err = s.transact(ctx, "create token", func(ctx context.Context, tx *sql.Tx) error {
 			res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET kind = kind WHERE id = ?`), t.AccountID)
 			if err := s.oneRow(res, err, "lock account", func() error { return notFound("no such account %d", t.AccountID) }); err != nil {
 				return err
@@ -122,7 +122,7 @@ trusted_publishers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 	case s.dialect.isUniqueViolation(err):
 		return conflict("a token with this hash exists already")
 	}
-	return s.fault("create token", err)
+	return err
 }
 
 // TokenHolder finds a token by its hash, revoked or expired ones included

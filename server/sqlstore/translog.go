@@ -81,33 +81,6 @@ func (s *Store) notifyLog() {
 // LogAppended receives after an append of this Store commits.
 func (s *Store) LogAppended() <-chan struct{} { return s.logAppended }
 
-// writeTx runs write in a transaction: a shared one on SQLite (group
-// commit), its own one on PostgreSQL, retried when it loses a race.
-func (s *Store) writeTx(ctx context.Context, write func(ctx context.Context, tx *sql.Tx) error) error {
-	if s.group != nil {
-		return s.group.do(ctx, write)
-	}
-	for attempt := 1; ; attempt++ {
-		err := func() error {
-			ctx, cancel := s.deadline(ctx)
-			defer cancel()
-			tx, err := s.write.BeginTx(ctx, nil)
-			if err != nil {
-				return err
-			}
-			defer tx.Rollback()
-			if err := write(ctx, tx); err != nil {
-				return err
-			}
-			return tx.Commit()
-		}()
-		if err != nil && attempt < maxPublishAttempts && s.dialect.isRetryable(err) && ctx.Err() == nil {
-			continue
-		}
-		return err
-	}
-}
-
 func (s *Store) forUpdate() string {
 	if s.dialect.name() == "postgres" {
 		return ` FOR UPDATE`
@@ -142,11 +115,11 @@ FROM log_tree t, log_head h WHERE t.id = 1 AND h.id = 1`).Scan(&st.SignerKey, &s
 // checkpoint; see registry.LogStore.
 func (s *Store) SequenceLog(ctx context.Context, max int, sign func(size int64, root tlog.Hash) ([]byte, error)) (int64, error) {
 	var size int64
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+	err := s.transact(ctx, "sequence the log", func(ctx context.Context, tx *sql.Tx) (err error) {
 		size, err = s.sequenceTx(ctx, tx, max, sign)
 		return err
 	})
-	return size, s.fault("sequence the log", err)
+	return size, err
 }
 
 func (s *Store) sequenceTx(ctx context.Context, tx *sql.Tx, max int, sign func(int64, tlog.Hash) ([]byte, error)) (int64, error) {

@@ -67,7 +67,7 @@ func (s *Store) CreateTrustedPublisher(ctx context.Context, p *registry.TrustedP
 		p.ExpiresAt = &expires
 	}
 	makerID, makerToken := makerColumns(p)
-	err = s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.transact(ctx, "create trusted publisher", func(ctx context.Context, tx *sql.Tx) error {
 		var kind string
 		err := tx.QueryRowContext(ctx, s.q(`SELECT kind FROM accounts WHERE id = ?`), p.AccountID).Scan(&kind)
 		if errNoRows(err) {
@@ -99,7 +99,7 @@ created_by, created_by_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`), p.
 	if err != nil && s.dialect.isForeignKeyViolation(err) {
 		return notFound("no such account %d", p.AccountID)
 	}
-	return s.fault("create trusted publisher", err)
+	return err
 }
 
 // ListTrustedPublishers lists an account's trusted publishers, oldest first.
@@ -117,7 +117,7 @@ func (s *Store) TrustedPublishersByIssuer(ctx context.Context, issuer string) ([
 
 // DeleteTrustedPublisher deletes one of accountID's trusted publishers.
 func (s *Store) DeleteTrustedPublisher(ctx context.Context, accountID, id int64) error {
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return s.transact(ctx, "delete trusted publisher", func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM trusted_publishers WHERE id = ? AND account_id = ?`), id, accountID)
 		if err != nil {
 			return err
@@ -129,14 +129,13 @@ func (s *Store) DeleteTrustedPublisher(ctx context.Context, accountID, id int64)
 		}
 		return nil
 	})
-	return s.fault("delete trusted publisher", err)
 }
 
 // SpendJTI records an exchanged ID token's jti until it expires, and
 // forgets the jtis that expired before now. ON CONFLICT DO NOTHING (both
 // engines) keeps a reuse from aborting a shared group-commit transaction.
 func (s *Store) SpendJTI(ctx context.Context, issuer, jti string, expiresAt, now time.Time) error {
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return s.transact(ctx, "spend jti", func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM oidc_jtis WHERE expires_at < ?`), dbTime(now)); err != nil {
 			return err
 		}
@@ -152,7 +151,6 @@ ON CONFLICT (issuer, jti) DO NOTHING`), issuer, jti, dbTime(expiresAt))
 		}
 		return nil
 	})
-	return s.fault("spend jti", err)
 }
 
 // ciJSON stores a CI identity as a JSON object; nil is NULL.
