@@ -131,7 +131,7 @@ func seedDatabase(ctx context.Context, path string, n, docBytes, rawDocs int) (*
 		}
 	}()
 	for batch := range batches {
-		if err := store.Seed(ctx, batch); err != nil {
+		if err := store.Seed(ctx, registry.ReadyAll(batch)); err != nil {
 			return nil, fmt.Errorf("seeding packages: %w", err)
 		}
 	}

@@ -152,7 +152,7 @@ func TestTwoReplicasPublishTheSameVersion(t *testing.T) {
 						_, created[i], errs[i] = replicas[i%2].Publish(ctx, registry.PublishInput{
 							OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "foo", Name: "foo", Version: version,
 							Content: []byte(content), SHA256: fmt.Sprintf("sha-of-content-%d", i%2), Now: time.Now(),
-						})
+						}.Ready())
 					})
 				}
 				wg.Wait()

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -35,19 +36,24 @@ const logMigration = 7
 // so far right after it (fillFullTiles).
 const logTilesMigration = 13
 
-// appendLog appends entry, made at at, to the log inside tx and answers
-// its index. Every change the log records calls it in its own
-// transaction; a new kind of event needs only its entry (pkg/translog)
-// and this call. Callers signal the sequencer after commit (notifyLog).
-func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry, at time.Time) (int64, error) {
-	return s.appendLogOf(ctx, tx, entry, at, 0)
+// appendLog appends entry to the log inside tx and answers its index; the
+// row is dated at the entry's time. Every change the log records calls it in
+// its own transaction, with the entry the domain built (server/registry); a
+// new kind of event needs only its entry (pkg/translog), built there, and
+// this call. Callers signal the sequencer after commit (notifyLog).
+func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry) (int64, error) {
+	return s.appendLogOf(ctx, tx, entry, 0)
 }
 
 // appendLogOf is appendLog that also records the index as the log index of
 // the version versionID (when not 0). On PostgreSQL that is one statement:
 // the head's row lock is taken by it and held only until the commit, not
 // across round trips (docs/design.md, "Group commit").
-func (s *Store) appendLogOf(ctx context.Context, tx *sql.Tx, entry *translog.Entry, at time.Time, versionID int64) (int64, error) {
+func (s *Store) appendLogOf(ctx context.Context, tx *sql.Tx, entry *translog.Entry, versionID int64) (int64, error) {
+	if entry == nil {
+		return 0, errors.New("sqlstore: a change the log records came without its log entry")
+	}
+	at := entry.Time
 	data := entry.Marshal()
 	if len(data) > translog.MaxEntrySize {
 		return 0, invalid("the log entry of this change would be %d bytes, more than %d", len(data), translog.MaxEntrySize)
@@ -551,7 +557,7 @@ FROM ssh_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`)
 		return a.id < b.id
 	})
 	for _, e := range events {
-		index, err := s.appendLog(ctx, tx, e.entry, e.at)
+		index, err := s.appendLog(ctx, tx, e.entry)
 		if err != nil {
 			return err
 		}

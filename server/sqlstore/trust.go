@@ -54,9 +54,10 @@ func makerColumns(p *registry.TrustedPublisher) (any, any) {
 	return p.CreatedBy.AccountID, token
 }
 
-// CreateTrustedPublisher stores p and sets p.ID. NotFound when the account
-// does not exist.
-func (s *Store) CreateTrustedPublisher(ctx context.Context, p *registry.TrustedPublisher) error {
+// CreateTrustedPublisher stores p and sets p.ID, when requireOwner (not 0)
+// is an owner of p's organisation; see registry.TrustStore. NotFound when
+// the account does not exist.
+func (s *Store) CreateTrustedPublisher(ctx context.Context, p *registry.TrustedPublisher, requireOwner int64) error {
 	p.CreatedAt = dbTime(p.CreatedAt)
 	claims, err := json.Marshal(p.Claims)
 	if err != nil {
@@ -68,25 +69,23 @@ func (s *Store) CreateTrustedPublisher(ctx context.Context, p *registry.TrustedP
 	}
 	makerID, makerToken := makerColumns(p)
 	err = s.transact(ctx, "create trusted publisher", func(ctx context.Context, tx *sql.Tx) error {
-		var kind string
-		err := tx.QueryRowContext(ctx, s.q(`SELECT kind FROM accounts WHERE id = ?`), p.AccountID).Scan(&kind)
+		var one int
+		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM accounts WHERE id = ?`), p.AccountID).Scan(&one)
 		if errNoRows(err) {
 			return notFound("no such account %d", p.AccountID)
 		}
 		if err != nil {
 			return err
 		}
-		if kind == registry.KindOrg {
+		if requireOwner != 0 {
 			// The organisation's row lock orders this after, or before,
 			// a removal of the maker, which removes what it made.
 			if err := s.lockOrg(ctx, tx, p.AccountID); err != nil {
 				return err
 			}
-			role := ""
-			if p.CreatedBy != nil {
-				if role, err = memberRoleTx(ctx, s, tx, p.AccountID, p.CreatedBy.AccountID); err != nil {
-					return err
-				}
+			role, err := memberRoleTx(ctx, s, tx, p.AccountID, requireOwner)
+			if err != nil {
+				return err
 			}
 			if role != string(registry.RoleOwner) {
 				return registry.Errorf(registry.Forbidden, "only owners of the organisation may add its trusted publishers")
