@@ -113,7 +113,7 @@ VALUES (1, 1, 'old', 'Old', '1.1.0', '`+sha([]byte(oldDocs[1]))+`', 2, `+ts+`, `
 			if err != nil {
 				t.Fatalf("storing rows under the first schema: %v", err)
 			}
-			s := open(t, dsn, sqlstore.Options{})
+			s := open(t, dsn, sqlstore.Options{LogBackfill: registry.Backfill()})
 			wantOlderVersions(t, s)
 		})
 	}
@@ -143,7 +143,7 @@ func TestRestoreReadsFormatVersion1(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
-			s := open(t, b.dsn(t), sqlstore.Options{})
+			s := open(t, b.dsn(t), sqlstore.Options{LogBackfill: registry.Backfill()})
 			counts, err := s.Restore(context.Background(), strings.NewReader(v1))
 			if err != nil {
 				t.Fatalf("Restore of a version 1 dump: %v", err)

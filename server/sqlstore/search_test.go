@@ -174,7 +174,7 @@ VALUES (5, 3, '1.0.0', 'Old Pack', 'stored before the index', '', 'ab', 1, 'x', 
 				if err != nil {
 					t.Fatal(err)
 				}
-				s := open(t, dsn, sqlstore.Options{})
+				s := open(t, dsn, sqlstore.Options{LogBackfill: registry.Backfill()})
 				if wrong, err := sqlstore.WrongSearchTexts(context.Background(), s); wrong != 0 || err != nil {
 					t.Errorf("%d packages' searched texts wrong or missing, %v", wrong, err)
 				}

@@ -43,6 +43,12 @@ type Options struct {
 	// PostgreSQL. SQLite's cache never expires: every write passes
 	// through this process.
 	CacheTTL time.Duration
+	// LogBackfill builds the log entries of a database made before the
+	// transparency log (registry.Backfill, which pactd passes): the
+	// migration that makes the log, and a restore of a dump from before
+	// it, append one for each version and SSH key. Without it such a
+	// database or dump is refused; the store builds no entry itself.
+	LogBackfill registry.LogBackfill
 }
 
 const (
@@ -120,6 +126,8 @@ type Store struct {
 	point *pointReads
 	// logAppended wakes this process's log sequencer (translog.go).
 	logAppended chan struct{}
+	// backfill builds the entries backfillLog appends (Options.LogBackfill).
+	backfill registry.LogBackfill
 	// asciiFold remembers whether PostgreSQL's lower() folds ASCII as Go
 	// does (search.go, asciiFoldsAsGo): asciiFoldUnknown until asked.
 	asciiFold atomic.Int32
@@ -147,6 +155,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.logAppended = make(chan struct{}, 1)
+	s.backfill = opts.LogBackfill
 	// Connect under the statement timeout first: an unreachable server
 	// should fail Open quickly, not hang it.
 	if err := s.ping(ctx, s.write); err != nil {
@@ -163,8 +172,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 
 // Migrate brings the schema of dsn up to date and closes the connection
 // (for `pactd migrate`). Open migrates too, so running it is optional.
-func Migrate(ctx context.Context, dsn string) error {
-	s, err := Open(ctx, dsn, Options{})
+func Migrate(ctx context.Context, dsn string, opts Options) error {
+	s, err := Open(ctx, dsn, opts)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func TestReopenKeepsDataAndSchema(t *testing.T) {
 			first.Close()
 
 			for i := range 2 {
-				if err := sqlstore.Migrate(ctx, dsn); err != nil {
+				if err := sqlstore.Migrate(ctx, dsn, sqlstore.Options{}); err != nil {
 					t.Fatalf("Migrate #%d on a migrated database: %v", i+1, err)
 				}
 			}
@@ -226,7 +226,7 @@ func TestMigrateCreatesTheSchema(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			dsn := b.dsn(t)
-			if err := sqlstore.Migrate(context.Background(), dsn); err != nil {
+			if err := sqlstore.Migrate(context.Background(), dsn, sqlstore.Options{}); err != nil {
 				t.Fatalf("Migrate: %v", err)
 			}
 			s := open(t, dsn, sqlstore.Options{})

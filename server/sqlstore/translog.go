@@ -476,10 +476,16 @@ FROM versions v JOIN packages p ON p.id = v.package_id JOIN accounts a ON a.id =
 WHERE v.id > ? ORDER BY v.id LIMIT ?`, after, limit)
 }
 
+// errNoBackfill refuses a database or dump from before the log when the
+// Store was opened without the domain's entries for it.
+var errNoBackfill = errors.New("sqlstore: this database or dump holds versions or SSH keys from before the transparency log, " +
+	"and the Store was opened without the entries to log them with (Options.LogBackfill)")
+
 // backfillLog appends the versions and keys that exist but are not logged
 // yet, in the order they were made (time, then versions before keys, then
-// id), and gives each version its log_index. The migration that creates the
-// log and a restore of a dump made before it run it.
+// id), with the entries Options.LogBackfill builds, and gives each version
+// its log_index. The migration that creates the log and a restore of a
+// dump made before it run it.
 func (s *Store) backfillLog(ctx context.Context, tx *sql.Tx) error {
 	type event struct {
 		at      time.Time
@@ -513,8 +519,12 @@ WHERE v.log_index IS NULL ORDER BY v.id`)
 				SignedLinesKnown: signedName.Valid && signedDescription.Valid, SignedName: signedName.String,
 				SignedDescription: signedDescription.String, PublicKey: publicKey.String}
 		}
+		if s.backfill.Publish == nil {
+			rows.Close()
+			return errNoBackfill
+		}
 		events = append(events, event{at: at.UTC(), kind: 0, id: id, version: true,
-			entry: registry.PublishLogEntry(owner, pack, version, sum, size, at, p)})
+			entry: s.backfill.Publish(owner, pack, version, sum, size, at, p)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -539,7 +549,11 @@ FROM ssh_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`)
 				rows.Close()
 				return err
 			}
-			events = append(events, event{at: k.CreatedAt.UTC(), kind: 1, id: k.ID, entry: registry.KeyLogEntry(true, owner, &k, k.CreatedAt)})
+			if s.backfill.KeyAdd == nil {
+				rows.Close()
+				return errNoBackfill
+			}
+			events = append(events, event{at: k.CreatedAt.UTC(), kind: 1, id: k.ID, entry: s.backfill.KeyAdd(owner, &k)})
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
