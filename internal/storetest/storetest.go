@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Releases", s.testReleases)
 	t.Run("Orgs", s.testOrgs)
 	t.Run("Grants", s.testGrants)
+	t.Run("Given", s.testGiven)
 }
 
 type suite struct {
