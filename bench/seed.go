@@ -80,9 +80,9 @@ type seeded struct {
 func seedDatabase(ctx context.Context, path string, n, docBytes, rawDocs int) (*seeded, error) {
 	start := time.Now()
 	// Seeding need not survive a power cut; pactd reopens with FULL.
-	opts := sqlstore.Options{SQLiteSynchronous: "OFF"}
+	opts := sqlstore.Options{SQLiteSynchronous: "OFF", LogBackfill: registry.Backfill()}
 	if isPostgres(path) {
-		opts = sqlstore.Options{}
+		opts = sqlstore.Options{LogBackfill: registry.Backfill()}
 	}
 	store, err := sqlstore.Open(ctx, path, opts)
 	if err != nil {
@@ -131,7 +131,7 @@ func seedDatabase(ctx context.Context, path string, n, docBytes, rawDocs int) (*
 		}
 	}()
 	for batch := range batches {
-		if err := store.Seed(ctx, batch); err != nil {
+		if err := store.Seed(ctx, registry.ReadyAll(batch)); err != nil {
 			return nil, fmt.Errorf("seeding packages: %w", err)
 		}
 	}

@@ -114,7 +114,7 @@ func TestOlderSignedVersionsSayTheirLinesAreUnknown(t *testing.T) {
 		alice := env.CreateUser(t, "alice")
 		key := &registry.SSHKey{AccountID: alice.Account.ID, Name: "old", Type: "ssh-ed25519",
 			Fingerprint: "SHA256:b2xkb2xkb2xkb2xkb2xkb2xkb2xkb2xkb2xkb2xkb2x", PublicKey: "ssh-ed25519 AAAAold", CreatedAt: env.Clock.Now()}
-		if err := env.Store.CreateSSHKey(t.Context(), key); err != nil {
+		if err := env.Store.CreateSSHKey(t.Context(), key, registry.KeyLogEntry(true, "alice", key, key.CreatedAt)); err != nil {
 			t.Fatal(err)
 		}
 		content := packDoc("old", "1.0.0")
@@ -124,7 +124,7 @@ func TestOlderSignedVersionsSayTheirLinesAreUnknown(t *testing.T) {
 		// As the store held signed versions before: no lines, no key.
 		in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: env.Clock.Now().Unix(),
 			Nonce: "nonce-of-an-old-version", Signature: "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n"}
-		if _, _, err := env.Store.Publish(t.Context(), in); err != nil {
+		if _, _, err := env.Store.Publish(t.Context(), in.Ready()); err != nil {
 			t.Fatal(err)
 		}
 		sig := versionOf(t, env, "alice", "old", "1.0.0")["signature"].(map[string]any)

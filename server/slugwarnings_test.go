@@ -104,7 +104,7 @@ func TestOldSlugPackageStaysWhenItsNameIsPublishedAgain(t *testing.T) {
 		_, _, err := env.Store.Publish(context.Background(), registry.PublishInput{
 			OwnerID: alice.Account.ID, OwnerSlug: "alice", PackSlug: "n-c-d", Name: "Ünïcødé",
 			Version: "1.0.0", Content: []byte(oldDoc), SHA256: hex.EncodeToString(sum[:]), Now: env.Clock.Now(),
-		})
+		}.Ready())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -156,7 +156,7 @@ func TestLogBeyondOneTile(t *testing.T) {
 				PackSlug: fmt.Sprintf("pack-%03d", i), Name: fmt.Sprintf("pack-%03d", i), Version: "1.0.0",
 				Content: content, SHA256: hex.EncodeToString(sum[:]), Now: env.Clock.Now()})
 		}
-		if err := env.Store.(*sqlstore.Store).Seed(context.Background(), batch); err != nil {
+		if err := env.Store.(*sqlstore.Store).Seed(context.Background(), registry.ReadyAll(batch)); err != nil {
 			t.Fatal(err)
 		}
 		l := logtest.WaitFor(t, env.URL, 600)

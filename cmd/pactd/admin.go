@@ -20,7 +20,7 @@ func openService(ctx context.Context, cmd *cobra.Command) (*registry.Service, fu
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := sqlstore.Open(ctx, db, sqlstore.Options{})
+	store, err := sqlstore.Open(ctx, db, sqlstore.Options{LogBackfill: registry.Backfill()})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening database: %w", err)
 	}
@@ -138,7 +138,7 @@ func newMigrateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := sqlstore.Migrate(cmd.Context(), db); err != nil {
+			if err := sqlstore.Migrate(cmd.Context(), db, sqlstore.Options{LogBackfill: registry.Backfill()}); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "database is up to date")

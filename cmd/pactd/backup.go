@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
 )
 
@@ -51,7 +52,7 @@ The file holds password and token hashes: keep it as private as the database.`,
 }
 
 func runDump(cmd *cobra.Command, db, output string) error {
-	store, err := sqlstore.Open(cmd.Context(), db, sqlstore.Options{})
+	store, err := sqlstore.Open(cmd.Context(), db, sqlstore.Options{LogBackfill: registry.Backfill()})
 	if err != nil {
 		return fmt.Errorf("opening database: %w", err)
 	}
@@ -135,7 +136,7 @@ func runRestore(cmd *cobra.Command, db, input string) error {
 		defer f.Close()
 		in, source = f, input
 	}
-	store, err := sqlstore.Open(cmd.Context(), db, sqlstore.Options{})
+	store, err := sqlstore.Open(cmd.Context(), db, sqlstore.Options{LogBackfill: registry.Backfill()})
 	if err != nil {
 		return fmt.Errorf("opening database: %w", err)
 	}

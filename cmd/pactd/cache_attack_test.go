@@ -48,7 +48,7 @@ func seedCacheAttack(t *testing.T, dsn string) (contents map[string][]byte) {
 		}
 		var batch []registry.PublishInput
 		flush := func() {
-			if err := s.Seed(ctx, batch); err != nil {
+			if err := s.Seed(ctx, registry.ReadyAll(batch)); err != nil {
 				t.Fatal(err)
 			}
 			batch = batch[:0]

@@ -241,7 +241,7 @@ func seedAlicePacks(t *testing.T, dsn string, n int) {
 			batch = append(batch, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: name,
 				Name: name, Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
 		}
-		if err := s.Seed(ctx, batch); err != nil {
+		if err := s.Seed(ctx, registry.ReadyAll(batch)); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -171,7 +171,7 @@ func withService(cmd *cobra.Command, fn func(context.Context, *registry.Service)
 		return err
 	}
 	ctx := cmd.Context()
-	store, err := sqlstore.Open(ctx, db, sqlstore.Options{StatementTimeout: time.Minute})
+	store, err := sqlstore.Open(ctx, db, sqlstore.Options{StatementTimeout: time.Minute, LogBackfill: registry.Backfill()})
 	if err != nil {
 		return fmt.Errorf("opening database: %w", err)
 	}

@@ -51,7 +51,7 @@ func seedSearchAttack(t *testing.T, ctx context.Context, s *sqlstore.Store) {
 				Description: fmt.Sprintf("A pack made for the %s side %s%s", word, extras[i%len(extras)], decoy(i)), Scheme: "s",
 				Version: "1.0.0", Content: content, SHA256: "00", Now: base.Add(time.Duration(i) * time.Millisecond)})
 		}
-		if err := s.Seed(ctx, batch); err != nil {
+		if err := s.Seed(ctx, registry.ReadyAll(batch)); err != nil {
 			t.Fatal(err)
 		}
 	}

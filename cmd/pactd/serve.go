@@ -72,7 +72,7 @@ func (s storeSettings) options() sqlstore.Options {
 		ttl = -1
 	}
 	return sqlstore.Options{MaxOpenConns: s.MaxConns, StatementTimeout: s.StatementTimeout,
-		BusyTimeout: s.BusyTimeout, CacheBytes: cache, CacheTTL: ttl}
+		BusyTimeout: s.BusyTimeout, CacheBytes: cache, CacheTTL: ttl, LogBackfill: registry.Backfill()}
 }
 
 // serverTimeouts bound how long one connection may hold the server: a client

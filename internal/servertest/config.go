@@ -17,7 +17,7 @@ import (
 func StartWithConfig(t *testing.T, cfg server.Config) string {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, t.TempDir()+"/pact.db", sqlstore.Options{})
+	store, err := sqlstore.Open(ctx, t.TempDir()+"/pact.db", sqlstore.Options{LogBackfill: registry.Backfill()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func Backends(t *testing.T, fn func(t *testing.T, dsn string)) {
 // Start opens dsn and serves pact on a loopback port until the test ends.
 func Start(t testing.TB, dsn string, opts Options) *Env {
 	t.Helper()
-	store, err := sqlstore.Open(context.Background(), dsn, sqlstore.Options{})
+	store, err := sqlstore.Open(context.Background(), dsn, sqlstore.Options{LogBackfill: registry.Backfill()})
 	if err != nil {
 		t.Fatalf("opening store %s: %v", dsn, err)
 	}

@@ -15,7 +15,7 @@ import (
 // yank calls SetYanked and fails the test on an error.
 func yank(t *testing.T, s registry.Store, p *registry.Package, version string, yanked bool, reason string, minute int) (*registry.Package, *registry.Version) {
 	t.Helper()
-	pkg, v, err := s.SetYanked(ctx(), p.ID, version, yanked, reason, at(minute))
+	pkg, v, err := s.SetYanked(ctx(), registry.NewYankChange(p, version, yanked, reason, at(minute)))
 	if err != nil {
 		t.Fatalf("SetYanked(%s, %v): %v", version, yanked, err)
 	}
@@ -186,7 +186,7 @@ func (su suite) testLifecycle(t *testing.T) {
 			t.Errorf("ListPackages = %v, %v; want alice/foo back first", names(list), err)
 		}
 		// Re-publishing the yanked version's exact content changes nothing.
-		again, created, err := s.Publish(ctx(), one)
+		again, created, err := s.Publish(ctx(), one.Ready())
 		if err != nil || created || again.Version != "0.9.0" {
 			t.Errorf("publishing yanked 1.0.0 again = %+v, created %v, %v; want no change", again, created, err)
 		}
@@ -200,10 +200,10 @@ func (su suite) testLifecycle(t *testing.T) {
 		alice := createAccount(t, s, "alice")
 		p := publish(t, s, input(alice, "foo", "1.0.0", "a", at(0)))
 		for _, yanked := range []bool{true, false} {
-			_, _, err := s.SetYanked(ctx(), p.ID, "9.9.9", yanked, "", at(1))
+			_, _, err := s.SetYanked(ctx(), registry.NewYankChange(p, "9.9.9", yanked, "", at(1)))
 			wantCode(t, "SetYanked of an unknown version", err, registry.NotFound)
 			wantMessage(t, "SetYanked of an unknown version", err, "no version 9.9.9 of alice/foo")
-			_, _, err = s.SetYanked(ctx(), p.ID+100, "1.0.0", yanked, "", at(1))
+			_, _, err = s.SetYanked(ctx(), registry.NewYankChange(&registry.Package{ID: p.ID + 100, OwnerSlug: "alice", PackSlug: "foo"}, "1.0.0", yanked, "", at(1)))
 			wantCode(t, "SetYanked of an unknown package", err, registry.NotFound)
 		}
 		_, err := s.SetDeprecated(ctx(), p.ID+100, "gone")
@@ -223,12 +223,12 @@ func (su suite) testLifecycle(t *testing.T) {
 		for i := range errs {
 			wg.Go(func() {
 				if i%2 == 0 {
-					_, _, errs[i] = s.Publish(ctx(), input(alice, "foo", fmt.Sprintf("1.%d.0", i), "v", at(1)))
+					_, _, errs[i] = s.Publish(ctx(), input(alice, "foo", fmt.Sprintf("1.%d.0", i), "v", at(1)).Ready())
 					return
 				}
 				// Yank the version the previous goroutine publishes, if it
 				// is there yet, while others publish higher ones.
-				_, _, err := s.SetYanked(ctx(), p.ID, fmt.Sprintf("1.%d.0", i-1), true, "", at(1))
+				_, _, err := s.SetYanked(ctx(), registry.NewYankChange(p, fmt.Sprintf("1.%d.0", i-1), true, "", at(1)))
 				if !registry.IsCode(err, registry.NotFound) {
 					errs[i] = err
 				}

@@ -12,10 +12,15 @@ import (
 func createOrg(t *testing.T, s registry.Store, name string, creator *registry.Account) *registry.Account {
 	t.Helper()
 	org := &registry.Account{Username: name, DisplayName: "The " + name, CreatedAt: t0}
-	if err := s.CreateOrg(ctx(), org, creator); err != nil {
+	if err := s.CreateOrg(ctx(), org, creator, orgEntry(org, creator)); err != nil {
 		t.Fatalf("CreateOrg(%s): %v", name, err)
 	}
 	return org
+}
+
+// orgEntry is the log entry of creator made the first owner of org.
+func orgEntry(org, creator *registry.Account) *translog.Entry {
+	return registry.MemberLogEntry(org.Username, creator.Username, registry.RoleOwner, creator.Username, org.CreatedAt)
 }
 
 func roles(t *testing.T, s registry.Store, org *registry.Account) map[string]registry.Role {
@@ -70,7 +75,8 @@ func (su suite) testOrgs(t *testing.T) {
 		if a, _ := s.AccountByID(ctx(), alice.ID); a.Kind != registry.KindUser {
 			t.Errorf("a user's kind = %q", a.Kind)
 		}
-		if err := s.CreateOrg(ctx(), &registry.Account{Username: "Alice", CreatedAt: t0}, alice); !registry.IsCode(err, registry.Conflict) {
+		taken := &registry.Account{Username: "Alice", CreatedAt: t0}
+		if err := s.CreateOrg(ctx(), taken, alice, orgEntry(taken, alice)); !registry.IsCode(err, registry.Conflict) {
 			t.Errorf("an organisation named as a user: %v, want Conflict", err)
 		}
 		if err := s.CreateAccount(ctx(), &registry.Account{Email: "x@example.com", Username: "acme", CreatedAt: t0}); !registry.IsCode(err, registry.Conflict) {
@@ -92,7 +98,7 @@ func (su suite) testOrgs(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		org := createOrg(t, s, "acme", alice)
-		ch, err := s.SetMember(ctx(), org, bob, alice, registry.RoleMaintainer, at(1).In(cet))
+		ch, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(1).In(cet)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,25 +106,25 @@ func (su suite) testOrgs(t *testing.T) {
 		if !changed || m.Role != registry.RoleMaintainer || m.Username != "bob" || !m.CreatedAt.Equal(at(1)) || m.CreatedAt.Location() != time.UTC {
 			t.Fatalf("SetMember = %+v, %v, %v", m, changed, err)
 		}
-		if ch, _ := s.SetMember(ctx(), org, bob, alice, registry.RoleMaintainer, at(2)); ch == nil || ch.Changed {
+		if ch, _ := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(2))); ch == nil || ch.Changed {
 			t.Error("setting the same role again changed something")
 		}
 		if role, _ := s.MemberRole(ctx(), org.ID, bob.ID); role != registry.RoleMaintainer {
 			t.Errorf("MemberRole(bob) = %q", role)
 		}
-		if _, err := s.SetMember(ctx(), org, alice, alice, registry.RoleMaintainer, at(3)); !registry.IsCode(err, registry.Conflict) {
+		if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, alice, alice, registry.RoleMaintainer, at(3))); !registry.IsCode(err, registry.Conflict) {
 			t.Errorf("demoting the last owner: %v, want Conflict", err)
 		}
-		if _, err := s.RemoveMember(ctx(), org, alice, alice, at(3)); !registry.IsCode(err, registry.Conflict) {
+		if _, err := s.RemoveMember(ctx(), registry.NewMemberUpdate(org, alice, alice, "", at(3))); !registry.IsCode(err, registry.Conflict) {
 			t.Errorf("removing the last owner: %v, want Conflict", err)
 		}
-		if _, err := s.SetMember(ctx(), org, bob, alice, registry.RoleOwner, at(4)); err != nil {
+		if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(4))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.RemoveMember(ctx(), org, alice, bob, at(5)); err != nil {
+		if _, err := s.RemoveMember(ctx(), registry.NewMemberUpdate(org, alice, bob, "", at(5))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.RemoveMember(ctx(), org, alice, bob, at(5)); !registry.IsCode(err, registry.NotFound) {
+		if _, err := s.RemoveMember(ctx(), registry.NewMemberUpdate(org, alice, bob, "", at(5))); !registry.IsCode(err, registry.NotFound) {
 			t.Errorf("removing a non-member: %v, want NotFound", err)
 		}
 		if role, _ := s.MemberRole(ctx(), org.ID, alice.ID); role != "" {
@@ -134,7 +140,7 @@ func (su suite) testOrgs(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		org := createOrg(t, s, "acme", alice)
-		if _, err := s.SetMember(ctx(), org, bob, alice, registry.RoleOwner, at(1)); err != nil {
+		if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(1))); err != nil {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
@@ -143,7 +149,7 @@ func (su suite) testOrgs(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[i] = s.RemoveMember(ctx(), org, pair[1], pair[0], at(2))
+				_, errs[i] = s.RemoveMember(ctx(), registry.NewMemberUpdate(org, pair[1], pair[0], "", at(2)))
 			}()
 		}
 		wg.Wait()
@@ -162,7 +168,7 @@ func (su suite) testOrgs(t *testing.T) {
 		}
 		in := input(org, "widget", "1.0.0", "a", at(1))
 		in.PublisherID, in.TokenID = alice.ID, tok.ID
-		p, _, err := s.Publish(ctx(), in)
+		p, _, err := s.Publish(ctx(), in.Ready())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +178,7 @@ func (su suite) testOrgs(t *testing.T) {
 		}
 		in = input(org, "widget", "1.1.0", "b", at(2))
 		in.PublisherID = bob.ID
-		if _, _, err := s.Publish(ctx(), in); !registry.IsCode(err, registry.Forbidden) {
+		if _, _, err := s.Publish(ctx(), in.Ready()); !registry.IsCode(err, registry.Forbidden) {
 			t.Errorf("a non-member's publish: %v, want Forbidden", err)
 		}
 		if vs := listVersions(t, s, p.ID); len(vs) != 1 {

@@ -64,7 +64,7 @@ func (su suite) testPublish(t *testing.T) {
 		in := input(alice, "foo", "1.0.0", "first", t0)
 		first := publish(t, s, in)
 		in.Now = at(5)
-		again, created, err := s.Publish(ctx(), in)
+		again, created, err := s.Publish(ctx(), in.Ready())
 		if err != nil || created {
 			t.Fatalf("Publish again = created %v, error %v; want no change and no error", created, err)
 		}
@@ -82,7 +82,7 @@ func (su suite) testPublish(t *testing.T) {
 
 		changed := input(alice, "foo", "1.2.0", "changed", at(5))
 		changed.Description = "changed too"
-		pkg, created, err := s.Publish(ctx(), changed)
+		pkg, created, err := s.Publish(ctx(), changed.Ready())
 		if pkg != nil || created {
 			t.Errorf("Publish = %+v, created %v; want neither", pkg, created)
 		}
@@ -110,7 +110,7 @@ func (su suite) testPublish(t *testing.T) {
 		alice := createAccount(t, s, "alice")
 		key := createKey(t, s, alice, "laptop", t0)
 		publish(t, s, signed(input(alice, "foo", "1.0.0", "first", t0), key, "nonce-0000000001"))
-		_, _, err := s.Publish(ctx(), signed(input(alice, "bar", "1.0.0", "first", at(1)), key, "nonce-0000000001"))
+		_, _, err := s.Publish(ctx(), signed(input(alice, "bar", "1.0.0", "first", at(1)), key, "nonce-0000000001").Ready())
 		if !errors.Is(err, registry.ErrNonceReused) {
 			t.Fatalf("Publish with a spent nonce: %v, want ErrNonceReused", err)
 		}
@@ -199,7 +199,7 @@ func (su suite) testPublish(t *testing.T) {
 		alice := createAccount(t, s, "alice")
 		publish(t, s, input(alice, "foo", "1.0.0", "one", at(0)))
 		pkg := publish(t, s, input(alice, "foo", "2.0.0", "two", at(1)))
-		again, created, err := s.Publish(ctx(), input(alice, "foo", "1.0.0", "one", at(2)))
+		again, created, err := s.Publish(ctx(), input(alice, "foo", "1.0.0", "one", at(2)).Ready())
 		if err != nil || created {
 			t.Fatalf("identical republish = created %v, error %v", created, err)
 		}
@@ -290,7 +290,7 @@ func (su suite) testPublish(t *testing.T) {
 		key := createKey(t, s, alice, "laptop", t0)
 		in := signed(input(alice, "foo", "1.0.0", "one", t0), key, "nonce-0000000001")
 		publish(t, s, in)
-		if err := s.DeleteSSHKey(ctx(), alice.ID, key.ID); err != nil {
+		if err := s.DeleteSSHKey(ctx(), alice.ID, key.ID, registry.KeyRemoval(at(9))); err != nil {
 			t.Fatalf("DeleteSSHKey: %v", err)
 		}
 		doc, err := s.VersionDocument(ctx(), "alice", "foo", "1.0.0")
@@ -398,7 +398,7 @@ func (su suite) testPublish(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		ghost := &registry.Account{ID: alice.ID + 1000, Username: "ghost"}
-		_, _, err := s.Publish(ctx(), input(ghost, "foo", "1.0.0", "one", t0))
+		_, _, err := s.Publish(ctx(), input(ghost, "foo", "1.0.0", "one", t0).Ready())
 		wantCode(t, "Publish", err, registry.NotFound)
 	})
 }

@@ -22,7 +22,7 @@ func (su suite) testSSHKeys(t *testing.T) {
 		alice := createAccount(t, s, "alice")
 		k := &registry.SSHKey{AccountID: alice.ID, Name: "laptop", Type: "ssh-ed25519", Fingerprint: fingerprint("k"),
 			PublicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJ", CreatedAt: t0.In(cet)}
-		if err := s.CreateSSHKey(ctx(), k); err != nil {
+		if err := s.CreateSSHKey(ctx(), k, registry.KeyLogEntry(true, alice.Username, k, k.CreatedAt)); err != nil {
 			t.Fatalf("CreateSSHKey: %v", err)
 		}
 		if k.ID == 0 {
@@ -67,8 +67,9 @@ func (su suite) testSSHKeys(t *testing.T) {
 				alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 				k := createKey(t, s, alice, "laptop", t0)
 				by := map[string]*registry.Account{"alice": alice, "bob": bob}[c.by]
-				err := s.CreateSSHKey(ctx(), &registry.SSHKey{AccountID: by.ID, Name: "copy", Type: k.Type,
-					Fingerprint: k.Fingerprint, PublicKey: k.PublicKey, CreatedAt: at(1)})
+				copied := &registry.SSHKey{AccountID: by.ID, Name: "copy", Type: k.Type,
+					Fingerprint: k.Fingerprint, PublicKey: k.PublicKey, CreatedAt: at(1)}
+				err := s.CreateSSHKey(ctx(), copied, registry.KeyLogEntry(true, by.Username, copied, copied.CreatedAt))
 				wantCode(t, "CreateSSHKey", err, registry.Conflict)
 				wantMessage(t, "CreateSSHKey", err, k.Fingerprint, "registered already")
 				keys, err := s.ListSSHKeys(ctx(), by.ID)
@@ -85,8 +86,9 @@ func (su suite) testSSHKeys(t *testing.T) {
 	t.Run("key of a missing account is refused", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
-		err := s.CreateSSHKey(ctx(), &registry.SSHKey{AccountID: alice.ID + 1000, Name: "x", Type: "ssh-ed25519",
-			Fingerprint: fingerprint("x"), PublicKey: "ssh-ed25519 AAAA", CreatedAt: t0})
+		ghost := &registry.SSHKey{AccountID: alice.ID + 1000, Name: "x", Type: "ssh-ed25519",
+			Fingerprint: fingerprint("x"), PublicKey: "ssh-ed25519 AAAA", CreatedAt: t0}
+		err := s.CreateSSHKey(ctx(), ghost, registry.KeyLogEntry(true, "ghost", ghost, t0))
 		wantCode(t, "CreateSSHKey", err, registry.NotFound)
 	})
 
@@ -122,13 +124,13 @@ func (su suite) testSSHKeys(t *testing.T) {
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		k := createKey(t, s, alice, "laptop", t0)
 
-		wantCode(t, "bob deletes alice's key", s.DeleteSSHKey(ctx(), bob.ID, k.ID), registry.NotFound)
-		wantCode(t, "alice deletes a missing key", s.DeleteSSHKey(ctx(), alice.ID, k.ID+1000), registry.NotFound)
+		wantCode(t, "bob deletes alice's key", s.DeleteSSHKey(ctx(), bob.ID, k.ID, registry.KeyRemoval(at(9))), registry.NotFound)
+		wantCode(t, "alice deletes a missing key", s.DeleteSSHKey(ctx(), alice.ID, k.ID+1000, registry.KeyRemoval(at(9))), registry.NotFound)
 		if _, err := keyByFingerprint(t, s, k.Fingerprint); err != nil {
 			t.Fatalf("the key is gone after refused deletions: %v", err)
 		}
 
-		if err := s.DeleteSSHKey(ctx(), alice.ID, k.ID); err != nil {
+		if err := s.DeleteSSHKey(ctx(), alice.ID, k.ID, registry.KeyRemoval(at(9))); err != nil {
 			t.Fatalf("alice deletes her key: %v", err)
 		}
 		_, err := keyByFingerprint(t, s, k.Fingerprint)
@@ -136,11 +138,11 @@ func (su suite) testSSHKeys(t *testing.T) {
 		if keys, _ := s.ListSSHKeys(ctx(), alice.ID); len(keys) != 0 {
 			t.Errorf("ListSSHKeys after delete = %q", keyNames(keys))
 		}
-		wantCode(t, "deleting again", s.DeleteSSHKey(ctx(), alice.ID, k.ID), registry.NotFound)
+		wantCode(t, "deleting again", s.DeleteSSHKey(ctx(), alice.ID, k.ID, registry.KeyRemoval(at(9))), registry.NotFound)
 
 		// The fingerprint is free again, for anyone.
 		again := &registry.SSHKey{AccountID: bob.ID, Name: "reused", Type: k.Type, Fingerprint: k.Fingerprint, PublicKey: k.PublicKey, CreatedAt: at(1)}
-		if err := s.CreateSSHKey(ctx(), again); err != nil {
+		if err := s.CreateSSHKey(ctx(), again, registry.KeyLogEntry(true, bob.Username, again, again.CreatedAt)); err != nil {
 			t.Fatalf("registering a deleted key's fingerprint: %v", err)
 		}
 	})

@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Releases", s.testReleases)
 	t.Run("Orgs", s.testOrgs)
 	t.Run("Grants", s.testGrants)
+	t.Run("Given", s.testGiven)
 }
 
 type suite struct {
@@ -107,7 +108,7 @@ func createKey(t *testing.T, s registry.Store, owner *registry.Account, name str
 		PublicKey:   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + hex.EncodeToString([]byte(name)),
 		CreatedAt:   created,
 	}
-	if err := s.CreateSSHKey(ctx(), k); err != nil {
+	if err := s.CreateSSHKey(ctx(), k, registry.KeyLogEntry(true, owner.Username, k, k.CreatedAt)); err != nil {
 		t.Fatalf("CreateSSHKey(%s): %v", name, err)
 	}
 	return k
@@ -159,7 +160,7 @@ func signed(in registry.PublishInput, key *registry.SSHKey, nonce string) regist
 
 func publish(t *testing.T, s registry.Store, in registry.PublishInput) *registry.Package {
 	t.Helper()
-	pkg, created, err := s.Publish(ctx(), in)
+	pkg, created, err := s.Publish(ctx(), in.Ready())
 	if err != nil {
 		t.Fatalf("Publish(%s/%s@%s): %v", in.OwnerSlug, in.PackSlug, in.Version, err)
 	}

@@ -28,7 +28,7 @@ func (su suite) testTrustedPublishers(t *testing.T) {
 		b1 := &registry.TrustedPublisher{AccountID: bob.ID, Issuer: github, Packages: []string{"tool"},
 			Claims: map[string]string{"repository": "bob/tool"}, CreatedAt: at(2)}
 		for _, p := range []*registry.TrustedPublisher{a1, a2, b1} {
-			if err := s.CreateTrustedPublisher(ctx(), p); err != nil {
+			if err := s.CreateTrustedPublisher(ctx(), p, 0); err != nil {
 				t.Fatalf("CreateTrustedPublisher: %v", err)
 			}
 		}
@@ -70,7 +70,7 @@ func (su suite) testTrustedPublishers(t *testing.T) {
 	t.Run("a trusted publisher of a missing account is not found", func(t *testing.T) {
 		s := su.store(t)
 		err := s.CreateTrustedPublisher(ctx(), &registry.TrustedPublisher{AccountID: 999, Issuer: github,
-			Packages: []string{"x"}, Claims: map[string]string{"repository": "a/b"}, CreatedAt: t0})
+			Packages: []string{"x"}, Claims: map[string]string{"repository": "a/b"}, CreatedAt: t0}, 0)
 		if !registry.IsCode(err, registry.NotFound) {
 			t.Errorf("CreateTrustedPublisher for account 999: %v, want NotFound", err)
 		}
@@ -119,23 +119,24 @@ func exchangedToken(t *testing.T, s registry.Store, owner *registry.Account, nam
 }
 
 func (su suite) testGrants(t *testing.T) {
-	t.Run("an organisation's trusted publisher is stored only when its maker is an owner", func(t *testing.T) {
+	t.Run("an organisation's trusted publisher is stored only while the owner it requires is one", func(t *testing.T) {
 		s := su.store(t)
-		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
+		alice, bob, carol := createAccount(t, s, "alice"), createAccount(t, s, "bob"), createAccount(t, s, "carol")
 		org := createOrg(t, s, "acme", alice)
-		if _, err := s.SetMember(ctx(), org, bob, alice, registry.RoleMaintainer, at(1)); err != nil {
+		if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(1))); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CreateTrustedPublisher(ctx(), grant(org, bob, "acme/a", 2)); !registry.IsCode(err, registry.Forbidden) {
+		if err := s.CreateTrustedPublisher(ctx(), grant(org, bob, "acme/a", 2), bob.ID); !registry.IsCode(err, registry.Forbidden) {
 			t.Errorf("a maintainer's trusted publisher: %v, want Forbidden", err)
 		}
-		noMaker := grant(org, alice, "acme/a", 2)
-		noMaker.CreatedBy = nil
-		if err := s.CreateTrustedPublisher(ctx(), noMaker); !registry.IsCode(err, registry.Forbidden) {
-			t.Errorf("a trusted publisher of nobody: %v, want Forbidden", err)
+		if err := s.CreateTrustedPublisher(ctx(), grant(org, carol, "acme/a", 2), carol.ID); !registry.IsCode(err, registry.Forbidden) {
+			t.Errorf("a trusted publisher of one who is no member: %v, want Forbidden", err)
+		}
+		if list, _ := s.ListTrustedPublishers(ctx(), org.ID); len(list) != 0 {
+			t.Errorf("refused trusted publishers were stored: %+v", list)
 		}
 		p := grant(org, alice, "acme/a", 2)
-		if err := s.CreateTrustedPublisher(ctx(), p); err != nil {
+		if err := s.CreateTrustedPublisher(ctx(), p, alice.ID); err != nil {
 			t.Fatal(err)
 		}
 		list, err := s.ListTrustedPublishers(ctx(), org.ID)
@@ -148,7 +149,7 @@ func (su suite) testGrants(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		p := grant(alice, alice, "alice/a", 1)
-		if err := s.CreateTrustedPublisher(ctx(), p); err != nil {
+		if err := s.CreateTrustedPublisher(ctx(), p, 0); err != nil {
 			t.Fatal(err)
 		}
 		tok, err := exchangedToken(t, s, alice, "a", at(15), p.ID)
@@ -179,13 +180,17 @@ func (su suite) testGrants(t *testing.T) {
 			s := su.store(t)
 			alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 			org := createOrg(t, s, "acme", alice)
-			if _, err := s.SetMember(ctx(), org, bob, alice, registry.RoleOwner, at(1)); err != nil {
+			if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(1))); err != nil {
 				t.Fatal(err)
 			}
 			bob1, bob2, alice1 := grant(org, bob, "bob/one", 2), grant(org, bob, "bob/two", 3), grant(org, alice, "acme/main", 4)
 			bobOwn := grant(bob, bob, "bob/own", 5)
 			for _, p := range []*registry.TrustedPublisher{bob1, bob2, alice1, bobOwn} {
-				if err := s.CreateTrustedPublisher(ctx(), p); err != nil {
+				requireOwner := p.CreatedBy.AccountID // an owner of acme
+				if p.AccountID != org.ID {
+					requireOwner = 0
+				}
+				if err := s.CreateTrustedPublisher(ctx(), p, requireOwner); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -200,9 +205,9 @@ func (su suite) testGrants(t *testing.T) {
 
 			var ch *registry.MemberChange
 			if demote {
-				ch, err = s.SetMember(ctx(), org, bob, alice, registry.RoleMaintainer, at(10))
+				ch, err = s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(10)))
 			} else {
-				ch, err = s.RemoveMember(ctx(), org, bob, alice, at(10))
+				ch, err = s.RemoveMember(ctx(), registry.NewMemberUpdate(org, bob, alice, "", at(10)))
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -247,10 +252,10 @@ func (su suite) testGrants(t *testing.T) {
 				t.Errorf("log = %q, want %q", logged, want)
 			}
 			// The trusted publishers went with the role: nothing is left to revoke.
-			if _, err := s.SetMember(ctx(), org, bob, alice, registry.RoleOwner, at(11)); err != nil {
+			if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(11))); err != nil {
 				t.Fatal(err)
 			}
-			if ch, err := s.RemoveMember(ctx(), org, bob, alice, at(12)); err != nil || len(ch.RemovedTrustedPublishers) != 0 || len(ch.RevokedTokens) != 0 {
+			if ch, err := s.RemoveMember(ctx(), registry.NewMemberUpdate(org, bob, alice, "", at(12))); err != nil || len(ch.RemovedTrustedPublishers) != 0 || len(ch.RevokedTokens) != 0 {
 				t.Errorf("removing bob again: %+v, %v; want nothing more taken", ch, err)
 			}
 		})

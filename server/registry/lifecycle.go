@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/pact-registry/pact/pkg/translog"
 )
 
 // The lifecycle of a package after publishing (docs/protocol.md, Yanking and
@@ -16,17 +18,51 @@ import (
 
 // LifecycleStore keeps yanks and deprecations.
 type LifecycleStore interface {
-	// SetYanked yanks (yanked true, with reason) or un-yanks one version of
-	// packageID and, in the same transaction, makes the package's latest
-	// version the one LatestOf chooses among the versions not yanked
+	// SetYanked yanks (c.Yanked, with c.Reason) or un-yanks one version of
+	// c.PackageID and, in the same transaction, makes the package's latest
+	// version the one c.LatestOf chooses among the versions not yanked
 	// (none: Version and SHA256 "", LatestVersionID 0; name, description
-	// and scheme stay). Yanking a yanked version keeps its YankedAt and
-	// replaces its reason; un-yanking a version not yanked changes nothing.
+	// and scheme stay), and appends the entry c.Entry answers, if any.
+	// Yanking a yanked version keeps its YankedAt and replaces its reason.
 	// NotFound when the package has no such version.
-	SetYanked(ctx context.Context, packageID int64, version string, yanked bool, reason string, at time.Time) (*Package, *Version, error)
+	SetYanked(ctx context.Context, c YankChange) (*Package, *Version, error)
 	// SetDeprecated sets the package's deprecation message; "" undoes it.
 	// NotFound when the package does not exist.
 	SetDeprecated(ctx context.Context, packageID int64, message string) (*Package, error)
+}
+
+// YankChange is a yank or un-yank of one version, with what the store
+// records with it as the domain decides (NewYankChange).
+type YankChange struct {
+	PackageID int64
+	Version   string
+	Yanked    bool   // false: un-yank
+	Reason    string // of a yank
+	At        time.Time
+	// Entry answers the change's log entry from the version's state
+	// before it, as the store's transaction finds it; nil when there is
+	// nothing to log.
+	Entry func(wasYanked bool, oldReason string) *translog.Entry
+	// LatestOf picks the package's latest version among those not
+	// yanked, given in publish order.
+	LatestOf func(versions []string) int
+}
+
+// NewYankChange is the change that yanks (yanked true, with reason) or
+// un-yanks version of p at at. Only a change is logged: yanking a yanked
+// version again with the same reason, or un-yanking one that is not
+// yanked, changes nothing a reader can see. The latest is LatestOf's.
+func NewYankChange(p *Package, version string, yanked bool, reason string, at time.Time) YankChange {
+	owner, pack := p.OwnerSlug, p.PackSlug
+	return YankChange{PackageID: p.ID, Version: version, Yanked: yanked, Reason: reason, At: at,
+		Entry: func(wasYanked bool, oldReason string) *translog.Entry {
+			if wasYanked == yanked && (!yanked || oldReason == reason) {
+				return nil
+			}
+			return YankLogEntry(yanked, owner, pack, version, reason, at)
+		},
+		LatestOf: LatestOf,
+	}
 }
 
 const (
@@ -67,7 +103,7 @@ func (s *Service) YankVersion(ctx context.Context, actor *Account, owner, pack, 
 	if err := checkYankTarget(version); err != nil {
 		return nil, nil, err
 	}
-	pkg, v, err := s.store.SetYanked(ctx, p.ID, version, true, reason, s.now())
+	pkg, v, err := s.store.SetYanked(ctx, NewYankChange(p, version, true, reason, s.now()))
 	if err == nil && s.auditing() {
 		msg := fmt.Sprintf("%s yanked %s %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug), v.Version)
 		if reason != "" {
@@ -88,7 +124,7 @@ func (s *Service) UnyankVersion(ctx context.Context, actor *Account, owner, pack
 	if err := checkYankTarget(version); err != nil {
 		return nil, nil, err
 	}
-	pkg, v, err := s.store.SetYanked(ctx, p.ID, version, false, "", s.now())
+	pkg, v, err := s.store.SetYanked(ctx, NewYankChange(p, version, false, "", s.now()))
 	if err == nil && s.auditing() {
 		s.emit(ctx, lifecycleEvent(ActionUnyank, actor.Username, p, v.Version, fmt.Sprintf("%s un-yanked %s %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug), v.Version)))
 	}

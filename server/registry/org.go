@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pact-registry/pact/pkg/clip"
+	"github.com/pact-registry/pact/pkg/translog"
 )
 
 // Organisations (docs/protocol.md, Organisations; docs/design.md,
@@ -89,34 +90,36 @@ const (
 )
 
 // OrgStore keeps organisations and their members. Every change of members
-// appends its transparency log entry (MemberLogEntry) in its transaction.
+// appends its transparency log entries, which the domain builds
+// (MemberLogEntry, TrustedPublisherRemovedLogEntry), in its transaction.
 type OrgStore interface {
 	// CreateOrg stores org (Kind KindOrg, sets its ID) with creator as its
-	// first owner, in one transaction. Conflict when the name is taken
-	// by a user or an organisation.
-	CreateOrg(ctx context.Context, org *Account, creator *Account) error
+	// first owner, and appends entry (the creator's MemberLogEntry), in one
+	// transaction. Conflict when the name is taken by a user or an
+	// organisation.
+	CreateOrg(ctx context.Context, org *Account, creator *Account, entry *translog.Entry) error
 	// OrgMembers lists an organisation's members, owners first, then by
 	// username.
 	OrgMembers(ctx context.Context, orgID int64) ([]Member, error)
 	// MemberRole answers accountID's role in orgID, "" when it is not a
 	// member. Read from the database every time: never cached.
 	MemberRole(ctx context.Context, orgID, accountID int64) (Role, error)
-	// SetMember adds member to org with role, or changes its role;
+	// SetMember adds u.Member to u.Org with u.Role, or changes its role;
 	// Changed is false when it had that role already (nothing is
-	// logged). Conflict when it would leave org without an owner, or
-	// past MaxOrgMembers. Demoting an owner revokes its grants
+	// logged). Conflict when it would leave the organisation without an
+	// owner, or past MaxOrgMembers. Demoting an owner revokes its grants
 	// (revokeGrants below) in the same transaction.
-	SetMember(ctx context.Context, org, member, by *Account, role Role, at time.Time) (*MemberChange, error)
-	// RemoveMember removes member from org, and revokes its grants in
-	// the same transaction. NotFound when it is not a member; Conflict
-	// when it is the last owner.
+	SetMember(ctx context.Context, u MemberUpdate) (*MemberChange, error)
+	// RemoveMember removes u.Member from u.Org (u.Role is ""), and revokes
+	// its grants in the same transaction. NotFound when it is not a
+	// member; Conflict when it is the last owner.
 	//
-	// Revoking a member's grants: the trusted publishers of org whose
-	// CreatedBy is member are deleted, the tokens exchanged through them
-	// that are active at at are revoked, and each deleted publisher
-	// appends its TrustedPublisherRemovedLogEntry after the member's own
-	// entry; the MemberChange lists both.
-	RemoveMember(ctx context.Context, org, member, by *Account, at time.Time) (*MemberChange, error)
+	// Revoking a member's grants: the trusted publishers of the
+	// organisation whose CreatedBy is the member are deleted, and the
+	// tokens exchanged through them that are active at u.At are revoked;
+	// the MemberChange lists both. A change appends the entries
+	// u.Entries builds from them, in its transaction.
+	RemoveMember(ctx context.Context, u MemberUpdate) (*MemberChange, error)
 	// CountOwned counts the packages of ownerID that have a latest version.
 	CountOwned(ctx context.Context, ownerID int64) (int64, error)
 	// OrgsOf lists the organisations accountID is a member of, by name.
@@ -124,6 +127,37 @@ type OrgStore interface {
 	// CountCreatedOrgs counts the organisations of which accountID is
 	// an owner.
 	CountOwnedOrgs(ctx context.Context, accountID int64) (int64, error)
+}
+
+// MemberUpdate is a change of one member of an organisation, with the log
+// entries the domain makes of it (NewMemberUpdate).
+type MemberUpdate struct {
+	Org, Member *Account
+	Role        Role // the new role; "" for a removal
+	At          time.Time
+	// Entries answers the change's log entries, in the order they are
+	// appended, from what the store's transaction did: the trusted
+	// publishers it removed with the member's owner role (oldest first)
+	// and, by their id, how many tokens exchanged through each it
+	// revoked. The store calls it once the change is made, and only when
+	// the membership changed.
+	Entries func(removed []TrustedPublisher, revoked map[int64]int) []*translog.Entry
+}
+
+// NewMemberUpdate is the change by which by gives member role in org (""
+// removes it) at at: its entry, then one for each trusted publisher the
+// member's lost owner role takes with it.
+func NewMemberUpdate(org, member, by *Account, role Role, at time.Time) MemberUpdate {
+	orgName, memberName, byName := org.Username, member.Username, by.Username
+	return MemberUpdate{Org: org, Member: member, Role: role, At: at,
+		Entries: func(removed []TrustedPublisher, revoked map[int64]int) []*translog.Entry {
+			entries := []*translog.Entry{MemberLogEntry(orgName, memberName, role, byName, at)}
+			for i := range removed {
+				entries = append(entries, TrustedPublisherRemovedLogEntry(orgName, memberName, &removed[i], revoked[removed[i].ID], byName, at))
+			}
+			return entries
+		},
+	}
 }
 
 // MemberChange is what a change of members did.
@@ -198,7 +232,8 @@ func (s *Service) CreateOrg(ctx context.Context, creator *Account, maker *Token,
 		return nil, Errorf(Conflict, "%s owns %d organisations, the most one account may", creator.Username, n)
 	}
 	org := &Account{Kind: KindOrg, Username: u, DisplayName: displayName, CreatedAt: s.now()}
-	if err := s.store.CreateOrg(ctx, org, creator); err != nil {
+	entry := MemberLogEntry(org.Username, creator.Username, RoleOwner, creator.Username, org.CreatedAt)
+	if err := s.store.CreateOrg(ctx, org, creator, entry); err != nil {
 		if IsCode(err, Conflict) {
 			return nil, Errorf(Conflict, "the name %s is taken by a user or an organisation", u)
 		}
@@ -251,7 +286,7 @@ func (s *Service) SetMember(ctx context.Context, actor *Account, maker *Token, o
 	if _, err := ParseRole(string(role)); err != nil {
 		return nil, err
 	}
-	ch, err := s.store.SetMember(ctx, o, member, actor, role, s.now())
+	ch, err := s.store.SetMember(ctx, NewMemberUpdate(o, member, actor, role, s.now()))
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +304,7 @@ func (s *Service) RemoveMember(ctx context.Context, actor *Account, maker *Token
 	if err != nil {
 		return nil, err
 	}
-	ch, err := s.store.RemoveMember(ctx, o, member, actor, s.now())
+	ch, err := s.store.RemoveMember(ctx, NewMemberUpdate(o, member, actor, "", s.now()))
 	if err != nil {
 		return nil, err
 	}

@@ -83,12 +83,12 @@ func (r *Release) Canonical() []byte {
 // ReleaseStore keeps releases.
 type ReleaseStore interface {
 	// CreateRelease stores r (setting ID, CreatedAt as given, LogIndex)
-	// for the version r.VersionID of r.PackageID and appends its log entry
-	// (ReleaseLogEntry) in the same transaction. When that version has a
-	// release already it changes nothing: with the same SHA256 it answers
-	// the stored one and created false; otherwise ReleaseConflict.
-	// NotFound when the version does not exist.
-	CreateRelease(ctx context.Context, r *Release) (stored *Release, created bool, err error)
+	// for the version r.VersionID of r.PackageID and appends entry, its
+	// log entry (ReleaseLogEntry), in the same transaction. When that
+	// version has a release already it changes nothing: with the same
+	// SHA256 it answers the stored one and created false; otherwise
+	// ReleaseConflict. NotFound when the version does not exist.
+	CreateRelease(ctx context.Context, r *Release, entry *translog.Entry) (stored *Release, created bool, err error)
 	// ReleaseOf answers the release of owner/pack's version; NotFound when
 	// there is none.
 	ReleaseOf(ctx context.Context, owner, pack, version string) (*Release, error)
@@ -171,7 +171,7 @@ func (s *Service) RegisterRelease(ctx context.Context, caller *Account, token *T
 	r.CreatedAt = s.now()
 	sum := sha256.Sum256(r.Canonical())
 	r.SHA256 = hex.EncodeToString(sum[:])
-	return s.store.CreateRelease(ctx, r)
+	return s.store.CreateRelease(ctx, r, ReleaseLogEntry(r))
 }
 
 // Release answers the release of owner/pack's version.

@@ -127,7 +127,7 @@ func (s *Service) Publish(ctx context.Context, actor *Account, req PublishReques
 		in.CI = req.Token.CI
 		in.TokenID = req.Token.ID
 	}
-	pkg, created, err := s.store.Publish(ctx, in)
+	pkg, created, err := s.store.Publish(ctx, in.Ready())
 	if err != nil {
 		return nil, false, err
 	}

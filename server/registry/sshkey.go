@@ -13,7 +13,8 @@ import (
 // AddSSHKey registers a public key (one authorized_keys line) for signed
 // publishing. The name defaults to the key's comment.
 func (s *Service) AddSSHKey(ctx context.Context, accountID int64, publicKey, name string) (*SSHKey, error) {
-	if err := s.checkUserID(ctx, accountID); err != nil {
+	owner, err := s.userByID(ctx, accountID)
+	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(publicKey) == "" {
@@ -42,7 +43,7 @@ func (s *Service) AddSSHKey(ctx context.Context, accountID int64, publicKey, nam
 		PublicKey:   sshsign.MarshalPublicKey(pub),
 		CreatedAt:   s.now(),
 	}
-	if err := s.store.CreateSSHKey(ctx, k); err != nil {
+	if err := s.store.CreateSSHKey(ctx, k, KeyLogEntry(true, owner.Username, k, k.CreatedAt)); err != nil {
 		return nil, err
 	}
 	if s.auditing() {
@@ -164,7 +165,7 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 // PublishVerified publishes in the transaction that spends the nonce, so a
 // replayed request cannot publish twice, even on another replica.
 func (s *Service) PublishVerified(ctx context.Context, v *VerifiedPublish) (*Package, bool, error) {
-	pkg, created, err := s.store.Publish(ctx, v.input)
+	pkg, created, err := s.store.Publish(ctx, v.input.Ready())
 	if err != nil {
 		return nil, false, err
 	}
@@ -209,8 +210,9 @@ func (s *Service) ListSSHKeys(ctx context.Context, accountID int64) ([]SSHKey, e
 // not exist or belongs to someone else. Versions it signed keep their
 // provenance, and its spent nonces stay spent.
 func (s *Service) DeleteSSHKey(ctx context.Context, accountID, keyID int64) error {
+	entry := KeyRemoval(s.now())
 	if !s.auditing() {
-		return s.store.DeleteSSHKey(ctx, accountID, keyID)
+		return s.store.DeleteSSHKey(ctx, accountID, keyID, entry)
 	}
 	// The key is described before it is gone.
 	key := &SSHKey{ID: keyID}
@@ -221,7 +223,7 @@ func (s *Service) DeleteSSHKey(ctx context.Context, accountID, keyID int64) erro
 			}
 		}
 	}
-	if err := s.store.DeleteSSHKey(ctx, accountID, keyID); err != nil {
+	if err := s.store.DeleteSSHKey(ctx, accountID, keyID, entry); err != nil {
 		return err
 	}
 	actor := s.username(ctx, accountID)
@@ -267,9 +269,15 @@ func (s *Service) AuthorizedKeys(ctx context.Context, username string) ([]SSHKey
 // checkUserID refuses what only a user may hold (keys, tokens) for an
 // organisation's id.
 func (s *Service) checkUserID(ctx context.Context, accountID int64) error {
+	_, err := s.userByID(ctx, accountID)
+	return err
+}
+
+// userByID answers the account accountID, which must be a user (checkUser).
+func (s *Service) userByID(ctx context.Context, accountID int64) (*Account, error) {
 	acct, err := s.store.AccountByID(ctx, accountID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return checkUser(acct)
+	return acct, checkUser(acct)
 }

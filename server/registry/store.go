@@ -3,6 +3,8 @@ package registry
 import (
 	"context"
 	"time"
+
+	"github.com/pact-registry/pact/pkg/translog"
 )
 
 // Store is everything pact keeps. Implementations: server/sqlstore (SQLite
@@ -119,16 +121,20 @@ type TokenStore interface {
 }
 
 type SSHKeyStore interface {
-	// CreateSSHKey sets k.ID and stores k. Conflict when the fingerprint is
-	// registered already, by any account.
-	CreateSSHKey(ctx context.Context, k *SSHKey) error
+	// CreateSSHKey sets k.ID and stores k, and appends entry (its
+	// KeyLogEntry) to the log in the same transaction. Conflict when the
+	// fingerprint is registered already, by any account.
+	CreateSSHKey(ctx context.Context, k *SSHKey, entry *translog.Entry) error
 	// KeyHolder finds a key by its fingerprint, with its account, in one
 	// read.
 	KeyHolder(ctx context.Context, fingerprint string) (*SSHKey, *Account, error)
 	// ListSSHKeys lists an account's keys, oldest first.
 	ListSSHKeys(ctx context.Context, accountID int64) ([]SSHKey, error)
-	// DeleteSSHKey deletes one of accountID's keys; NotFound otherwise.
-	DeleteSSHKey(ctx context.Context, accountID, keyID int64) error
+	// DeleteSSHKey deletes one of accountID's keys, and appends the entry
+	// that entry builds from the key and its owner's username, as the
+	// transaction finds them, in the same transaction; NotFound when
+	// there is no such key.
+	DeleteSSHKey(ctx context.Context, accountID, keyID int64, entry func(owner string, k *SSHKey) *translog.Entry) error
 	TouchSSHKey(ctx context.Context, keyID int64, at time.Time) error
 }
 
@@ -154,6 +160,45 @@ type PublishInput struct {
 	// Warnings say what Name lost on its way to PackSlug; the store does
 	// not keep them, the publish hands them back on its Package.
 	Warnings []string
+
+	// What the store records and checks with the version, as the domain
+	// decides them (Ready). Entry is the version's log entry, appended
+	// when the version is new. BecomesLatest is the rule of which version
+	// is latest: the store asks it, in its transaction, whether the new
+	// version takes the place of the package's current latest one.
+	// RequireMember, when not 0, is an account that must still be a
+	// member of the organisation OwnerID when the version is stored
+	// (Forbidden otherwise).
+	Entry         *translog.Entry
+	BecomesLatest func(current, candidate string) bool
+	RequireMember int64
+}
+
+// Ready answers in with what the store records and checks with it: its
+// log entry (PublishLogEntry), the rule of latest (BecomesLatest) and, for
+// a member's publish into an organisation, the publisher's membership as a
+// precondition. Can decided the membership before; the store checks it
+// again in its transaction, so a removal that commits meanwhile, on any
+// replica, still stops the publish. Call it once in is complete: the entry
+// is made from in as it is.
+func (in PublishInput) Ready() PublishInput {
+	in.Entry = PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance, in.CI)
+	in.BecomesLatest = BecomesLatest
+	in.RequireMember = 0
+	if in.PublisherID != 0 && in.PublisherID != in.OwnerID {
+		in.RequireMember = in.PublisherID
+	}
+	return in
+}
+
+// ReadyAll answers Ready of each of ins, for a bulk load of fresh packages
+// (sqlstore's Seed).
+func ReadyAll(ins []PublishInput) []PublishInput {
+	out := make([]PublishInput, len(ins))
+	for i, in := range ins {
+		out[i] = in.Ready()
+	}
+	return out
 }
 
 // PackageFilter selects a page of the package list, the package whose
@@ -194,7 +239,10 @@ type PackageStore interface {
 	// when new, and adds the version. A version that exists with the same
 	// SHA256 changes nothing and returns the package; with another SHA256
 	// it returns VersionConflict and changes nothing. created reports
-	// whether a new version was added.
+	// whether a new version was added. The store appends in.Entry to the
+	// log with a new version, makes it the latest when in.BecomesLatest
+	// says so, and checks in.RequireMember; in comes from
+	// PublishInput.Ready.
 	Publish(ctx context.Context, in PublishInput) (pkg *Package, created bool, err error)
 	// ListPackages returns up to f.Limit packages in the filter's order. A
 	// search may stop short of f.Limit when it has examined as much of

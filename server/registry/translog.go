@@ -123,6 +123,37 @@ func KeyLogEntry(added bool, owner string, k *SSHKey, at time.Time) *translog.En
 	return translog.NewKeyRemove(ev)
 }
 
+// LogBackfill builds the log entries of what a database made before the
+// log holds: the store appends one for each version and SSH key it has, in
+// the order they were made, in the migration that makes the log and in the
+// restore of a dump from before it.
+type LogBackfill struct {
+	// Publish is a version's entry, as published with p (nil: a token)
+	// at at.
+	Publish func(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance) *translog.Entry
+	// KeyAdd is the entry of owner's key k, as added when it was made.
+	KeyAdd func(owner string, k *SSHKey) *translog.Entry
+}
+
+// Backfill is the LogBackfill of pact's entries: PublishLogEntry (no CI
+// job was ever recorded before the log) and KeyLogEntry at the key's
+// creation.
+func Backfill() LogBackfill {
+	return LogBackfill{
+		Publish: func(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance) *translog.Entry {
+			return PublishLogEntry(owner, pack, version, sha256Hex, size, at, p)
+		},
+		KeyAdd: func(owner string, k *SSHKey) *translog.Entry { return KeyLogEntry(true, owner, k, k.CreatedAt) },
+	}
+}
+
+// KeyRemoval answers what SSHKeyStore.DeleteSSHKey builds the key-remove
+// entry of a key removed at at with, from the key and its owner's username
+// as its transaction finds them.
+func KeyRemoval(at time.Time) func(owner string, k *SSHKey) *translog.Entry {
+	return func(owner string, k *SSHKey) *translog.Entry { return KeyLogEntry(false, owner, k, at) }
+}
+
 // YankLogEntry is the log entry of a version of owner/pack yanked (yanked
 // true, with reason) or un-yanked.
 func YankLogEntry(yanked bool, owner, pack, version, reason string, at time.Time) *translog.Entry {

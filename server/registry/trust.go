@@ -53,11 +53,13 @@ func (p *TrustedPublisher) Active(now time.Time) bool {
 // exchanged.
 type TrustStore interface {
 	// CreateTrustedPublisher sets p.ID and stores p. NotFound when the
-	// account does not exist. When it is an organisation, p.CreatedBy
-	// must be one of its owners, read in the transaction that stores p
-	// (Forbidden otherwise), so that an owner removed meanwhile cannot
-	// leave a trusted publisher behind.
-	CreateTrustedPublisher(ctx context.Context, p *TrustedPublisher) error
+	// account does not exist. requireOwner, when not 0, is a precondition:
+	// p's account is an organisation and requireOwner one of its owners,
+	// checked in the transaction that stores p, under the organisation's
+	// row lock that a member's removal takes (Forbidden otherwise), so
+	// that an owner removed meanwhile cannot leave a trusted publisher
+	// behind.
+	CreateTrustedPublisher(ctx context.Context, p *TrustedPublisher, requireOwner int64) error
 	// ListTrustedPublishers lists an account's trusted publishers, oldest first.
 	ListTrustedPublishers(ctx context.Context, accountID int64) ([]TrustedPublisher, error)
 	// TrustedPublishersByIssuer lists every account's trusted publishers
@@ -213,7 +215,13 @@ func (s *Service) AddTrustedPublisher(ctx context.Context, actor *Account, maker
 			p.ExpiresAt = &expires
 		}
 	}
-	if err := s.store.CreateTrustedPublisher(ctx, p); err != nil {
+	// Can decided that actor may (an owner, in an organisation); the
+	// store checks it again as it stores p.
+	var requireOwner int64
+	if owner.IsOrg() {
+		requireOwner = actor.ID
+	}
+	if err := s.store.CreateTrustedPublisher(ctx, p, requireOwner); err != nil {
 		return nil, err
 	}
 	if s.auditing() {

@@ -68,8 +68,8 @@ func populate(t *testing.T, s *sqlstore.Store) {
 
 	keep := &registry.SSHKey{AccountID: alice.ID, Name: "work", Type: "ssh-ed25519", Fingerprint: "SHA256:keep", PublicKey: "ssh-ed25519 AAAAkeep", CreatedAt: at(5), LastUsedAt: &used}
 	gone := &registry.SSHKey{AccountID: bob.ID, Name: "", Type: "ssh-rsa", Fingerprint: "SHA256:gone", PublicKey: "ssh-rsa AAAAgone", CreatedAt: at(6)}
-	must(s.CreateSSHKey(ctx, keep))
-	must(s.CreateSSHKey(ctx, gone))
+	must(s.CreateSSHKey(ctx, keep, registry.KeyLogEntry(true, "alice", keep, keep.CreatedAt)))
+	must(s.CreateSSHKey(ctx, gone, registry.KeyLogEntry(true, "bob", gone, gone.CreatedAt)))
 
 	const unknownLines = "\x00unknown"
 	signedName := ""
@@ -88,7 +88,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 				in.Provenance.SignedLinesKnown, in.Provenance.SignedName, in.Provenance.PublicKey = false, "", ""
 			}
 		}
-		if _, _, err := s.Publish(ctx, in); err != nil {
+		if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
 			t.Fatalf("Publish %s@%s: %v", pack, version, err)
 		}
 	}
@@ -104,7 +104,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	signedName = ""
 	publish(bob, "orphan", "0.1.0", "# signed by a key that was deleted since\n", 30, gone, "orphan-nonce-0123456789")
 	publish(bob, "orphan", "0.0.9", "# an older version published later\n", 31, nil, "")
-	must(s.DeleteSSHKey(ctx, bob.ID, gone.ID))
+	must(s.DeleteSSHKey(ctx, bob.ID, gone.ID, registry.KeyRemoval(time.Now())))
 	// A yanked version (the latest moves back to 2.2.0), one yanked and
 	// un-yanked again, and a deprecated package.
 	signed, err := s.PackageBySlug(ctx, "alice", "signed")
@@ -114,7 +114,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 		yanked  bool
 		reason  string
 	}{{"2.3.0", true, "broken <parser> & more"}, {"2.1.0", true, ""}, {"2.1.0", false, ""}} {
-		_, _, err := s.SetYanked(ctx, signed.ID, y.version, y.yanked, y.reason, at(40))
+		_, _, err := s.SetYanked(ctx, registry.NewYankChange(signed, y.version, y.yanked, y.reason, at(40)))
 		must(err)
 	}
 	orphan, err := s.PackageBySlug(ctx, "bob", "orphan")
@@ -132,7 +132,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	tp := &registry.TrustedPublisher{AccountID: alice.ID, Issuer: "https://token.actions.githubusercontent.com",
 		Packages: []string{"odd", "odd-*"}, Claims: map[string]string{"repository": "alice/odd", "environment": "rélease \"1\""}, CreatedAt: at(56),
 		ExpiresAt: &expires, CreatedBy: &registry.Maker{AccountID: alice.ID, Username: "alice", TokenID: tokens[1].ID}}
-	must(s.CreateTrustedPublisher(ctx, tp))
+	must(s.CreateTrustedPublisher(ctx, tp, 0))
 	exchanged := &registry.Token{AccountID: alice.ID, Name: "trusted publishing, repository alice/odd", CreatedAt: at(56), ExpiresAt: &expires,
 		Scopes: []registry.Scope{registry.ScopePublish}, Packages: tp.Packages, CI: &registry.CIIdentity{Issuer: tp.Issuer, Repository: "alice/odd"},
 		TrustedPublishers: []int64{tp.ID}, Hash: bytes.Repeat([]byte{0x42}, 32)}
@@ -152,7 +152,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 		ContractSHA256: v220.SHA256, ArtifactIndexURL: "https://example.com/signed/2.2.0/", SourceGitCommit: "abc1234",
 		Artifacts: []json.RawMessage{json.RawMessage(`{"name":"signed <&> \u00e9.tar.gz","size":9007199254740993}`)}, CreatedAt: at(57)}
 	rel.SHA256 = sha(rel.Canonical())
-	_, _, err = s.CreateRelease(ctx, rel)
+	_, _, err = s.CreateRelease(ctx, rel, registry.ReleaseLogEntry(rel))
 	must(err)
 }
 
@@ -226,7 +226,7 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 				}
 				content := []byte("# new\n")
 				p, created, err := target.Publish(ctx, registry.PublishInput{OwnerID: carol.ID, OwnerSlug: "carol", PackSlug: "new", Name: "new",
-					Version: "1.0.0", Content: content, SHA256: sha(content), Now: time.Now()})
+					Version: "1.0.0", Content: content, SHA256: sha(content), Now: time.Now()}.Ready())
 				var lastPackage int64
 				for _, q := range mustList(t, source) {
 					lastPackage = max(lastPackage, q.ID)

@@ -39,7 +39,7 @@ func benchStore(b *testing.B, dsn string, packages int, opts ...sqlstore.Options
 	for i := range packages {
 		in := benchDocument(fmt.Sprintf("pack-%04d", i), "1.0.0")
 		in.OwnerID, in.OwnerSlug = alice.ID, alice.Username
-		if _, _, err := s.Publish(ctx, in); err != nil {
+		if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -54,7 +54,7 @@ func BenchmarkPublish(b *testing.B) {
 			s, alice := benchStore(b, backend.dsn(b), 0)
 			ctx := context.Background()
 			key := &registry.SSHKey{AccountID: alice.ID, Name: "bench", Type: "ssh-ed25519", Fingerprint: "SHA256:bench", PublicKey: "ssh-ed25519 AAAA", CreatedAt: time.Now()}
-			if err := s.CreateSSHKey(ctx, key); err != nil {
+			if err := s.CreateSSHKey(ctx, key, registry.KeyLogEntry(true, alice.Username, key, key.CreatedAt)); err != nil {
 				b.Fatal(err)
 			}
 			i := 0
@@ -63,7 +63,7 @@ func BenchmarkPublish(b *testing.B) {
 				in.OwnerID, in.OwnerSlug = alice.ID, alice.Username
 				in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: in.Now.Unix(),
 					Nonce: fmt.Sprintf("nonce-%016d", i), Signature: "-----BEGIN SSH SIGNATURE-----"}
-				if _, created, err := s.Publish(ctx, in); err != nil || !created {
+				if _, created, err := s.Publish(ctx, in.Ready()); err != nil || !created {
 					b.Fatalf("Publish: created %v, %v", created, err)
 				}
 				i++
@@ -146,7 +146,7 @@ func BenchmarkPublishConcurrent(b *testing.B) {
 					i := next.Add(1)
 					in := benchDocument(fmt.Sprintf("pack-%d", i%64), fmt.Sprintf("1.0.%d", i))
 					in.OwnerID, in.OwnerSlug = alice.ID, alice.Username
-					if _, created, err := s.Publish(ctx, in); err != nil || !created {
+					if _, created, err := s.Publish(ctx, in.Ready()); err != nil || !created {
 						b.Errorf("Publish: created %v, %v", created, err)
 						return
 					}
@@ -185,7 +185,7 @@ func BenchmarkStoreOperations(b *testing.B) {
 			for i := range 100 {
 				in := benchDocument(fmt.Sprintf("pack-%04d", i), "1.0.0")
 				in.OwnerID, in.OwnerSlug = alice.ID, alice.Username
-				p, _, err := s.Publish(ctx, in)
+				p, _, err := s.Publish(ctx, in.Ready())
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -197,7 +197,7 @@ func BenchmarkStoreOperations(b *testing.B) {
 			}
 			key := &registry.SSHKey{AccountID: alice.ID, Name: "laptop", Type: "ssh-ed25519", Fingerprint: "SHA256:laptop",
 				PublicKey: "ssh-ed25519 AAAA", CreatedAt: now}
-			if err := s.CreateSSHKey(ctx, key); err != nil {
+			if err := s.CreateSSHKey(ctx, key, registry.KeyLogEntry(true, alice.Username, key, key.CreatedAt)); err != nil {
 				b.Fatal(err)
 			}
 			session := &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash"), CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
@@ -230,10 +230,10 @@ func BenchmarkStoreOperations(b *testing.B) {
 				{"CreateSSHKey+DeleteSSHKey", func(i int) error {
 					k := &registry.SSHKey{AccountID: alice.ID, Name: "k", Type: "ssh-ed25519", Fingerprint: fmt.Sprintf("SHA256:k%d", i),
 						PublicKey: "ssh-ed25519 AAAA", CreatedAt: now}
-					if err := s.CreateSSHKey(ctx, k); err != nil {
+					if err := s.CreateSSHKey(ctx, k, registry.KeyLogEntry(true, alice.Username, k, k.CreatedAt)); err != nil {
 						return err
 					}
-					return s.DeleteSSHKey(ctx, alice.ID, k.ID)
+					return s.DeleteSSHKey(ctx, alice.ID, k.ID, registry.KeyRemoval(time.Now()))
 				}},
 				{"PackageBySlug", func(int) error { _, err := s.PackageBySlug(ctx, "alice", pkg.PackSlug); return err }},
 				{"ListVersions", func(int) error { _, err := s.ListVersions(ctx, pkg.ID); return err }},
@@ -253,7 +253,7 @@ func BenchmarkStoreOperations(b *testing.B) {
 						batch[j].OwnerID, batch[j].OwnerSlug = alice.ID, alice.Username
 						seeded++
 					}
-					return s.Seed(ctx, batch)
+					return s.Seed(ctx, registry.ReadyAll(batch))
 				}},
 			}
 			for _, op := range ops {

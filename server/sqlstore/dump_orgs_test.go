@@ -30,10 +30,10 @@ func TestDumpRestoreKeepsOrganisations(t *testing.T) {
 					}
 				}
 				acme := &registry.Account{Username: "acme", DisplayName: "Acme Corp", CreatedAt: now}
-				if err := source.CreateOrg(ctx, acme, alice); err != nil {
+				if err := source.CreateOrg(ctx, acme, alice, registry.MemberLogEntry("acme", "alice", registry.RoleOwner, "alice", now)); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := source.SetMember(ctx, acme, bob, alice, registry.RoleMaintainer, now); err != nil {
+				if _, err := source.SetMember(ctx, registry.NewMemberUpdate(acme, bob, alice, registry.RoleMaintainer, now)); err != nil {
 					t.Fatal(err)
 				}
 				tok := &registry.Token{AccountID: bob.ID, Name: "t", Hash: []byte("0123456789abcdef0123456789abcdef"), CreatedAt: now}
@@ -43,7 +43,7 @@ func TestDumpRestoreKeepsOrganisations(t *testing.T) {
 				content := []byte("# widget\n")
 				in := registry.PublishInput{OwnerID: acme.ID, OwnerSlug: "acme", PackSlug: "widget", Name: "widget", Version: "1.0.0",
 					Content: content, SHA256: sha(content), Now: now, PublisherID: bob.ID, TokenID: tok.ID}
-				if _, _, err := source.Publish(ctx, in); err != nil {
+				if _, _, err := source.Publish(ctx, in.Ready()); err != nil {
 					t.Fatal(err)
 				}
 				first := dump(t, source)
@@ -80,7 +80,7 @@ func TestDumpRestoreKeepsOrganisations(t *testing.T) {
 					t.Errorf("restored version %+v, %v; want published by bob with token %d", vs, err, tok.ID)
 				}
 				// Membership rules hold on the restored database.
-				if _, err := target.RemoveMember(ctx, org, alice, bob, now); !registry.IsCode(err, registry.Conflict) {
+				if _, err := target.RemoveMember(ctx, registry.NewMemberUpdate(org, alice, bob, "", now)); !registry.IsCode(err, registry.Conflict) {
 					t.Errorf("removing the last owner after restore: %v, want Conflict", err)
 				}
 			})

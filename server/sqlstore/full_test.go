@@ -78,7 +78,7 @@ func TestSQLiteMaxPageCount(t *testing.T) {
 		content := []byte(fmt.Sprintf("# v%d\n\n%s\n", i, strings.Repeat(fmt.Sprintf("%x", i), 16<<10)))
 		sum := sha256.Sum256(content)
 		_, _, err := s.Publish(ctx, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "big", Name: "big",
-			Version: version, Content: content, SHA256: hex.EncodeToString(sum[:])})
+			Version: version, Content: content, SHA256: hex.EncodeToString(sum[:])}.Ready())
 		if err != nil {
 			fullErr = err
 			if _, err := s.VersionDocument(ctx, "alice", "big", version); !registry.IsCode(err, registry.NotFound) {

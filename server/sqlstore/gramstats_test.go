@@ -61,7 +61,7 @@ func TestSearchEstimatesKeptAWhile(t *testing.T) {
 				content := []byte("# " + name + "\n")
 				if _, _, err := s.Publish(ctx, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: name, Name: name,
 					Description: "more quokka", Version: "1.0.0", Content: content, SHA256: sha(content),
-					Now: time.Date(2026, 2, 1, 0, 0, i, 0, time.UTC)}); err != nil {
+					Now: time.Date(2026, 2, 1, 0, 0, i, 0, time.UTC)}.Ready()); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -71,7 +71,7 @@ func TestSearchEstimatesKeptAWhile(t *testing.T) {
 			content := []byte("# wombat\n")
 			if _, _, err := s.Publish(ctx, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: "wombat", Name: "wombat",
 				Description: "a burrow", Version: "1.0.0", Content: content, SHA256: sha(content),
-				Now: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC)}); err != nil {
+				Now: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC)}.Ready()); err != nil {
 				t.Fatal(err)
 			}
 			if found := search("wombat"); !slices.Equal(found, []string{"wombat"}) || probed != 0 {
@@ -87,9 +87,9 @@ func TestSearchEstimatesKeptAWhile(t *testing.T) {
 			}
 
 			content = []byte("# late\n")
-			if err := s.Seed(ctx, []registry.PublishInput{{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: "late", Name: "late",
+			if err := s.Seed(ctx, registry.ReadyAll([]registry.PublishInput{{OwnerID: owner.ID, OwnerSlug: "owner", PackSlug: "late", Name: "late",
 				Description: "late quokka", Version: "1.0.0", Content: content, SHA256: sha(content),
-				Now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}}); err != nil {
+				Now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}})); err != nil {
 				t.Fatal(err)
 			}
 			if found := search("quokka"); len(found) == 0 || found[0] != "late" {

@@ -3,7 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"time"
+	"fmt"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -14,11 +14,14 @@ import (
 
 // SetYanked yanks or un-yanks one version and moves the package's latest
 // version accordingly; see registry.LifecycleStore.
-func (s *Store) SetYanked(ctx context.Context, packageID int64, version string, yanked bool, reason string, at time.Time) (*registry.Package, *registry.Version, error) {
+func (s *Store) SetYanked(ctx context.Context, c registry.YankChange) (*registry.Package, *registry.Version, error) {
+	if c.Entry == nil || c.LatestOf == nil {
+		return nil, nil, fmt.Errorf("sqlstore: the yank of %s comes without its log entry or rule of latest (registry.NewYankChange)", c.Version)
+	}
 	var pkg *registry.Package
 	var v *registry.Version
-	err := s.inTx(ctx, "yank", func(ctx context.Context, tx *sql.Tx) (err error) {
-		pkg, v, err = s.setYankedTx(ctx, tx, packageID, version, yanked, reason, at)
+	err := s.transact(ctx, "yank", func(ctx context.Context, tx *sql.Tx) (err error) {
+		pkg, v, err = s.setYankedTx(ctx, tx, c)
 		return err
 	})
 	if err != nil {
@@ -29,7 +32,8 @@ func (s *Store) SetYanked(ctx context.Context, packageID int64, version string, 
 	return pkg, v, nil
 }
 
-func (s *Store) setYankedTx(ctx context.Context, tx *sql.Tx, packageID int64, version string, yanked bool, reason string, at time.Time) (*registry.Package, *registry.Version, error) {
+func (s *Store) setYankedTx(ctx context.Context, tx *sql.Tx, c registry.YankChange) (*registry.Package, *registry.Version, error) {
+	packageID, version := c.PackageID, c.Version
 	// Writing the package row first locks it (PostgreSQL), as a publish
 	// does before it compares versions: a concurrent publish of the same
 	// package waits, then compares with the latest chosen here.
@@ -37,9 +41,7 @@ func (s *Store) setYankedTx(ctx context.Context, tx *sql.Tx, packageID int64, ve
 	if err := s.oneRow(res, err, "yank", func() error { return notFound("no such package %d", packageID) }); err != nil {
 		return nil, nil, err
 	}
-	// The state before, so that only a change is logged: yanking a yanked
-	// version again with the same reason, or un-yanking one that is not
-	// yanked, changes nothing a reader can see.
+	// The state before, for c.Entry: the domain logs only a change.
 	var wasYanked bool
 	var oldReason string
 	err = tx.QueryRowContext(ctx, s.q(`SELECT yanked_at IS NOT NULL, yank_reason FROM versions WHERE package_id = ? AND version = ?`),
@@ -47,9 +49,9 @@ func (s *Store) setYankedTx(ctx context.Context, tx *sql.Tx, packageID int64, ve
 	if err != nil && !errNoRows(err) {
 		return nil, nil, err
 	}
-	if yanked {
+	if c.Yanked {
 		res, err = tx.ExecContext(ctx, s.q(`UPDATE versions SET yanked_at = COALESCE(yanked_at, ?), yank_reason = ?
-WHERE package_id = ? AND version = ?`), dbTime(at), reason, packageID, version)
+WHERE package_id = ? AND version = ?`), dbTime(c.At), c.Reason, packageID, version)
 	} else {
 		res, err = tx.ExecContext(ctx, s.q(`UPDATE versions SET yanked_at = NULL, yank_reason = ''
 WHERE package_id = ? AND version = ?`), packageID, version)
@@ -66,16 +68,15 @@ WHERE package_id = ? AND version = ?`), packageID, version)
 		}
 		return nil, nil, notFound("no version %s of %s/%s", version, pkg.OwnerSlug, pkg.PackSlug)
 	}
-	if err := s.chooseLatest(ctx, tx, packageID); err != nil {
+	if err := s.chooseLatest(ctx, tx, packageID, c.LatestOf); err != nil {
 		return nil, nil, err
 	}
 	pkg, err := s.packageByID(ctx, tx, packageID)
 	if err != nil {
 		return nil, nil, err
 	}
-	if wasYanked != yanked || (yanked && oldReason != reason) {
-		entry := registry.YankLogEntry(yanked, pkg.OwnerSlug, pkg.PackSlug, version, reason, at)
-		if _, err := s.appendLog(ctx, tx, entry, at); err != nil {
+	if entry := c.Entry(wasYanked, oldReason); entry != nil {
+		if _, err := s.appendLog(ctx, tx, entry); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -87,11 +88,11 @@ WHERE v.package_id = ? AND v.version = ?`), packageID, version))
 	return pkg, v, nil
 }
 
-// chooseLatest makes the package's latest version the one
-// registry.LatestOf picks among its versions that are not yanked, in
-// publish order; with none, the package has no latest version (its name,
+// chooseLatest makes the package's latest version the one latestOf, the
+// domain's rule, picks among its versions that are not yanked, in publish
+// order; with none, the package has no latest version (its name,
 // description and scheme stay those of the last one).
-func (s *Store) chooseLatest(ctx context.Context, tx *sql.Tx, packageID int64) error {
+func (s *Store) chooseLatest(ctx context.Context, tx *sql.Tx, packageID int64, latestOf func([]string) int) error {
 	type candidate struct {
 		id                                      int64
 		version, name, description, scheme, sha string
@@ -116,7 +117,7 @@ WHERE package_id = ? AND yanked_at IS NULL ORDER BY id`), packageID)
 		return err
 	}
 	rows.Close()
-	i := registry.LatestOf(names)
+	i := latestOf(names)
 	if i < 0 {
 		_, err = tx.ExecContext(ctx, s.q(`UPDATE packages SET version = '', sha256 = '', latest_version_id = 0 WHERE id = ?`), packageID)
 		return err
@@ -131,7 +132,7 @@ WHERE id = ?`), c.name, c.description, c.scheme, c.version, c.sha, c.id, package
 // SetDeprecated sets or clears a package's deprecation message.
 func (s *Store) SetDeprecated(ctx context.Context, packageID int64, message string) (*registry.Package, error) {
 	var pkg *registry.Package
-	err := s.inTx(ctx, "deprecate", func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "deprecate", func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET deprecated = ? WHERE id = ?`), message, packageID)
 		if err := s.oneRow(res, err, "deprecate", func() error { return notFound("no such package %d", packageID) }); err != nil {
 			return err
@@ -152,36 +153,6 @@ func (s *Store) packageByID(ctx context.Context, tx *sql.Tx, packageID int64) (*
 		return nil, notFound("no such package %d", packageID)
 	}
 	return p, err
-}
-
-// inTx runs write in one transaction: on SQLite among the shared
-// transactions of concurrent publishes (groupCommitter), on PostgreSQL in
-// its own, retried when it loses a race with another replica.
-func (s *Store) inTx(ctx context.Context, op string, write func(ctx context.Context, tx *sql.Tx) error) error {
-	if s.group != nil {
-		return s.fault(op, s.group.do(ctx, write))
-	}
-	for attempt := 1; ; attempt++ {
-		err := s.txOnce(ctx, write)
-		if err != nil && attempt < maxPublishAttempts && s.dialect.isRetryable(err) && ctx.Err() == nil {
-			continue
-		}
-		return s.fault(op, err)
-	}
-}
-
-func (s *Store) txOnce(ctx context.Context, write func(ctx context.Context, tx *sql.Tx) error) error {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := write(ctx, tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // changedPackage drops what a yank or deprecation of p made stale in this

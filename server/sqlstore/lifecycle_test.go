@@ -29,7 +29,7 @@ func TestRestoreReadsFormatVersion2WithNothingYanked(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			s := open(t, b.dsn(t), sqlstore.Options{})
+			s := open(t, b.dsn(t), sqlstore.Options{LogBackfill: registry.Backfill()})
 			if _, err := s.Restore(ctx, strings.NewReader(v2)); err != nil {
 				t.Fatalf("Restore of a version 2 dump: %v", err)
 			}

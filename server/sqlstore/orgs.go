@@ -3,10 +3,12 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -27,11 +29,12 @@ func scanMember(row scanner) (*registry.Member, error) {
 	return &m, nil
 }
 
-// CreateOrg stores org and creator as its first owner; see registry.OrgStore.
-func (s *Store) CreateOrg(ctx context.Context, org *registry.Account, creator *registry.Account) error {
+// CreateOrg stores org and creator as its first owner, and appends entry;
+// see registry.OrgStore.
+func (s *Store) CreateOrg(ctx context.Context, org *registry.Account, creator *registry.Account, entry *translog.Entry) error {
 	org.CreatedAt = dbTime(org.CreatedAt)
 	org.Kind = registry.KindOrg
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "create organisation", func(ctx context.Context, tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO accounts (email, username, password_hash, created_at, kind, display_name)
 VALUES ('', ?, '', ?, 'org', ?) RETURNING id`), org.Username, org.CreatedAt, org.DisplayName).Scan(&org.ID)
 		if err != nil {
@@ -41,7 +44,7 @@ VALUES ('', ?, '', ?, 'org', ?) RETURNING id`), org.Username, org.CreatedAt, org
 			org.ID, creator.ID, string(registry.RoleOwner), org.CreatedAt); err != nil {
 			return err
 		}
-		_, err = s.appendLog(ctx, tx, registry.MemberLogEntry(org.Username, creator.Username, registry.RoleOwner, creator.Username, org.CreatedAt), org.CreatedAt)
+		_, err = s.appendLog(ctx, tx, entry)
 		return err
 	})
 	if err != nil && s.dialect.isUniqueViolation(err) {
@@ -50,7 +53,7 @@ VALUES ('', ?, '', ?, 'org', ?) RETURNING id`), org.Username, org.CreatedAt, org
 	if err == nil {
 		s.notifyLog()
 	}
-	return s.fault("create organisation", err)
+	return err
 }
 
 const memberSelect = `SELECT m.org_id, m.account_id, a.username, m.role, m.created_at FROM org_members m JOIN accounts a ON a.id = m.account_id`
@@ -107,10 +110,13 @@ func countTx(ctx context.Context, s *Store, tx *sql.Tx, query string, args ...an
 }
 
 // SetMember adds a member or changes its role; see registry.OrgStore.
-func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account, role registry.Role, at time.Time) (*registry.MemberChange, error) {
-	at = dbTime(at)
+func (s *Store) SetMember(ctx context.Context, u registry.MemberUpdate) (*registry.MemberChange, error) {
+	if u.Entries == nil {
+		return nil, errNoEntries(u)
+	}
+	org, member, role, at := u.Org, u.Member, u.Role, dbTime(u.At)
 	var ch *registry.MemberChange
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "set member", func(ctx context.Context, tx *sql.Tx) error {
 		ch = &registry.MemberChange{}
 		changed := false
 		if err := s.lockOrg(ctx, tx, org.ID); err != nil {
@@ -147,13 +153,14 @@ func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account
 			}
 			changed = true
 		}
-		if changed {
-			if _, err := s.appendLog(ctx, tx, registry.MemberLogEntry(org.Username, member.Username, role, by.Username, at), at); err != nil {
+		var revoked map[int64]int
+		if old == string(registry.RoleOwner) && role != registry.RoleOwner {
+			if revoked, err = s.revokeGrants(ctx, tx, org, member, at, ch); err != nil {
 				return err
 			}
 		}
-		if old == string(registry.RoleOwner) && role != registry.RoleOwner {
-			if err := s.revokeGrants(ctx, tx, org, member, by, at, ch); err != nil {
+		if changed {
+			if err := s.appendLogs(ctx, tx, u.Entries(ch.RemovedTrustedPublishers, revoked)); err != nil {
 				return err
 			}
 		}
@@ -162,7 +169,7 @@ func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account
 		return err
 	})
 	if err != nil {
-		return nil, s.fault("set member", err)
+		return nil, err
 	}
 	if ch.Changed {
 		s.notifyLog()
@@ -172,10 +179,13 @@ func (s *Store) SetMember(ctx context.Context, org, member, by *registry.Account
 }
 
 // RemoveMember removes a member; see registry.OrgStore.
-func (s *Store) RemoveMember(ctx context.Context, org, member, by *registry.Account, at time.Time) (*registry.MemberChange, error) {
-	at = dbTime(at)
+func (s *Store) RemoveMember(ctx context.Context, u registry.MemberUpdate) (*registry.MemberChange, error) {
+	if u.Entries == nil {
+		return nil, errNoEntries(u)
+	}
+	org, member, at := u.Org, u.Member, dbTime(u.At)
 	var ch *registry.MemberChange
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "remove member", func(ctx context.Context, tx *sql.Tx) error {
 		ch = &registry.MemberChange{Changed: true}
 		if err := s.lockOrg(ctx, tx, org.ID); err != nil {
 			return err
@@ -195,45 +205,64 @@ func (s *Store) RemoveMember(ctx context.Context, org, member, by *registry.Acco
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM org_members WHERE org_id = ? AND account_id = ?`), org.ID, member.ID); err != nil {
 			return err
 		}
-		if _, err := s.appendLog(ctx, tx, registry.MemberLogEntry(org.Username, member.Username, "", by.Username, at), at); err != nil {
+		revoked, err := s.revokeGrants(ctx, tx, org, member, at, ch)
+		if err != nil {
 			return err
 		}
-		return s.revokeGrants(ctx, tx, org, member, by, at, ch)
+		return s.appendLogs(ctx, tx, u.Entries(ch.RemovedTrustedPublishers, revoked))
 	})
 	if err != nil {
-		return nil, s.fault("remove member", err)
+		return nil, err
 	}
 	s.notifyLog()
 	s.changedMembers()
 	return ch, nil
 }
 
-// revokeGrants deletes the trusted publishers member made for org, revokes
-// the tokens exchanged through them that are active at at, and logs each
-// deletion; see registry.OrgStore. The caller holds org's row lock, which
-// CreateTrustedPublisher and an exchanged token's CreateToken take too.
-func (s *Store) revokeGrants(ctx context.Context, tx *sql.Tx, org, member, by *registry.Account, at time.Time, ch *registry.MemberChange) error {
+// errNoEntries refuses a member change the domain did not finish
+// (registry.NewMemberUpdate).
+func errNoEntries(u registry.MemberUpdate) error {
+	return fmt.Errorf("sqlstore: the change of %s in %s comes without its log entries (registry.NewMemberUpdate)", u.Member.Username, u.Org.Username)
+}
+
+// appendLogs appends entries in order, inside tx.
+func (s *Store) appendLogs(ctx context.Context, tx *sql.Tx, entries []*translog.Entry) error {
+	for _, e := range entries {
+		if _, err := s.appendLog(ctx, tx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// revokeGrants deletes the trusted publishers member made for org and
+// revokes the tokens exchanged through them that are active at at; see
+// registry.OrgStore. It lists both in ch and answers, by trusted publisher,
+// how many tokens it revoked through each, for the change's log entries.
+// The caller holds org's row lock, which CreateTrustedPublisher (with its
+// RequireOwner) and an exchanged token's CreateToken take too.
+func (s *Store) revokeGrants(ctx context.Context, tx *sql.Tx, org, member *registry.Account, at time.Time, ch *registry.MemberChange) (map[int64]int, error) {
 	rows, err := tx.QueryContext(ctx, s.q(trustedPublisherSelect+` WHERE p.account_id = ? AND p.created_by = ? ORDER BY p.id`), org.ID, member.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var removed []registry.TrustedPublisher
 	for rows.Next() {
 		p, err := scanTrustedPublisher(rows)
 		if err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		removed = append(removed, *p)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil || len(removed) == 0 {
-		return err
+		return nil, err
 	}
 	gone := map[int64]int{} // trusted publisher id → tokens revoked through it
 	for _, p := range removed {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM trusted_publishers WHERE id = ?`), p.ID); err != nil {
-			return err
+			return nil, err
 		}
 		gone[p.ID] = 0
 	}
@@ -245,19 +274,19 @@ func (s *Store) revokeGrants(ctx context.Context, tx *sql.Tx, org, member, by *r
 	rows, err = tx.QueryContext(ctx, s.q(`SELECT id, trusted_publishers FROM tokens WHERE account_id = ? AND trusted_publishers IS NOT NULL
 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY id`), org.ID, at)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for rows.Next() {
 		var t exchanged
 		if err := rows.Scan(&t.id, &t.via); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		active = append(active, t)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	var revoked []int64
 	for _, t := range active {
@@ -273,18 +302,12 @@ AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY id`),
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE tokens SET revoked_at = ? WHERE id = ?`), at, t.id); err != nil {
-			return err
+			return nil, err
 		}
 		revoked = append(revoked, t.id)
 	}
-	for i := range removed {
-		entry := registry.TrustedPublisherRemovedLogEntry(org.Username, member.Username, &removed[i], gone[removed[i].ID], by.Username, at)
-		if _, err := s.appendLog(ctx, tx, entry, at); err != nil {
-			return err
-		}
-	}
 	ch.RemovedTrustedPublishers, ch.RevokedTokens = removed, revoked
-	return nil
+	return gone, nil
 }
 
 // notLastOwner refuses to demote or remove member when it is org's only owner.

@@ -95,68 +95,31 @@ func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 	return &v, nil
 }
 
-// maxPublishAttempts bounds retries of a publish that lost a race on
-// PostgreSQL (deadlock, serialization failure, unique violation).
-const maxPublishAttempts = 5
-
 // Publish stores a version; see registry.PackageStore. A signed publish that
 // is accepted spends its nonce, also when the version existed with the same
 // content; a refused one (nonce reused, version conflict) changes nothing.
 //
-// On SQLite, concurrent publishes share transactions (groupCommitter): one
-// fsync makes a batch durable. On PostgreSQL each publish is its own
-// transaction, retried when it loses a race with another replica.
+// On SQLite, concurrent publishes share transactions (transact, group
+// commit): one fsync makes a batch durable. On PostgreSQL each publish is
+// its own transaction, retried when it loses a race with another replica.
 func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registry.Package, bool, error) {
-	if s.group != nil {
-		var pkg *registry.Package
-		var created bool
-		err := s.group.do(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
-			pkg, created, err = s.publishTx(ctx, tx, in)
-			return err
-		})
-		if err != nil {
-			return nil, false, s.fault("publish", err)
-		}
-		if created && s.cache != nil {
-			s.cache.published(in.OwnerSlug, in.PackSlug)
-		}
-		if created {
-			s.notifyLog()
-		}
-		return pkg, created, nil
+	if in.Entry == nil || in.BecomesLatest == nil {
+		return nil, false, errNotReady(in)
 	}
-	for attempt := 1; ; attempt++ {
-		pkg, created, err := s.publishOnce(ctx, in)
-		if err != nil && attempt < maxPublishAttempts && s.dialect.isRetryable(err) && ctx.Err() == nil {
-			continue
-		}
-		if err != nil {
-			return nil, false, s.fault("publish", err)
-		}
-		if created && s.cache != nil {
-			s.cache.published(in.OwnerSlug, in.PackSlug)
-		}
-		if created {
-			s.notifyLog()
-		}
-		return pkg, created, nil
-	}
-}
-
-func (s *Store) publishOnce(ctx context.Context, in registry.PublishInput) (*registry.Package, bool, error) {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	tx, err := s.write.BeginTx(ctx, nil)
+	var pkg *registry.Package
+	var created bool
+	err := s.transact(ctx, "publish", func(ctx context.Context, tx *sql.Tx) (err error) {
+		pkg, created, err = s.publishTx(ctx, tx, in)
+		return err
+	})
 	if err != nil {
 		return nil, false, err
 	}
-	defer tx.Rollback()
-	pkg, created, err := s.publishTx(ctx, tx, in)
-	if err != nil {
-		return nil, false, err
+	if created && s.cache != nil {
+		s.cache.published(in.OwnerSlug, in.PackSlug)
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, false, err
+	if created {
+		s.notifyLog()
 	}
 	return pkg, created, nil
 }
@@ -191,11 +154,11 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 		}
 	}
 
-	// A member's publish into an organisation: the domain checked the
-	// role (registry.Can); checked again here, so a removal that commits
-	// meanwhile, on any replica, still stops it.
-	if in.PublisherID != 0 && in.PublisherID != in.OwnerID {
-		role, err := memberRoleTx(ctx, s, tx, in.OwnerID, in.PublisherID)
+	// The domain's precondition (a member's publish into an organisation):
+	// checked here, so a removal that commits meanwhile, on any replica,
+	// still stops it.
+	if in.RequireMember != 0 {
+		role, err := memberRoleTx(ctx, s, tx, in.OwnerID, in.RequireMember)
 		if err != nil {
 			return nil, false, err
 		}
@@ -241,8 +204,7 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 		}
 		// Last, so that on PostgreSQL the log's row lock is held only
 		// for the commit (translog.go).
-		entry := registry.PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance, in.CI)
-		index, err := s.appendLogOf(ctx, tx, entry, now, versionID)
+		index, err := s.appendLogOf(ctx, tx, in.Entry, versionID)
 		if err != nil {
 			return nil, false, err
 		}
@@ -276,8 +238,9 @@ func (s *Store) packageIDFor(ctx context.Context, tx *sql.Tx, in registry.Publis
 }
 
 // updateLatest makes the new version the package's latest when
-// registry.BecomesLatest says it outranks the current one; either way the
-// package was updated. It answers the package as the publish leaves it.
+// in.BecomesLatest, the domain's rule, says it outranks the current one;
+// either way the package was updated. It answers the package as the
+// publish leaves it.
 func (s *Store) updateLatest(ctx context.Context, tx *sql.Tx, packageID, versionID int64, in registry.PublishInput, now time.Time) (*registry.Package, error) {
 	// Writing the row first locks it (PostgreSQL): a concurrent publish
 	// of the same package waits here, and then reads the latest this one
@@ -287,7 +250,7 @@ func (s *Store) updateLatest(ctx context.Context, tx *sql.Tx, packageID, version
 	if err != nil {
 		return nil, err
 	}
-	if !registry.BecomesLatest(current.String, in.Version) {
+	if !in.BecomesLatest(current.String, in.Version) {
 		return pkg, nil
 	}
 	_, err = s.txExec(ctx, tx, sqlSetLatest, in.Name, in.Description, in.Scheme, in.Version, in.SHA256, versionID, packageID)
@@ -312,6 +275,14 @@ func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, packageID int64, in
 		return registry.VersionConflict(in.OwnerSlug, in.PackSlug, in.Version)
 	}
 	return nil
+}
+
+// errNotReady refuses an input the domain did not finish
+// (registry.PublishInput.Ready): the store builds no log entry and decides
+// no rule of its own.
+func errNotReady(in registry.PublishInput) error {
+	return fmt.Errorf("sqlstore: %s/%s %s comes without its log entry or rule of latest (registry.PublishInput.Ready)",
+		in.OwnerSlug, in.PackSlug, in.Version)
 }
 
 func noSuchKey(p *registry.Provenance) error {

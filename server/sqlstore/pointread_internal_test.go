@@ -23,8 +23,8 @@ func seedAlicePack(t *testing.T, s *Store) (*registry.Account, []byte) {
 	}
 	content := []byte("# pack\n\n```yaml pact:pack\nname: pack\nversion: 1.0.0\nscheme: skill\n```\n")
 	sum := sha256.Sum256(content)
-	if err := s.Seed(ctx, []registry.PublishInput{{OwnerID: owner.ID, OwnerSlug: "alice", PackSlug: "pack", Name: "pack",
-		Scheme: "skill", Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()}}); err != nil {
+	if err := s.Seed(ctx, registry.ReadyAll([]registry.PublishInput{{OwnerID: owner.ID, OwnerSlug: "alice", PackSlug: "pack", Name: "pack",
+		Scheme: "skill", Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()}})); err != nil {
 		t.Fatal(err)
 	}
 	return owner, content

@@ -63,18 +63,18 @@ func wantOlderVersions(t *testing.T, s *sqlstore.Store) {
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("ListSSHKeys = %+v, %v", keys, err)
 	}
-	if err := s.DeleteSSHKey(ctx, alice.ID, keys[0].ID); err != nil {
+	if err := s.DeleteSSHKey(ctx, alice.ID, keys[0].ID, registry.KeyRemoval(time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	again := &registry.SSHKey{AccountID: alice.ID, Name: "again", Type: "ssh-ed25519", Fingerprint: oldKeepFP, PublicKey: oldKeepKey, CreatedAt: time.Now()}
-	if err := s.CreateSSHKey(ctx, again); err != nil {
+	if err := s.CreateSSHKey(ctx, again, registry.KeyLogEntry(true, alice.Username, again, again.CreatedAt)); err != nil {
 		t.Fatal(err)
 	}
 	content := []byte("# replay\n")
 	_, _, err = s.Publish(ctx, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "old", Name: "old",
 		Version: "2.0.0", Content: content, SHA256: sha(content), Now: time.Now(),
 		Provenance: &registry.Provenance{KeyID: again.ID, Fingerprint: oldKeepFP, Timestamp: time.Now().Unix(), Nonce: oldNonce,
-			Signature: oldSignature, SignedLinesKnown: true, PublicKey: oldKeepKey}})
+			Signature: oldSignature, SignedLinesKnown: true, PublicKey: oldKeepKey}}.Ready())
 	if !errors.Is(err, registry.ErrNonceReused) {
 		t.Errorf("the nonce spent before the upgrade, used again after the key was registered again: %v, want ErrNonceReused", err)
 	}
@@ -113,7 +113,7 @@ VALUES (1, 1, 'old', 'Old', '1.1.0', '`+sha([]byte(oldDocs[1]))+`', 2, `+ts+`, `
 			if err != nil {
 				t.Fatalf("storing rows under the first schema: %v", err)
 			}
-			s := open(t, dsn, sqlstore.Options{})
+			s := open(t, dsn, sqlstore.Options{LogBackfill: registry.Backfill()})
 			wantOlderVersions(t, s)
 		})
 	}
@@ -143,7 +143,7 @@ func TestRestoreReadsFormatVersion1(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
-			s := open(t, b.dsn(t), sqlstore.Options{})
+			s := open(t, b.dsn(t), sqlstore.Options{LogBackfill: registry.Backfill()})
 			counts, err := s.Restore(context.Background(), strings.NewReader(v1))
 			if err != nil {
 				t.Fatalf("Restore of a version 1 dump: %v", err)

@@ -33,7 +33,7 @@ func TestPostgresPublishThatWaitsDecidesAgainstWhatItWaitedFor(t *testing.T) {
 			Description: "described by " + version, Scheme: "skill", Version: version, Content: []byte(content),
 			SHA256: hex.EncodeToString(sum[:]), Now: time.Now()}
 	}
-	if _, _, err := s.Publish(ctx, in("1.0.0")); err != nil {
+	if _, _, err := s.Publish(ctx, in("1.0.0").Ready()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -42,13 +42,13 @@ func TestPostgresPublishThatWaitsDecidesAgainstWhatItWaitedFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer txA.Rollback()
-	if _, created, err := s.publishTx(ctx, txA, in("2.0.0")); err != nil || !created {
+	if _, created, err := s.publishTx(ctx, txA, in("2.0.0").Ready()); err != nil || !created {
 		t.Fatalf("A: created %v, %v", created, err)
 	}
 
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := s.Publish(ctx, in("1.5.0"))
+		_, _, err := s.Publish(ctx, in("1.5.0").Ready())
 		done <- err
 	}()
 	// A commits only once B waits for its lock.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -36,9 +37,9 @@ func scanRelease(row scanner) (*registry.Release, error) {
 	return &r, nil
 }
 
-// CreateRelease stores a release and its log entry in one transaction;
-// see registry.ReleaseStore.
-func (s *Store) CreateRelease(ctx context.Context, r *registry.Release) (*registry.Release, bool, error) {
+// CreateRelease stores a release and appends entry, its log entry, in one
+// transaction; see registry.ReleaseStore.
+func (s *Store) CreateRelease(ctx context.Context, r *registry.Release, entry *translog.Entry) (*registry.Release, bool, error) {
 	artifacts := r.Artifacts
 	if artifacts == nil {
 		artifacts = []json.RawMessage{}
@@ -49,10 +50,10 @@ func (s *Store) CreateRelease(ctx context.Context, r *registry.Release) (*regist
 	}
 	var stored *registry.Release
 	created := false
-	err = s.inTx(ctx, "create release", func(ctx context.Context, tx *sql.Tx) error {
+	err = s.transact(ctx, "create release", func(ctx context.Context, tx *sql.Tx) error {
 		stored, created = nil, false
-		var sha string
-		err := tx.QueryRowContext(ctx, s.q(`SELECT sha256 FROM versions WHERE id = ? AND package_id = ?`), r.VersionID, r.PackageID).Scan(&sha)
+		var one int
+		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM versions WHERE id = ? AND package_id = ?`), r.VersionID, r.PackageID).Scan(&one)
 		if errNoRows(err) {
 			return notFound("no version %s of %s/%s", r.Version, r.Owner, r.Pack)
 		}
@@ -83,9 +84,7 @@ ON CONFLICT (version_id) DO NOTHING RETURNING id`), r.PackageID, r.VersionID, r.
 		case err != nil:
 			return err
 		}
-		entry := *r
-		entry.ContractSHA256 = sha
-		index, err := s.appendLog(ctx, tx, registry.ReleaseLogEntry(&entry), at)
+		index, err := s.appendLog(ctx, tx, entry)
 		if err != nil {
 			return err
 		}

@@ -65,12 +65,12 @@ func catalogueOf(t *testing.T, s *sqlstore.Store, n int, seed bool) {
 		inputs = append(inputs, in)
 	}
 	if seed {
-		if err := s.Seed(ctx, inputs); err != nil {
+		if err := s.Seed(ctx, registry.ReadyAll(inputs)); err != nil {
 			t.Fatal(err)
 		}
 	} else {
 		for _, in := range inputs {
-			if _, _, err := s.Publish(ctx, in); err != nil {
+			if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -79,7 +79,7 @@ func catalogueOf(t *testing.T, s *sqlstore.Store, n int, seed bool) {
 		in := inputs[i]
 		in.Version, in.Description, in.Content = "2.0.0", "the second edition", []byte("# 2\n")
 		in.SHA256, in.Now = sha(in.Content), base.Add(time.Hour+time.Duration(i)*time.Second)
-		if _, _, err := s.Publish(ctx, in); err != nil {
+		if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -142,7 +142,7 @@ func TestSearchIndexAfterSeedAndRestore(t *testing.T) {
 				}
 				content := []byte("# z\n")
 				if _, _, err := restored.Publish(ctx, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner-0", PackSlug: "zeppelin",
-					Name: "Zeppelin", Version: "1.0.0", Content: content, SHA256: sha(content), Now: time.Now()}); err != nil {
+					Name: "Zeppelin", Version: "1.0.0", Content: content, SHA256: sha(content), Now: time.Now()}.Ready()); err != nil {
 					t.Fatal(err)
 				}
 				if got := searchAll(t, restored, "zeppelin"); !slices.Equal(got, []string{"0:owner-0/zeppelin"}) {
@@ -174,7 +174,7 @@ VALUES (5, 3, '1.0.0', 'Old Pack', 'stored before the index', '', 'ab', 1, 'x', 
 				if err != nil {
 					t.Fatal(err)
 				}
-				s := open(t, dsn, sqlstore.Options{})
+				s := open(t, dsn, sqlstore.Options{LogBackfill: registry.Backfill()})
 				if wrong, err := sqlstore.WrongSearchTexts(context.Background(), s); wrong != 0 || err != nil {
 					t.Errorf("%d packages' searched texts wrong or missing, %v", wrong, err)
 				}
@@ -279,7 +279,7 @@ func seedDescribed(t *testing.T, s *sqlstore.Store, n int, describe func(i int) 
 			Description: describe(i), Version: "1.0.0", Content: content, SHA256: sha(content),
 			Now: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)})
 	}
-	if err := s.Seed(ctx, batch); err != nil {
+	if err := s.Seed(ctx, registry.ReadyAll(batch)); err != nil {
 		t.Fatal(err)
 	}
 }

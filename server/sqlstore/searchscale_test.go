@@ -132,7 +132,7 @@ func seedScale(b *testing.B, s *sqlstore.Store, n int) {
 				Description: "A pack the benchmark made, called " + name + ".", Scheme: "pact/v1", Version: "1.0.0",
 				Content: content, SHA256: sha(content), Now: base.Add(time.Duration(i) * time.Millisecond)})
 		}
-		if err := s.Seed(ctx, batch); err != nil {
+		if err := s.Seed(ctx, registry.ReadyAll(batch)); err != nil {
 			b.Fatal(err)
 		}
 	}

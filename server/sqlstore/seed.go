@@ -11,8 +11,9 @@ import (
 // Seed loads packages in bulk, one version each, in a single transaction:
 // the fast path behind the benchmark's million-package database, where one
 // Publish per package would take an fsync each. Every input must name a
-// package that does not exist yet, owned by an existing account; the
-// publish rules (nonces, same-version checks) are not applied, so Seed is
+// package that does not exist yet, owned by an existing account, and come
+// with its log entry (registry.PublishInput.Ready); the publish rules
+// (nonces, same-version checks, membership) are not applied, so Seed is
 // for filling a fresh database, never for serving users.
 func (s *Store) Seed(ctx context.Context, inputs []registry.PublishInput) error {
 	tx, err := s.write.BeginTx(ctx, nil)
@@ -63,6 +64,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		if in.Provenance != nil {
 			return invalid("seed: package %s/%s: signed versions cannot be seeded", in.OwnerSlug, in.PackSlug)
 		}
+		if in.Entry == nil {
+			return errNotReady(*in)
+		}
 		now := dbTime(in.Now)
 		var packageID, versionID int64
 		if err := insertPackage.QueryRowContext(ctx, in.OwnerID, in.PackSlug, in.Name, in.Description, in.Scheme,
@@ -76,9 +80,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		if _, err := setLatest.ExecContext(ctx, versionID, packageID); err != nil {
 			return s.fault("seed", err)
 		}
-		// Seeded versions are logged as published ones are (translog.go).
-		entry := registry.PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, nil)
-		index, err := s.appendLog(ctx, tx, entry, now)
+		// Seeded versions are logged as published ones are (translog.go),
+		// with the entry the domain made (registry.PublishInput.Ready).
+		index, err := s.appendLog(ctx, tx, in.Entry)
 		if err != nil {
 			return s.fault("seed: log the version", err)
 		}

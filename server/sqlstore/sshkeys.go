@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -21,14 +22,15 @@ func scanSSHKey(row scanner, extra ...any) (*registry.SSHKey, error) {
 	return &k, nil
 }
 
-// CreateSSHKey stores k and sets k.ID, and appends its key-add entry to
-// the transparency log in the same transaction. Conflict when any account
-// has registered the fingerprint; NotFound when the account does not exist.
-func (s *Store) CreateSSHKey(ctx context.Context, k *registry.SSHKey) error {
+// CreateSSHKey stores k and sets k.ID, and appends entry, its key-add
+// entry, to the transparency log in the same transaction. Conflict when any
+// account has registered the fingerprint; NotFound when the account does
+// not exist.
+func (s *Store) CreateSSHKey(ctx context.Context, k *registry.SSHKey, entry *translog.Entry) error {
 	k.CreatedAt = dbTime(k.CreatedAt)
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var owner string
-		err := tx.QueryRowContext(ctx, s.q(`SELECT username FROM accounts WHERE id = ?`), k.AccountID).Scan(&owner)
+	err := s.transact(ctx, "create SSH key", func(ctx context.Context, tx *sql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM accounts WHERE id = ?`), k.AccountID).Scan(&one)
 		if errNoRows(err) {
 			return notFound("no such account %d", k.AccountID)
 		}
@@ -41,7 +43,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		if err != nil {
 			return err
 		}
-		_, err = s.appendLog(ctx, tx, registry.KeyLogEntry(true, owner, k, k.CreatedAt), k.CreatedAt)
+		_, err = s.appendLog(ctx, tx, entry)
 		return err
 	})
 	switch {
@@ -53,7 +55,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 	case s.dialect.isForeignKeyViolation(err):
 		return notFound("no such account %d", k.AccountID)
 	}
-	return s.fault("create SSH key", err)
+	return err
 }
 
 // KeyHolder finds a key by its fingerprint, with its account, read in the
@@ -82,12 +84,13 @@ ORDER BY created_at, id`, accountID)
 }
 
 // DeleteSSHKey deletes one of accountID's keys and appends its key-remove
-// entry to the transparency log in the same transaction. Versions it
-// signed keep their provenance (fingerprint, signature); only the link to
-// the key goes.
-func (s *Store) DeleteSSHKey(ctx context.Context, accountID, keyID int64) error {
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var k registry.SSHKey
+// entry, which entry builds from the key (its public key and fingerprint)
+// and its owner's name as the transaction finds them, to the transparency log in the same transaction.
+// Versions it signed keep their provenance (fingerprint, signature); only
+// the link to the key goes.
+func (s *Store) DeleteSSHKey(ctx context.Context, accountID, keyID int64, entry func(owner string, k *registry.SSHKey) *translog.Entry) error {
+	err := s.transact(ctx, "delete SSH key", func(ctx context.Context, tx *sql.Tx) error {
+		k := registry.SSHKey{ID: keyID, AccountID: accountID}
 		var owner string
 		err := tx.QueryRowContext(ctx, s.q(`SELECT k.public_key, k.fingerprint, a.username FROM ssh_keys k
 JOIN accounts a ON a.id = k.account_id WHERE k.id = ? AND k.account_id = ?`), keyID, accountID).Scan(&k.PublicKey, &k.Fingerprint, &owner)
@@ -100,8 +103,7 @@ JOIN accounts a ON a.id = k.account_id WHERE k.id = ? AND k.account_id = ?`), ke
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM ssh_keys WHERE id = ?`), keyID); err != nil {
 			return err
 		}
-		now := dbTime(time.Now())
-		_, err = s.appendLog(ctx, tx, registry.KeyLogEntry(false, owner, &k, now), now)
+		_, err = s.appendLog(ctx, tx, entry(owner, &k))
 		return err
 	})
 	if s.cache != nil {
@@ -109,7 +111,7 @@ JOIN accounts a ON a.id = k.account_id WHERE k.id = ? AND k.account_id = ?`), ke
 		s.cache.reset()
 	}
 	if err != nil {
-		return s.fault("delete SSH key", err)
+		return err
 	}
 	s.notifyLog()
 	return nil

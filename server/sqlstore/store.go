@@ -48,6 +48,12 @@ type Options struct {
 	// unreachable, and why, and when it answers again (outage.go). nil is
 	// slog.Default().
 	Logger *slog.Logger
+	// LogBackfill builds the log entries of a database made before the
+	// transparency log (registry.Backfill, which pactd passes): the
+	// migration that makes the log, and a restore of a dump from before
+	// it, append one for each version and SSH key. Without it such a
+	// database or dump is refused; the store builds no entry itself.
+	LogBackfill registry.LogBackfill
 }
 
 const (
@@ -125,6 +131,8 @@ type Store struct {
 	point *pointReads
 	// logAppended wakes this process's log sequencer (translog.go).
 	logAppended chan struct{}
+	// backfill builds the entries backfillLog appends (Options.LogBackfill).
+	backfill registry.LogBackfill
 	// asciiFold remembers whether PostgreSQL's lower() folds ASCII as Go
 	// does (search.go, asciiFoldsAsGo): asciiFoldUnknown until asked.
 	asciiFold atomic.Int32
@@ -155,6 +163,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	s.logAppended = make(chan struct{}, 1)
 	s.outage = newOutage(opts.Logger)
+	s.backfill = opts.LogBackfill
 	// Connect under the statement timeout first: an unreachable server
 	// should fail Open quickly, not hang it.
 	if err := s.ping(ctx, s.write); err != nil {
@@ -171,8 +180,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 
 // Migrate brings the schema of dsn up to date and closes the connection
 // (for `pactd migrate`). Open migrates too, so running it is optional.
-func Migrate(ctx context.Context, dsn string) error {
-	s, err := Open(ctx, dsn, Options{})
+func Migrate(ctx context.Context, dsn string, opts Options) error {
+	s, err := Open(ctx, dsn, opts)
 	if err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func TestReopenKeepsDataAndSchema(t *testing.T) {
 			first.Close()
 
 			for i := range 2 {
-				if err := sqlstore.Migrate(ctx, dsn); err != nil {
+				if err := sqlstore.Migrate(ctx, dsn, sqlstore.Options{}); err != nil {
 					t.Fatalf("Migrate #%d on a migrated database: %v", i+1, err)
 				}
 			}
@@ -155,7 +155,7 @@ func TestTwoReplicasPublishTheSameVersion(t *testing.T) {
 						_, created[i], errs[i] = replicas[i%2].Publish(ctx, registry.PublishInput{
 							OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "foo", Name: "foo", Version: version,
 							Content: []byte(content), SHA256: fmt.Sprintf("sha-of-content-%d", i%2), Now: time.Now(),
-						})
+						}.Ready())
 					})
 				}
 				wg.Wait()
@@ -236,7 +236,7 @@ func TestMigrateCreatesTheSchema(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			dsn := b.dsn(t)
-			if err := sqlstore.Migrate(context.Background(), dsn); err != nil {
+			if err := sqlstore.Migrate(context.Background(), dsn, sqlstore.Options{}); err != nil {
 				t.Fatalf("Migrate: %v", err)
 			}
 			s := open(t, dsn, sqlstore.Options{})

@@ -84,7 +84,7 @@ func (s *Store) CreateToken(ctx context.Context, t *registry.Token) error {
 // organisation's, and finds each trusted publisher the token came through
 // still there (Forbidden otherwise).
 func (s *Store) CreateExchangedToken(ctx context.Context, t *registry.Token, jti registry.JTISpend) error {
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return s.transact(ctx, "create exchanged token", func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET kind = kind WHERE id = ?`), t.AccountID)
 		if err := s.oneRow(res, err, "lock account", func() error { return notFound("no such account %d", t.AccountID) }); err != nil {
 			return err
@@ -104,7 +104,6 @@ func (s *Store) CreateExchangedToken(ctx context.Context, t *registry.Token, jti
 		}
 		return s.insertToken(ctx, tx, t)
 	})
-	return s.fault("create exchanged token", err)
 }
 
 // insertToken inserts t and sets t.ID, on db (the write pool or a
@@ -215,7 +214,7 @@ func (s *Store) CountActiveTokens(ctx context.Context, accountID int64, exchange
 // its index of 0016): published_by keeps its token.
 func (s *Store) PruneTokens(ctx context.Context, before time.Time, limit int) (int64, error) {
 	var n int64
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.transact(ctx, "prune tokens", func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM tokens WHERE id IN (SELECT t.id FROM tokens t
 WHERE (t.expires_at < ? OR t.revoked_at < ?) AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.token_id = t.id)
 LIMIT ?)`), dbTime(before), dbTime(before), limit)
@@ -225,7 +224,7 @@ LIMIT ?)`), dbTime(before), dbTime(before), limit)
 		n, err = res.RowsAffected()
 		return err
 	})
-	return n, s.fault("prune tokens", err)
+	return n, err
 }
 
 // RevokeToken revokes one of accountID's tokens. Revoking a revoked token

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -35,19 +36,24 @@ const logMigration = 7
 // so far right after it (fillFullTiles).
 const logTilesMigration = 13
 
-// appendLog appends entry, made at at, to the log inside tx and answers
-// its index. Every change the log records calls it in its own
-// transaction; a new kind of event needs only its entry (pkg/translog)
-// and this call. Callers signal the sequencer after commit (notifyLog).
-func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry, at time.Time) (int64, error) {
-	return s.appendLogOf(ctx, tx, entry, at, 0)
+// appendLog appends entry to the log inside tx and answers its index; the
+// row is dated at the entry's time. Every change the log records calls it in
+// its own transaction, with the entry the domain built (server/registry); a
+// new kind of event needs only its entry (pkg/translog), built there, and
+// this call. Callers signal the sequencer after commit (notifyLog).
+func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry) (int64, error) {
+	return s.appendLogOf(ctx, tx, entry, 0)
 }
 
 // appendLogOf is appendLog that also records the index as the log index of
 // the version versionID (when not 0). On PostgreSQL that is one statement:
 // the head's row lock is taken by it and held only until the commit, not
 // across round trips (docs/design.md, "Group commit").
-func (s *Store) appendLogOf(ctx context.Context, tx *sql.Tx, entry *translog.Entry, at time.Time, versionID int64) (int64, error) {
+func (s *Store) appendLogOf(ctx context.Context, tx *sql.Tx, entry *translog.Entry, versionID int64) (int64, error) {
+	if entry == nil {
+		return 0, errors.New("sqlstore: a change the log records came without its log entry")
+	}
+	at := entry.Time
 	data := entry.Marshal()
 	if len(data) > translog.MaxEntrySize {
 		return 0, invalid("the log entry of this change would be %d bytes, more than %d", len(data), translog.MaxEntrySize)
@@ -80,33 +86,6 @@ func (s *Store) notifyLog() {
 
 // LogAppended receives after an append of this Store commits.
 func (s *Store) LogAppended() <-chan struct{} { return s.logAppended }
-
-// writeTx runs write in a transaction: a shared one on SQLite (group
-// commit), its own one on PostgreSQL, retried when it loses a race.
-func (s *Store) writeTx(ctx context.Context, write func(ctx context.Context, tx *sql.Tx) error) error {
-	if s.group != nil {
-		return s.group.do(ctx, write)
-	}
-	for attempt := 1; ; attempt++ {
-		err := func() error {
-			ctx, cancel := s.deadline(ctx)
-			defer cancel()
-			tx, err := s.write.BeginTx(ctx, nil)
-			if err != nil {
-				return err
-			}
-			defer tx.Rollback()
-			if err := write(ctx, tx); err != nil {
-				return err
-			}
-			return tx.Commit()
-		}()
-		if err != nil && attempt < maxPublishAttempts && s.dialect.isRetryable(err) && ctx.Err() == nil {
-			continue
-		}
-		return err
-	}
-}
 
 func (s *Store) forUpdate() string {
 	if s.dialect.name() == "postgres" {
@@ -142,11 +121,11 @@ FROM log_tree t, log_head h WHERE t.id = 1 AND h.id = 1`).Scan(&st.SignerKey, &s
 // checkpoint; see registry.LogStore.
 func (s *Store) SequenceLog(ctx context.Context, max int, sign func(size int64, root tlog.Hash) ([]byte, error)) (int64, error) {
 	var size int64
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+	err := s.transact(ctx, "sequence the log", func(ctx context.Context, tx *sql.Tx) (err error) {
 		size, err = s.sequenceTx(ctx, tx, max, sign)
 		return err
 	})
-	return size, s.fault("sequence the log", err)
+	return size, err
 }
 
 func (s *Store) sequenceTx(ctx context.Context, tx *sql.Tx, max int, sign func(int64, tlog.Hash) ([]byte, error)) (int64, error) {
@@ -497,10 +476,16 @@ FROM versions v JOIN packages p ON p.id = v.package_id JOIN accounts a ON a.id =
 WHERE v.id > ? ORDER BY v.id LIMIT ?`, after, limit)
 }
 
+// errNoBackfill refuses a database or dump from before the log when the
+// Store was opened without the domain's entries for it.
+var errNoBackfill = errors.New("sqlstore: this database or dump holds versions or SSH keys from before the transparency log, " +
+	"and the Store was opened without the entries to log them with (Options.LogBackfill)")
+
 // backfillLog appends the versions and keys that exist but are not logged
 // yet, in the order they were made (time, then versions before keys, then
-// id), and gives each version its log_index. The migration that creates the
-// log and a restore of a dump made before it run it.
+// id), with the entries Options.LogBackfill builds, and gives each version
+// its log_index. The migration that creates the log and a restore of a
+// dump made before it run it.
 func (s *Store) backfillLog(ctx context.Context, tx *sql.Tx) error {
 	type event struct {
 		at      time.Time
@@ -534,8 +519,12 @@ WHERE v.log_index IS NULL ORDER BY v.id`)
 				SignedLinesKnown: signedName.Valid && signedDescription.Valid, SignedName: signedName.String,
 				SignedDescription: signedDescription.String, PublicKey: publicKey.String}
 		}
+		if s.backfill.Publish == nil {
+			rows.Close()
+			return errNoBackfill
+		}
 		events = append(events, event{at: at.UTC(), kind: 0, id: id, version: true,
-			entry: registry.PublishLogEntry(owner, pack, version, sum, size, at, p)})
+			entry: s.backfill.Publish(owner, pack, version, sum, size, at, p)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -560,7 +549,11 @@ FROM ssh_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`)
 				rows.Close()
 				return err
 			}
-			events = append(events, event{at: k.CreatedAt.UTC(), kind: 1, id: k.ID, entry: registry.KeyLogEntry(true, owner, &k, k.CreatedAt)})
+			if s.backfill.KeyAdd == nil {
+				rows.Close()
+				return errNoBackfill
+			}
+			events = append(events, event{at: k.CreatedAt.UTC(), kind: 1, id: k.ID, entry: s.backfill.KeyAdd(owner, &k)})
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -578,7 +571,7 @@ FROM ssh_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`)
 		return a.id < b.id
 	})
 	for _, e := range events {
-		index, err := s.appendLog(ctx, tx, e.entry, e.at)
+		index, err := s.appendLog(ctx, tx, e.entry)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -44,7 +45,7 @@ func TestGroupCommitBatchesLogAppends(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			p, _, err := s.Publish(t.Context(), logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
+			p, _, err := s.Publish(t.Context(), logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()).Ready())
 			if err != nil {
 				t.Error(err)
 				return
@@ -80,18 +81,18 @@ func TestLogMigrationAppendsWhatExists(t *testing.T) {
 		}
 		alice := logTestAccount(t, s, "alice")
 		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		if _, _, err := s.Publish(t.Context(), logTestInput(alice, "widget", "1.0.0", t0)); err != nil {
+		if _, _, err := s.Publish(t.Context(), logTestInput(alice, "widget", "1.0.0", t0).Ready()); err != nil {
 			t.Fatal(err)
 		}
 		key := &registry.SSHKey{AccountID: alice.ID, Name: "k", Type: "ssh-ed25519", Fingerprint: "SHA256:abc",
 			PublicKey: "ssh-ed25519 AAAA", CreatedAt: t0.Add(time.Minute)}
-		if err := s.CreateSSHKey(t.Context(), key); err != nil {
+		if err := s.CreateSSHKey(t.Context(), key, registry.KeyLogEntry(true, alice.Username, key, key.CreatedAt)); err != nil {
 			t.Fatal(err)
 		}
 		in := logTestInput(alice, "widget", "2.0.0", t0.Add(2*time.Minute))
 		in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: t0.Unix(),
 			Nonce: "nonce-000000000000001", Signature: "sig", SignedLinesKnown: true, SignedDescription: "d", PublicKey: key.PublicKey}
-		if _, _, err := s.Publish(t.Context(), in); err != nil {
+		if _, _, err := s.Publish(t.Context(), in.Ready()); err != nil {
 			t.Fatal(err)
 		}
 		want := logEntriesOf(t, s)
@@ -106,7 +107,13 @@ func TestLogMigrationAppendsWhatExists(t *testing.T) {
 		}
 		s.Close()
 
-		s = openForTest(t, dsn, Options{})
+		// The store builds no entry: without the domain's, the
+		// migration that makes the log refuses the database, and
+		// leaves it as it was.
+		if _, err := Open(t.Context(), dsn, Options{}); !errors.Is(err, errNoBackfill) {
+			t.Fatalf("Open without Options.LogBackfill: %v, want the backfill refused", err)
+		}
+		s = openForTest(t, dsn, Options{LogBackfill: registry.Backfill()})
 		got := logEntriesOf(t, s)
 		if len(got) != 3 {
 			t.Fatalf("%d entries after the migration, want 3", len(got))
@@ -163,7 +170,7 @@ func TestLogTilesMigrationFillsTheSequencedTree(t *testing.T) {
 		for i := range n {
 			batch = append(batch, logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
 		}
-		if err := s.Seed(t.Context(), batch); err != nil {
+		if err := s.Seed(t.Context(), registry.ReadyAll(batch)); err != nil {
 			t.Fatal(err)
 		}
 		sign := func(size int64, root tlog.Hash) ([]byte, error) { return []byte(fmt.Sprint(size, root)), nil }
@@ -236,7 +243,7 @@ func TestSequencingCatchesUpWithMissingTiles(t *testing.T) {
 			for i := from; i < to; i++ {
 				batch = append(batch, logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
 			}
-			if err := s.Seed(t.Context(), batch); err != nil {
+			if err := s.Seed(t.Context(), registry.ReadyAll(batch)); err != nil {
 				t.Fatal(err)
 			}
 		}

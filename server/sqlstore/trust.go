@@ -54,9 +54,10 @@ func makerColumns(p *registry.TrustedPublisher) (any, any) {
 	return p.CreatedBy.AccountID, token
 }
 
-// CreateTrustedPublisher stores p and sets p.ID. NotFound when the account
-// does not exist.
-func (s *Store) CreateTrustedPublisher(ctx context.Context, p *registry.TrustedPublisher) error {
+// CreateTrustedPublisher stores p and sets p.ID, when requireOwner (not 0)
+// is an owner of p's organisation; see registry.TrustStore. NotFound when
+// the account does not exist.
+func (s *Store) CreateTrustedPublisher(ctx context.Context, p *registry.TrustedPublisher, requireOwner int64) error {
 	p.CreatedAt = dbTime(p.CreatedAt)
 	claims, err := json.Marshal(p.Claims)
 	if err != nil {
@@ -67,26 +68,24 @@ func (s *Store) CreateTrustedPublisher(ctx context.Context, p *registry.TrustedP
 		p.ExpiresAt = &expires
 	}
 	makerID, makerToken := makerColumns(p)
-	err = s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var kind string
-		err := tx.QueryRowContext(ctx, s.q(`SELECT kind FROM accounts WHERE id = ?`), p.AccountID).Scan(&kind)
+	err = s.transact(ctx, "create trusted publisher", func(ctx context.Context, tx *sql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM accounts WHERE id = ?`), p.AccountID).Scan(&one)
 		if errNoRows(err) {
 			return notFound("no such account %d", p.AccountID)
 		}
 		if err != nil {
 			return err
 		}
-		if kind == registry.KindOrg {
+		if requireOwner != 0 {
 			// The organisation's row lock orders this after, or before,
 			// a removal of the maker, which removes what it made.
 			if err := s.lockOrg(ctx, tx, p.AccountID); err != nil {
 				return err
 			}
-			role := ""
-			if p.CreatedBy != nil {
-				if role, err = memberRoleTx(ctx, s, tx, p.AccountID, p.CreatedBy.AccountID); err != nil {
-					return err
-				}
+			role, err := memberRoleTx(ctx, s, tx, p.AccountID, requireOwner)
+			if err != nil {
+				return err
 			}
 			if role != string(registry.RoleOwner) {
 				return registry.Errorf(registry.Forbidden, "only owners of the organisation may add its trusted publishers")
@@ -99,7 +98,7 @@ created_by, created_by_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`), p.
 	if err != nil && s.dialect.isForeignKeyViolation(err) {
 		return notFound("no such account %d", p.AccountID)
 	}
-	return s.fault("create trusted publisher", err)
+	return err
 }
 
 // ListTrustedPublishers lists an account's trusted publishers, oldest first.
@@ -117,7 +116,7 @@ func (s *Store) TrustedPublishersByIssuer(ctx context.Context, issuer string) ([
 
 // DeleteTrustedPublisher deletes one of accountID's trusted publishers.
 func (s *Store) DeleteTrustedPublisher(ctx context.Context, accountID, id int64) error {
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return s.transact(ctx, "delete trusted publisher", func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM trusted_publishers WHERE id = ? AND account_id = ?`), id, accountID)
 		if err != nil {
 			return err
@@ -129,17 +128,15 @@ func (s *Store) DeleteTrustedPublisher(ctx context.Context, accountID, id int64)
 		}
 		return nil
 	})
-	return s.fault("delete trusted publisher", err)
 }
 
 // SpendJTI records an exchanged ID token's jti until it expires, and
 // forgets the jtis that expired before now. ON CONFLICT DO NOTHING (both
 // engines) keeps a reuse from aborting a shared group-commit transaction.
 func (s *Store) SpendJTI(ctx context.Context, issuer, jti string, expiresAt, now time.Time) error {
-	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return s.transact(ctx, "spend jti", func(ctx context.Context, tx *sql.Tx) error {
 		return s.spendJTI(ctx, tx, registry.JTISpend{Issuer: issuer, JTI: jti, ExpiresAt: expiresAt, Now: now})
 	})
-	return s.fault("spend jti", err)
 }
 
 // spendJTI is SpendJTI in tx.

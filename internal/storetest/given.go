@@ -1,0 +1,217 @@
+package storetest
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/pact-registry/pact/pkg/translog"
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// marker is a log entry no rule of the domain makes: a store that appends
+// it byte for byte appends what it is given.
+func marker(name string, minute int) *translog.Entry {
+	return &translog.Entry{Kind: "test-" + name, Time: at(minute), Fields: []translog.Field{{Key: "marker", Value: name}}}
+}
+
+// wantLogTail fails unless the log ends with want, byte for byte.
+func wantLogTail(t *testing.T, s registry.Store, want ...*translog.Entry) {
+	t.Helper()
+	entries := logEntries(t, s)
+	if len(entries) < len(want) {
+		t.Fatalf("the log holds %d entries, want at least %d", len(entries), len(want))
+	}
+	tail := entries[len(entries)-len(want):]
+	for i, w := range want {
+		if !bytes.Equal(tail[i], w.Marshal()) {
+			t.Errorf("entry %d from the end:\n%s\nwant\n%s", len(want)-i, tail[i], w.Marshal())
+		}
+	}
+}
+
+// publishAsIs publishes in as it is, its log entry and rules included
+// (publish makes them the domain's).
+func publishAsIs(t *testing.T, s registry.Store, in registry.PublishInput) *registry.Package {
+	t.Helper()
+	pkg, created, err := s.Publish(ctx(), in)
+	if err != nil || !created {
+		t.Fatalf("Publish(%s@%s): created %v, %v", in.PackSlug, in.Version, created, err)
+	}
+	return pkg
+}
+
+// testGiven checks that a store appends the log entries and applies the
+// rules the domain hands it, and decides none of its own
+// (docs/design.md, Layers).
+func (su suite) testGiven(t *testing.T) {
+	t.Run("a publish appends its entry and asks its rule of latest", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		first := input(alice, "foo", "1.0.0", "one", at(1)).Ready()
+		first.Entry = marker("first", 1)
+		publishAsIs(t, s, first)
+		wantLogTail(t, s, marker("first", 1))
+
+		var asked []string
+		never := input(alice, "foo", "2.0.0", "two", at(2)).Ready()
+		never.Entry = marker("never", 2)
+		never.BecomesLatest = func(current, candidate string) bool {
+			asked = append(asked, current+" "+candidate)
+			return false
+		}
+		if p := publishAsIs(t, s, never); p.Version != "1.0.0" {
+			t.Errorf("latest %s after a publish its rule keeps out, want 1.0.0", p.Version)
+		}
+		always := input(alice, "foo", "0.1.0", "lower", at(3)).Ready()
+		always.Entry = marker("always", 3)
+		always.BecomesLatest = func(current, candidate string) bool {
+			asked = append(asked, current+" "+candidate)
+			return true
+		}
+		if p := publishAsIs(t, s, always); p.Version != "0.1.0" {
+			t.Errorf("latest %s after a publish its rule makes latest, want 0.1.0", p.Version)
+		}
+		if want := []string{"1.0.0 2.0.0", "1.0.0 0.1.0"}; !reflect.DeepEqual(asked, want) {
+			t.Errorf("the rule was asked %q, want %q", asked, want)
+		}
+		wantLogTail(t, s, marker("first", 1), marker("never", 2), marker("always", 3))
+	})
+
+	t.Run("a publish without the domain's parts, or whose precondition fails, stores nothing", func(t *testing.T) {
+		s := su.store(t)
+		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
+		if _, _, err := s.Publish(ctx(), input(alice, "foo", "1.0.0", "one", at(1))); err == nil {
+			t.Error("a publish without its log entry and rule of latest was stored")
+		}
+		notMember := input(alice, "foo", "1.0.0", "one", at(1)).Ready()
+		notMember.RequireMember = bob.ID
+		_, _, err := s.Publish(ctx(), notMember)
+		wantCode(t, "a publish that requires a member who is none", err, registry.Forbidden)
+		_, err = s.PackageBySlug(ctx(), "alice", "foo")
+		wantCode(t, "the package of refused publishes", err, registry.NotFound)
+		if st, err := s.LogState(ctx()); err != nil || st.Entries != 0 {
+			t.Errorf("LogState = %+v, %v; want no entry", st, err)
+		}
+	})
+
+	t.Run("a yank appends what its Entry answers from the version's state and takes the latest its LatestOf picks", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		publish(t, s, input(alice, "foo", "1.0.0", "one", at(1)))
+		publish(t, s, input(alice, "foo", "2.0.0", "two", at(2)))
+		p := publish(t, s, input(alice, "foo", "3.0.0", "three", at(3)))
+		var states []string
+		var offered [][]string
+		change := registry.YankChange{PackageID: p.ID, Version: "3.0.0", Yanked: true, Reason: "broken", At: at(4),
+			Entry: func(wasYanked bool, oldReason string) *translog.Entry {
+				states = append(states, fmt.Sprint(wasYanked, " ", oldReason))
+				if wasYanked {
+					return nil
+				}
+				return marker("yank", 4)
+			},
+			LatestOf: func(versions []string) int {
+				offered = append(offered, versions)
+				return 0
+			},
+		}
+		pkg, v, err := s.SetYanked(ctx(), change)
+		if err != nil || !v.Yanked() || pkg.Version != "1.0.0" {
+			t.Fatalf("SetYanked = %+v, %+v, %v; want 3.0.0 yanked and 1.0.0, LatestOf's pick, the latest", pkg, v, err)
+		}
+		if _, _, err := s.SetYanked(ctx(), change); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"false ", "true broken"}; !reflect.DeepEqual(states, want) {
+			t.Errorf("Entry was asked about the states %q, want %q", states, want)
+		}
+		if want := [][]string{{"1.0.0", "2.0.0"}, {"1.0.0", "2.0.0"}}; !reflect.DeepEqual(offered, want) {
+			t.Errorf("LatestOf was offered %q, want %q", offered, want)
+		}
+		if st, _ := s.LogState(ctx()); st.Entries != 4 {
+			t.Errorf("%d entries, want 4: the second yank's Entry answered none", st.Entries)
+		}
+		wantLogTail(t, s, marker("yank", 4))
+	})
+
+	t.Run("member changes append what Entries builds from the grants they took", func(t *testing.T) {
+		s := su.store(t)
+		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
+		org := &registry.Account{Username: "acme", CreatedAt: t0}
+		if err := s.CreateOrg(ctx(), org, alice, marker("org", 0)); err != nil {
+			t.Fatal(err)
+		}
+		wantLogTail(t, s, marker("org", 0))
+		calls := 0
+		update := func(role registry.Role, minute int, entries ...*translog.Entry) registry.MemberUpdate {
+			return registry.MemberUpdate{Org: org, Member: bob, Role: role, At: at(minute),
+				Entries: func(removed []registry.TrustedPublisher, revoked map[int64]int) []*translog.Entry {
+					calls++
+					if len(removed) != 0 || len(revoked) != 0 {
+						t.Errorf("a change that took no grant says it removed %+v, revoked %v", removed, revoked)
+					}
+					return entries
+				}}
+		}
+		if _, err := s.SetMember(ctx(), update(registry.RoleOwner, 1, marker("owner", 1))); err != nil {
+			t.Fatal(err)
+		}
+		if ch, err := s.SetMember(ctx(), update(registry.RoleOwner, 2, marker("unchanged", 2))); err != nil || ch.Changed || calls != 1 {
+			t.Fatalf("the same role again: %+v, %v, Entries called %d times; want no change and one call", ch, err, calls)
+		}
+		wantLogTail(t, s, marker("owner", 1))
+
+		p := grant(org, bob, "acme/a", 3)
+		if err := s.CreateTrustedPublisher(ctx(), p, bob.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := exchangedToken(t, s, org, "t", at(60), p.ID); err != nil {
+			t.Fatal(err)
+		}
+		var gotRemoved []registry.TrustedPublisher
+		var gotRevoked map[int64]int
+		removal := registry.MemberUpdate{Org: org, Member: bob, At: at(4),
+			Entries: func(removed []registry.TrustedPublisher, revoked map[int64]int) []*translog.Entry {
+				gotRemoved, gotRevoked = removed, revoked
+				return []*translog.Entry{marker("removed", 4), marker("grant", 4)}
+			}}
+		if _, err := s.RemoveMember(ctx(), removal); err != nil {
+			t.Fatal(err)
+		}
+		if len(gotRemoved) != 1 || gotRemoved[0].ID != p.ID || !reflect.DeepEqual(gotRevoked, map[int64]int{p.ID: 1}) {
+			t.Errorf("Entries was given %+v, %v; want bob's trusted publisher and its one token", gotRemoved, gotRevoked)
+		}
+		wantLogTail(t, s, marker("removed", 4), marker("grant", 4))
+	})
+
+	t.Run("keys and releases append their entries; a removed key's is built from the key the transaction finds", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		k := &registry.SSHKey{AccountID: alice.ID, Name: "laptop", Type: "ssh-ed25519", Fingerprint: fingerprint("k"),
+			PublicKey: "ssh-ed25519 AAAAk", CreatedAt: at(1)}
+		if err := s.CreateSSHKey(ctx(), k, marker("key", 1)); err != nil {
+			t.Fatal(err)
+		}
+		wantLogTail(t, s, marker("key", 1))
+		var owner string
+		var found registry.SSHKey
+		err := s.DeleteSSHKey(ctx(), alice.ID, k.ID, func(o string, k *registry.SSHKey) *translog.Entry {
+			owner, found = o, *k
+			return marker("gone", 2)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if owner != "alice" || found.Fingerprint != k.Fingerprint || found.PublicKey != k.PublicKey {
+			t.Errorf("the entry was built from %s's %+v, want alice's key", owner, found)
+		}
+		p := publish(t, s, input(alice, "widget", "1.0.0", "one", at(3)))
+		v := versionNamed(t, s, p, "1.0.0")
+		if _, created, err := s.CreateRelease(ctx(), release(p, v, "abc1234", 4), marker("release", 4)); err != nil || !created {
+			t.Fatalf("CreateRelease: created %v, %v", created, err)
+		}
+		wantLogTail(t, s, marker("key", 1), marker("gone", 2), input(alice, "widget", "1.0.0", "one", at(3)).Ready().Entry, marker("release", 4))
+	})
+}
