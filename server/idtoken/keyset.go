@@ -124,7 +124,7 @@ func (k *keySet) RoundTrip(req *http.Request) (*http.Response, error) {
 // keyID is the key id in raw's JOSE header, "" when it has none or is not
 // a JWS (the verifier refuses it then).
 func keyID(raw string) string {
-	jws, err := jose.ParseSigned(raw, signatureAlgorithms)
+	jws, err := jose.ParseSignedCompact(raw, signatureAlgorithms) // an ID token is a compact JWS
 	if err != nil || len(jws.Signatures) != 1 {
 		return ""
 	}
