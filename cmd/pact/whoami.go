@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
 )
 
 type whoamiOptions struct {
@@ -17,7 +20,7 @@ func newWhoamiCmd(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "whoami",
 		Short: "Show the account of the configured token",
-		Long:  "Ask the registry which account the configured API token belongs to.",
+		Long:  "Ask the registry which account the configured API token belongs to, and\nshow the token's name, scopes, packages and expiry.",
 		Example: `  $ pact whoami
   $ PACT_TOKEN=pact_... pact whoami --json`,
 		Args: usageArgs(cobra.NoArgs),
@@ -29,21 +32,40 @@ func newWhoamiCmd(f *factory) *cobra.Command {
 	return cmd
 }
 
+// whoamiJSON is what --json prints: the account's fields, as before, and
+// the token the request was made with (null from a registry too old to
+// say).
+type whoamiJSON struct {
+	*client.User
+	Token *client.MeToken `json:"token"`
+}
+
 func runWhoami(ctx context.Context, opts *whoamiOptions) error {
 	c, err := opts.Factory.Client()
 	if err != nil {
 		return err
 	}
-	user, err := c.Me(ctx)
+	user, token, err := c.MeAndToken(ctx)
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
-		return exportJSON(opts.IO.Out, user)
+		return exportJSON(opts.IO.Out, whoamiJSON{User: user, Token: token})
 	}
 	t := newTable(opts.IO.Out)
 	writeRow(t, "username", user.Username)
 	writeRow(t, "email", user.Email)
 	writeRow(t, "host", c.BaseURL())
+	if token != nil { // a registry too old to say has none
+		scopes, packages := describeScopes(token.Scopes, token.Packages)
+		expires := optionalTime(token.ExpiresAt, "never")
+		if token.ExpiresAt != nil && !time.Now().Before(*token.ExpiresAt) {
+			expires += " (expired)"
+		}
+		writeRow(t, "token", token.Name)
+		writeRow(t, "scopes", scopes)
+		writeRow(t, "packages", packages)
+		writeRow(t, "expires", expires)
+	}
 	return t.Flush()
 }
