@@ -136,8 +136,7 @@ func (s *Server) publish(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	httpx.JSON(c, http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex,
-		Published: s.presentVersion(p, p.Published)})
+	httpx.JSON(c, http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex})
 }
 
 func (s *Server) publishSigned(c *gin.Context) {
@@ -153,8 +152,7 @@ func (s *Server) publishSigned(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	httpx.JSON(c, http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex,
-		Published: s.presentVersion(p, p.Published)})
+	httpx.JSON(c, http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex})
 }
 
 // verifyAndPublish checks the signature, then the key's rate limit (only

@@ -64,10 +64,6 @@ with no slug form, a cut to 64 characters), the registry's warnings are
 printed on standard error; --json lists them under "warnings". Letters
 with diacritics are not lost: "Crème Brûlée" publishes as creme-brulee.
 
---json prints, for each file, the registry's answer: "package" (the
-package and its latest version) and "published" (the version just
-published, which an older version or a pre-release does not make latest).
-
 In CI, with no token configured, pact publishes by trusted publishing
 (see 'pact trust'): in GitHub Actions (a job with permissions: id-token:
 write) it asks GitHub for an ID token whose audience is the registry's

@@ -52,7 +52,7 @@ func (c *Client) Publish(ctx context.Context, req PublishRequest) (*PublishResul
 	if err != nil {
 		return nil, err
 	}
-	return &PublishResult{Package: out.Package, Created: out.Created, Warnings: nonNil(out.Warnings), Published: out.Published}, nil
+	return &PublishResult{Package: out.Package, Created: out.Created, Warnings: nonNil(out.Warnings)}, nil
 }
 
 func multipartBody(req PublishRequest) (func(context.Context) (io.Reader, string, error), error) {
@@ -138,7 +138,7 @@ func (c *Client) PublishSigned(ctx context.Context, req SignedPublishRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	return &PublishResult{Package: out.Package, Created: out.Created, Auth: out.Auth, Warnings: nonNil(out.Warnings), Published: out.Published}, nil
+	return &PublishResult{Package: out.Package, Created: out.Created, Auth: out.Auth, Warnings: nonNil(out.Warnings)}, nil
 }
 
 // nonNil keeps the warnings a list in --json output even when an older

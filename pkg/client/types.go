@@ -42,7 +42,4 @@ type PublishResult struct {
 	// without a slug form, a cut); empty when nothing was lost. They are
 	// the server's text: escape them before printing to a terminal.
 	Warnings []string `json:"warnings"`
-	// Published is the version published (or found identical), which
-	// Package's latest version need not be.
-	Published Version `json:"published"`
 }

@@ -170,11 +170,6 @@ type PublishResult struct {
 	// LogIndex is the transparency log entry of the version published (or
 	// of the identical one that existed).
 	LogIndex *int64 `json:"log_index"`
-	// Published is the version published (or the identical one that
-	// existed), as GET /api/packages/{owner}/{pack} lists it: Package
-	// describes the latest version, which an older version published
-	// after it does not replace.
-	Published Version `json:"published"`
 }
 
 // SignedPublishResult answers POST /api/publish-signed.
@@ -185,9 +180,8 @@ type SignedPublishResult struct {
 	Created bool    `json:"created"`
 	// Warnings as in PublishResult; never null.
 	Warnings []string `json:"warnings"`
-	// LogIndex and Published as in PublishResult.
-	LogIndex  *int64  `json:"log_index"`
-	Published Version `json:"published"`
+	// LogIndex as in PublishResult.
+	LogIndex *int64 `json:"log_index"`
 }
 
 // AuthSSHSignature is the auth of every SignedPublishResult.

@@ -103,9 +103,6 @@ type Package struct {
 	// LogIndex is set only on the package a publish returns: the
 	// transparency log entry of the version published (or found identical).
 	LogIndex *int64
-	// Published is set only on the package a publish returns: the version
-	// published (or found identical), which need not be the latest.
-	Published *Version
 	// SearchRank is set by a search (PackageFilter.Query): SearchExact,
 	// SearchPrefix or SearchOther.
 	SearchRank int

@@ -131,9 +131,6 @@ func (s *Service) Publish(ctx context.Context, actor *Account, req PublishReques
 	if err != nil {
 		return nil, false, err
 	}
-	if err := s.readPublished(ctx, pkg, in.Version); err != nil {
-		return nil, false, err
-	}
 	pkg.Warnings = in.Warnings
 	if created && s.auditing() {
 		via := ""
@@ -143,18 +140,6 @@ func (s *Service) Publish(ctx context.Context, actor *Account, req PublishReques
 		s.emit(ctx, publishEvent(actor.Username, pkg, in.Version, via))
 	}
 	return pkg, created, nil
-}
-
-// readPublished sets pkg.Published, the version a publish stored (or found
-// identical), as the store keeps it: the answer says what was published,
-// which the package's latest version need not be.
-func (s *Service) readPublished(ctx context.Context, pkg *Package, version string) error {
-	v, err := s.store.VersionDocument(ctx, pkg.OwnerSlug, pkg.PackSlug, version)
-	if err != nil {
-		return err
-	}
-	pkg.Published = v
-	return nil
 }
 
 func (s *Service) preparePublish(owner *Account, req PublishRequest) (PublishInput, error) {

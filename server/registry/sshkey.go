@@ -172,9 +172,6 @@ func (s *Service) PublishVerified(ctx context.Context, v *VerifiedPublish) (*Pac
 	if err := s.store.TouchSSHKey(ctx, v.Key.ID, v.input.Now); err != nil {
 		return nil, false, err
 	}
-	if err := s.readPublished(ctx, pkg, v.input.Version); err != nil {
-		return nil, false, err
-	}
 	pkg.Warnings = v.input.Warnings
 	if created && s.auditing() {
 		s.emit(ctx, publishEvent(v.Signer.Username, pkg, v.input.Version, "ssh "+v.Key.Fingerprint))
