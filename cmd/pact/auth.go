@@ -210,10 +210,7 @@ func printAuthStatus(ios *iostreams, entries []*authEntry) error {
 		if e.Token != nil {
 			name = orDash(e.Token.Name)
 			scopes, packages = describeScopes(e.Token.Scopes, e.Token.Packages)
-			expires = optionalTime(e.Token.ExpiresAt, "never")
-			if e.Token.ExpiresAt != nil && !now.Before(*e.Token.ExpiresAt) {
-				expires += " (expired)"
-			}
+			expires = describeExpiry(e.Token.ExpiresAt, now)
 		}
 		status := e.Status
 		if e.Error != nil {

@@ -85,6 +85,16 @@ func optionalTime(t *time.Time, none string) string {
 	return formatTime(*t)
 }
 
+// describeExpiry is when a token expires, "never", and "(expired)" after
+// a time past.
+func describeExpiry(t *time.Time, now time.Time) string {
+	s := optionalTime(t, "never")
+	if t != nil && !now.Before(*t) {
+		s += " (expired)"
+	}
+	return s
+}
+
 // printTokens prints tokens as a table for people.
 func printTokens(w io.Writer, tokens []client.Token, now time.Time) error {
 	t := newTable(w)

@@ -58,14 +58,10 @@ func runWhoami(ctx context.Context, opts *whoamiOptions) error {
 	writeRow(t, "host", c.BaseURL())
 	if token != nil { // a registry too old to say has none
 		scopes, packages := describeScopes(token.Scopes, token.Packages)
-		expires := optionalTime(token.ExpiresAt, "never")
-		if token.ExpiresAt != nil && !time.Now().Before(*token.ExpiresAt) {
-			expires += " (expired)"
-		}
 		writeRow(t, "token", token.Name)
 		writeRow(t, "scopes", scopes)
 		writeRow(t, "packages", packages)
-		writeRow(t, "expires", expires)
+		writeRow(t, "expires", describeExpiry(token.ExpiresAt, time.Now()))
 	}
 	return t.Flush()
 }
