@@ -125,13 +125,7 @@ func WriteBody(c *gin.Context, status int, contentType []string, body []byte, co
 			h["Content-Encoding"] = gzipEncoding
 		}
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	c.Status(status)
-	if c.Request.Method == http.MethodHead {
-		c.Writer.WriteHeaderNow()
-		return
-	}
-	_, _ = c.Writer.Write(body)
+	writeBody(c, h, status, body)
 }
 
 // WriteEncoded answers one of two forms of the same body, made ahead
@@ -148,6 +142,12 @@ func WriteEncoded(c *gin.Context, status int, contentType []string, plain, gz []
 			h["Content-Encoding"] = gzipEncoding
 		}
 	}
+	writeBody(c, h, status, body)
+}
+
+// writeBody sends body with its length; a HEAD gets the same headers and
+// no body.
+func writeBody(c *gin.Context, h http.Header, status int, body []byte) {
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	c.Status(status)
 	if c.Request.Method == http.MethodHead {
