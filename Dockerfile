@@ -22,7 +22,7 @@ ARG VERSION=dev
 # cgo links SQLite (mattn/go-sqlite3) and glibc statically; netgo and
 # osusergo keep glibc's NSS (which cannot be linked statically) out.
 RUN CGO_ENABLED=1 go build -trimpath \
-      -tags 'nomsgpack netgo osusergo sqlite_omit_load_extension' \
+      -tags 'nomsgpack sqlite_fts5 netgo osusergo sqlite_omit_load_extension' \
       -ldflags "-s -w -linkmode external -extldflags -static -X main.version=${VERSION}" \
       -o /out/pactd ./cmd/pactd \
  && mkdir -p /out/tmp /out/data

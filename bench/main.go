@@ -233,10 +233,11 @@ func moduleRoot() (string, error) {
 }
 
 // buildPactd builds pactd as releases are built: -tags nomsgpack leaves
-// Gin's MessagePack codec (never used) out of the binary.
+// Gin's MessagePack codec (never used) out of the binary, sqlite_fts5 builds
+// SQLite's full-text engine in.
 func buildPactd(ctx context.Context, root, work string) (string, error) {
 	bin := filepath.Join(work, "pactd")
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "nomsgpack", "-o", bin, "./cmd/pactd")
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "nomsgpack,sqlite_fts5", "-o", bin, "./cmd/pactd")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/pactd: %v\n%s", err, out)

@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 // The static build of the container image (Dockerfile): these flags must
 // stay the Dockerfile's, which the test checks.
 const (
-	staticTags    = "nomsgpack netgo osusergo sqlite_omit_load_extension"
+	staticTags    = "nomsgpack sqlite_fts5 netgo osusergo sqlite_omit_load_extension"
 	staticLDFlags = "-s -w -linkmode external -extldflags -static"
 )
 

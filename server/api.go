@@ -101,7 +101,12 @@ func (s *Server) listPackages(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	httpx.JSONBytes(c, http.StatusOK, func(b []byte) []byte { return s.appendPackageList(b, pkgs, next, q) })
+	suggestions, err := s.svc.Suggestions(c, q, pkgs)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	httpx.JSONBytes(c, http.StatusOK, func(b []byte) []byte { return s.appendPackageList(b, pkgs, next, q, suggestions) })
 }
 
 func (s *Server) packageDetail(c *gin.Context) {

@@ -18,7 +18,8 @@ type listPage struct {
 		Version   string `json:"version"`
 		Scheme    string `json:"scheme"`
 	} `json:"packages"`
-	NextCursor *string `json:"next_cursor"`
+	NextCursor  *string  `json:"next_cursor"`
+	Suggestions []string `json:"suggestions"`
 }
 
 func TestListPackages(t *testing.T) {

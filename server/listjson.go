@@ -11,14 +11,14 @@ import (
 
 // appendPackageList appends the JSON of a package list answer: byte for byte
 // what encoding/json makes of wire.PackageList{OK: true, Packages:
-// presentPackage(each), NextCursor: next} (TestPackageListJSONIsEncodingJSON
+// presentPackage(each), NextCursor: next, Suggestions: suggestions} (TestPackageListJSONIsEncodingJSON
 // compares them on hostile values). The list is the API's most requested
 // answer after the raw documents; reflection over wire.Package and the four
 // URL strings each package needed were a fifth of a deep page's CPU.
 // The page ends after the packages that fit in MaxListPageBytes, with the
 // cursor of q's list from the last one (a package's strings may take
 // 19 KB escaped, so 100 of them could pass it).
-func (s *Server) appendPackageList(b []byte, pkgs []registry.Package, next string, q registry.ListQuery) []byte {
+func (s *Server) appendPackageList(b []byte, pkgs []registry.Package, next string, q registry.ListQuery, suggestions []string) []byte {
 	// The two bases, escaped once for the page when both are ASCII: every
 	// package's four links start with one of them.
 	var bases *[2][]byte
@@ -48,6 +48,16 @@ func (s *Server) appendPackageList(b []byte, pkgs []registry.Package, next strin
 		b = append(b, "null"...)
 	} else {
 		b = appendJSONString(b, next)
+	}
+	if len(suggestions) > 0 {
+		b = append(b, `,"suggestions":[`...)
+		for i, slug := range suggestions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, slug)
+		}
+		b = append(b, ']')
 	}
 	return append(b, '}')
 }

@@ -54,11 +54,15 @@ func TestPackageListJSONIsEncodingJSON(t *testing.T) {
 			if next != "" {
 				nextCursor = &next
 			}
-			want, err := json.Marshal(wire.PackageList{OK: true, Packages: out, NextCursor: nextCursor})
+			var suggestions []string
+			for range round % 3 {
+				suggestions = append(suggestions, pick(r))
+			}
+			want, err := json.Marshal(wire.PackageList{OK: true, Packages: out, NextCursor: nextCursor, Suggestions: suggestions})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := s.appendPackageList(nil, pkgs, next, registry.ListQuery{}); string(got) != string(want) {
+			if got := s.appendPackageList(nil, pkgs, next, registry.ListQuery{}, suggestions); string(got) != string(want) {
 				t.Fatalf("base %q round %d:\n got %s\nwant %s", base, round, got, want)
 			}
 		}
@@ -78,10 +82,10 @@ func BenchmarkPackageListJSON(b *testing.B) {
 			Description: "A pack the benchmark made, called " + name + ".", Scheme: "pact/v1", Version: "1.0.0",
 			SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", CreatedAt: now, UpdatedAt: now}
 	}
-	buf := s.appendPackageList(nil, pkgs, "djE6MjE", registry.ListQuery{})
+	buf := s.appendPackageList(nil, pkgs, "djE6MjE", registry.ListQuery{}, nil)
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = s.appendPackageList(buf[:0], pkgs, "djE6MjE", registry.ListQuery{})
+		buf = s.appendPackageList(buf[:0], pkgs, "djE6MjE", registry.ListQuery{}, nil)
 	}
 }

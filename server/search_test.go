@@ -10,9 +10,10 @@ import (
 	"github.com/pact-registry/pact/internal/servertest"
 )
 
-// TestSearch: q matches slugs, names, descriptions and owner/slug; exact
-// slugs come first, then prefix matches (by slug), then the rest (newest
-// package first); next_cursor walks across the ranks (docs/protocol.md, "Search").
+// TestSearch: q matches words of owners, slugs, names and descriptions, the
+// last one as a prefix; the exact slug comes first, then matches in the
+// name, then the rest, each by relevance; next_cursor walks across the
+// ranks (docs/protocol.md, "Search"). Both engines rank these alike.
 func TestSearch(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		users := map[string]*servertest.User{}
@@ -65,26 +66,27 @@ func TestSearch(t *testing.T) {
 			query string
 			want  []string
 		}{
-			{"q=widget", []string{"bob/widget", "alice/widget", "alice/widget-a", "bob/widget-cli", "carol/widgets",
-				"widget/tools", "alice/gadget", "carol/my-widget"}},
+			{"q=widget", []string{"bob/widget", "alice/widget", "carol/widgets", "alice/widget-a", "carol/my-widget",
+				"bob/widget-cli", "widget/tools", "alice/gadget"}},
 			{"q=Widget+CLI", []string{"bob/widget-cli"}},
-			{"q=command", []string{"bob/widget-cli"}},                   // description
-			{"q=my+widget", []string{"carol/my-widget"}},                // name, and the slug exactly
-			{"q=ice%2Fwid", []string{"alice/widget-a", "alice/widget"}}, // part of owner/slug
-			{"q=alice%2Fwidget", []string{"alice/widget", "alice/widget-a"}},
+			{"q=command", []string{"bob/widget-cli"}},    // description
+			{"q=my+widget", []string{"carol/my-widget"}}, // name, and the slug exactly
+			{"q=ice%2Fwid", nil},                         // part of an owner's name is no owner
+			{"q=alice%2Fwidget", []string{"alice/widget", "alice/widget-a", "alice/gadget"}},
 			{"q=alice%2F", []string{"alice/gadget", "alice/widget", "alice/widget-a"}},
 			{"q=bob%2Fwidget-cli", []string{"bob/widget-cli"}},
 			{"q=ed%2Fk", []string{"ed/kit"}}, // a short owner, a prefix
 			{"q=zed%2Fkit", nil},             // no such owner
-			{"q=ED", []string{"ed/kit"}},     // shorter than a trigram: an owner's name
+			{"q=ED", []string{"ed/kit"}},     // an owner's name
 			{"q=zz", nil},                    // no such owner
 			{"q=dave", []string{"dave/unrelated"}},
 			{"q=widget+works", []string{"alice/gadget"}},
 			{"q=100%25", []string{"dave/unrelated"}},
 			{"q=_pl", []string{"dave/unrelated"}},
 			{"q=%25", nil},
-			{"q=wi", []string{"bob/widget", "alice/widget", "alice/widget-a", "bob/widget-cli", "carol/widgets"}},
-			{"q=widget&scheme=tool-v1", []string{"alice/widget", "alice/widget-a", "widget/tools", "alice/gadget", "carol/my-widget"}},
+			{"q=wi", []string{"carol/widgets", "bob/widget", "alice/widget", "alice/widget-a", "carol/my-widget",
+				"bob/widget-cli", "widget/tools", "alice/gadget"}},
+			{"q=widget&scheme=tool-v1", []string{"alice/widget", "alice/widget-a", "carol/my-widget", "widget/tools", "alice/gadget"}},
 			{"q=widget&owner=bob", []string{"bob/widget", "bob/widget-cli"}},
 		}
 		for _, c := range cases {
@@ -92,6 +94,23 @@ func TestSearch(t *testing.T) {
 				t.Errorf("%s: got %q\nwant %q", c.query, got, c.want)
 			}
 		}
+
+		t.Run("a search that finds little suggests slugs", func(t *testing.T) {
+			for q, want := range map[string][]string{"wigdet": {"widget"}, "widget+cly": {"widget-cli"}, "gadgte": {"gadget"}} {
+				resp := env.API.Get("/api/packages?q=" + q)
+				wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+				var page listPage
+				resp.Decode(t, &page)
+				if len(page.Suggestions) == 0 || page.Suggestions[0] != want[0] {
+					t.Errorf("q=%s: suggestions %q, want %q first", q, page.Suggestions, want[0])
+				}
+			}
+			// Enough found: no suggestions, not even an empty list.
+			resp := env.API.Get("/api/packages?q=widget")
+			if body := resp.JSON(t); body["suggestions"] != nil {
+				t.Errorf("q=widget: suggestions %v", body["suggestions"])
+			}
+		})
 
 		t.Run("a cursor belongs to its search", func(t *testing.T) {
 			resp := env.API.Get("/api/packages?limit=1&q=widget")

@@ -87,6 +87,9 @@ prefix) and owner names only. At most 200 bytes and 16 words. A search's
 type listOutput struct {
 	Packages   []client.Package `json:"packages"`
 	NextCursor *string          `json:"next_cursor"`
+	// Suggestions are the first page's: slugs near the words of a search
+	// that found little.
+	Suggestions []string `json:"suggestions,omitempty"`
 }
 
 func runList(ctx context.Context, opts *listOptions) error {
@@ -102,6 +105,9 @@ func runList(ctx context.Context, opts *listOptions) error {
 			return err
 		}
 		out.Packages = append(out.Packages, page.Packages...)
+		if query.Cursor == opts.Cursor {
+			out.Suggestions = page.Suggestions
+		}
 		if page.NextCursor == "" {
 			break
 		}
@@ -115,6 +121,10 @@ func runList(ctx context.Context, opts *listOptions) error {
 
 	if opts.JSON {
 		return exportJSON(opts.IO.Out, out)
+	}
+	if len(out.Suggestions) > 0 {
+		// Said last, under the table or "No packages found".
+		defer opts.IO.info("Did you mean: %s", strings.Join(out.Suggestions, ", "))
 	}
 	if len(out.Packages) == 0 {
 		opts.IO.info("No packages found")

@@ -23,10 +23,10 @@ import (
 
 // Build compiles cmd/pactd into dir and returns the binary's path. It must
 // run inside the pact module (a test's working directory is). It builds
-// with -tags nomsgpack, as releases are built, so tests run the same binary.
+// with -tags nomsgpack,sqlite_fts5, as releases are built, so tests run the same binary.
 func Build(dir string) (string, error) {
 	bin := filepath.Join(dir, "pactd")
-	cmd := exec.Command("go", "build", "-tags", "nomsgpack", "-o", bin, "github.com/pact-registry/pact/cmd/pactd")
+	cmd := exec.Command("go", "build", "-tags", "nomsgpack,sqlite_fts5", "-o", bin, "github.com/pact-registry/pact/cmd/pactd")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -105,17 +105,14 @@ func (su suite) testListPackages(t *testing.T) {
 				t.Fatalf("%s: ListPackages: %v", c.name, err)
 			}
 			want := listModel(all, inputs, f)
-			if !slices.Equal(names(got), want) {
+			if f.Query == "" && !slices.Equal(names(got), want) {
 				t.Errorf("%s: ListPackages = %q\nwant %q", c.name, names(got), want)
 			}
-			for i := 1; i < len(got); i++ {
-				// The list and a search's exact matches by the publish of
-				// the latest version, its other matches newest package
-				// first (SearchKey).
-				if got[i].SearchRank == got[i-1].SearchRank && got[i].SearchRank != registry.SearchPrefix &&
-					got[i].SearchKey() >= got[i-1].SearchKey() {
-					t.Errorf("%s: not ordered by the rank's key: %d after %d", c.name, got[i].SearchKey(), got[i-1].SearchKey())
+			if f.Query != "" {
+				if !slices.Equal(searchResult(got), want) {
+					t.Errorf("%s: ListPackages = %q\nwant %q", c.name, searchResult(got), want)
 				}
+				searchOrdered(t, c.name, got)
 			}
 		}
 	})
@@ -140,16 +137,12 @@ func (su suite) testListPackages(t *testing.T) {
 		for _, c := range filters {
 			for _, pageSize := range []int{1, 7, 45} {
 				var seen []string
-				var before int64
-				var rank int
-				var afterSlug string
+				f := c.filter
 				for pages := 0; ; pages++ {
 					if pages > 50 {
 						t.Fatalf("%s, pages of %d: the walk does not end", c.name, pageSize)
 					}
-					f := c.filter
-					f.Before, f.Limit = before, pageSize+1 // one more, to learn whether a next page exists
-					f.Rank, f.AfterSlug = rank, afterSlug
+					f.Limit = pageSize + 1 // one more, to learn whether a next page exists
 					page, err := s.ListPackages(ctx(), f)
 					if err != nil {
 						t.Fatalf("%s: ListPackages: %v", c.name, err)
@@ -163,9 +156,20 @@ func (su suite) testListPackages(t *testing.T) {
 						break
 					}
 					last := shown[len(shown)-1]
-					before, rank, afterSlug = last.SearchKey(), last.SearchRank, last.PackSlug
+					if f.Query == "" {
+						f.Before = last.LatestVersionID
+					} else {
+						nextSearchPage(&f, last)
+					}
 				}
 				want := listModel(all, inputs, c.filter)
+				if c.filter.Query != "" {
+					whole, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 100, Query: c.filter.Query, Owner: c.filter.Owner, Scheme: c.filter.Scheme})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want = names(whole)
+				}
 				if !slices.Equal(seen, want) {
 					t.Errorf("%s, pages of %d: walk saw %q\nwant %q", c.name, pageSize, seen, want)
 				}
@@ -231,17 +235,24 @@ func (su suite) testListPackages(t *testing.T) {
 			query string
 			want  []string
 		}{
-			{"00%", []string{"alice/percent"}},
+			// The last word is a prefix: "100" of "1000", "snake" of "snakexcase".
+			{"100%", []string{"alice/percent", "alice/plain"}},
+			{"1000 pure thing", []string{"alice/plain"}},
 			{"100% pure", []string{"alice/percent"}},
-			{"e_c", []string{"alice/underscore"}},
 			{"snake_case", []string{"alice/underscore"}},
-			{`k\s`, []string{"alice/backslash"}},
-			{`ck\ s`, []string{"alice/backslash"}},
-			// Words shorter than a trigram alone match slugs and owners only.
+			{"snake_", []string{"alice/underscore", "alice/plain"}},
+			{`back\s`, []string{"alice/backslash"}},
+			{`back\slash paths`, []string{"alice/backslash"}},
+			// A query of no letters or digits finds nothing.
 			{"%", []string{}},
 			{"_", []string{}},
 			{`\`, []string{}},
-			{"pure", []string{"alice/plain", "alice/percent"}},
+			{`"`, []string{}},
+			{`*`, []string{}},
+			{`snake OR case`, []string{}},
+			{`"snake" NEAR`, []string{}},
+			{`owner:alice`, []string{}},
+			{"pure", []string{"alice/percent", "alice/plain"}},
 			{"über", []string{"alice/umlaut"}},
 			{"ÜBER", []string{"alice/umlaut"}},
 			{"größe", []string{"alice/umlaut"}},

@@ -34,6 +34,8 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Lifecycle", s.testLifecycle)
 	t.Run("RawDocument", s.testRawDocument)
 	t.Run("Search", s.testSearch)
+	t.Run("SuggestSlugs", s.testSuggestSlugs)
+	t.Run("Relevance", s.testRelevance)
 	t.Run("Sessions", s.testSessions)
 	t.Run("AccountSafety", s.testAccountSafety)
 	t.Run("Log", s.testLog)

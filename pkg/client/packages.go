@@ -39,7 +39,7 @@ func (c *Client) ListPackages(ctx context.Context, opts ListOptions) (*PackageLi
 	if err != nil {
 		return nil, err
 	}
-	list := &PackageList{Packages: out.Packages}
+	list := &PackageList{Packages: out.Packages, Suggestions: out.Suggestions}
 	if list.Packages == nil {
 		list.Packages = []Package{}
 	}

@@ -27,6 +27,9 @@ type PackageList struct {
 	Packages []Package `json:"packages"`
 	// NextCursor fetches the following page; "" on the last page.
 	NextCursor string `json:"next_cursor"`
+	// Suggestions are slugs near the words of a search that found little,
+	// the nearest first.
+	Suggestions []string `json:"suggestions,omitempty"`
 }
 
 // PublishResult is the answer to a publish, token or signed: the answer's

@@ -138,6 +138,10 @@ type PackageList struct {
 	Packages []Package `json:"packages"`
 	// NextCursor fetches the following page; null on the last page.
 	NextCursor *string `json:"next_cursor"`
+	// Suggestions are slugs near the words of a search whose first page
+	// found fewer than three packages, the nearest first (docs/protocol.md,
+	// "Search"); absent otherwise.
+	Suggestions []string `json:"suggestions,omitempty"`
 }
 
 // PackageDetail answers GET /api/packages/{owner}/{pack}: the package and

@@ -103,25 +103,11 @@ type Package struct {
 	// LogIndex is set only on the package a publish returns: the
 	// transparency log entry of the version published (or found identical).
 	LogIndex *int64
-	// SearchRank is set by a search (PackageFilter.Query): SearchExact,
-	// SearchPrefix or SearchOther.
-	SearchRank int
-	// SearchResume marks not a package but where a search stopped that
-	// used up its work for one page (docs/protocol.md, "Search"): the last
-	// element of PackageStore.ListPackages's answer, with SearchRank and
-	// ID the position the next page starts after.
-	SearchResume bool
-}
-
-// SearchKey is where p stands within its search rank, what a page that
-// ends with p passes on as PackageFilter.Before: its latest version id, or
-// among the other matches (SearchOther), which come newest package first,
-// its id.
-func (p *Package) SearchKey() int64 {
-	if p.SearchRank == SearchOther {
-		return p.ID
-	}
-	return p.LatestVersionID
+	// SearchRank and SearchScore are set by a search (PackageFilter.Query):
+	// its rank (SearchExact, SearchName or SearchOther) and, within it,
+	// the engine's relevance score, lower being better.
+	SearchRank  int
+	SearchScore float64
 }
 
 // Version is one immutable published document of a package.

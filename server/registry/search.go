@@ -1,9 +1,12 @@
 package registry
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"hash/fnv"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -28,18 +31,15 @@ func checkSearch(q string) error {
 	return nil
 }
 
-// A search's cursor ("v3:") names the rank, the position in it
-// (Package.SearchKey) and, for a prefix match, the slug of the page's last
-// package, and a hash of the search it belongs to: next_cursor passed with
-// another q, owner or scheme is refused rather than giving pages of a list
-// nobody asked for. So are a plain list's cursor ("v1:", a position in
-// another order) and a "v2:" one (whose other matches were in another
-// order).
+// A search's cursor ("v4:") names the rank, the score and the latest
+// version of the page's last package (its position in the search's order;
+// the score exactly, as the bits of the float), and a hash of the search it
+// belongs to: next_cursor passed with another q, owner or scheme is refused
+// rather than giving pages of a list nobody asked for. So are a plain
+// list's cursor ("v1:", a position in another order) and the cursors of
+// older servers ("v2:", "v3:", positions in orders of their own).
 func encodeSearchCursor(q ListQuery, last Package) string {
-	raw := fmt.Sprintf("v3:%d:%d:%08x:%s", last.SearchRank, last.SearchKey(), searchHash(q), last.PackSlug)
-	if last.SearchRank != SearchPrefix {
-		raw = fmt.Sprintf("v3:%d:%d:%08x:", last.SearchRank, last.SearchKey(), searchHash(q))
-	}
+	raw := fmt.Sprintf("v4:%d:%x:%d:%08x", last.SearchRank, math.Float64bits(last.SearchScore), last.LatestVersionID, searchHash(q))
 	return base64.RawURLEncoding.EncodeToString([]byte(raw))
 }
 
@@ -56,22 +56,25 @@ func decodeSearchCursor(q ListQuery, f *PackageFilter) error {
 	if err != nil {
 		return bad
 	}
-	parts := strings.SplitN(string(raw), ":", 5)
-	if len(parts) == 5 && parts[0] == "v2" {
+	parts := strings.Split(string(raw), ":")
+	if len(parts) > 0 && (parts[0] == "v2" || parts[0] == "v3") {
 		return another
 	}
-	if len(parts) != 5 || parts[0] != "v3" {
+	if len(parts) != 5 || parts[0] != "v4" {
 		return bad
 	}
 	rank, err1 := strconv.Atoi(parts[1])
-	before, err2 := strconv.ParseInt(parts[2], 10, 64)
-	if err1 != nil || err2 != nil || rank < SearchExact || rank > SearchOther || before <= 0 {
+	bits, err2 := strconv.ParseUint(parts[2], 16, 64)
+	before, err3 := strconv.ParseInt(parts[3], 10, 64)
+	score := math.Float64frombits(bits)
+	if err1 != nil || err2 != nil || err3 != nil || rank < SearchExact || rank > SearchOther || before <= 0 ||
+		math.IsNaN(score) || math.IsInf(score, 0) {
 		return bad
 	}
-	if parts[3] != fmt.Sprintf("%08x", searchHash(q)) {
+	if parts[4] != fmt.Sprintf("%08x", searchHash(q)) {
 		return another
 	}
-	f.Rank, f.Before, f.AfterSlug = rank, before, parts[4]
+	f.Rank, f.Score, f.Before = rank, score, before
 	return nil
 }
 
@@ -79,4 +82,35 @@ func searchHash(q ListQuery) uint32 {
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", strings.Join(strings.Fields(strings.ToLower(q.Query)), " "), strings.ToLower(q.Owner), q.Scheme)
 	return h.Sum32()
+}
+
+// The suggestions of a search (docs/protocol.md, "Search"): asked for when
+// the first page of a search has fewer than suggestBelow packages.
+const (
+	suggestBelow   = 3
+	MaxSuggestions = 5
+)
+
+// Suggestions returns the slugs nearest to q's words, for a search whose
+// first page found fewer than suggestBelow packages (found), leaving out
+// the slugs it found; nil for a plain list, a later page, or a search that
+// found enough.
+func (s *Service) Suggestions(ctx context.Context, q ListQuery, found []Package) ([]string, error) {
+	if strings.TrimSpace(q.Query) == "" || q.Cursor != "" || len(found) >= suggestBelow {
+		return nil, nil
+	}
+	if err := checkSearch(q.Query); err != nil {
+		return nil, err
+	}
+	near, err := s.store.SuggestSlugs(ctx, q.Query, MaxSuggestions+len(found))
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, slug := range near {
+		if !slices.ContainsFunc(found, func(p Package) bool { return p.PackSlug == slug }) && len(out) < MaxSuggestions {
+			out = append(out, slug)
+		}
+	}
+	return out, nil
 }

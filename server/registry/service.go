@@ -231,17 +231,6 @@ func (s *Service) ListPackages(ctx context.Context, q ListQuery) ([]Package, str
 		return nil, "", err
 	}
 	next := ""
-	if n := len(pkgs); n > 0 && pkgs[n-1].SearchResume {
-		// The search used up its work for this page: fewer packages,
-		// and a cursor from where it stopped.
-		next = encodeSearchCursor(q, pkgs[n-1])
-		pkgs = pkgs[:n-1]
-		if len(pkgs) > limit {
-			pkgs = pkgs[:limit]
-			next = encodeSearchCursor(q, pkgs[limit-1])
-		}
-		return pkgs, next, nil
-	}
 	if len(pkgs) > limit {
 		pkgs = pkgs[:limit]
 		if search {

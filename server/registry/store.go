@@ -204,30 +204,28 @@ func ReadyAll(ins []PublishInput) []PublishInput {
 // PackageFilter selects a page of the package list, the package whose
 // latest version was published last first. A package whose every version
 // is yanked has no latest version and is never listed. With a Query the
-// list is a search, in rank order (see SearchRank and docs/protocol.md,
+// list is a search, in rank order (see SearchExact and docs/protocol.md,
 // "Search").
 type PackageFilter struct {
 	Limit  int
 	Before int64  // only packages with LatestVersionID < Before; 0: from the newest
-	Query  string // every word must occur in owner/slug, name or description (case-insensitive)
+	Query  string // a search: its words must occur in owner/slug, name or description
 	Owner  string // owner slug
 	Scheme string
-	// A search's page starts after the package at (Rank, AfterSlug,
-	// Before) in rank order; AfterSlug only for SearchPrefix, and in
-	// SearchOther Before is a package id (Package.SearchKey). The zero
-	// values start at the first page.
-	Rank      int
-	AfterSlug string
+	// A search's page starts after the package at (Rank, Score, Before)
+	// in rank order: rank, then score (lower is better), then the newest
+	// latest version. Before 0 starts at the first page.
+	Rank  int
+	Score float64
 }
 
-// The ranks of a search, best first. Within SearchExact the newest latest
-// version comes first; within SearchPrefix the slugs are in alphabetical
-// order, then newest first; within SearchOther the newest package (the
-// highest id) comes first, an order no publish of a new version changes.
+// The ranks of a search, best first. Within SearchName and SearchOther the
+// engine's relevance decides (Package.SearchScore, lower is better), then
+// the newest latest version; within SearchExact the newest latest version.
 const (
-	SearchExact  = 0 // the slug, or owner/slug, is the query
-	SearchPrefix = 1 // the slug (of the owner, for owner/slug) starts with the query
-	SearchOther  = 2 // every word occurs somewhere
+	SearchExact = 0 // the slug, or owner/slug, is the query
+	SearchName  = 1 // every word is in the owner, the slug or the name
+	SearchOther = 2 // every word occurs somewhere, the description included
 )
 
 type PackageStore interface {
@@ -244,12 +242,11 @@ type PackageStore interface {
 	// says so, and checks in.RequireMember; in comes from
 	// PublishInput.Ready.
 	Publish(ctx context.Context, in PublishInput) (pkg *Package, created bool, err error)
-	// ListPackages returns up to f.Limit packages in the filter's order. A
-	// search may stop short of f.Limit when it has examined as much of
-	// its index as one page may (docs/protocol.md, "Search"): its last
-	// element is then a Package with SearchResume set, where the next page
-	// starts.
+	// ListPackages returns up to f.Limit packages in the filter's order.
 	ListPackages(ctx context.Context, f PackageFilter) ([]Package, error)
+	// SuggestSlugs returns up to limit slugs of listed packages that are
+	// near query, the nearest first, for a search that found little.
+	SuggestSlugs(ctx context.Context, query string, limit int) ([]string, error)
 	PackageBySlug(ctx context.Context, owner, pack string) (*Package, error)
 	// ListVersions lists a package's versions newest first, without Content.
 	ListVersions(ctx context.Context, packageID int64) ([]Version, error)

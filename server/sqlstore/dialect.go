@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pact-registry/pact/pkg/packfmt"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -72,8 +74,11 @@ func newSQLiteConnector(dsn string, maxPageCount int64, queryOnly bool, busyTime
 			if err := stablePlans(c); err != nil {
 				return err
 			}
-			// SQLite's lower() folds ASCII only; search should fold "Ü" too.
-			if err := c.RegisterFunc("pact_fold", strings.ToLower, true); err != nil {
+			if err := requireFTS5(c); err != nil {
+				return err
+			}
+			// The search index's fold (migration 0017): as slugs fold.
+			if err := c.RegisterFunc("pact_fold", packfmt.Fold, true); err != nil {
 				return err
 			}
 			if err := switchToWAL(c, busyTimeout); err != nil {
@@ -504,24 +509,14 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	}
 	sizePool(db, conns)
 	// The searches' own pool, half as large (at least 2), whose sessions
-	// keep generic plans: PostgreSQL otherwise planned most of a search's
-	// statements anew on every run, because a plan for its trigrams' real
-	// values looked cheaper, which cost as much as running them
-	// (docs/design.md, "Search"). Only the search's statements run there:
-	// a generic plan for a bound LIMIT elsewhere can be a full sort.
-	//
-	// Its only join is of a page's or a walk's few packages to their
-	// owners, which the generic plan, not knowing how many ids it is
-	// given, made a hash join over every account: a sequential scan and a
-	// hash of all of them for each statement (about 100 µs more a
-	// statement at 1,000 accounts, and growing with them), where an index
-	// look-up per package costs a microsecond. Hash and merge joins are off
-	// there (docs/design.md, "Search").
+	// plan every statement for the words it is given: whether the newest
+	// matches of a word are best found by walking the packages newest
+	// first (a word in most of them) or through the GIN index (a rare one)
+	// depends on the word, which a generic plan cannot know
+	// (docs/design.md, "Search").
 	searchConfig := config.Copy()
-	for name, value := range map[string]string{"plan_cache_mode": "force_generic_plan", "enable_hashjoin": "off", "enable_mergejoin": "off"} {
-		if _, set := searchConfig.RuntimeParams[name]; !set {
-			searchConfig.RuntimeParams[name] = value
-		}
+	if _, set := searchConfig.RuntimeParams["plan_cache_mode"]; !set {
+		searchConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
 	search := stdlib.OpenDB(*searchConfig)
 	sizePool(search, searchConns(conns))
@@ -531,4 +526,26 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 		s.cache = newReadCache(opts.CacheBytes, opts.CacheTTL)
 	}
 	return s, nil
+}
+
+// errNoFTS5 is what a SQLite built without its full-text engine, which
+// search runs on (migration 0017), gets at its first connection.
+var errNoFTS5 = errors.New("sqlstore: this program's SQLite has no full-text engine (FTS5), which search needs: build it with -tags nomsgpack,sqlite_fts5")
+
+// requireFTS5 refuses a connection to a SQLite built without FTS5 (a build
+// without the sqlite_fts5 tag), before any migration fails on it.
+func requireFTS5(c *sqlite3.SQLiteConn) error {
+	rows, err := c.Query("SELECT sqlite_compileoption_used('ENABLE_FTS5')", nil)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 1)
+	if err := rows.Next(dest); err != nil {
+		return err
+	}
+	if n, ok := dest[0].(int64); !ok || n != 1 {
+		return errNoFTS5
+	}
+	return nil
 }

@@ -136,18 +136,19 @@ func TestPostgresSessionsRunWithoutJITOrParallelWorkers(t *testing.T) {
 	}
 }
 
-// A search's statements run on PostgreSQL sessions that keep generic
-// plans, the rest on sessions that leave the choice to PostgreSQL
-// (docs/design.md, "Search"); a plan_cache_mode in the URL applies to both.
+// A search's statements run on PostgreSQL sessions that plan every
+// statement for its words, the rest on sessions that leave the choice to
+// PostgreSQL (docs/design.md, "Search"); a plan_cache_mode in the URL
+// applies to both.
 // The search sessions carry the other settings too.
-func TestPostgresSearchSessionsKeepGenericPlans(t *testing.T) {
+func TestPostgresSearchSessionsPlanEachSearch(t *testing.T) {
 	base := storetest.PostgresURL(t)
 	for _, c := range []struct {
 		query        string
 		read, search string
 	}{
-		{"", "auto", "force_generic_plan"},
-		{"plan_cache_mode=force_custom_plan", "force_custom_plan", "force_custom_plan"},
+		{"", "auto", "force_custom_plan"},
+		{"plan_cache_mode=force_generic_plan", "force_generic_plan", "force_generic_plan"},
 	} {
 		s := openForTest(t, withQuery(base, c.query), Options{})
 		if got := pragmaPG(t, s.read, "plan_cache_mode"); got != c.read {

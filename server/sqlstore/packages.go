@@ -305,9 +305,6 @@ func provenanceArgs(p *registry.Provenance) []any {
 	return []any{p.KeyID, p.Fingerprint, p.Timestamp, p.Nonce, p.Signature, signedName, signedDescription, publicKey}
 }
 
-// maxQueryWords bounds the LIKE conditions one search adds to the query.
-const maxQueryWords = 16
-
 // ListPackages returns one page, the package whose latest version was
 // published last first, or with f.Query a page of a search in rank order
 // (searchPackages). f.Limit rows at most

@@ -152,7 +152,7 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if s.dialect.name() == "postgres" {
 		// Fresh statistics, or the planner guesses about tables it has
 		// never seen filled (the search's batches by id among them).
-		if _, err := tx.ExecContext(ctx, "ANALYZE packages, package_grams, package_texts, accounts"); err != nil {
+		if _, err := tx.ExecContext(ctx, "ANALYZE packages, package_search, accounts"); err != nil {
 			return counts, s.fault("restore: analyze", err)
 		}
 	}
@@ -165,16 +165,6 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if s.cache != nil {
 		// Whatever it learnt of the empty database is wrong now.
 		s.cache.reset()
-	}
-	s.grams.forget()
-	if s.dialect.name() == "postgres" {
-		// The visibility map of the rebuilt search index, which its
-		// index-only scans need to skip the table (a search probes it
-		// thousands of times), now rather than when autovacuum comes
-		// round. VACUUM cannot run in a transaction, so after the commit.
-		if _, err := s.write.ExecContext(ctx, "VACUUM package_grams"); err != nil {
-			return counts, s.fault("restore: the dump is restored, but VACUUM package_grams failed (autovacuum will do it later)", err)
-		}
 	}
 	return counts, nil
 }

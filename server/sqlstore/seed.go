@@ -100,7 +100,6 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 	if s.cache != nil {
 		s.cache.reset()
 	}
-	s.grams.forget()
 	if err == nil {
 		s.notifyLog()
 	}

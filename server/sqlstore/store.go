@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/pact-registry/pact/server/registry"
@@ -109,10 +108,13 @@ type Store struct {
 	write *sql.DB
 	read  *sql.DB
 	// search runs a search's statements (search.go): on PostgreSQL a pool
-	// of its own whose sessions keep generic plans (docs/design.md,
-	// "Search"); nil elsewhere, where searches use read.
-	search  *sql.DB
-	timeout time.Duration
+	// of its own whose sessions plan each statement for its words
+	// (docs/design.md, "Search"); nil elsewhere, where searches use read.
+	search *sql.DB
+	// searchWindow is how many matches a search scores per rank
+	// (search.go); 0 is defaultSearchWindow. Set by tests.
+	searchWindow int
+	timeout      time.Duration
 	// group runs concurrent publishes in shared transactions on SQLite
 	// (groupcommit.go; nil on PostgreSQL); cache serves hot reads
 	// (readcache.go; nil when Options.CacheBytes or, on PostgreSQL,
@@ -133,11 +135,6 @@ type Store struct {
 	logAppended chan struct{}
 	// backfill builds the entries backfillLog appends (Options.LogBackfill).
 	backfill registry.LogBackfill
-	// asciiFold remembers whether PostgreSQL's lower() folds ASCII as Go
-	// does (search.go, asciiFoldsAsGo): asciiFoldUnknown until asked.
-	asciiFold atomic.Int32
-	// grams keeps the search's trigram estimates a while (gramstats.go).
-	grams gramStats
 	// outage logs when the database stops and starts answering (outage.go).
 	outage *outage
 }

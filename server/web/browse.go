@@ -72,7 +72,13 @@ type packageList struct {
 	NextURL  string // "" on the last page
 	FirstURL string // "" on the first page
 	Empty    string // what to say when there are none
+	// Suggestions are searches for slugs near the words of a search that
+	// found little ("Did you mean ...").
+	Suggestions []suggestion
 }
+
+// suggestion is a slug to search for instead, and the search's URL.
+type suggestion struct{ Slug, URL string }
 
 func (pages *Pages) listPage(c *gin.Context, base string, q registry.ListQuery) (*packageList, error) {
 	q.Limit = pages.pageSize
@@ -81,6 +87,13 @@ func (pages *Pages) listPage(c *gin.Context, base string, q registry.ListQuery) 
 		return nil, err
 	}
 	list := &packageList{Query: q.Query, Scheme: q.Scheme, AnyURL: searchURL(q.Query, "")}
+	suggested, err := pages.svc.Suggestions(c, q, pkgs)
+	if err != nil {
+		return nil, err
+	}
+	for _, slug := range suggested {
+		list.Suggestions = append(list.Suggestions, suggestion{Slug: slug, URL: searchURL(slug, q.Scheme)})
+	}
 	seen := map[string]bool{"": true}
 	if q.Scheme != "" {
 		seen[q.Scheme] = true
@@ -143,11 +156,6 @@ func (pages *Pages) home(c *gin.Context) {
 	case scheme != "":
 		list.Heading = "Packages of scheme " + scheme
 		list.Empty = "No package has this scheme."
-	}
-	if query != "" && list.NextURL != "" {
-		// A search page that examined all it may (docs/protocol.md,
-		// "Search") can be empty with more to come.
-		list.Empty = "No match on this page: the search goes on with the next one."
 	}
 	pages.render(c, http.StatusOK, "home.html", query, list)
 }
