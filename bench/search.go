@@ -92,9 +92,8 @@ func (b *bench) measureSearchOnPostgres(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// As after any bulk load: statistics and the visibility map (which
-	// index-only scans of the search's trigrams need) now, not when
-	// autovacuum comes round.
+	// As after any bulk load: statistics (which the planner needs to tell
+	// a common word from a rare one) now, not when autovacuum comes round.
 	if err := analyze(ctx, dsn); err != nil {
 		return fmt.Errorf("VACUUM ANALYZE: %w", err)
 	}

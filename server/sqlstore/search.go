@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 
 	"github.com/pact-registry/pact/pkg/packfmt"
@@ -56,8 +57,13 @@ func parseSearch(query string) searchTerms {
 			}
 		}
 	}
-	for _, field := range strings.Fields(text) {
-		if tokens := packfmt.SearchWords(field); len(tokens) > 0 {
+	fields = strings.Fields(text)
+	for i, field := range fields {
+		tokens := packfmt.SearchWords(field)
+		// A word said twice is asked once (the last word stays, as the
+		// prefix).
+		again := slices.ContainsFunc(fields[i+1:], func(f string) bool { return slices.Equal(packfmt.SearchWords(f), tokens) })
+		if len(tokens) > 0 && !again {
 			t.words = append(t.words, tokens)
 		}
 	}

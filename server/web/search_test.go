@@ -69,3 +69,23 @@ func TestSearchPageSchemeFilter(t *testing.T) {
 		servertest.WantPage(t, web.Get(next), http.StatusOK, "Packages matching “widget” of scheme tool-v1")
 	})
 }
+
+// TestSearchPageSuggests: a search that finds little says "Did you mean"
+// with links to searches for the nearest slugs; one that finds enough
+// does not.
+func TestSearchPageSuggests(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		web := servertest.NewWebClient(t, env.URL)
+		for _, name := range []string{"Backup", "Postgres Backup", "Bakery", "Widget", "Widget CLI", "Widget Kit"} {
+			publishDoc(t, env, alice, packDoc(name, "1.0.0", "description: a pack\n"))
+			env.Clock.Advance(time.Second)
+		}
+		servertest.WantPage(t, web.Get("/?q=bakup"), http.StatusOK, "No package matches your search.",
+			`Did you mean <a href="/?q=backup">backup</a>`)
+		servertest.WantPage(t, web.Get("/?q=postgers"), http.StatusOK, `<a href="/?q=postgres-backup">postgres-backup</a>`)
+		if page := web.Get("/?q=widget"); strings.Contains(page.Body, "Did you mean") {
+			t.Errorf("a search that found three packages suggests others")
+		}
+	})
+}
