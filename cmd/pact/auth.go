@@ -185,7 +185,11 @@ func authProblem(err error) string {
 func authReason(err error) string {
 	var apiErr *client.APIError
 	var urlErr *url.Error
+	var plainHTTP *client.PlainHTTPError
+	var notRegistry *client.NotRegistryError
 	switch {
+	case errors.As(err, &plainHTTP), errors.As(err, &notRegistry):
+		return err.Error()
 	case errors.As(err, &apiErr):
 		return apiErr.Message
 	case errors.As(err, &urlErr):

@@ -207,11 +207,32 @@ func parseTimeout(s string) (time.Duration, error) {
 
 // hostAddress completes a registry address given without a scheme:
 // http:// for localhost and loopback addresses, https:// for any other.
+// An address ending in /api is taken without it (withoutAPIPath).
 func hostAddress(host string) string {
 	host = strings.TrimSpace(host)
 	if host == "" || strings.Contains(host, "://") {
-		return host
+		return withoutAPIPath(host)
 	}
+	return withoutAPIPath(withScheme(host))
+}
+
+// withoutAPIPath drops a trailing /api from an address: pact adds /api/…
+// itself, and an address copied from an API request's URL would otherwise
+// ask for /api/api/packages and get "not found".
+func withoutAPIPath(address string) string {
+	u, err := url.Parse(address)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return address
+	}
+	path := strings.TrimRight(u.Path, "/")
+	if path != "/api" && !strings.HasSuffix(path, "/api") {
+		return address
+	}
+	u.Path, u.RawPath = strings.TrimSuffix(path, "/api"), ""
+	return u.String()
+}
+
+func withScheme(host string) string {
 	name := host
 	if i := strings.IndexAny(name, "/?#"); i >= 0 {
 		name = name[:i]

@@ -128,6 +128,12 @@ func TestHostKey(t *testing.T) {
 		"https://example.com/pact/":     "https://example.com/pact",
 		"[::1]:8080":                    "http://[::1]:8080",
 		"http://[::1]:80/":              "http://[::1]",
+		// An address copied from the API's URL is the registry's.
+		"https://pact.example.com/api": "https://pact.example.com",
+		"pact.example.com/api/":        "https://pact.example.com",
+		"https://example.com/pact/api": "https://example.com/pact",
+		"https://api.example.com":      "https://api.example.com",
+		"https://example.com/apidocs":  "https://example.com/apidocs",
 	} {
 		if got := hostKey(in); got != want {
 			t.Errorf("hostKey(%q) = %q, want %q", in, got, want)

@@ -51,6 +51,8 @@ func exitStatus(err error) (code int, message string) {
 	var verifyErr *client.VerificationError
 	var unregistered *keyNotRegisteredError
 	var notLoggedIn *notLoggedInError
+	var plainHTTP *client.PlainHTTPError
+	var notRegistry *client.NotRegistryError
 	switch {
 	case err == nil:
 		return exitOK, ""
@@ -64,6 +66,8 @@ func exitStatus(err error) (code int, message string) {
 		return exitVerify, err.Error()
 	case errors.Is(err, context.Canceled):
 		return exitError, "interrupted"
+	case errors.As(err, &plainHTTP), errors.As(err, &notRegistry):
+		return exitError, err.Error()
 	case errors.As(err, &apiErr):
 		switch {
 		case apiErr.StatusCode == http.StatusUnauthorized && strings.HasPrefix(apiErr.Message, "missing API token"):
@@ -85,7 +89,11 @@ func exitStatus(err error) (code int, message string) {
 			return exitError, err.Error()
 		}
 	case errors.As(err, &urlErr):
-		return exitError, fmt.Sprintf("cannot reach the registry at %s: %s", urlHost(urlErr.URL), networkReason(urlErr))
+		msg := fmt.Sprintf("cannot reach the registry at %s: %s", urlHost(urlErr.URL), networkReason(urlErr))
+		if noSuchHost(urlErr) {
+			msg += "; check the address"
+		}
+		return exitError, msg
 	case errors.As(err, &unregistered):
 		return exitAuth, err.Error()
 	default:
@@ -171,14 +179,19 @@ func urlHost(address string) string {
 	return address
 }
 
+// noSuchHost reports a host name that the DNS says does not exist.
+func noSuchHost(err error) bool {
+	var dnsErr *net.DNSError
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound
+}
+
 // networkReason says in a few words why a request got no answer.
 func networkReason(err error) string {
-	var dnsErr *net.DNSError
 	var netErr net.Error
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused"
-	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+	case noSuchHost(err):
 		return "no such host"
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return fmt.Sprintf("no answer within %s", client.DefaultTimeout.Round(time.Second))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,6 +23,23 @@ func exportJSON(w io.Writer, v any) error {
 	}
 	_, err := w.Write(escapeJSONText(buf.Bytes()))
 	return err
+}
+
+// plural counts things in words: "1 entry", "3 entries", "0 packages".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
+}
+
+// pluralText is plural for a count given as text (a field of a log entry);
+// text that is not a number is kept as it is.
+func pluralText(n, one, many string) string {
+	if count, err := strconv.ParseInt(n, 10, 64); err == nil {
+		return plural(count, one, many)
+	}
+	return n + " " + many
 }
 
 // writeRow writes one row of a table. Every cell goes through safeText, so

@@ -265,7 +265,7 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		return err
 	}
 	if exists && !same && !opts.Force {
-		return fmt.Errorf("%s exists and holds something else than %s/%s %s: not overwritten; pass --force to replace it, or -o to write elsewhere", path, opts.Owner, opts.Pack, version)
+		return fmt.Errorf("%s exists and holds something other than %s/%s %s: not overwritten; pass --force to replace it, or -o to write elsewhere", path, opts.Owner, opts.Pack, version)
 	}
 	if !same {
 		if err := saveFile(path, content, 0o644, 0o755); err != nil {
@@ -293,7 +293,7 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		opts.IO.success("Downloaded %s/%s %s to %s (sha256 %s verified)", opts.Owner, opts.Pack, version, path, got)
 	}
 	if proof != nil {
-		opts.IO.info("  logged at index %d, included in the checkpoint of %d entries of %s", proof.Index, proof.Checkpoint.Size, proof.Checkpoint.Origin)
+		opts.IO.info("  logged at index %d, included in the checkpoint of %s of %s", proof.Index, plural(proof.Checkpoint.Size, "entry", "entries"), proof.Checkpoint.Origin)
 	} else {
 		opts.IO.info("  not checked against the registry's transparency log (--no-verify)")
 	}

@@ -131,6 +131,14 @@ func (s *iostreams) confirmed(question, what string) (bool, error) {
 	return answer == "y" || answer == "yes", nil
 }
 
+// cancelled ends a command whose question was answered no: it says so,
+// plainly (declining is no error), and exits 1 so that a script sees
+// that nothing was done.
+func (s *iostreams) cancelled() error {
+	fmt.Fprintln(s.ErrOut, "cancelled")
+	return &silentError{code: exitError}
+}
+
 // canConfirm fails (exit 2) when a command that needs confirmation has
 // neither --yes nor a terminal to ask on; commands check it before any
 // request.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,8 +30,9 @@ func newKeysRemoveCmd(f *factory) *cobra.Command {
 'pact keys list' shows. Versions it signed stay published, with their
 signatures.
 
-On a terminal pact asks before removing; --yes does not ask. Without a
-terminal (in scripts) --yes is required.`,
+On a terminal pact asks before removing; declining prints "cancelled" and
+exits 1. --yes does not ask. Without a terminal (in scripts) --yes is
+required.`,
 		Example: `  $ pact keys remove 3
   $ pact keys remove SHA256:uO8p1kXc1mBqP3G7o0xF0Y0nKq1b4z5rW2m9n8v7c6E --yes`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -95,7 +95,7 @@ func runKeysRemove(ctx context.Context, opts *keysRemoveOptions) error {
 			return err
 		}
 		if !ok {
-			return errNotConfirmed
+			return opts.IO.cancelled()
 		}
 	}
 	if err := c.DeleteKey(ctx, opts.ID); err != nil {
@@ -108,6 +108,3 @@ func runKeysRemove(ctx context.Context, opts *keysRemoveOptions) error {
 	}
 	return nil
 }
-
-// errNotConfirmed ends a command whose confirmation was declined.
-var errNotConfirmed = errors.New("not confirmed: nothing changed")

@@ -204,7 +204,7 @@ func describeLogEvent(e *translog.Entry) string {
 	case translog.KindUnyank:
 		return fmt.Sprintf("%s %s unyanked %s %s", when, who, get("pack"), get("version"))
 	case translog.KindRelease:
-		line := fmt.Sprintf("%s %s registered the release of %s %s (%s artifacts", when, who, get("pack"), get("version"), get("artifacts"))
+		line := fmt.Sprintf("%s %s registered the release of %s %s (%s", when, who, get("pack"), get("version"), pluralText(get("artifacts"), "artifact", "artifacts"))
 		if commit := e.Get("commit"); commit != "" {
 			line += ", commit " + safeText(commit)
 		}
@@ -214,8 +214,8 @@ func describeLogEvent(e *translog.Entry) string {
 	case translog.KindMemberRemove:
 		return fmt.Sprintf("%s %s: %s was removed (by %s)", when, who, get("member"), get("by"))
 	case translog.KindTrustedPublisherRemove:
-		return fmt.Sprintf("%s %s: trusted publisher %s (%s, packages %s), which %s added, went with its owner role; %s tokens revoked (by %s)",
-			when, who, get("trusted-publisher"), get("issuer"), get("packages"), get("member"), get("revoked-tokens"), get("by"))
+		return fmt.Sprintf("%s %s: trusted publisher %s (%s, packages %s), which %s added, went with its owner role; %s revoked (by %s)",
+			when, who, get("trusted-publisher"), get("issuer"), get("packages"), get("member"), pluralText(get("revoked-tokens"), "token", "tokens"), get("by"))
 	default:
 		var parts []string
 		for _, f := range e.Fields {

@@ -38,7 +38,7 @@ func TestDescribeLogEvent(t *testing.T) {
 		{"release without a commit", translog.NewRelease(translog.ReleaseEvent{Time: at, Owner: "alice", Pack: "widget", Version: "1.2.0", SHA256: strings.Repeat("a", 64), Release: strings.Repeat("b", 64)}),
 			"2026-11-22 22:00 alice registered the release of widget 1.2.0 (0 artifacts)"},
 		{"a trusted publisher removed with its maker's owner role", translog.NewTrustedPublisherRemove(translog.TrustedPublisherRemoveEvent{Time: at, Owner: "acme", Member: "bob", ID: 3, Issuer: "https://token.actions.githubusercontent.com", Packages: "widget widget-*", RevokedTokens: 1, By: "alice"}),
-			"2026-11-22 22:00 acme: trusted publisher 3 (https://token.actions.githubusercontent.com, packages widget widget-*), which bob added, went with its owner role; 1 tokens revoked (by alice)"},
+			"2026-11-22 22:00 acme: trusted publisher 3 (https://token.actions.githubusercontent.com, packages widget widget-*), which bob added, went with its owner role; 1 token revoked (by alice)"},
 		{"a kind from a later version", &translog.Entry{Kind: "member-add", Time: at, Fields: []translog.Field{{Key: "owner", Value: "alice"}, {Key: "member", Value: "bob"}}},
 			"2026-11-22 22:00 alice member-add member=bob"},
 	}

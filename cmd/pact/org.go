@@ -119,7 +119,7 @@ func runOrgShow(ctx context.Context, opts *orgOptions, membersOnly bool) error {
 		if o.DisplayName != "" {
 			title += " (" + safeText(o.DisplayName) + ")"
 		}
-		fmt.Fprintf(opts.IO.Out, "%s\n%s packages  %s\n\n", title, strconv.FormatInt(o.Packages, 10), safeText(o.URL))
+		fmt.Fprintf(opts.IO.Out, "%s\n%s  %s\n\n", title, plural(o.Packages, "package", "packages"), safeText(o.URL))
 	}
 	return printMembers(opts, o.Members)
 }

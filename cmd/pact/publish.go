@@ -138,7 +138,11 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 		return err
 	}
 	if len(invalid) > 0 && (!opts.KeepGoing || opts.DryRun) {
-		return fmt.Errorf("%d of %d documents are invalid (above); nothing was published", len(invalid), len(opts.Files))
+		verb := "are"
+		if len(invalid) == 1 {
+			verb = "is"
+		}
+		return fmt.Errorf("%d of %s %s invalid (above); nothing was published", len(invalid), plural(int64(len(opts.Files)), "document", "documents"), verb)
 	}
 
 	var signer *publishSigner
@@ -235,7 +239,7 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 		}
 	}
 	if opts.KeepGoing || len(opts.Files) > 1 {
-		summary := fmt.Sprintf("%d of %d documents published", len(outcomes), len(opts.Files))
+		summary := fmt.Sprintf("%d of %s published", len(outcomes), plural(int64(len(opts.Files)), "document", "documents"))
 		if unchanged > 0 {
 			summary += fmt.Sprintf(" (%d unchanged)", unchanged)
 		}

@@ -223,18 +223,11 @@ func runReleaseRegister(ctx context.Context, opts *releaseRegisterOptions) error
 	}
 	r := &res.Release
 	if res.Created {
-		opts.IO.success("Registered the release of %s %s: %s", r.ContractID, r.Version, countArtifacts(len(r.Artifacts)))
+		opts.IO.success("Registered the release of %s %s: %s", r.ContractID, r.Version, plural(int64(len(r.Artifacts)), "artifact", "artifacts"))
 	} else {
 		opts.IO.success("The release of %s %s was registered already, identical: nothing changed", r.ContractID, r.Version)
 	}
 	return nil
-}
-
-func countArtifacts(n int) string {
-	if n == 1 {
-		return "1 artifact"
-	}
-	return strconv.Itoa(n) + " artifacts"
 }
 
 type releaseListOptions struct {

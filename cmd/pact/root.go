@@ -177,7 +177,8 @@ Configuration comes from flags, then the environment (PACT_HOST,
 PACT_TOKEN), then the config file written by 'pact login'
 ($XDG_CONFIG_HOME/pact/config.yaml), then the default host
 ` + defaultHost + `. A host given without a scheme is https://, or
-http:// for localhost and loopback addresses.
+http:// for localhost and loopback addresses; one ending in /api is taken
+without it.
 
 The config file keeps a token per registry, and the last one logged in to
 as the default host. A stored token is only ever sent to the registry it
@@ -188,8 +189,11 @@ the registries you are logged in to.
 
 Requests that fail for a passing reason (rate limited, a server error, no
 answer) are tried up to 4 times; pact says on standard error why it waits
-and how long. --timeout (or PACT_TIMEOUT) bounds the whole command,
-retries included (no bound by default).
+and how long. Failures no retry can fix end at once: a host name that does
+not exist, an https:// address of a server speaking plain HTTP (pact says
+to use http://), a certificate that does not verify. --timeout (or
+PACT_TIMEOUT) bounds the whole command, retries included (no bound by
+default).
 
 Errors are the registry's own words; --debug adds the HTTP status and
 the request.

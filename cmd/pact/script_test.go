@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
 	"net"
@@ -84,6 +85,7 @@ func TestScripts(t *testing.T) {
 			"hangserver":  cmdHangServer,
 			"busyserver":  cmdBusyServer,
 			"plainserver": cmdPlainServer,
+			"webserver":   cmdWebServer,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
@@ -261,6 +263,28 @@ func cmdPlainServer(ts *testscript.TestScript, neg bool, args []string) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
 		io.WriteString(w, `{"ok":false,"error":"missing API token: send Authorization: Bearer <token> or X-Pact-Token: <token>"}`)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL)
+}
+
+// cmdWebServer starts a plain HTTP server that is no registry, a web site
+// answering every request with an HTML page and STATUS, and sets VAR to its
+// address:
+//
+//	webserver WEB 404
+func cmdWebServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: webserver VAR STATUS")
+	}
+	status, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("webserver: %q is not a status", args[1])
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status)
+		io.WriteString(w, "<!doctype html>\n<title>Example</title>\n<p>Nothing for "+html.EscapeString(r.URL.Path)+" here.</p>\n")
 	}))
 	ts.Defer(srv.Close)
 	ts.Setenv(args[0], srv.URL)

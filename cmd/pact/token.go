@@ -95,13 +95,19 @@ func describeExpiry(t *time.Time, now time.Time) string {
 	return s
 }
 
+// quoteName shows a token's name in double quotes, as Go quotes strings
+// (escaping what is not graphic): names are free text, and a space or an
+// empty name would otherwise blur a table's columns. pactd token list
+// quotes them the same way.
+func quoteName(name string) string { return strconv.QuoteToGraphic(name) }
+
 // printTokens prints tokens as a table for people.
 func printTokens(w io.Writer, tokens []client.Token, now time.Time) error {
 	t := newTable(w)
 	fmt.Fprintln(t, "ID\tNAME\tSCOPES\tPACKAGES\tCREATED\tEXPIRES\tLAST USED\tSTATUS")
 	for _, tok := range tokens {
 		scopes, packages := describeScopes(tok.Scopes, tok.Packages)
-		writeRow(t, strconv.FormatInt(tok.ID, 10), orDash(tok.Name), scopes, packages, formatTime(tok.CreatedAt),
+		writeRow(t, strconv.FormatInt(tok.ID, 10), quoteName(tok.Name), scopes, packages, formatTime(tok.CreatedAt),
 			optionalTime(tok.ExpiresAt, "never"), optionalTime(tok.LastUsedAt, "never"), tokenStatus(tok, now))
 	}
 	return t.Flush()

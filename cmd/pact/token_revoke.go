@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -26,8 +28,10 @@ func newTokenRevokeCmd(f *factory) *cobra.Command {
 		Long: `Revoke an API token by the ID 'pact token list' shows. Requests that send it
 are refused from then on; it stays in the list, marked revoked.
 
-On a terminal pact asks before revoking; --yes does not ask. Without a
-terminal (in scripts) --yes is required.`,
+On a terminal pact asks before revoking, naming the token (an ID that is
+none of your tokens ends there, exit 4); declining prints "cancelled" and
+exits 1. --yes does not ask. Without a terminal (in scripts) --yes is
+required.`,
 		Example: `  $ pact token revoke 7
   $ pact token revoke 7 --yes`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -53,22 +57,24 @@ func runTokenRevoke(ctx context.Context, opts *tokenRevokeOptions) error {
 		return err
 	}
 	if !opts.Yes {
-		question := fmt.Sprintf("Revoke token %d? Whatever uses it stops working.", opts.ID)
-		if opts.IO.stdinTTY && opts.IO.stderrTTY {
-			if tokens, err := c.ListTokens(ctx, client.TokenListOptions{}); err == nil {
-				for _, t := range tokens {
-					if t.ID == opts.ID {
-						question = fmt.Sprintf("Revoke token %d %q? Whatever uses it stops working.", t.ID, t.Name)
-					}
-				}
-			}
+		// The question names the token, whatever its state: the ID alone
+		// says little of what stops working.
+		tokens, err := c.ListTokens(ctx, client.TokenListOptions{All: true})
+		if err != nil {
+			return err
 		}
+		i := slices.IndexFunc(tokens, func(t client.Token) bool { return t.ID == opts.ID })
+		if i < 0 {
+			return &client.APIError{StatusCode: http.StatusNotFound,
+				Message: fmt.Sprintf("you have no token %d: 'pact token list --all' shows yours", opts.ID)}
+		}
+		question := fmt.Sprintf("Revoke token %d %s? Whatever uses it stops working.", opts.ID, quoteName(tokens[i].Name))
 		ok, err := opts.IO.confirmed(question, "revoking a token")
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return errNotConfirmed
+			return opts.IO.cancelled()
 		}
 	}
 	if err := c.RevokeToken(ctx, opts.ID); err != nil {

@@ -158,9 +158,9 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	}
 	fmt.Fprintf(w, "%s/%s %s\n", safeText(out.Owner), safeText(out.Pack), safeText(version))
 	row("logged", "at index %d: %s by %s, %s, auth %s", proof.Index, proof.Entry.Kind, proof.Publish.Owner, formatTime(proof.Entry.Time)+" UTC", proof.Publish.Auth)
-	row("included", "in the checkpoint of %d entries of %s (root hash %s), signed by the log's key", cp.Size, cp.Origin, out.Checkpoint.RootHash)
+	row("included", "in the checkpoint of %s of %s (root hash %s), signed by the log's key", plural(cp.Size, "entry", "entries"), cp.Origin, out.Checkpoint.RootHash)
 	if prev := cp.Previous; prev != nil {
-		row("consistent", "with the checkpoint of %d entries seen on %s UTC", prev.Size, formatTime(prev.SeenAt))
+		row("consistent", "with the checkpoint of %s seen on %s UTC", plural(prev.Size, "entry", "entries"), formatTime(prev.SeenAt))
 	} else {
 		row("consistent", "first checkpoint of this log seen here: kept to check the next ones against")
 	}

@@ -35,8 +35,9 @@ them). When every version is yanked the package has no latest version and
 is not listed. Without OWNER the package is one of the token's account.
 Yanking a yanked version again replaces its reason; 'pact unyank' undoes it.
 
-On a terminal pact asks before yanking; --yes does not ask. Without a
-terminal (in scripts) --yes is required.
+On a terminal pact asks before yanking; declining prints "cancelled" and
+exits 1. --yes does not ask. Without a terminal (in scripts) --yes is
+required.
 
 --reason is one line of at most 200 characters, shown with the version.`,
 		Example: `  $ pact yank widget@1.2.0 --reason "breaks the parser; use 1.2.1"
@@ -107,7 +108,7 @@ func runYank(ctx context.Context, opts *yankOptions) error {
 			return err
 		}
 		if !ok {
-			return errNotConfirmed
+			return opts.IO.cancelled()
 		}
 	}
 	call, done := c.YankVersion, "Yanked"

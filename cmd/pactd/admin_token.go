@@ -38,12 +38,13 @@ func newTokenListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List an account's API tokens",
-		Long: `List the active API tokens of one account, newest first: id, name, scopes
-("all" for a token of every scope), the packs publish and yank are limited
-to, when each was made, expires and was last used. --all adds the expired
-and revoked tokens still kept (pactd serve deletes them --token-retention
-after they ended), with their status. Secrets are never stored, so never
-shown.`,
+		Long: `List the active API tokens of one account, newest first: id, name (quoted),
+scopes ("all" for a token of every scope, "none (read only)" for none), the
+packs publish and yank are limited to, when each was made, expires and was
+last used, in the columns and words of 'pact token list'. --all adds the
+expired and revoked tokens still kept (pactd serve deletes them
+--token-retention after they ended), with their status. Secrets are never
+stored, so never shown.`,
 		Example: `  pactd token list --user alice
   pactd token list --user alice --all --json`,
 		Args: cobra.NoArgs,
@@ -108,6 +109,8 @@ shown.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s has no %s\n", acct.Username, what)
 				return nil
 			}
+			// The columns and their words are those of pact token list, the
+			// name quoted alike.
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "ID\tNAME\tSCOPES\tPACKAGES\tCREATED\tEXPIRES\tLAST USED\tSTATUS")
 			for _, t := range tokens {
@@ -189,7 +192,7 @@ func adminScopes(scopes []registry.Scope) string {
 		return "all"
 	}
 	if len(scopes) == 0 {
-		return "none"
+		return "none (read only)" // as pact token list says it
 	}
 	names := make([]string, len(scopes))
 	for i, s := range scopes {

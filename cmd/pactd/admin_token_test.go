@@ -70,7 +70,7 @@ func TestTokenListAndRevoke(t *testing.T) {
 				t.Fatalf("list has %d lines, want a header and 3 tokens:\n%s", len(lines), list)
 			}
 			wantMatch("header", lines[0], `^ID +NAME +SCOPES +PACKAGES +CREATED +EXPIRES +LAST USED +STATUS$`)
-			wantMatch("read-only row", lines[1], `^3 +"read" +none +all +\S+ \S+ +\S+ \S+ +never +active$`)
+			wantMatch("read-only row", lines[1], `^3 +"read" +none \(read only\) +all +\S+ \S+ +\S+ \S+ +never +active$`)
 			wantMatch("scoped row", lines[2], `^2 +"ci" +publish,yank +widget-\* +\S+ \S+ +\S+ \S+ +never +active$`)
 			wantMatch("full row", lines[3], `^1 +"all" +all +all +\S+ \S+ +never +never +active$`)
 			if strings.Contains(list, "bobs") || strings.Contains(list, "pact_") {

@@ -23,6 +23,7 @@ func addAccountCommands(user *cobra.Command) {
 // listedUser is one line of `pactd user list --json`.
 type listedUser struct {
 	Username   string     `json:"username"`
+	Kind       string     `json:"kind"` // accountKind's words
 	Email      string     `json:"email"`
 	CreatedAt  time.Time  `json:"created_at"`
 	DisabledAt *time.Time `json:"disabled_at"`
@@ -40,9 +41,10 @@ func newUserListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List accounts",
-		Long: `List every account, oldest first: username, email, when it was created, when it
-was disabled (if it is), and how many active API tokens, SSH keys, packages and
-unexpired dashboard sessions it has. --json prints a JSON array instead.`,
+		Long: `List every account, oldest first: username, kind (user or organisation),
+email, when it was created, when it was disabled (if it is), and how many active
+API tokens, SSH keys, packages and unexpired dashboard sessions it has. --json
+prints a JSON array instead.`,
 		Example: `  pactd user list
   pactd user list --json | jq -r '.[] | select(.disabled_at != null) | .username'`,
 		Args: cobra.NoArgs,
@@ -59,7 +61,7 @@ unexpired dashboard sessions it has. --json prints a JSON array instead.`,
 				fmt.Fprint(out, "[")
 			} else {
 				w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "USERNAME\tEMAIL\tCREATED\tDISABLED\tTOKENS\tKEYS\tPACKAGES\tSESSIONS")
+				fmt.Fprintln(w, "USERNAME\tKIND\tEMAIL\tCREATED\tDISABLED\tTOKENS\tKEYS\tPACKAGES\tSESSIONS")
 			}
 			n, after := 0, int64(0)
 			for {
@@ -77,7 +79,11 @@ unexpired dashboard sessions it has. --json prints a JSON array instead.`,
 						if a.DisabledAt != nil {
 							disabled = a.DisabledAt.UTC().Format(time.RFC3339)
 						}
-						fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", a.Username, a.Email, a.CreatedAt.UTC().Format(time.RFC3339),
+						email := a.Email
+						if email == "" {
+							email = "-" // an organisation has none
+						}
+						fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", a.Username, accountKind(&a.Account), email, a.CreatedAt.UTC().Format(time.RFC3339),
 							disabled, a.ActiveTokens, a.SSHKeys, a.Packages, a.Sessions)
 					}
 					n++
@@ -108,7 +114,7 @@ unexpired dashboard sessions it has. --json prints a JSON array instead.`,
 }
 
 func writeListedUser(out io.Writer, i int, a registry.AccountSummary) error {
-	b, err := json.Marshal(listedUser{Username: a.Username, Email: a.Email, CreatedAt: a.CreatedAt.UTC().Truncate(time.Second),
+	b, err := json.Marshal(listedUser{Username: a.Username, Kind: accountKind(&a.Account), Email: a.Email, CreatedAt: a.CreatedAt.UTC().Truncate(time.Second),
 		DisabledAt: truncatedTime(a.DisabledAt), Tokens: a.ActiveTokens, SSHKeys: a.SSHKeys, Packages: a.Packages, Sessions: a.Sessions})
 	if err != nil {
 		return err
@@ -119,6 +125,14 @@ func writeListedUser(out io.Writer, i int, a registry.AccountSummary) error {
 	}
 	_, err = fmt.Fprint(out, sep+string(b))
 	return err
+}
+
+// accountKind names an account's kind for people: user or organisation.
+func accountKind(a *registry.Account) string {
+	if a.IsOrg() {
+		return "organisation"
+	}
+	return "user"
 }
 
 func truncatedTime(t *time.Time) *time.Time {

@@ -97,15 +97,21 @@ func TestUserListPasswdDisableEnable(t *testing.T) {
 				t.Fatalf("log-in as alice: %d %s", status, page)
 			}
 
-			// list, as a table and as JSON.
+			wantAnswer(t, "create the organisation acme", call(t, httpClient, http.MethodPost, srv.URL+"/api/orgs", aliceToken,
+				map[string]string{"name": "acme"}), http.StatusCreated)
+
+			// list, as a table and as JSON; an organisation is an account
+			// of its own kind, without email.
 			r := pactd(t, nil, "", "user", "list", "--db", db)
-			if r.code != 0 || !regexp.MustCompile(`(?m)^USERNAME +EMAIL +CREATED +DISABLED +TOKENS +KEYS +PACKAGES +SESSIONS\n`+
-				`alice +alice@example\.com +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +- +1 +0 +1 +1\n`+
-				`bob +bob@example\.com +\S+ +- +1 +0 +0 +0\n$`).MatchString(r.stdout) {
+			if r.code != 0 || !regexp.MustCompile(`(?m)^USERNAME +KIND +EMAIL +CREATED +DISABLED +TOKENS +KEYS +PACKAGES +SESSIONS\n`+
+				`alice +user +alice@example\.com +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +- +1 +0 +1 +1\n`+
+				`bob +user +bob@example\.com +\S+ +- +1 +0 +0 +0\n`+
+				`acme +organisation +- +\S+ +- +0 +0 +0 +0\n$`).MatchString(r.stdout) {
 				t.Errorf("pactd user list: code %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
 			type listed struct {
 				Username   string     `json:"username"`
+				Kind       string     `json:"kind"`
 				Email      string     `json:"email"`
 				CreatedAt  time.Time  `json:"created_at"`
 				DisabledAt *time.Time `json:"disabled_at"`
@@ -124,8 +130,9 @@ func TestUserListPasswdDisableEnable(t *testing.T) {
 				return users
 			}
 			users := listJSON()
-			if len(users) != 2 || users[0].Username != "alice" || users[0].Tokens != 1 || users[0].Packages != 1 || users[0].Sessions != 1 ||
-				users[0].DisabledAt != nil || users[0].CreatedAt.IsZero() || users[1].Username != "bob" {
+			if len(users) != 3 || users[0].Username != "alice" || users[0].Kind != "user" || users[0].Tokens != 1 || users[0].Packages != 1 ||
+				users[0].Sessions != 1 || users[0].DisabledAt != nil || users[0].CreatedAt.IsZero() || users[1].Username != "bob" ||
+				users[2].Username != "acme" || users[2].Kind != "organisation" || users[2].Email != "" {
 				t.Errorf("pactd user list --json = %+v", users)
 			}
 

@@ -1,10 +1,14 @@
 // Package client is a typed Go client of the pact registry's REST interface.
 //
 // Every call takes a context, runs under a per-attempt timeout, and answers
-// failures of the server as *APIError values. Requests that are safe to repeat
-// (every GET, and publishes, since re-publishing identical content is a no-op)
-// are retried with exponential backoff and jitter on 429 (honouring
-// Retry-After), 5xx and connection errors.
+// failures of the server as *APIError values; a host that answers an API
+// route in words no registry uses gives *NotRegistryError, and a plain-HTTP
+// server at an https:// address *PlainHTTPError. Requests that are safe to
+// repeat (every GET, and publishes, since re-publishing identical content
+// is a no-op) are retried with exponential backoff and jitter on 429
+// (honouring Retry-After), 5xx and connection errors, except those that
+// a retry cannot fix: a host name that does not exist, a server that does
+// not speak TLS, a certificate that does not verify.
 //
 //	c, err := client.New("https://pact.example.com", client.WithToken(token))
 //	res, err := c.Publish(ctx, client.PublishRequest{Content: doc})
@@ -14,11 +18,13 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -227,9 +233,23 @@ func (c *Client) retryDelay(attempt int, err error) (time.Duration, bool) {
 	}
 	var terr *transportError
 	if errors.As(err, &terr) {
-		return backoff, true
+		return backoff, !unfixable(terr.err)
 	}
 	return 0, false
+}
+
+// unfixable reports failures to reach a server that the same request
+// meets again at once: a host name that does not exist, a server that
+// does not speak TLS on an https:// address, a certificate that does not
+// verify. A retry only makes the user wait for the same error.
+func unfixable(err error) bool {
+	var dnsErr *net.DNSError
+	var recordErr tls.RecordHeaderError
+	var certErr *tls.CertificateVerificationError
+	return (errors.As(err, &dnsErr) && dnsErr.IsNotFound) ||
+		errors.Is(err, http.ErrSchemeMismatch) ||
+		errors.As(err, &recordErr) ||
+		errors.As(err, &certErr)
 }
 
 // once performs a single attempt. Failures of the server come back as
@@ -273,6 +293,9 @@ func (c *Client) once(ctx context.Context, r request) (*response, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if rest, ok := strings.CutPrefix(c.baseURL, "https://"); ok && errors.Is(err, http.ErrSchemeMismatch) {
+			return nil, &PlainHTTPError{Host: c.Host(), HTTPAddress: "http://" + rest, Err: err}
+		}
 		return nil, &transportError{err: err}
 	}
 	defer res.Body.Close()
@@ -295,6 +318,9 @@ func (c *Client) once(ctx context.Context, r request) (*response, error) {
 		}
 	}
 	if res.StatusCode >= 400 {
+		if notPactRefusal(r.path, res.StatusCode, data) {
+			return nil, c.notRegistry(r, res.StatusCode, res.Header)
+		}
 		apiErr := newAPIError(res.StatusCode, data)
 		apiErr.Method, apiErr.Path = r.method, r.path
 		if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
@@ -330,9 +356,44 @@ func (c *Client) doJSON(ctx context.Context, r request, out any) error {
 		return nil
 	}
 	if err := json.Unmarshal(resp.body, out); err != nil {
+		if isAPIRoute(r.path) && !json.Valid(resp.body) {
+			return c.notRegistry(r, resp.status, resp.header)
+		}
 		return fmt.Errorf("unexpected answer from %s %s: %w", r.method, r.path, err)
 	}
 	return nil
+}
+
+// isAPIRoute says whether pact's JSON API serves path, so that a registry
+// answers it with JSON, its refusals with the {"ok":false,"error":...}
+// body. Other paths (the log's tiles, raw documents) may be served by
+// anything.
+func isAPIRoute(path string) bool { return strings.HasPrefix(path, "/api/") }
+
+// notPactRefusal reports a refusal of an API route without pact's error
+// body: the host is not a registry. Statuses that a proxy or load
+// balancer in front of a registry gives in its own words (a timeout, a
+// body too large, rate limiting, any 5xx) say nothing of what is behind
+// it, and stay *APIError.
+func notPactRefusal(path string, status int, body []byte) bool {
+	switch {
+	case !isAPIRoute(path), status >= 500,
+		status == http.StatusRequestTimeout, status == http.StatusRequestEntityTooLarge, status == http.StatusTooManyRequests:
+		return false
+	}
+	return !isErrorEnvelope(body)
+}
+
+func (c *Client) notRegistry(r request, status int, header http.Header) *NotRegistryError {
+	_, address, _ := strings.Cut(c.baseURL, "://")
+	return &NotRegistryError{Address: address, Method: r.method, Path: r.path, StatusCode: status,
+		ContentType: mediaType(header.Get("Content-Type"))}
+}
+
+// mediaType is a Content-Type without its parameters ("text/html").
+func mediaType(contentType string) string {
+	t, _, _ := strings.Cut(contentType, ";")
+	return strings.ToLower(strings.TrimSpace(t))
 }
 
 // unwrapRetryable hands callers the plain *APIError.

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -454,4 +456,70 @@ func TestNewRefusesBadAddresses(t *testing.T) {
 	if err != nil || c.BaseURL() != "http://example.com/registry" {
 		t.Errorf("New with a path prefix: %v, %v", c, err)
 	}
+}
+
+// TestAHostThatIsNotARegistrySaysSo: a web server that answers pact's API
+// routes with its own pages is named as no registry, never taken for a
+// registry that lacks the package.
+func TestAHostThatIsNotARegistrySaysSo(t *testing.T) {
+	t.Parallel()
+	website := func(status int) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(status)
+			io.WriteString(w, "<!doctype html><title>Welcome</title><p>A web site.</p>")
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		status int
+		call   func(c *client.Client) error
+		want   string
+	}{
+		{"a 404 page for a package", http.StatusNotFound, func(c *client.Client) error {
+			_, err := c.GetPackage(ctx, "alice", "widget")
+			return err
+		}, "GET /api/packages/alice/widget with 404 Not Found (text/html)"},
+		{"a 404 page for a publish", http.StatusNotFound, func(c *client.Client) error {
+			_, err := c.Publish(ctx, client.PublishRequest{Content: packDoc("name: widget\nversion: 1.0.0")})
+			return err
+		}, "POST /api/publish with 404 Not Found (text/html)"},
+		{"a page for every address", http.StatusOK, func(c *client.Client) error {
+			_, err := c.ListPackages(ctx, client.ListOptions{})
+			return err
+		}, "GET /api/packages with 200 OK (text/html)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			address := website(tc.status)
+			c, err := client.New(address, client.WithToken("pact_x"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tc.call(c)
+			var notRegistry *client.NotRegistryError
+			if !errors.As(err, &notRegistry) {
+				t.Fatalf("error = %v (%T), want a *NotRegistryError", err, err)
+			}
+			host := strings.TrimPrefix(address, "http://")
+			if want := host + " does not look like a pact registry: it answered " + tc.want + ", not pact's JSON"; err.Error() != want {
+				t.Errorf("Error() = %q\nwant       %q", err.Error(), want)
+			}
+			if client.IsNotFound(err) {
+				t.Error("IsNotFound = true for a host that is no registry")
+			}
+		})
+	}
+
+	// A proxy's own page for a failure of the registry behind it is still
+	// the registry's failure.
+	c, err := client.New(website(http.StatusBadGateway), client.WithRetryPolicy(client.RetryPolicy{MaxAttempts: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ListPackages(ctx, client.ListOptions{})
+	wantStatus(t, err, http.StatusBadGateway)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/pact-registry/pact/pkg/wire"
@@ -73,4 +74,53 @@ type TooLargeError struct {
 
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("the answer of GET %s is larger than %d bytes", e.Path, e.Limit)
+}
+
+// PlainHTTPError is an https:// address whose server answered in plain
+// HTTP: it wants the http:// address, which no retry changes.
+type PlainHTTPError struct {
+	// Host is the host[:port] that answered; HTTPAddress is the client's
+	// address with http:// for https://.
+	Host, HTTPAddress string
+	// Err is the failed request (a *url.Error).
+	Err error
+}
+
+func (e *PlainHTTPError) Error() string {
+	return fmt.Sprintf("%s answers in plain HTTP, not HTTPS: use %s", e.Host, e.HTTPAddress)
+}
+
+func (e *PlainHTTPError) Unwrap() error { return e.Err }
+
+// NotRegistryError is an answer to a route of pact's API that no pact
+// registry gives: a refusal without the {"ok":false,"error":...} body, or a
+// success that is not JSON. The host answers, but it is something else (a
+// web site, another service), so its "not found" says nothing of the
+// package or file asked about.
+type NotRegistryError struct {
+	// Address is the client's address without its scheme: host[:port]
+	// and the path prefix, if any ("example.com/pact").
+	Address      string
+	Method, Path string
+	StatusCode   int
+	// ContentType is the answer's media type, "" when it named none.
+	ContentType string
+}
+
+func (e *NotRegistryError) Error() string {
+	answer := strconv.Itoa(e.StatusCode)
+	if text := http.StatusText(e.StatusCode); text != "" {
+		answer += " " + text
+	}
+	if e.ContentType != "" {
+		answer += " (" + e.ContentType + ")"
+	}
+	return fmt.Sprintf("%s does not look like a pact registry: it answered %s %s with %s, not pact's JSON",
+		e.Address, e.Method, e.Path, answer)
+}
+
+// isErrorEnvelope reports whether body is pact's {"ok":false,"error":...}.
+func isErrorEnvelope(body []byte) bool {
+	var envelope wire.Error
+	return json.Unmarshal(body, &envelope) == nil && envelope.Error != ""
 }

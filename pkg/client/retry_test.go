@@ -309,3 +309,47 @@ func TestCancelledContextStopsRetrying(t *testing.T) {
 		t.Errorf("err %v after %d pauses; want an error after the one pause that was cancelled", err, pauses)
 	}
 }
+
+// TestErrorsARetryCannotFixAreNotRetried: an https:// address of a
+// plain-HTTP server and a host name that does not exist fail at once, the
+// first with the http:// address to use.
+func TestErrorsARetryCannotFixAreNotRetried(t *testing.T) {
+	plain := sharedPactd.URL // pactd serves plain HTTP
+	tests := []struct {
+		name    string
+		address string
+		check   func(t *testing.T, err error)
+	}{
+		{"https to a plain-HTTP server", strings.Replace(plain, "http://", "https://", 1), func(t *testing.T, err error) {
+			var plainErr *PlainHTTPError
+			if !errors.As(err, &plainErr) || plainErr.HTTPAddress != plain {
+				t.Fatalf("error = %v (%T), want a *PlainHTTPError suggesting %s", err, err, plain)
+			}
+			if want := strings.TrimPrefix(plain, "http://") + " answers in plain HTTP, not HTTPS: use " + plain; err.Error() != want {
+				t.Errorf("Error() = %q, want %q", err.Error(), want)
+			}
+		}},
+		{"a host name that does not exist", "https://nosuch.invalid", func(t *testing.T, err error) {
+			var dnsErr *net.DNSError
+			if !errors.As(err, &dnsErr) || !dnsErr.IsNotFound {
+				t.Fatalf("error = %v (%T), want a DNS error saying the name does not exist", err, err)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var notices []Retry
+			c, err := New(tc.address, WithRetryNotify(func(r Retry) { notices = append(notices, r) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pauses := 0
+			c.sleep = func(context.Context, time.Duration) error { pauses++; return nil }
+			_, err = c.ListPackages(context.Background(), ListOptions{})
+			tc.check(t, err)
+			if pauses != 0 || len(notices) != 0 {
+				t.Errorf("retried %d times (notices %+v), want none", pauses, notices)
+			}
+		})
+	}
+}

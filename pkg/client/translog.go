@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -224,11 +225,11 @@ func (v *LogVerifier) latest(ctx context.Context, path string, minSize int64, pr
 	}
 	if seen != nil && cp.Size < seen.Size {
 		return nil, verifyErrorf("consistency",
-			"the registry shows a history older than the one seen on %s (%d entries then, %d now): a rollback or a possible fork",
-			seenDate(seen), seen.Size, cp.Size)
+			"the registry shows a history older than the one seen on %s (%s then, %d now): a rollback or a possible fork",
+			seenDate(seen), countEntries(seen.Size), cp.Size)
 	}
 	if cp.Size < minSize {
-		return nil, verifyErrorf("inclusion", "the log's checkpoint covers %d entries, not entry %d, after waiting %s", cp.Size, minSize-1, checkpointWait)
+		return nil, verifyErrorf("inclusion", "the log's checkpoint covers %s, not entry %d, after waiting %s", countEntries(cp.Size), minSize-1, checkpointWait)
 	}
 	if prefetch != nil {
 		if err := prefetch(cp); err != nil {
@@ -254,8 +255,8 @@ func (v *LogVerifier) checkConsistent(ctx context.Context, seen *SeenCheckpoint,
 	fork := func() error {
 		path := v.state.saveForkEvidence(seen, cp, v.c.now())
 		msg := fmt.Sprintf("the registry shows a history inconsistent with the one seen on %s: possible fork "+
-			"(then %d entries with root %s, now %d entries with root %s)",
-			seenDate(seen), seen.Size, seen.Hash, cp.Size, cp.Hash)
+			"(then %s with root %s, now %s with root %s)",
+			seenDate(seen), countEntries(seen.Size), seen.Hash, countEntries(cp.Size), cp.Hash)
 		if path != "" {
 			msg += "; both signed checkpoints are kept in " + path
 		}
@@ -304,7 +305,7 @@ func (v *LogVerifier) withHashes(ctx context.Context, cp *Checkpoint, f func(tlo
 	if errors.As(err, &verr) || isTransient(err) {
 		return err
 	}
-	return verifyErrorf("inclusion", "the registry's log tiles do not match its signed checkpoint of %d entries: %v", cp.Size, err)
+	return verifyErrorf("inclusion", "the registry's log tiles do not match its signed checkpoint of %s: %v", countEntries(cp.Size), err)
 }
 
 // isTransient reports errors of reaching or reading the registry, which are
@@ -324,7 +325,7 @@ func (v *LogVerifier) Entries(ctx context.Context, cp *Checkpoint, start, end in
 
 func (v *LogVerifier) entries(ctx context.Context, cp *Checkpoint, start, end int64, keep bool) ([][]byte, error) {
 	if start < 0 || end > cp.Size || start > end {
-		return nil, fmt.Errorf("entries [%d, %d) are not in a log of %d entries", start, end, cp.Size)
+		return nil, fmt.Errorf("entries [%d, %d) are not in a log of %s", start, end, countEntries(cp.Size))
 	}
 	var out [][]byte
 	for start < end {
@@ -390,7 +391,7 @@ func (v *LogVerifier) bundleEntries(ctx context.Context, cp *Checkpoint, bundle 
 		}
 		v.forgetBundle(bundle)
 	}
-	return nil, verifyErrorf("inclusion", "the registry's entry bundle %s does not match the leaves of its signed checkpoint of %d entries", translog.TilePath(bundle), cp.Size)
+	return nil, verifyErrorf("inclusion", "the registry's entry bundle %s does not match the leaves of its signed checkpoint of %s", translog.TilePath(bundle), countEntries(cp.Size))
 }
 
 // readBundle returns the entries of an entry bundle from this run's memory,
@@ -477,7 +478,7 @@ func (v *LogVerifier) forgetBundle(bundle tlog.Tile) {
 // inclusion proof (tlog.ProveRecord, CheckRecord) against the checkpoint.
 func (v *LogVerifier) ProveEntry(ctx context.Context, cp *Checkpoint, index int64) ([]byte, *translog.Entry, error) {
 	if index < 0 || index >= cp.Size {
-		return nil, nil, verifyErrorf("inclusion", "log index %d is not in the checkpoint of %d entries", index, cp.Size)
+		return nil, nil, verifyErrorf("inclusion", "log index %d is not in the checkpoint of %s", index, countEntries(cp.Size))
 	}
 	entries, err := v.entries(ctx, cp, index, index+1, true)
 	if err != nil {
@@ -494,7 +495,7 @@ func (v *LogVerifier) ProveEntry(ctx context.Context, cp *Checkpoint, index int6
 		return nil, nil, err
 	}
 	if err := tlog.CheckRecord(proof, cp.Size, cp.Hash, index, translog.RecordHash(data)); err != nil {
-		return nil, nil, verifyErrorf("inclusion", "entry %d is not included in the log's checkpoint of %d entries: %v", index, cp.Size, err)
+		return nil, nil, verifyErrorf("inclusion", "entry %d is not included in the log's checkpoint of %s: %v", index, countEntries(cp.Size), err)
 	}
 	entry, err := translog.Parse(data)
 	if err != nil {
@@ -652,4 +653,12 @@ func sha256Hex(b []byte) string {
 
 func seenDate(seen *SeenCheckpoint) string {
 	return seen.SeenAt.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// countEntries says how many entries a log holds: "1 entry", "8 entries".
+func countEntries(n int64) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return strconv.FormatInt(n, 10) + " entries"
 }
