@@ -5,7 +5,13 @@
 # database. No base image is pulled at run time: the final stage is scratch.
 #
 #   docker build -t pactd .
-#   docker run -p 8080:8080 -v pact-data:/data pactd
+#   docker run -p 8080:8080 -v pact-data:/data \
+#     -e PACTD_BASE_URL=https://pact.example.com pactd
+#
+# Set PACTD_BASE_URL to the registry's public URL before the first start:
+# links use it, and the transparency log is named after its host then, for
+# good (clients pin the name). Without it the log is named localhost's, and
+# pactd warns at every start.
 #   docker run --rm -i -v pact-data:/data pactd user create \
 #     --email you@example.com --username you --password-stdin
 #

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -41,8 +42,10 @@ const (
 )
 
 // startLog loads (or makes) the log's key and starts the sequencer for as
-// long as ctx lasts.
-func startLog(ctx context.Context, svc *registry.Service, cfg logSettings, baseURL string, log *slog.Logger) error {
+// long as ctx lasts. explicitBase says whether --base-url was given, addr
+// is where pactd listens: a log named for localhost on a registry that
+// others reach, or for a host that is not the base URL's, is warned of.
+func startLog(ctx context.Context, svc *registry.Service, cfg logSettings, baseURL string, explicitBase bool, addr net.Addr, log *slog.Logger) error {
 	operatorKey := ""
 	if cfg.KeyFile != "" {
 		b, err := os.ReadFile(cfg.KeyFile)
@@ -58,6 +61,7 @@ func startLog(ctx context.Context, svc *registry.Service, cfg logSettings, baseU
 	if err := svc.InitLog(ctx, origin, operatorKey); err != nil {
 		return fmt.Errorf("transparency log: %w", err)
 	}
+	warnOfLogOrigin(ctx, log, svc.LogOrigin(), cfg.Origin, baseURL, explicitBase, addr)
 	// The sequencer's first round signs the first checkpoint; serving does
 	// not wait for it, so a registry upgraded to the log starts at once.
 	go svc.RunLogSequencer(ctx, logPoll, logMinGap, func(err error) {
@@ -68,6 +72,27 @@ func startLog(ctx context.Context, svc *registry.Service, cfg logSettings, baseU
 		log.Log(ctx, level, "transparency log: sequencing failed; retrying", "err", err.Error())
 	})
 	return nil
+}
+
+// warnOfLogOrigin warns when the log's name (its origin, fixed in its key at
+// the first start: clients pin it) does not fit this start: --log-origin
+// or the base URL's host names another, or pactd listens where others reach
+// it without --base-url, so that links and a new log say localhost.
+func warnOfLogOrigin(ctx context.Context, log *slog.Logger, name, flag, baseURL string, explicitBase bool, addr net.Addr) {
+	host, _, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); !explicitBase && ip != nil && !ip.IsLoopback() {
+		log.WarnContext(ctx, "pactd listens on "+addr.String()+" without --base-url: its links say "+baseURL+
+			" and the transparency log is named "+name+"; set --base-url (PACTD_BASE_URL) to the registry's public URL",
+			"log_origin", name, "base_url", baseURL)
+	}
+	switch {
+	case flag != "" && flag != name:
+		log.WarnContext(ctx, "--log-origin "+flag+" is not the log's name: the log was named "+name+
+			" at its first start, and a log keeps its name (clients pin it)", "log_origin", name)
+	case explicitBase && flag == "" && name != logOrigin(baseURL):
+		log.WarnContext(ctx, "the transparency log is named "+name+", not after --base-url's host ("+logOrigin(baseURL)+
+			"): it was named at its first start and keeps its name (clients pin it)", "log_origin", name, "base_url", baseURL)
+	}
 }
 
 // logOrigin is the default name of the log: the host of the base URL and /log.

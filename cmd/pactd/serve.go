@@ -316,7 +316,7 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 	}
 	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody, OIDCIssuers: cfg.OIDCIssuers,
 		OnEvent: logs.auditEvent, TokenRetention: retention})
-	if err := startLog(ctx, svc, cfg.Log, baseURL, log); err != nil {
+	if err := startLog(ctx, svc, cfg.Log, baseURL, cfg.BaseURL != "", ln.Addr(), log); err != nil {
 		ln.Close()
 		return err
 	}

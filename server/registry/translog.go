@@ -242,6 +242,13 @@ func (s *Service) InitLog(ctx context.Context, origin, operatorKey string) error
 	return nil
 }
 
+// LogOrigin answers the log's name (its origin, the name of its key), ""
+// before InitLog.
+func (s *Service) LogOrigin() string {
+	name, _, _ := strings.Cut(s.LogVerifierKey(), "+")
+	return name
+}
+
 // LogVerifierKey answers the log's verifier key (name+hash+key), "" before
 // InitLog.
 func (s *Service) LogVerifierKey() string {
