@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+)
+
+type infoOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Owner, Pack string
+	JSON        bool
+}
+
+func newInfoCmd(f *factory) *cobra.Command {
+	opts := &infoOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "info [OWNER/]PACK",
+		Short: "Show a package: its versions, latest, deprecation and releases",
+		Long: `Show a package as the registry holds it: its name and description, its
+latest version, its deprecation, every version newest first (when it was
+published, how: signed by an SSH key, by a CI job through trusted
+publishing, or with a token; whether it is yanked and why; its entry in the
+transparency log) and its releases. Without OWNER the package is one of the
+token's account.
+
+--json prints {"package", "versions", "releases"}: the package and versions
+as GET /api/packages/OWNER/PACK answers them, and the releases as
+GET /api/contracts/OWNER/PACK/releases lists them (the newest 100).`,
+		Example: `  $ pact info alice/widget
+  $ pact info widget --json`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			owner, pack, hasOwner := strings.Cut(args[0], "/")
+			if !hasOwner {
+				owner, pack = "", args[0]
+			}
+			if pack == "" || strings.ContainsAny(pack, "/@") || (hasOwner && owner == "") {
+				return usageErrorf("%q is not PACK or OWNER/PACK", args[0])
+			}
+			opts.Owner, opts.Pack = owner, pack
+			return runInfo(cmd.Context(), opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// infoOutput is what --json prints.
+type infoOutput struct {
+	Package  client.Package          `json:"package"`
+	Versions []client.Version        `json:"versions"`
+	Releases []client.ReleaseSummary `json:"releases"`
+}
+
+// infoReleases is how many releases info shows, the newest first.
+const infoReleases = 100
+
+func runInfo(ctx context.Context, opts *infoOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	owner, err := ownerOrMe(ctx, c, opts.Owner)
+	if err != nil {
+		return err
+	}
+	detail, err := c.GetPackage(ctx, owner, opts.Pack)
+	if err != nil {
+		return err
+	}
+	releases, err := c.ListReleases(ctx, owner, opts.Pack, infoReleases, "")
+	if err != nil {
+		return err
+	}
+	out := infoOutput{Package: detail.Package, Versions: detail.Versions, Releases: releases.Releases}
+	if out.Versions == nil {
+		out.Versions = []client.Version{}
+	}
+	if out.Releases == nil {
+		out.Releases = []client.ReleaseSummary{}
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, out)
+	}
+
+	p := &out.Package
+	w := opts.IO.Out
+	fmt.Fprintf(w, "%s", safeText(p.FullName()))
+	if p.Name != "" && p.Name != p.PackSlug {
+		fmt.Fprintf(w, " (%s)", safeText(p.Name))
+	}
+	fmt.Fprintln(w)
+	if p.Description != "" {
+		fmt.Fprintln(w, safeText(p.Description))
+	}
+	fmt.Fprintf(w, "latest:     %s\n", orDash(p.Version))
+	if p.Scheme != "" {
+		fmt.Fprintf(w, "scheme:     %s\n", safeText(p.Scheme))
+	}
+	if p.Deprecated != "" {
+		fmt.Fprintf(w, "deprecated: %s\n", safeText(p.Deprecated))
+	}
+	fmt.Fprintf(w, "page:       %s\n", p.URL)
+	fmt.Fprintln(w)
+
+	t := newTable(w)
+	writeRow(t, "VERSION", "PUBLISHED", "BY", "LOG", "YANKED")
+	for _, v := range out.Versions {
+		log := "-"
+		if v.LogIndex != nil {
+			log = strconv.FormatInt(*v.LogIndex, 10)
+		}
+		yanked := "-"
+		if v.Yanked {
+			yanked = "yanked"
+			if v.YankReason != "" {
+				yanked += ": " + v.YankReason
+			}
+		}
+		writeRow(t, safeText(v.Version), formatTime(v.CreatedAt), publishedHow(&v), log, safeText(yanked))
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w)
+	if len(out.Releases) == 0 {
+		fmt.Fprintln(w, "No releases.")
+		return nil
+	}
+	t = newTable(w)
+	writeRow(t, "RELEASE", "ARTIFACTS", "REGISTERED")
+	for _, r := range out.Releases {
+		writeRow(t, safeText(r.Version), strconv.Itoa(r.ArtifactCount), formatTime(r.CreatedAt))
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	if releases.NextCursor != nil {
+		opts.IO.info("Older releases follow: pact release list %s/%s", owner, opts.Pack)
+	}
+	return nil
+}
+
+// publishedHow says how a version was published: "signed" (an SSH key),
+// "ci" (a CI job's token, through trusted publishing) or "token".
+func publishedHow(v *client.Version) string {
+	switch {
+	case v.Signature != nil:
+		return "signed"
+	case v.CI != nil:
+		return "ci"
+	}
+	return "token"
+}
