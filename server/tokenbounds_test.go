@@ -136,12 +136,12 @@ func TestEndedTokensArePruned(t *testing.T) {
 		web := servertest.NewWebClient(t, env.URL)
 		web.Login(alice)
 		rows := regexp.MustCompile(`<tr class="token-`)
-		page := web.Get("/dashboard")
+		page := web.Get("/dashboard/tokens")
 		servertest.WantPage(t, page, http.StatusOK, "Older tokens")
 		if n := len(rows.FindAllString(page.Body, -1)); n != 100 || strings.Contains(page.Body, "ended-0") {
 			t.Errorf("the dashboard shows %d token rows (ended ones: %v), want the 100 newest active", n, strings.Contains(page.Body, "ended-0"))
 		}
-		older := regexp.MustCompile(`href="(/dashboard\?tokens=[^"]+)#tokens"`).FindStringSubmatch(page.Body)
+		older := regexp.MustCompile(`href="(/dashboard/tokens\?cursor=[^"]+)"`).FindStringSubmatch(page.Body)
 		if older == nil {
 			t.Fatal("no link to older tokens")
 		}

@@ -301,7 +301,9 @@ func TestSecurityHeadersOnEveryPage(t *testing.T) {
 		check(p)
 	}
 	web.Login(alice)
-	check("/dashboard")
+	for _, p := range []string{"/dashboard", "/dashboard/tokens", "/dashboard/keys", "/dashboard/orgs", "/dashboard/trusted-publishers", "/dashboard/account"} {
+		check(p)
+	}
 	check("/alice/alpha")
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/pact-registry/pact/internal/servertest"
 )
 
-// In a real browser: the dashboard creates an organisation and adds a
+// In a real browser: the dashboard's organisations page creates an organisation and adds a
 // member with its forms, and the organisation's page shows both members.
 func TestBrowserOrganisation(t *testing.T) {
 	ctx := newBrowser(t, 60*time.Second)
@@ -28,6 +28,7 @@ func TestBrowserOrganisation(t *testing.T) {
 	)
 	b.submit("main form button[type=submit]")
 
+	b.open(env.URL + "/dashboard/orgs")
 	b.do("filling the organisation form",
 		chromedp.SendKeys(chromedp.CSS("#org-name"), "acme"),
 		chromedp.SendKeys(chromedp.CSS("#org-display-name"), "Acme Corp"),

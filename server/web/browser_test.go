@@ -235,6 +235,7 @@ func TestBrowserJourney(t *testing.T) {
 	}
 
 	// Create a token; it is shown once, with a copy button that works.
+	b.open(env.URL + "/dashboard/tokens")
 	b.do("filling the token form",
 		chromedp.SendKeys(chromedp.CSS("#token-name"), "browser"),
 		chromedp.SetValue(chromedp.CSS("#token-expiry"), "30"),
@@ -254,7 +255,7 @@ func TestBrowserJourney(t *testing.T) {
 	if copied := evaluate[string](b, `navigator.clipboard.readText()`, chromedp.EvalAwaitPromise); copied != token {
 		t.Errorf("the copy button copied %q, want the token", copied)
 	}
-	b.screenshot(shots, "dashboard")
+	b.screenshot(shots, "dashboard-tokens")
 
 	// The token works on the API.
 	me := apiCall(t, http.MethodGet, env.URL+"/api/me", token, "")
@@ -264,6 +265,7 @@ func TestBrowserJourney(t *testing.T) {
 
 	// Add an SSH key made by ssh-keygen.
 	_, pub := sshtest.GenerateKey(t, t.TempDir(), "ed25519", 0)
+	b.open(env.URL + "/dashboard/keys")
 	b.do("filling the key form",
 		chromedp.SetValue(chromedp.CSS("#key-public"), sshtest.PublicKeyLine(t, pub)),
 		chromedp.SendKeys(chromedp.CSS("#key-name"), "browser key"),
@@ -308,7 +310,7 @@ func TestBrowserJourney(t *testing.T) {
 
 	// On a phone-sized screen nothing runs off the side.
 	b.do("emulating a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch))
-	for _, path := range []string{"/", "/dashboard", "/docs", "/erin/release-checklist"} {
+	for _, path := range []string{"/", "/dashboard", "/dashboard/tokens", "/dashboard/keys", "/docs", "/erin/release-checklist"} {
 		b.open(env.URL + path)
 		if wide := evaluate[bool](b, `document.documentElement.scrollWidth > document.documentElement.clientWidth`); wide {
 			t.Errorf("%s scrolls sideways on a 390px screen; sticking out: %q", path, evaluate[[]string](b, overflowing))
@@ -320,7 +322,7 @@ func TestBrowserJourney(t *testing.T) {
 	b.screenshot(shots, "home")
 
 	// Revoke the token in the dashboard: the API refuses it at once.
-	b.open(env.URL + "/dashboard")
+	b.open(env.URL + "/dashboard/tokens")
 	b.submit("form[action$='/revoke'] button")
 	if title := b.text("main h1"); !strings.HasPrefix(title, "Revoke the token") {
 		t.Errorf("the Revoke button leads to %q, want a question", title)
@@ -492,7 +494,7 @@ func TestBrowserCrossSiteFormIsRefused(t *testing.T) {
 		t.Errorf("alice has %d tokens after the cross-site posts, want 1", n)
 	}
 	// The same form on pact's own page works, in the same browser.
-	b.open(env.URL + "/dashboard")
+	b.open(env.URL + "/dashboard/tokens")
 	b.do("naming a token", chromedp.SendKeys(chromedp.CSS("#token-name"), "own"))
 	if resp := b.submit("form[action='/dashboard/tokens'] button"); resp.Status != http.StatusOK {
 		t.Errorf("same-origin form: status %d", resp.Status)

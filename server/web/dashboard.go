@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,20 +27,69 @@ var tokenLifetimes = []struct {
 	{"365", "In a year"},
 }
 
-// notices are the messages a redirect back to the dashboard can carry; the
-// query names one, so no text from the URL reaches the page.
-var notices = map[string]string{
-	"token-revoked":  "The token is revoked. Requests that send it are now refused.",
-	"key-added":      "The SSH key is added. Publishes signed with it are accepted.",
-	"key-deleted":    "The SSH key is deleted.",
-	"trust-added":    "The trusted publisher is added. CI jobs whose ID tokens carry these claims may publish these packs.",
-	"trust-removed":  "The trusted publisher is removed. Its CI jobs can no longer get tokens.",
-	"org-created":    "The organisation is made; you are its owner. Publish into it with pact publish --owner.",
-	"member-set":     "The member's role is set.",
-	"member-removed": "The member is removed. Its publishing into the organisation has stopped.",
+// The dashboard's pages, in the order of the menu they share: an overview,
+// then one page for each thing an account manages (docs/design.md, The
+// pages). Each form posts to its page's path or below it, and comes back
+// to that page.
+const (
+	sectionOverview = "overview"
+	sectionTokens   = "tokens"
+	sectionKeys     = "keys"
+	sectionOrgs     = "orgs"
+	sectionTrusted  = "trusted"
+	sectionAccount  = "account"
+)
+
+type dashboardPage struct {
+	Section string // also the id of the page's entry on the overview, the anchor its section had on the one long page
+	Path    string
+	Label   string // in the menu
+	Title   string // the page's heading
+}
+
+var dashboardPages = []dashboardPage{
+	{sectionOverview, "/dashboard", "Overview", "Dashboard"},
+	{sectionTokens, "/dashboard/tokens", "API tokens", "API tokens"},
+	{sectionKeys, "/dashboard/keys", "SSH keys", "SSH keys"},
+	{sectionOrgs, "/dashboard/orgs", "Organisations", "Organisations"},
+	{sectionTrusted, "/dashboard/trusted-publishers", "Trusted publishers", "Trusted publishers"},
+	{sectionAccount, "/dashboard/account", "Account", "Password and sessions"},
+}
+
+func dashboardPath(section string) string {
+	for _, p := range dashboardPages {
+		if p.Section == section {
+			return p.Path
+		}
+	}
+	panic("no dashboard page " + section)
+}
+
+// notices are the messages a redirect back to a dashboard page can carry,
+// each on its page; the query names one, so no text from the URL reaches
+// the page.
+var notices = map[string]struct{ section, text string }{
+	"token-revoked":  {sectionTokens, "The token is revoked. Requests that send it are now refused."},
+	"key-added":      {sectionKeys, "The SSH key is added. Publishes signed with it are accepted."},
+	"key-deleted":    {sectionKeys, "The SSH key is deleted."},
+	"trust-added":    {sectionTrusted, "The trusted publisher is added. CI jobs whose ID tokens carry these claims may publish these packs."},
+	"trust-removed":  {sectionTrusted, "The trusted publisher is removed. Its CI jobs can no longer get tokens."},
+	"org-created":    {sectionOrgs, "The organisation is made; you are its owner. Publish into it with pact publish --owner."},
+	"member-set":     {sectionOrgs, "The member's role is set."},
+	"member-removed": {sectionOrgs, "The member is removed. Its publishing into the organisation has stopped."},
 	// A removed or demoted owner's trusted publishers go with its role.
-	"member-set-grants":     "The member's role is set. The trusted publishers it added for the organisation are removed, and the tokens exchanged through them revoked; the transparency log records each.",
-	"member-removed-grants": "The member is removed. Its publishing into the organisation has stopped: the trusted publishers it added for the organisation are removed too, and the tokens exchanged through them revoked; the transparency log records each.",
+	"member-set-grants":     {sectionOrgs, "The member's role is set. The trusted publishers it added for the organisation are removed, and the tokens exchanged through them revoked; the transparency log records each."},
+	"member-removed-grants": {sectionOrgs, "The member is removed. Its publishing into the organisation has stopped: the trusted publishers it added for the organisation are removed too, and the tokens exchanged through them revoked; the transparency log records each."},
+	"password-changed":      {sectionAccount, "Your password is changed. Every other session of your account is logged out."},
+	"session-ended":         {sectionAccount, "The session is ended: that browser is logged out."},
+}
+
+// notice is the message of the request's ?done= if it is section's.
+func notice(c *gin.Context, section string) string {
+	if n, ok := notices[c.Query("done")]; ok && n.section == section {
+		return n.text
+	}
+	return ""
 }
 
 type tokenRow struct {
@@ -65,6 +115,7 @@ var tokenScopes = []struct {
 const defaultLifetime = "90"
 
 type dashboardData struct {
+	Section       string // the page shown, one of dashboardPages
 	Notice        string
 	Error         string
 	NewToken      string // the secret of a token made just now, shown once
@@ -78,7 +129,7 @@ type dashboardData struct {
 	PublicKey     string
 	Lifetimes     any
 	Tokens        []tokenRow // the account's active tokens, a page of them
-	// TokensCursor is the page of tokens shown (?tokens=, "" for the
+	// TokensCursor is the page of tokens shown (?cursor=, "" for the
 	// newest), TokensNext the next one's ("" on the last).
 	TokensCursor, TokensNext string
 	Keys                     []registry.SSHKey
@@ -107,17 +158,62 @@ type trustRow struct {
 	Expired bool
 }
 
+// dashboard is the overview. The links of the one long page it was lead
+// to the pages that replaced its sections: a notice to its page, a page
+// of tokens to the tokens page (its anchors, #tokens and the like, are
+// the overview's entries).
 func (pages *Pages) dashboard(c *gin.Context) {
-	pages.renderDashboard(c, http.StatusOK, &dashboardData{Notice: notices[c.Query("done")], Lifetime: defaultLifetime,
-		TokensCursor: c.Query("tokens")})
+	if cursor := c.Query("tokens"); cursor != "" {
+		c.Redirect(http.StatusSeeOther, "/dashboard/tokens?cursor="+url.QueryEscape(cursor))
+		return
+	}
+	done := c.Query("done")
+	if n, ok := notices[done]; ok {
+		c.Redirect(http.StatusSeeOther, dashboardPath(n.section)+"?done="+done)
+		return
+	}
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{Section: sectionOverview})
 }
 
+// showDashboard answers GET on the page of section.
+func (pages *Pages) showDashboard(section string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		pages.renderDashboard(c, http.StatusOK, &dashboardData{Section: section, Notice: notice(c, section),
+			Lifetime: defaultLifetime, TokensCursor: c.Query("cursor")})
+	}
+}
+
+// renderDashboard shows d's page with what it lists.
 func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData) {
 	acct := pages.currentAccount(c)
-	tokens, next, err := pages.svc.ListTokens(c, acct.ID, registry.TokenQuery{Limit: pages.dashboardSize, Cursor: d.TokensCursor})
+	var err error
+	tmpl := "dashboard-" + d.Section + ".html"
+	switch d.Section {
+	case sectionOverview:
+		tmpl = "dashboard.html"
+		err = pages.dashboardPackages(c, d)
+	case sectionTokens:
+		err = pages.dashboardTokens(c, d)
+	case sectionKeys:
+		d.Keys, err = pages.svc.ListSSHKeys(c, acct.ID)
+	case sectionOrgs:
+		err = pages.dashboardOrgs(c, d)
+	case sectionTrusted:
+		err = pages.dashboardTrusted(c, d)
+	default:
+		panic("no dashboard page " + d.Section)
+	}
 	if err != nil {
 		pages.errorPage(c, err)
 		return
+	}
+	pages.render(c, status, tmpl, "", d)
+}
+
+func (pages *Pages) dashboardTokens(c *gin.Context, d *dashboardData) error {
+	tokens, next, err := pages.svc.ListTokens(c, pages.currentAccount(c).ID, registry.TokenQuery{Limit: pages.dashboardSize, Cursor: d.TokensCursor})
+	if err != nil {
+		return err
 	}
 	d.TokensNext = next
 	now := pages.now()
@@ -144,37 +240,6 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 		}
 		d.Tokens = append(d.Tokens, row)
 	}
-	if d.Keys, err = pages.svc.ListSSHKeys(c, acct.ID); err != nil {
-		pages.errorPage(c, err)
-		return
-	}
-	pkgs, next, err := pages.svc.ListPackages(c, registry.ListQuery{Owner: acct.Username, Limit: pages.dashboardSize})
-	if err != nil {
-		pages.errorPage(c, err)
-		return
-	}
-	for i := range pkgs {
-		d.Packages = append(d.Packages, pages.viewPackage(&pkgs[i]))
-	}
-	d.More = next != ""
-	d.Issuers = pages.svc.OIDCIssuers()
-	trusted, err := pages.svc.ListTrustedPublishers(c, acct, "")
-	if err != nil {
-		pages.errorPage(c, err)
-		return
-	}
-	for _, tp := range trusted {
-		row := trustRow{TrustedPublisher: tp, Globs: strings.Join(tp.Packages, " "), Unbound: tp.NamesOnly(), Expired: !tp.Active(now)}
-		for name, value := range tp.Claims {
-			row.Claims = append(row.Claims, name+"="+value)
-		}
-		slices.Sort(row.Claims)
-		d.Trusted = append(d.Trusted, row)
-	}
-	if err := pages.dashboardOrgs(c, d); err != nil {
-		pages.errorPage(c, err)
-		return
-	}
 	d.Lifetimes = tokenLifetimes
 	type scopeBox struct {
 		Value, Label string
@@ -185,12 +250,42 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 		boxes = append(boxes, scopeBox{Value: sc.Value, Label: sc.Label, Checked: slices.Contains(d.TokenScopes, sc.Value)})
 	}
 	d.ScopeList = boxes
-	pages.render(c, status, "dashboard.html", "", d)
+	return nil
+}
+
+func (pages *Pages) dashboardPackages(c *gin.Context, d *dashboardData) error {
+	pkgs, next, err := pages.svc.ListPackages(c, registry.ListQuery{Owner: pages.currentAccount(c).Username, Limit: pages.dashboardSize})
+	if err != nil {
+		return err
+	}
+	for i := range pkgs {
+		d.Packages = append(d.Packages, pages.viewPackage(&pkgs[i]))
+	}
+	d.More = next != ""
+	return nil
+}
+
+func (pages *Pages) dashboardTrusted(c *gin.Context, d *dashboardData) error {
+	d.Issuers = pages.svc.OIDCIssuers()
+	trusted, err := pages.svc.ListTrustedPublishers(c, pages.currentAccount(c), "")
+	if err != nil {
+		return err
+	}
+	now := pages.now()
+	for _, tp := range trusted {
+		row := trustRow{TrustedPublisher: tp, Globs: strings.Join(tp.Packages, " "), Unbound: tp.NamesOnly(), Expired: !tp.Active(now)}
+		for name, value := range tp.Claims {
+			row.Claims = append(row.Claims, name+"="+value)
+		}
+		slices.Sort(row.Claims)
+		d.Trusted = append(d.Trusted, row)
+	}
+	return nil
 }
 
 func (pages *Pages) createToken(c *gin.Context) {
 	acct := pages.currentAccount(c)
-	d := &dashboardData{TokenName: strings.TrimSpace(c.PostForm("name")), Lifetime: c.PostForm("expires_in_days"),
+	d := &dashboardData{Section: sectionTokens, TokenName: strings.TrimSpace(c.PostForm("name")), Lifetime: c.PostForm("expires_in_days"),
 		TokenScopes: c.PostFormArray("scope"), TokenPackages: strings.TrimSpace(c.PostForm("packages"))}
 	// No scope ticked gives every scope, as tokens made before scopes have.
 	spec := registry.TokenSpec{Name: d.TokenName}
@@ -221,7 +316,7 @@ func (pages *Pages) createToken(c *gin.Context) {
 	}
 	// The secret is on this page only: it is not stored, so the answer to
 	// this POST must not be cached anywhere (requireLogin set no-store).
-	pages.renderDashboard(c, http.StatusOK, &dashboardData{NewToken: secret, Lifetime: defaultLifetime,
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{Section: sectionTokens, NewToken: secret, Lifetime: defaultLifetime,
 		LoginCommand: pages.cliCommand("login", "--token", secret)})
 }
 
@@ -238,23 +333,23 @@ func (pages *Pages) revokeToken(c *gin.Context) {
 			return &confirmation{
 				Title:  "Revoke the token “" + t.Name + "”?",
 				Detail: "Every request that sends it is refused at once: update the CI jobs and machines that use it. A revoked token cannot be made to work again.",
-				Button: "Revoke token", Cancel: "/dashboard#tokens",
+				Button: "Revoke token", Cancel: "/dashboard/tokens",
 			}, nil
 		},
 		remove: func(accountID, id int64) error { return pages.svc.RevokeToken(c, accountID, id) },
-		done:   "/dashboard?done=token-revoked#tokens",
+		done:   "/dashboard/tokens?done=token-revoked",
 	})
 }
 
 func (pages *Pages) addKey(c *gin.Context) {
-	d := &dashboardData{KeyName: strings.TrimSpace(c.PostForm("name")), PublicKey: strings.TrimSpace(c.PostForm("public_key"))}
+	d := &dashboardData{Section: sectionKeys, KeyName: strings.TrimSpace(c.PostForm("name")), PublicKey: strings.TrimSpace(c.PostForm("public_key"))}
 	_, err := pages.svc.AddSSHKey(c, pages.currentAccount(c).ID, d.PublicKey, d.KeyName)
-	pages.formDone(c, d, err, "/dashboard?done=key-added#keys")
+	pages.formDone(c, d, err, "/dashboard/keys?done=key-added")
 }
 
-// formDone ends a dashboard form: a refusal shows the dashboard again with
-// the message and the values sent, a fault the error page, success a
-// redirect to done.
+// formDone ends a dashboard form: a refusal shows the form's page (d's
+// section) again with the message and the values sent, a fault the error
+// page, success a redirect to done.
 func (pages *Pages) formDone(c *gin.Context, d *dashboardData, err error, done string) {
 	if registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict) {
 		d.Error = registry.ErrorMessage(err)
@@ -330,14 +425,14 @@ func (pages *Pages) deleteKey(c *gin.Context) {
 					return &confirmation{
 						Title:  "Delete the SSH key “" + name + "”?",
 						Detail: "Publishes signed with " + k.Fingerprint + " are refused from now on. Versions it signed stay verifiable. You can add the key again, but not to publish again what it signed before.",
-						Button: "Delete key", Cancel: "/dashboard#keys",
+						Button: "Delete key", Cancel: "/dashboard/keys",
 					}, nil
 				}
 			}
 			return nil, registry.Errorf(registry.NotFound, "no such key")
 		},
 		remove: func(accountID, id int64) error { return pages.svc.DeleteSSHKey(c, accountID, id) },
-		done:   "/dashboard?done=key-deleted#keys",
+		done:   "/dashboard/keys?done=key-deleted",
 	})
 }
 
@@ -348,8 +443,8 @@ const maxTrustClaimLines = 32
 // addTrustedPublisher takes the issuer, the packs (globs separated by
 // spaces or commas) and the claims, one name=value a line.
 func (pages *Pages) addTrustedPublisher(c *gin.Context) {
-	d := &dashboardData{TrustIssuer: c.PostForm("issuer"), TrustPackages: strings.TrimSpace(c.PostForm("packages")),
-		TrustClaims: strings.TrimSpace(c.PostForm("claims")), Lifetime: defaultLifetime}
+	d := &dashboardData{Section: sectionTrusted, TrustIssuer: c.PostForm("issuer"), TrustPackages: strings.TrimSpace(c.PostForm("packages")),
+		TrustClaims: strings.TrimSpace(c.PostForm("claims"))}
 	spec := registry.TrustedPublisherSpec{Issuer: d.TrustIssuer, Claims: map[string]string{},
 		Packages: strings.FieldsFunc(d.TrustPackages, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })}
 	lines := strings.Split(d.TrustClaims, "\n")
@@ -370,7 +465,7 @@ func (pages *Pages) addTrustedPublisher(c *gin.Context) {
 		spec.Claims[strings.TrimSpace(name)] = strings.TrimSpace(value)
 	}
 	_, err := pages.svc.AddTrustedPublisher(c, pages.currentAccount(c), nil, spec)
-	pages.formDone(c, d, err, "/dashboard?done=trust-added#trusted")
+	pages.formDone(c, d, err, "/dashboard/trusted-publishers?done=trust-added")
 }
 
 func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
@@ -385,7 +480,7 @@ func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
 					return &confirmation{
 						Title:  "Remove the trusted publisher for " + strings.Join(tp.Packages, " ") + "?",
 						Detail: "CI jobs of " + tp.Issuer + " can no longer get tokens to publish these packs.",
-						Button: "Remove trusted publisher", Cancel: "/dashboard#trusted",
+						Button: "Remove trusted publisher", Cancel: "/dashboard/trusted-publishers",
 					}, nil
 				}
 			}
@@ -394,7 +489,7 @@ func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
 		remove: func(_, id int64) error {
 			return pages.svc.DeleteTrustedPublisher(c, pages.currentAccount(c), "", nil, id)
 		},
-		done: "/dashboard?done=trust-removed#trusted",
+		done: "/dashboard/trusted-publishers?done=trust-removed",
 	})
 }
 

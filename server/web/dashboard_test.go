@@ -24,9 +24,40 @@ var confirmed = url.Values{"confirm": {"yes"}}
 func TestDashboardNeedsALogin(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	web := servertest.NewWebClient(t, env.URL)
-	servertest.WantRedirect(t, web.Get("/dashboard"), "/login")
+	for _, page := range []string{"/dashboard", "/dashboard/tokens", "/dashboard/keys", "/dashboard/orgs", "/dashboard/trusted-publishers", "/dashboard/account"} {
+		servertest.WantRedirect(t, web.Get(page), "/login")
+	}
 	servertest.WantRedirect(t, web.Post("/dashboard/tokens", url.Values{"name": {"x"}}), "/login")
 	servertest.WantRedirect(t, web.Post("/dashboard/keys", url.Values{"public_key": {"x"}}), "/login")
+}
+
+// The dashboard is a page for each thing an account manages. The overview
+// keeps the anchors of the one long page it was (/dashboard#tokens), each
+// leading to its page, and that page's links lead to the new pages: its
+// notices to the page they belong to, its pages of tokens to the tokens page.
+func TestDashboardOldLinksLeadToTheirPages(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	web := servertest.NewWebClient(t, env.URL)
+	web.Login(env.CreateUser(t, "alice"))
+	servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, `<a href="/dashboard" aria-current="page">Overview</a>`,
+		`<div id="tokens"><dt><a href="/dashboard/tokens">`, `<div id="keys"><dt><a href="/dashboard/keys">`,
+		`<div id="orgs"><dt><a href="/dashboard/orgs">`, `<div id="trusted"><dt><a href="/dashboard/trusted-publishers">`,
+		`id="packages"`)
+	for old, now := range map[string]string{
+		"/dashboard?done=token-revoked":    "/dashboard/tokens?done=token-revoked",
+		"/dashboard?done=key-added":        "/dashboard/keys?done=key-added",
+		"/dashboard?done=trust-removed":    "/dashboard/trusted-publishers?done=trust-removed",
+		"/dashboard?done=member-set":       "/dashboard/orgs?done=member-set",
+		"/dashboard?done=password-changed": "/dashboard/account?done=password-changed",
+		"/dashboard?tokens=MjAyNg%3D%3D":   "/dashboard/tokens?cursor=MjAyNg%3D%3D",
+	} {
+		servertest.WantRedirect(t, web.Get(old), now)
+	}
+	servertest.WantPage(t, web.Get("/dashboard?done=made-up"), http.StatusOK, "Your packages")
+	// A notice shows on its own page only.
+	if page := web.Get("/dashboard/keys?done=token-revoked"); page.Status != http.StatusOK || strings.Contains(page.Body, "The token is revoked") {
+		t.Errorf("the SSH keys page (%d) says the token is revoked", page.Status)
+	}
 }
 
 func TestDashboardTokens(t *testing.T) {
@@ -55,7 +86,7 @@ func TestDashboardTokens(t *testing.T) {
 		// The token works, and the dashboard shows when it was used.
 		me := env.API.Get("/api/me", "Authorization: Bearer "+secret)
 		wantStatus(t, me.Status, http.StatusOK, me.Body)
-		page := web.Get("/dashboard")
+		page := web.Get("/dashboard/tokens")
 		if strings.Contains(page.Body, secret) {
 			t.Errorf("the dashboard shows the token again")
 		}
@@ -73,14 +104,14 @@ func TestDashboardTokens(t *testing.T) {
 		// The button only asks; the token works until the answer is yes.
 		ask := web.Post("/dashboard/tokens/"+id[1]+"/revoke", nil)
 		servertest.WantPage(t, ask, http.StatusOK, "Revoke the token “ci”?",
-			`action="/dashboard/tokens/`+id[1]+`/revoke"`, `name="confirm" value="yes"`, `href="/dashboard#tokens"`)
+			`action="/dashboard/tokens/`+id[1]+`/revoke"`, `name="confirm" value="yes"`, `href="/dashboard/tokens"`)
 		assertNoInlineCode(t, ask.Body)
 		me = env.API.Get("/api/me", "Authorization: Bearer "+secret)
 		wantStatus(t, me.Status, http.StatusOK, me.Body)
-		servertest.WantRedirect(t, web.Post("/dashboard/tokens/"+id[1]+"/revoke", confirmed), "/dashboard?done=token-revoked#tokens")
+		servertest.WantRedirect(t, web.Post("/dashboard/tokens/"+id[1]+"/revoke", confirmed), "/dashboard/tokens?done=token-revoked")
 		me = env.API.Get("/api/me", "Authorization: Bearer "+secret)
 		wantStatus(t, me.Status, http.StatusUnauthorized, me.Body)
-		page = web.Get("/dashboard?done=token-revoked")
+		page = web.Get("/dashboard/tokens?done=token-revoked")
 		servertest.WantPage(t, page, http.StatusOK, "The token is revoked")
 		// The dashboard lists active tokens: the revoked one is gone.
 		if strings.Contains(page.Body, "<td data-label=\"Name\">ci</td>") {
@@ -132,17 +163,18 @@ func TestDashboardSSHKeysAndPackages(t *testing.T) {
 	web.Login(alice)
 
 	page := web.Get("/dashboard")
-	servertest.WantPage(t, page, http.StatusOK, "No SSH keys yet.", `href="/alice/alpha"`)
+	servertest.WantPage(t, page, http.StatusOK, `href="/alice/alpha"`)
 	if strings.Contains(page.Body, "bravo") {
 		t.Errorf("alice's dashboard lists bob's package")
 	}
+	servertest.WantPage(t, web.Get("/dashboard/keys"), http.StatusOK, "No SSH keys yet.")
 
 	dir := t.TempDir()
 	_, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	line := sshtest.PublicKeyLine(t, pub)
 	fingerprint := sshtest.KeygenFingerprint(t, pub)
-	servertest.WantRedirect(t, web.Post("/dashboard/keys", url.Values{"public_key": {line}, "name": {"laptop"}}), "/dashboard?done=key-added#keys")
-	page = web.Get("/dashboard?done=key-added")
+	servertest.WantRedirect(t, web.Post("/dashboard/keys", url.Values{"public_key": {line}, "name": {"laptop"}}), "/dashboard/keys?done=key-added")
+	page = web.Get("/dashboard/keys?done=key-added")
 	servertest.WantPage(t, page, http.StatusOK, "The SSH key is added", `<td data-label="Name">laptop</td>`, fingerprint, "ssh-ed25519")
 	if keys := web.Get("/alice.keys"); !strings.Contains(keys.Body, strings.Fields(line)[1]) {
 		t.Errorf("/alice.keys lacks the added key: %q", keys.Body)
@@ -160,8 +192,8 @@ func TestDashboardSSHKeysAndPackages(t *testing.T) {
 	if keys := web.Get("/alice.keys"); keys.Body == "" {
 		t.Errorf("asking to delete the key deleted it")
 	}
-	servertest.WantRedirect(t, web.Post("/dashboard/keys/"+id[1]+"/delete", confirmed), "/dashboard?done=key-deleted#keys")
-	servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, "No SSH keys yet.")
+	servertest.WantRedirect(t, web.Post("/dashboard/keys/"+id[1]+"/delete", confirmed), "/dashboard/keys?done=key-deleted")
+	servertest.WantPage(t, web.Get("/dashboard/keys"), http.StatusOK, "No SSH keys yet.")
 	servertest.WantPage(t, web.Post("/dashboard/keys/"+id[1]+"/delete", nil), http.StatusNotFound)
 	servertest.WantPage(t, web.Post("/dashboard/keys/"+id[1]+"/delete", confirmed), http.StatusNotFound)
 	if keys := web.Get("/alice.keys"); keys.Body != "" {

@@ -17,7 +17,7 @@ func TestDashboardTokenScopes(t *testing.T) {
 		web := servertest.NewWebClient(t, env.URL)
 		web.Login(alice)
 
-		page := web.Get("/dashboard")
+		page := web.Get("/dashboard/tokens")
 		servertest.WantPage(t, page, http.StatusOK, `<option value="90" selected>`, `name="scope" value="publish"`,
 			`name="scope" value="tokens"`, `id="token-packages"`)
 		if row := tokenRow(t, page.Body, "test"); !strings.Contains(row, `<td data-label="Scopes">all</td>`) || !strings.Contains(row, "<code>all</code>") {
@@ -52,7 +52,7 @@ func TestDashboardTokenScopes(t *testing.T) {
 		servertest.WantPage(t, bad, http.StatusBadRequest, "may hold only", `value="Widget/*"`, `value="keys" checked`, `<option value="30" selected>`)
 		unknown := web.Post("/dashboard/tokens", url.Values{"name": {"bad"}, "scope": {"admin"}})
 		servertest.WantPage(t, unknown, http.StatusBadRequest, "is not known")
-		if strings.Contains(web.Get("/dashboard").Body, "<td>bad</td>") {
+		if strings.Contains(web.Get("/dashboard/tokens").Body, `<td data-label="Name">bad</td>`) {
 			t.Error("a refused token was made")
 		}
 	})

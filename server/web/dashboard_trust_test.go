@@ -23,7 +23,7 @@ func TestDashboardTrustedPublishers(t *testing.T) {
 		bob := env.CreateUser(t, "bob")
 		web := servertest.NewWebClient(t, env.URL)
 		web.Login(alice)
-		servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, "Trusted publishers", `<option value="`+githubIssuer+`"`, "No trusted publishers yet.")
+		servertest.WantPage(t, web.Get("/dashboard/trusted-publishers"), http.StatusOK, "Trusted publishers", `<option value="`+githubIssuer+`"`, "No trusted publishers yet.")
 
 		listAPI := func(who *servertest.User) []any {
 			t.Helper()
@@ -53,8 +53,8 @@ func TestDashboardTrustedPublishers(t *testing.T) {
 
 		r := web.Post("/dashboard/trusted-publishers", url.Values{"issuer": {githubIssuer}, "packages": {"widget, widget-*"},
 			"claims": {"repository=alice/widget\r\njob_workflow_ref=alice/widget/.github/workflows/release.yml@refs/heads/main\r\n"}})
-		servertest.WantRedirect(t, r, "/dashboard?done=trust-added#trusted")
-		page := web.Get("/dashboard?done=trust-added")
+		servertest.WantRedirect(t, r, "/dashboard/trusted-publishers?done=trust-added")
+		page := web.Get("/dashboard/trusted-publishers?done=trust-added")
 		servertest.WantPage(t, page, http.StatusOK, "The trusted publisher is added", "<code>widget widget-*</code>",
 			"<code>job_workflow_ref=alice/widget/.github/workflows/release.yml@refs/heads/main</code>", "<code>repository=alice/widget</code><br>",
 			`a repository re-created under this name inherits the trust">names only</span>`)
@@ -83,7 +83,7 @@ func TestDashboardTrustedPublishers(t *testing.T) {
 		if n := len(listAPI(alice)); n != 1 {
 			t.Errorf("asking to remove the trusted publisher removed it")
 		}
-		servertest.WantRedirect(t, web.Post("/dashboard/trusted-publishers/"+id[1]+"/remove", confirmed), "/dashboard?done=trust-removed#trusted")
+		servertest.WantRedirect(t, web.Post("/dashboard/trusted-publishers/"+id[1]+"/remove", confirmed), "/dashboard/trusted-publishers?done=trust-removed")
 		if n := len(listAPI(alice)); n != 0 {
 			t.Errorf("%d trusted publishers after removing the only one", n)
 		}
@@ -91,8 +91,8 @@ func TestDashboardTrustedPublishers(t *testing.T) {
 		// A trust bound to the repository's id is not marked.
 		r = web.Post("/dashboard/trusted-publishers", url.Values{"issuer": {githubIssuer}, "packages": {"widget"},
 			"claims": {"repository=alice/widget\nrepository_id=123456"}})
-		servertest.WantRedirect(t, r, "/dashboard?done=trust-added#trusted")
-		page = web.Get("/dashboard")
+		servertest.WantRedirect(t, r, "/dashboard/trusted-publishers?done=trust-added")
+		page = web.Get("/dashboard/trusted-publishers")
 		servertest.WantPage(t, page, http.StatusOK, "<code>repository_id=123456</code>")
 		if regexp.MustCompile(`>names only</span>`).MatchString(page.Body) {
 			t.Errorf("a trust bound to repository_id is marked names only")
@@ -105,10 +105,10 @@ func TestDashboardTrustedPublishersWithoutIssuers(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	web := servertest.NewWebClient(t, env.URL)
 	web.Login(env.CreateUser(t, "alice"))
-	page := web.Get("/dashboard")
+	page := web.Get("/dashboard/trusted-publishers")
 	servertest.WantPage(t, page, http.StatusOK, "This registry allows no OpenID Connect issuer")
 	if regexp.MustCompile(`action="/dashboard/trusted-publishers"`).MatchString(page.Body) {
-		t.Errorf("the dashboard offers the trusted publisher form with no issuer allowed")
+		t.Errorf("the trusted publishers page offers the form with no issuer allowed")
 	}
 }
 
@@ -122,7 +122,7 @@ func TestDashboardTrustedPublishersShowTheirMakerAndExpiry(t *testing.T) {
 		web := servertest.NewWebClient(t, env.URL)
 		web.Login(alice)
 		servertest.WantRedirect(t, web.Post("/dashboard/trusted-publishers", url.Values{"issuer": {githubIssuer}, "packages": {"widget"},
-			"claims": {"repository=alice/widget"}}), "/dashboard?done=trust-added#trusted")
+			"claims": {"repository=alice/widget"}}), "/dashboard/trusted-publishers?done=trust-added")
 		r := env.API.PostJSON("/api/tokens", map[string]any{"name": "narrow", "scopes": []string{"tokens", "publish"}, "packages": []string{"gadget"}, "expires_in_days": 1}, alice.Bearer())
 		wantStatus(t, r.Status, http.StatusCreated, r.Body)
 		narrow := r.JSON(t)
@@ -131,7 +131,7 @@ func TestDashboardTrustedPublishersShowTheirMakerAndExpiry(t *testing.T) {
 		wantStatus(t, r.Status, http.StatusCreated, r.Body)
 		expires := r.JSON(t)["expires_at"].(string)
 
-		page := web.Get("/dashboard")
+		page := web.Get("/dashboard/trusted-publishers")
 		servertest.WantPage(t, page, http.StatusOK, "Added by", "alice <span class=\"muted\">on the dashboard</span>",
 			"<span class=\"muted\">when removed</span>", fmt.Sprintf("alice <span class=\"muted\">with token %v</span>", narrow["id"]),
 			`<time datetime="`+expires+`">`)
@@ -139,7 +139,7 @@ func TestDashboardTrustedPublishersShowTheirMakerAndExpiry(t *testing.T) {
 			t.Error("a trusted publisher shows as expired before its token expires")
 		}
 		env.Clock.Advance(25 * time.Hour)
-		servertest.WantPage(t, web.Get("/dashboard"), http.StatusOK, `</time> <span class="tag">expired</span>`)
+		servertest.WantPage(t, web.Get("/dashboard/trusted-publishers"), http.StatusOK, `</time> <span class="tag">expired</span>`)
 	})
 }
 
@@ -151,18 +151,18 @@ func TestDashboardRemovingAnOwnerSaysItsTrustedPublishersWent(t *testing.T) {
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")
 		web := servertest.NewWebClient(t, env.URL)
 		web.Login(alice)
-		servertest.WantRedirect(t, web.Post("/dashboard/orgs", url.Values{"name": {"acme"}}), "/dashboard?done=org-created#orgs")
-		servertest.WantRedirect(t, web.Post("/dashboard/orgs/acme/members", url.Values{"username": {"bob"}, "role": {"owner"}}), "/dashboard?done=member-set#org-acme")
+		servertest.WantRedirect(t, web.Post("/dashboard/orgs", url.Values{"name": {"acme"}}), "/dashboard/orgs?done=org-created")
+		servertest.WantRedirect(t, web.Post("/dashboard/orgs/acme/members", url.Values{"username": {"bob"}, "role": {"owner"}}), "/dashboard/orgs?done=member-set#org-acme")
 		r := env.API.PostJSON("/api/trusted-publishers", map[string]any{"owner": "acme", "issuer": githubIssuer, "packages": []string{"*"},
 			"claims": map[string]string{"repository": "bob/ci"}}, bob.Bearer())
 		wantStatus(t, r.Status, http.StatusCreated, r.Body)
 		servertest.WantRedirect(t, web.Post("/dashboard/orgs/acme/members", url.Values{"username": {"bob"}, "role": {"maintainer"}}),
-			"/dashboard?done=member-set-grants#org-acme")
-		servertest.WantPage(t, web.Get("/dashboard?done=member-set-grants"), http.StatusOK, "The trusted publishers it added for the organisation are removed")
+			"/dashboard/orgs?done=member-set-grants#org-acme")
+		servertest.WantPage(t, web.Get("/dashboard/orgs?done=member-set-grants"), http.StatusOK, "The trusted publishers it added for the organisation are removed")
 		r = env.API.Get("/api/trusted-publishers?owner=acme", alice.Bearer())
 		if list := r.JSON(t)["trusted_publishers"].([]any); len(list) != 0 {
 			t.Errorf("acme keeps %v after bob's demotion", list)
 		}
-		servertest.WantRedirect(t, web.Post("/dashboard/orgs/acme/members/bob/remove", nil), "/dashboard?done=member-removed#org-acme")
+		servertest.WantRedirect(t, web.Post("/dashboard/orgs/acme/members/bob/remove", nil), "/dashboard/orgs?done=member-removed#org-acme")
 	})
 }

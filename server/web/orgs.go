@@ -36,13 +36,13 @@ func (pages *Pages) dashboardOrgs(c *gin.Context, d *dashboardData) error {
 }
 
 func (pages *Pages) createOrg(c *gin.Context) {
-	d := &dashboardData{OrgName: strings.TrimSpace(c.PostForm("name")), OrgDisplayName: strings.TrimSpace(c.PostForm("display_name")), Lifetime: defaultLifetime}
+	d := &dashboardData{Section: sectionOrgs, OrgName: strings.TrimSpace(c.PostForm("name")), OrgDisplayName: strings.TrimSpace(c.PostForm("display_name"))}
 	_, err := pages.svc.CreateOrg(c, pages.currentAccount(c), nil, d.OrgName, d.OrgDisplayName)
-	pages.formDone(c, d, err, "/dashboard?done=org-created#orgs")
+	pages.formDone(c, d, err, "/dashboard/orgs?done=org-created")
 }
 
 func (pages *Pages) setOrgMember(c *gin.Context) {
-	d := &dashboardData{Lifetime: defaultLifetime}
+	d := &dashboardData{Section: sectionOrgs}
 	role, err := registry.ParseRole(c.PostForm("role"))
 	done := "member-set"
 	if err == nil {
@@ -52,21 +52,21 @@ func (pages *Pages) setOrgMember(c *gin.Context) {
 			done = "member-set-grants"
 		}
 	}
-	pages.orgFormDone(c, d, err, "/dashboard?done="+done+"#org-"+url.PathEscape(c.Param("org")))
+	pages.orgFormDone(c, d, err, "/dashboard/orgs?done="+done+"#org-"+url.PathEscape(c.Param("org")))
 }
 
 func (pages *Pages) removeOrgMember(c *gin.Context) {
-	d := &dashboardData{Lifetime: defaultLifetime}
+	d := &dashboardData{Section: sectionOrgs}
 	done := "member-removed"
 	ch, err := pages.svc.RemoveMember(c, pages.currentAccount(c), nil, c.Param("org"), c.Param("username"))
 	if err == nil && len(ch.RemovedTrustedPublishers) > 0 {
 		done = "member-removed-grants"
 	}
-	pages.orgFormDone(c, d, err, "/dashboard?done="+done+"#org-"+url.PathEscape(c.Param("org")))
+	pages.orgFormDone(c, d, err, "/dashboard/orgs?done="+done+"#org-"+url.PathEscape(c.Param("org")))
 }
 
 // orgFormDone is formDone that also shows a refusal of the domain (an
-// unknown user, a role the caller lacks) on the dashboard.
+// unknown user, a role the caller lacks) on the organisations page.
 func (pages *Pages) orgFormDone(c *gin.Context, d *dashboardData, err error, done string) {
 	if registry.IsCode(err, registry.NotFound) || registry.IsCode(err, registry.Forbidden) {
 		err = registry.Errorf(registry.Invalid, "%s", registry.ErrorMessage(err))

@@ -10,16 +10,9 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// The account page (/dashboard/account): change the password, see the
-// account's sessions, end one or all of them (docs/protocol.md, The
-// dashboard).
-
-// accountNotices are the messages a redirect back to the account page can
-// carry; the query names one, so no text from the URL reaches the page.
-var accountNotices = map[string]string{
-	"password-changed": "Your password is changed. Every other session of your account is logged out.",
-	"session-ended":    "The session is ended: that browser is logged out.",
-}
+// The account page (/dashboard/account), one of the dashboard's pages:
+// change the password, see the account's sessions, end one or all of them
+// (docs/protocol.md, The web side).
 
 type sessionRow struct {
 	registry.Session
@@ -28,6 +21,7 @@ type sessionRow struct {
 }
 
 type accountPageData struct {
+	Section     string // sectionAccount, for the dashboard's menu
 	Notice      string
 	Error       string
 	Sessions    []sessionRow
@@ -37,7 +31,7 @@ type accountPageData struct {
 }
 
 func (pages *Pages) accountPage(c *gin.Context) {
-	pages.renderAccountPage(c, http.StatusOK, &accountPageData{Notice: accountNotices[c.Query("done")]})
+	pages.renderAccountPage(c, http.StatusOK, &accountPageData{Notice: notice(c, sectionAccount)})
 }
 
 func (pages *Pages) renderAccountPage(c *gin.Context, status int, d *accountPageData) {
@@ -51,7 +45,7 @@ func (pages *Pages) renderAccountPage(c *gin.Context, status int, d *accountPage
 		d.Sessions = append(d.Sessions, sessionRow{Session: s, Browser: describeUserAgent(s.UserAgent),
 			Current: current != nil && s.ID == current.ID})
 	}
-	d.More, d.MaxListed, d.MinPassword = more, registry.MaxListedSessions, registry.MinPasswordLength
+	d.Section, d.More, d.MaxListed, d.MinPassword = sectionAccount, more, registry.MaxListedSessions, registry.MinPasswordLength
 	pages.render(c, status, "account.html", "", d)
 }
 

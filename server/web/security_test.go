@@ -59,7 +59,8 @@ func TestChangePassword(t *testing.T) {
 		servertest.WantPage(t, page, http.StatusOK, `<label for="current-password">`, `<label for="new-password">`,
 			`<label for="confirm-password">`, `action="/dashboard/password"`, "At least 8 characters")
 		assertNoInlineCode(t, page.Body)
-		servertest.WantPage(t, here.Get("/dashboard"), http.StatusOK, `<a href="/dashboard/account">password and sessions</a>`)
+		servertest.WantPage(t, page, http.StatusOK, `<a href="/dashboard/account" aria-current="page">Account</a>`)
+		servertest.WantPage(t, here.Get("/dashboard"), http.StatusOK, `<a href="/dashboard/account">Account</a>`)
 
 		change := func(current, password, confirm string) servertest.WebResponse {
 			return here.Post("/dashboard/password", url.Values{"current_password": {current}, "new_password": {password}, "confirm_password": {confirm}})

@@ -104,6 +104,10 @@ func (pages *Pages) Route(e *gin.Engine) {
 
 	dash := e.Group("/dashboard", pages.requireLogin)
 	httpx.GetAndHead(dash, "", pages.dashboard)
+	httpx.GetAndHead(dash, "/tokens", pages.showDashboard(sectionTokens))
+	httpx.GetAndHead(dash, "/keys", pages.showDashboard(sectionKeys))
+	httpx.GetAndHead(dash, "/orgs", pages.showDashboard(sectionOrgs))
+	httpx.GetAndHead(dash, "/trusted-publishers", pages.showDashboard(sectionTrusted))
 	dash.POST("/tokens", pages.createToken)
 	dash.POST("/tokens/:id/revoke", pages.revokeToken)
 	dash.POST("/keys", pages.addKey)
@@ -223,6 +227,8 @@ func (pages *Pages) templateFuncs() template.FuncMap {
 		"unix":     func(sec int64) time.Time { return time.Unix(sec, 0) },
 		"day":      func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 		"lower":    strings.ToLower,
+		// dashboardMenu is the menu every dashboard page shares.
+		"dashboardMenu": func() []dashboardPage { return dashboardPages },
 		// schemeURL is the search filtered by a scheme.
 		"schemeURL": func(scheme string) string { return searchURL("", scheme) },
 	}
