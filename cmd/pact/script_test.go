@@ -25,13 +25,15 @@ import (
 	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/internal/ptytest"
 	"github.com/pact-registry/pact/internal/sshtest"
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // TestMain lets the test binary be the real pact command: testscript puts
 // it on the scripts' PATH as "pact", and running it as that name runs
-// pact's main.
+// pact's main. The tests run through storetest, which gives them a
+// throwaway PostgreSQL when PACT_TEST_POSTGRES_URL is not set.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(storetest.WithPostgres(m), map[string]func(){
 		"pact":   func() { os.Exit(mainRun(os.Args[1:], systemIO())) },
 		"ptyrun": func() { os.Exit(ptytest.Main()) },
 	})

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/pact-registry/pact/internal/pactdtest"
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 var pactdBin string
@@ -31,7 +32,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	// storetest gives the tests a throwaway PostgreSQL when
+	// PACT_TEST_POSTGRES_URL is not set.
+	code := storetest.WithPostgres(m).Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -5,12 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"os/user"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,15 +28,17 @@ const failFast = 3 * time.Second
 // there, byte for byte.
 func TestPostgresRestartUnderLoad(t *testing.T) {
 	t.Parallel()
-	pg := startPrivatePostgres(t)
-	srv, token := startWithToken(t, "alice", pg.url())
+	pg := storetest.StartPostgres(t)
+	srv, token := startWithToken(t, "alice", pg.URL())
 	load := startPublishLoad(srv.URL, token, 4)
 	defer load.stop()
 	quick := &http.Client{Timeout: failFast}
 
 	load.waitFor(t, "publishes while PostgreSQL is up", 20, func(r loadResult) bool { return r.status == http.StatusOK })
 	for i, mode := range []string{"fast", "immediate"} {
-		pg.stop(t, mode)
+		if err := pg.Stop(mode); err != nil {
+			t.Fatal(err)
+		}
 		down := time.Now()
 		if r, err := quick.Get(srv.URL + "/readyz"); err != nil {
 			t.Errorf("/readyz with PostgreSQL stopped (%s): %v", mode, err)
@@ -54,7 +51,9 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		load.waitFor(t, "publishes while PostgreSQL is down", 20, func(r loadResult) bool { return r.start.After(down) })
 
 		restarting := time.Now()
-		pg.start(t)
+		if err := pg.Start(); err != nil {
+			t.Fatal(err)
+		}
 		if !eventually(30*time.Second, func() bool {
 			r, err := quick.Get(srv.URL + "/readyz")
 			if err != nil {
@@ -231,117 +230,4 @@ func (l *publishLoad) waitFor(t *testing.T, what string, n int, match func(loadR
 func (l *publishLoad) stop() {
 	l.stopped.Do(func() { close(l.quit) })
 	l.wg.Wait()
-}
-
-// privatePostgres is a PostgreSQL server of the test's own (initdb and
-// pg_ctl on a free port in a temporary directory), which the test may stop
-// and start without disturbing the shared server.
-type privatePostgres struct {
-	bin, dir string
-	port     int
-	asUser   string // run the server as this OS user: initdb refuses root
-}
-
-func (p *privatePostgres) data() string { return filepath.Join(p.dir, "data") }
-
-func (p *privatePostgres) url() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", p.port)
-}
-
-// startPrivatePostgres runs where the PostgreSQL tests run (always in CI,
-// see storetest.RequirePostgres) and needs the server binaries there.
-func startPrivatePostgres(t *testing.T) *privatePostgres {
-	t.Helper()
-	storetest.RequirePostgres(t)
-	bin := postgresBinDir()
-	if bin == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("PostgreSQL's initdb and pg_ctl are not installed (pg_config --bindir); the restart test must run in CI")
-		}
-		t.Skip("PostgreSQL's initdb and pg_ctl are not installed (pg_config --bindir)")
-	}
-	// Not t.TempDir: its parents are private to root when tests run as
-	// root, and the server runs as postgres.
-	dir, err := os.MkdirTemp("", "pact-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &privatePostgres{bin: bin, dir: dir, port: freePort(t)}
-	t.Cleanup(func() {
-		p.pgctl("stop", "-m", "immediate") // no-op when stopped already
-		os.RemoveAll(dir)
-	})
-	if os.Geteuid() == 0 {
-		p.asUser = "postgres"
-		u, err := user.Lookup(p.asUser)
-		if err != nil {
-			t.Fatalf("running as root, the private PostgreSQL needs the postgres user: %v", err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if out, err := p.command("initdb", "-D", p.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
-		t.Fatalf("initdb: %v\n%s", err, out)
-	}
-	p.start(t)
-	return p
-}
-
-func (p *privatePostgres) command(program string, args ...string) *exec.Cmd {
-	path := filepath.Join(p.bin, program)
-	if p.asUser != "" {
-		return exec.Command("runuser", append([]string{"-u", p.asUser, "--", path}, args...)...)
-	}
-	return exec.Command(path, args...)
-}
-
-func (p *privatePostgres) pgctl(args ...string) ([]byte, error) {
-	return p.command("pg_ctl", append([]string{"-D", p.data(), "-w", "-t", "60"}, args...)...).CombinedOutput()
-}
-
-func (p *privatePostgres) start(t *testing.T) {
-	t.Helper()
-	options := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s", p.port, p.dir)
-	if out, err := p.pgctl("start", "-l", filepath.Join(p.dir, "postgres.log"), "-o", options); err != nil {
-		log, _ := os.ReadFile(filepath.Join(p.dir, "postgres.log"))
-		t.Fatalf("pg_ctl start: %v\n%s\n%s", err, out, log)
-	}
-}
-
-// stop shuts the server down: "fast" ends every session, "immediate" is as
-// abrupt as a crash.
-func (p *privatePostgres) stop(t *testing.T, mode string) {
-	t.Helper()
-	if out, err := p.pgctl("stop", "-m", mode); err != nil {
-		t.Fatalf("pg_ctl stop -m %s: %v\n%s", mode, err, out)
-	}
-}
-
-// postgresBinDir finds initdb and pg_ctl, which Debian keeps out of PATH.
-func postgresBinDir() string {
-	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
-		dir := strings.TrimSpace(string(out))
-		if _, err := os.Stat(filepath.Join(dir, "initdb")); err == nil {
-			return dir
-		}
-	}
-	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	if len(matches) == 0 {
-		return ""
-	}
-	return filepath.Dir(matches[len(matches)-1])
-}
-
-// freePort returns a loopback port nothing listens on right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

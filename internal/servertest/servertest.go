@@ -60,8 +60,9 @@ func (c *Clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// Backends runs fn once per store backend: sqlite always, postgres when
-// PACT_TEST_POSTGRES_URL is set (and always in CI).
+// Backends runs fn once per store backend: sqlite always, postgres on
+// PACT_TEST_POSTGRES_URL's server or a throwaway cluster, skipped only when
+// there is neither (see storetest.RequirePostgres).
 func Backends(t *testing.T, fn func(t *testing.T, dsn string)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, storetest.SQLiteDSN(t)) })
 	t.Run("postgres", func(t *testing.T) { fn(t, storetest.PostgresURL(t)) })

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,26 +20,75 @@ import (
 // server, e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable.
 const PostgresEnv = "PACT_TEST_POSTGRES_URL"
 
-// RequirePostgres returns the URL in PACT_TEST_POSTGRES_URL. When it is not
-// set the test is skipped, except in CI (CI=true), where it fails: there
-// the PostgreSQL tests must run.
+// RequirePostgres returns the URL of a PostgreSQL server the test may create
+// databases on: the one in PACT_TEST_POSTGRES_URL or, when it is not set,
+// this test process's throwaway cluster, started on first use (see
+// WithPostgres). Without either the test is skipped, and counted for the
+// line WithPostgres prints at the end; in CI (CI=true) it fails instead:
+// there the PostgreSQL tests must run.
 func RequirePostgres(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(PostgresEnv)
-	if base != "" {
+	requireWrapped(t)
+	if base := os.Getenv(PostgresEnv); base != "" {
 		return base
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("PACT_TEST_POSTGRES_URL is not set: PostgreSQL tests must run in CI")
+	pg, err := throwaway.get()
+	if errors.Is(err, errNoPostgresBinaries) {
+		noPostgres(t, fmt.Errorf("%s is not set and %w", PostgresEnv, err))
 	}
-	t.Skip("PostgreSQL tests skipped: set PACT_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable")
-	return ""
+	if err != nil {
+		t.Fatalf("starting the throwaway PostgreSQL (%s is not set): %v", PostgresEnv, err)
+	}
+	return pg.URL()
+}
+
+// StartPostgres starts a throwaway cluster of the test's own, for a test
+// that stops and starts its server, and removes it when the test ends. It
+// skips or fails like RequirePostgres when the binaries are missing.
+func StartPostgres(t testing.TB) *Postgres {
+	t.Helper()
+	requireWrapped(t)
+	pg, err := NewPostgres()
+	if errors.Is(err, errNoPostgresBinaries) {
+		noPostgres(t, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := pg.Remove(); err != nil {
+			t.Errorf("removing the throwaway PostgreSQL: %v", err)
+		}
+	})
+	return pg
+}
+
+// noPostgres skips the test for want of a PostgreSQL, counting it for the
+// line WithPostgres prints, except in CI (CI=true), where it fails: there
+// the PostgreSQL tests must run.
+func noPostgres(t testing.TB, why error) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("PostgreSQL tests must run in CI: %v", why)
+	}
+	skipped.Add(1)
+	t.Skipf("PostgreSQL test skipped: %v", why)
+}
+
+// requireWrapped fails a test whose package's TestMain does not run the
+// tests through WithPostgres: its throwaway cluster would outlive them and
+// its skips would go unreported.
+func requireWrapped(t testing.TB) {
+	t.Helper()
+	if !wrapped.Load() {
+		t.Fatal("a test that uses PostgreSQL needs its package's TestMain to run the tests through storetest.WithPostgres(m)")
+	}
 }
 
 // PostgresURL creates a fresh, uniquely named database on the server of
 // PACT_TEST_POSTGRES_URL (a postgres:// URL whose user may create
-// databases), returns its URL and drops it when the test ends. It skips or
-// fails like RequirePostgres when the variable is not set.
+// databases) or of the throwaway cluster, returns its URL and drops it when
+// the test ends. It skips or fails like RequirePostgres.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
 	base := RequirePostgres(t)

@@ -1,0 +1,12 @@
+package web_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/pact-registry/pact/internal/storetest"
+)
+
+// TestMain runs the tests through storetest, which gives them a throwaway
+// PostgreSQL when PACT_TEST_POSTGRES_URL is not set and removes it after.
+func TestMain(m *testing.M) { os.Exit(storetest.WithPostgres(m).Run()) }
