@@ -33,6 +33,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("ListPackages", s.testListPackages)
 	t.Run("Lifecycle", s.testLifecycle)
 	t.Run("RawDocument", s.testRawDocument)
+	t.Run("CountPackages", s.testCountPackages)
 	t.Run("Search", s.testSearch)
 	t.Run("SuggestSlugs", s.testSuggestSlugs)
 	t.Run("Relevance", s.testRelevance)

@@ -28,6 +28,7 @@ type Service struct {
 	// checkPassword is CheckPassword; tests count its calls.
 	checkPassword  func(encoded, password string) bool
 	tokenRetention time.Duration // token.go
+	counts         countsCache   // counts.go
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -285,6 +286,12 @@ func (s *Service) PackageDetail(ctx context.Context, owner, pack string) (*Packa
 		return nil, nil, err
 	}
 	return p, versions, nil
+}
+
+// Package answers a package without its versions; NotFound when there is
+// none.
+func (s *Service) Package(ctx context.Context, owner, pack string) (*Package, error) {
+	return s.store.PackageBySlug(ctx, strings.ToLower(owner), strings.ToLower(pack))
 }
 
 // Document returns the raw document of a version ("" or "latest" for the

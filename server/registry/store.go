@@ -254,6 +254,10 @@ type PackageStore interface {
 	// version "" means the latest. NotFound when the package or version
 	// does not exist, or (for "") when every version is yanked.
 	VersionDocument(ctx context.Context, owner, pack, version string) (*Version, error)
+	// CountPackages counts the packages and the versions the store holds,
+	// yanked ones included. It reads every row of an index, so callers keep
+	// the answer a while (Service.Counts).
+	CountPackages(ctx context.Context) (packages, versions int64, err error)
 	// RawDocument is VersionDocument with only what a raw answer shows:
 	// ID, PackageID, Version, SHA256, Size, YankedAt, YankReason and
 	// Content (the raw path's read, narrower and cached apart). The

@@ -75,6 +75,52 @@ type packageList struct {
 	// Suggestions are searches for slugs near the words of a search that
 	// found little ("Did you mean ...").
 	Suggestions []suggestion
+	// Intro is what the home page says above the latest packages; nil on
+	// other lists.
+	Intro *homeIntro
+}
+
+// homeIntro tells a newcomer how to start, in three lines to copy, and
+// what the registry holds.
+type homeIntro struct {
+	Install, Login, Publish copyLine
+	// Counts says how many packages and versions the registry holds, ""
+	// when they could not be counted: the page is worth showing anyway.
+	Counts string
+}
+
+// installCommand installs the pact CLI (README, A first publish).
+const installCommand = "go install github.com/pact-registry/pact/cmd/pact@latest"
+
+func (pages *Pages) homeIntro(c *gin.Context) *homeIntro {
+	intro := &homeIntro{
+		Install: copyLine{ID: "start-install", Text: installCommand},
+		Login:   copyLine{ID: "start-login", Text: "pact login --host " + pages.shared.URLs.Base},
+		Publish: copyLine{ID: "start-publish", Text: "pact publish my-pack.pact.md"},
+	}
+	counts, err := pages.svc.Counts(c)
+	if err != nil {
+		pages.shared.Logger(c).Warn("counting packages for the home page", "error", err.Error())
+		return intro
+	}
+	intro.Counts = howMany(counts.Packages, "package", "packages") + ", " + howMany(counts.Versions, "version", "versions")
+	return intro
+}
+
+// howMany is n things in words: "1 package", "12,345 versions".
+func howMany(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	digits := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	return b.String() + " " + many
 }
 
 // suggestion is a slug to search for instead, and the search's URL.
@@ -146,6 +192,9 @@ func (pages *Pages) home(c *gin.Context) {
 	}
 	list.Heading = "Latest packages"
 	list.Empty = "Nothing has been published yet."
+	if query == "" && scheme == "" && list.FirstURL == "" {
+		list.Intro = pages.homeIntro(c)
+	}
 	switch {
 	case query != "" && scheme != "":
 		list.Heading = "Packages matching “" + query + "” of scheme " + scheme
@@ -347,13 +396,14 @@ func (pages *Pages) packagePage(c *gin.Context) {
 		view.GetCommand = pages.cliCommand("get", p.OwnerSlug+"/"+p.PackSlug+"@"+shown.Number)
 	}
 	pages.render(c, http.StatusOK, "package.html", "", gin.H{
-		"Package":  view,
-		"Shown":    shown,
-		"Latest":   shown.Number == p.Version,
-		"Pinned":   pinned,
-		"Versions": rows,
-		"Document": withoutTitle(pages.documents.Markdown(doc.Content), shown.Name),
-		"Release":  pages.releaseOf(c, p, doc),
+		"Package":     view,
+		"Shown":       shown,
+		"Latest":      shown.Number == p.Version,
+		"Pinned":      pinned,
+		"Versions":    rows,
+		"Document":    withoutTitle(pages.documents.Markdown(doc.Content), shown.Name),
+		"Release":     pages.releaseOf(c, p, doc),
+		"Deprecation": pages.deprecationHTML(c, p.Deprecated),
 	})
 }
 
@@ -387,9 +437,10 @@ func (pages *Pages) allYankedPage(c *gin.Context, p *registry.Package, versions 
 	}
 	shown := versionView{Name: p.Name, Description: p.Description, Scheme: p.Scheme}
 	pages.render(c, http.StatusOK, "package.html", "", gin.H{
-		"Package":   pages.viewPackage(p),
-		"Shown":     &shown,
-		"AllYanked": true,
-		"Versions":  rows,
+		"Package":     pages.viewPackage(p),
+		"Shown":       &shown,
+		"AllYanked":   true,
+		"Versions":    rows,
+		"Deprecation": pages.deprecationHTML(c, p.Deprecated),
 	})
 }

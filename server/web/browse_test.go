@@ -139,10 +139,10 @@ func TestPackagePage(t *testing.T) {
 		servertest.WantPage(t, latest, http.StatusOK,
 			`<h1>Code Review <span class="title-version">1.1.0</span></h1>`, "How we review", `<span class="version">1.1.0</span> (latest)`, "review-v1",
 			`<time datetime="`+env.Clock.Now().UTC().Format(time.RFC3339)+`"`,
-			`href="`+raw+`"`, `value="curl -fsSL `+raw+` -o code-review.pact.md"`, `data-copy="install"`,
-			`value="pact get --host `+env.URL+` alice/code-review"`, `data-copy="install-pact"`,
+			`href="`+raw+`"`, `class="copy-text">curl -fsSL `+raw+` -o code-review.pact.md</code>`, `data-copy="install"`,
+			`class="copy-text">pact get --host `+env.URL+` alice/code-review</code>`, `data-copy="install-pact"`,
 			"Signed by", key.Fingerprint, "✓ Verified",
-			`value="pact verify --host `+env.URL+` alice/code-review@1.1.0"`,
+			`class="copy-text">pact verify --host `+env.URL+` alice/code-review@1.1.0</code>`,
 			"ssh-keygen -Y verify -f allowed_signers -I signer -n pact -s message.sig &lt; message",
 			// the rendered document, without its title: the page has it
 			"<td>read</td>", `<input checked="" disabled="" type="checkbox"`, `<span class="nt">name</span>`,
@@ -171,9 +171,9 @@ func TestPackagePage(t *testing.T) {
 
 		old := web.Get("/alice/code-review@1.0.0")
 		servertest.WantPage(t, old, http.StatusOK, `<span class="version">1.0.0</span> (latest: <a href="/alice/code-review">1.1.0</a>)`,
-			`value="curl -fsSL `+env.URL+`/raw/alice/code-review@1.0.0.pact.md -o code-review.pact.md"`,
-			`value="pact get --host `+env.URL+` alice/code-review@1.0.0"`,
-			`value="pact verify --host `+env.URL+` alice/code-review@1.0.0"`,
+			`class="copy-text">curl -fsSL `+env.URL+`/raw/alice/code-review@1.0.0.pact.md -o code-review.pact.md</code>`,
+			`class="copy-text">pact get --host `+env.URL+` alice/code-review@1.0.0</code>`,
+			`class="copy-text">pact verify --host `+env.URL+` alice/code-review@1.0.0</code>`,
 			`<p class="banner old-version" role="status"><strong>This is an old version, 1.0.0.</strong> The latest version is <a href="/alice/code-review">1.1.0</a>.</p>`)
 		if strings.Contains(old.Body, "<dt>Signed by</dt>") || strings.Contains(old.Body, "ssh-keygen -Y verify") {
 			t.Errorf("version 1.0.0, published with a token, shows a signer")
@@ -477,4 +477,47 @@ func TestPackagePageKeygenRecipeVerifies(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), `Good "pact" signature for signer`) {
 		t.Errorf("the recipe does not verify: %v\n%s\nrecipe:\n%s", err, out, recipe)
 	}
+}
+
+// The home page says how many packages and versions the registry holds,
+// yanked ones included, on either database: at once after a write on
+// SQLite, where pactd sees every write, and within 30 seconds on
+// PostgreSQL, where other replicas write unseen.
+func TestHomeCountsPackagesAndVersions(t *testing.T) {
+	counts := regexp.MustCompile(`<span class="registry-counts">([^<]*)</span>`)
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		web := servertest.NewWebClient(t, env.URL)
+		want := func(what, text string) {
+			t.Helper()
+			page := web.Get("/")
+			servertest.WantPage(t, page, http.StatusOK)
+			if m := counts.FindStringSubmatch(page.Body); m == nil || m[1] != text {
+				t.Errorf("%s: the home page counts %q, want %q", what, m, text)
+			}
+		}
+		want("an empty registry", "0 packages, 0 versions")
+
+		alice := env.CreateUser(t, "alice")
+		publishDoc(t, env, alice, packDoc("widget", "1.0.0"))
+		env.Clock.Advance(30 * time.Second)
+		want("after one publish", "1 package, 1 version")
+
+		publishDoc(t, env, alice, packDoc("widget", "1.1.0"))
+		publishDoc(t, env, alice, packDoc("gadget", "1.0.0"))
+		if _, _, err := env.Service.YankVersion(context.Background(), alice.Account, "alice", "gadget", "1.0.0", "broken"); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := env.Service.Generation(); ok {
+			// A second later SQLite counts again: it saw the writes.
+			env.Clock.Advance(time.Second)
+		} else {
+			env.Clock.Advance(30 * time.Second)
+		}
+		want("after two more and a yank", "2 packages, 3 versions")
+
+		// A search is no place for them.
+		if page := web.Get("/?q=widget"); counts.MatchString(page.Body) || strings.Contains(page.Body, "get-started") {
+			t.Errorf("a search's page shows the counts or the start lines")
+		}
+	})
 }

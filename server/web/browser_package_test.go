@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -119,10 +120,10 @@ func TestBrowserPackagePageFirstScreen(t *testing.T) {
 	if side.Left < doc.Right {
 		t.Errorf("at 1280 px the install and versions (left %.0f) are not beside the document (right %.0f)", side.Left, doc.Right)
 	}
-	if v := b.value("#install-pact"); v != "pact get --host "+env.URL+" alice/widget-guide" {
+	if v := b.text("#install-pact"); v != "pact get --host "+env.URL+" alice/widget-guide" {
 		t.Errorf("pact get line %q", v)
 	}
-	if v := b.value("#verify-cmd"); v != "pact verify --host "+env.URL+" alice/widget-guide@1.2.0" {
+	if v := b.text("#verify-cmd"); v != "pact verify --host "+env.URL+" alice/widget-guide@1.2.0" {
 		t.Errorf("verify line %q", v)
 	}
 	if mark := b.text(".facts .verified"); !strings.Contains(mark, "Verified") {
@@ -171,7 +172,7 @@ func TestBrowserPackagePageFirstScreen(t *testing.T) {
 	if banner := b.text(".banner.old-version"); !strings.Contains(banner, "latest version is 1.2.0") {
 		t.Errorf("old-version banner %q", banner)
 	}
-	if v := b.value("#install-pact"); v != "pact get --host "+env.URL+" alice/widget-guide@1.0.0" {
+	if v := b.text("#install-pact"); v != "pact get --host "+env.URL+" alice/widget-guide@1.0.0" {
 		t.Errorf("pact get line of 1.0.0: %q", v)
 	}
 	if n := evaluate[int](b, `document.querySelectorAll(".facts .verified").length`); n != 0 {
@@ -359,5 +360,125 @@ func TestBrowserDashboardOnAPhone(t *testing.T) {
 	}
 	if keys, err := env.Service.ListSSHKeys(context.Background(), alice.Account.ID); err != nil || len(keys) != 0 {
 		t.Errorf("after confirming, alice has %d keys (%v)", len(keys), err)
+	}
+}
+
+// copyLines reads the package page's copyable lines (install with curl,
+// with pact, verify): their text, whether the box cuts any of it off, and
+// whether the box stays on screen.
+const copyLines = `["#install", "#install-pact", "#verify-cmd"].map(sel => {
+	const e = document.querySelector(sel);
+	if (!e) return {sel, missing: true};
+	const r = e.getBoundingClientRect();
+	return {sel, text: e.value !== undefined ? e.value : e.textContent,
+		cut: e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1,
+		offScreen: r.left < 0 || r.right > document.documentElement.clientWidth};
+})`
+
+type copyLine struct {
+	Sel       string
+	Missing   bool
+	Text      string
+	Cut       bool
+	OffScreen bool
+}
+
+// The package page is as wide as the other pages; its install and verify
+// lines show their whole text, on a phone and a desktop; the dates of its
+// versions stay on one line on a phone; and a deprecation that names
+// another package links to it, whatever else its text holds.
+func TestBrowserPackagePageFitsAndLinks(t *testing.T) {
+	ctx := newBrowser(t, 60*time.Second)
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	// A long pre-release, yanked, and a signed version make the versions'
+	// columns as wide as they get.
+	for _, v := range []string{"1.0.0", "1.1.0-beta.1234567"} {
+		publishDoc(t, env, alice, longDoc(v))
+		env.Clock.Advance(time.Minute)
+	}
+	if _, _, err := env.Service.YankVersion(context.Background(), alice.Account, "alice", "widget-guide", "1.1.0-beta.1234567", "broken"); err != nil {
+		t.Fatal(err)
+	}
+	publishSigned(t, env, alice, longDoc("1.2.0"))
+	publishDoc(t, env, alice, packDoc("other", "1.0.0"))
+	const message = `use alice/other instead ("alice/other"), not bob/nothing and/or alice/other/x; ` +
+		`see https://example.com/alice/other <script>window.pwned=1</script><a href="javascript:alert(1)">x</a> & <b>`
+	if _, err := env.Service.DeprecatePackage(context.Background(), alice.Account, "alice", "widget-guide", message); err != nil {
+		t.Fatal(err)
+	}
+	b := tab{t: t, ctx: ctx}
+	want := map[string]string{
+		"#install":      "curl -fsSL " + env.URL + "/raw/alice/widget-guide.pact.md -o widget-guide.pact.md",
+		"#install-pact": "pact get --host " + env.URL + " alice/widget-guide",
+		"#verify-cmd":   "pact verify --host " + env.URL + " alice/widget-guide@1.2.0",
+	}
+
+	b.do("sizing the window", chromedp.EmulateViewport(1280, 900))
+	widths := map[string]box{}
+	for _, path := range []string{"/", "/docs", "/alice", "/alice/widget-guide"} {
+		b.open(env.URL + path)
+		widths[path] = b.box("main")
+		if nav, main := b.box(".site-nav"), widths[path]; math.Abs(nav.Left-main.Left) > 0.5 || math.Abs(nav.Right-main.Right) > 0.5 {
+			t.Errorf("%s: the header (%.0f-%.0f) is not as wide as the page (%.0f-%.0f)", path, nav.Left, nav.Right, main.Left, main.Right)
+		}
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 0.5 }
+	for path, w := range widths {
+		if home := widths["/"]; !near(w.Left, home.Left) || !near(w.Right, home.Right) {
+			t.Errorf("at 1280 px %s spans %.0f-%.0f px, the home page %.0f-%.0f", path, w.Left, w.Right, widths["/"].Left, widths["/"].Right)
+		}
+	}
+
+	for _, phone := range []bool{false, true} {
+		size := "desktop"
+		if phone {
+			size = "phone"
+			b.do("emulating a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch))
+		}
+		b.open(env.URL + "/alice/widget-guide")
+		for _, line := range evaluate[[]copyLine](b, copyLines) {
+			switch {
+			case line.Missing:
+				t.Errorf("%s: %s is missing", size, line.Sel)
+			case line.Text != want[line.Sel]:
+				t.Errorf("%s: %s says %q, want %q", size, line.Sel, line.Text, want[line.Sel])
+			case line.Cut || line.OffScreen:
+				t.Errorf("%s: %s does not show its whole line (cut %v, off screen %v)", size, line.Sel, line.Cut, line.OffScreen)
+			}
+		}
+		if wrapped := evaluate[[]string](b, `Array.from(document.querySelectorAll(".versions tbody time")).filter(e => e.getClientRects().length > 1).map(e => e.textContent)`); len(wrapped) > 0 {
+			t.Errorf("%s: these dates of the versions wrap: %q", size, wrapped)
+		}
+		if n := evaluate[int](b, `document.querySelectorAll(".versions tbody time").length`); n != 3 {
+			t.Errorf("%s: %d dates in the versions table, want 3", size, n)
+		}
+	}
+	b.screenshot(screenshotDir(t), "package-deprecated-phone")
+
+	banner := evaluate[map[string]any](b, `(() => {
+		const b = document.querySelector(".banner.deprecated");
+		return {
+			text: b.textContent,
+			links: Array.from(b.querySelectorAll("a")).map(a => a.getAttribute("href") + " " + a.textContent),
+			elements: Array.from(b.querySelectorAll("*")).map(e => e.tagName.toLowerCase()),
+			pwned: typeof window.pwned !== "undefined",
+		};
+	})()`)
+	if text, _ := banner["text"].(string); text != "This package is deprecated: "+message {
+		t.Errorf("the banner says %q, want the message as it was written", text)
+	}
+	if links := fmt.Sprint(banner["links"]); links != "[/alice/other alice/other /alice/other alice/other]" {
+		t.Errorf("the banner's links: %s, want the two mentions of alice/other", links)
+	}
+	if elements := fmt.Sprint(banner["elements"]); elements != "[strong a a]" {
+		t.Errorf("the banner holds the elements %s", elements)
+	}
+	if banner["pwned"] == true {
+		t.Errorf("the deprecation's script ran")
+	}
+	b.do("following the link", chromedp.Click(chromedp.CSS(".banner.deprecated a")), chromedp.WaitVisible(chromedp.CSS(".package")))
+	if loc := b.location(); loc != env.URL+"/alice/other" {
+		t.Errorf("the deprecation's link leads to %s", loc)
 	}
 }

@@ -303,7 +303,7 @@ func TestBrowserJourney(t *testing.T) {
 			t.Errorf("the package page has no %s (%v)", what, rendered)
 		}
 	}
-	if install := b.value("#install"); install != "curl -fsSL "+env.URL+"/raw/erin/release-checklist.pact.md -o release-checklist.pact.md" {
+	if install := b.text("#install"); install != "curl -fsSL "+env.URL+"/raw/erin/release-checklist.pact.md -o release-checklist.pact.md" {
 		t.Errorf("install command %q", install)
 	}
 	b.screenshot(shots, "package")

@@ -176,6 +176,17 @@ type docsOperation struct {
 	Body        *docsBody
 	Responses   []docsResponse
 	Curl        string
+	// Head is the HEAD operation of the same path, shown with its GET
+	// rather than as an operation of its own; nil when there is none.
+	Head *docsHead
+}
+
+// docsHead is what a HEAD operation adds to its GET: its anchor (links to
+// it keep working), what it says and its example.
+type docsHead struct {
+	Anchor      string
+	Description template.HTML
+	Curl        string
 }
 
 type docsBody struct {
@@ -270,10 +281,14 @@ func buildDocs(raw []byte) (*docsView, error) {
 			method string
 			op     *oaOperation
 		}{{"GET", item.Get}, {"HEAD", item.Head}, {"POST", item.Post}, {"PUT", item.Put}, {"PATCH", item.Patch}, {"DELETE", item.Delete}} {
-			if m.op == nil {
-				continue
+			if m.op == nil || m.method == "HEAD" && item.Get != nil {
+				continue // a HEAD goes with its GET
 			}
 			op := buildOperation(&doc, m.method, p, &item, m.op)
+			if m.method == "GET" && item.Head != nil {
+				op.Head = &docsHead{Anchor: operationAnchor("HEAD", p, item.Head),
+					Description: markdownText(item.Head.Description), Curl: item.Head.Curl}
+			}
 			tag := "other"
 			if len(m.op.Tags) > 0 {
 				tag = m.op.Tags[0]
@@ -306,12 +321,8 @@ func buildDocs(raw []byte) (*docsView, error) {
 }
 
 func buildOperation(doc *oaDoc, method, path string, item *oaPathItem, op *oaOperation) docsOperation {
-	anchor := "op-" + op.OperationID
-	if op.OperationID == "" {
-		anchor = "op-" + slug(method+" "+path)
-	}
 	out := docsOperation{
-		Anchor: anchor, Method: method, Path: path, Summary: op.Summary,
+		Anchor: operationAnchor(method, path, op), Method: method, Path: path, Summary: op.Summary,
 		Description: markdownText(op.Description), Curl: op.Curl,
 	}
 	// Path-level parameters apply unless the operation redefines them.
@@ -368,6 +379,14 @@ func buildOperation(doc *oaDoc, method, path string, item *oaPathItem, op *oaOpe
 		}
 	}
 	return out
+}
+
+// operationAnchor is the fragment that links to an operation.
+func operationAnchor(method, path string, op *oaOperation) string {
+	if op.OperationID == "" {
+		return "op-" + slug(method+" "+path)
+	}
+	return "op-" + op.OperationID
 }
 
 func resolveParameter(defs map[string]*oaParameter, p *oaParameter) *oaParameter {

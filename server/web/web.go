@@ -16,6 +16,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gin-gonic/gin"
 
@@ -231,8 +232,14 @@ func (pages *Pages) templateFuncs() template.FuncMap {
 		"dashboardMenu": func() []dashboardPage { return dashboardPages },
 		// schemeURL is the search filtered by a scheme.
 		"schemeURL": func(scheme string) string { return searchURL("", scheme) },
+		// copyLine is a command line for the "copy-line" block.
+		"copyLine": func(id, text string) copyLine { return copyLine{ID: id, Text: text} },
 	}
 }
+
+// copyLine is a command a page shows whole, with a copy button: ID names
+// the element the button copies.
+type copyLine struct{ ID, Text string }
 
 func (pages *Pages) serveStatic(c *gin.Context) {
 	f, ok := pages.static[strings.TrimPrefix(c.Param("file"), "/")]
@@ -325,8 +332,46 @@ func (pages *Pages) render(c *gin.Context, status int, name string, query string
 	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 }
 
+// notFound answers 404 with a page that offers a search for the words of
+// the path: /nosuch/widget-thing searches for "nosuch widget thing".
 func (pages *Pages) notFound(c *gin.Context) {
-	pages.render(c, http.StatusNotFound, "notfound.html", "", gin.H{"Path": c.Request.URL.Path})
+	words := pathWords(c.Request.URL.Path)
+	pages.render(c, http.StatusNotFound, "notfound.html", "", gin.H{
+		"Path": c.Request.URL.Path, "Words": words, "SearchURL": searchURL(words, ""),
+	})
+}
+
+// maxPathWords and maxPathQuery bound the search a not-found page offers:
+// the search box takes at most 200 characters.
+const (
+	maxPathWords = 8
+	maxPathQuery = 200
+)
+
+// pathWords are the words of a path that led nowhere, as a search: each
+// segment without its @version, split at everything that is not a letter
+// or a digit, lower-cased, each word once. Numbers alone are left out:
+// "/alice/widget@1.2.0" searches for "alice widget".
+func pathWords(path string) string {
+	var words []string
+	seen := map[string]bool{}
+	size := 0
+	for _, segment := range strings.Split(path, "/") {
+		segment, _, _ = strings.Cut(segment, "@")
+		for _, w := range strings.FieldsFunc(segment, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			w = strings.ToLower(w)
+			if seen[w] || !strings.ContainsFunc(w, unicode.IsLetter) || size+len(w)+1 > maxPathQuery {
+				continue
+			}
+			seen[w] = true
+			words = append(words, w)
+			size += len(w) + 1
+			if len(words) == maxPathWords {
+				return strings.Join(words, " ")
+			}
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // errorPage answers with an HTML page that states err's user-facing message
