@@ -52,6 +52,11 @@ Publishing the same version again with identical content changes nothing
 and succeeds, so CI jobs may retry. The same version with other content
 is refused (exit 5): versions are immutable.
 
+--json prints one object per document: "package" describes the package,
+that is its latest version, and "published" the version just published
+(or found identical): its version, sha256, size, created_at and
+log_index. An older version or a pre-release does not become the latest.
+
 By default the API token authenticates (see 'pact login'). With --sign
 an SSH signature does instead: the key is the ssh-agent's only key, or,
 when it holds several, the one registered for your account (pact asks
@@ -222,8 +227,8 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 			version := safeText(res.Package.Version)
 			// The package describes its latest version, which an older or
 			// pre-release version does not replace.
-			if pack, err := packfmt.Parse(doc.Content, packfmt.Options{}); err == nil && pack.Version != res.Package.Version {
-				version = safeText(pack.Version) + " (latest stays " + version + ")"
+			if v := publishedVersion(res, doc); v != "" && v != res.Package.Version {
+				version = safeText(v) + " (latest stays " + version + ")"
 			}
 			fmt.Fprintf(opts.IO.Out, "%s %s %s  %s\n", verb, safeText(res.Package.FullName()), version, safeText(res.Package.URL))
 		}
@@ -256,6 +261,19 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 		return &silentError{code: code}
 	}
 	return nil
+}
+
+// publishedVersion is the version a publish of doc published, as the
+// registry names it; from the document itself for a registry that does
+// not.
+func publishedVersion(res *client.PublishResult, doc publishDocument) string {
+	if res.Published != nil {
+		return res.Published.Version
+	}
+	if pack, err := packfmt.Parse(doc.Content, packfmt.Options{}); err == nil {
+		return pack.Version
+	}
+	return ""
 }
 
 // registeredFingerprints asks the registry which SSH keys the configured
