@@ -141,7 +141,8 @@ func (s *Server) publish(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	httpx.JSON(c, http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex})
+	httpx.JSON(c, http.StatusOK, wire.PublishResult{OK: true, Package: s.presentPackage(p), Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex,
+		Published: presentPublished(p)})
 }
 
 func (s *Server) publishSigned(c *gin.Context) {
@@ -157,7 +158,8 @@ func (s *Server) publishSigned(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	httpx.JSON(c, http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex})
+	httpx.JSON(c, http.StatusOK, wire.SignedPublishResult{OK: true, Package: s.presentPackage(p), Auth: wire.AuthSSHSignature, Created: created, Warnings: presentWarnings(p), LogIndex: p.LogIndex,
+		Published: presentPublished(p)})
 }
 
 // verifyAndPublish checks the signature, then the key's rate limit (only

@@ -69,6 +69,13 @@ func (s *Server) presentVersion(p *registry.Package, v *registry.Version) wire.V
 	return out
 }
 
+// presentPublished is the version a publish names (registry.Package's
+// Published).
+func presentPublished(p *registry.Package) wire.PublishedVersion {
+	v := p.Published
+	return wire.PublishedVersion{Version: v.Version, SHA256: v.SHA256, Size: v.Size, CreatedAt: wire.Time(v.CreatedAt), LogIndex: v.LogIndex}
+}
+
 func (s *Server) presentOrg(o *registry.Org) wire.Org {
 	return wire.Org{Name: o.Account.Username, DisplayName: o.Account.DisplayName, URL: s.cfg.BaseURL + "/" + o.Account.Username,
 		Packages: o.Packages, Members: presentMembers(o.Members), CreatedAt: wire.Time(o.Account.CreatedAt)}

@@ -2,12 +2,18 @@ package server_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pact-registry/pact/internal/apitest"
 	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
+	"github.com/pact-registry/pact/pkg/sshsign"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -242,5 +248,75 @@ func TestBaseURLComesFromConfigNotHost(t *testing.T) {
 		if url := resp.JSON(t)["package"].(map[string]any)["url"].(string); !strings.HasPrefix(url, env.URL+"/") {
 			t.Errorf("url = %q, want it under the configured base %s", url, env.URL)
 		}
+	})
+}
+
+// A publish answer names the version published, token or signed, also
+// when it is not the latest (package then describes another version) and
+// when the identical version existed already: its fields are the ones
+// GET /api/packages/{owner}/{pack} shows for that version.
+func TestPublishAnswersNameTheVersionPublished(t *testing.T) {
+	priv, pub := sshtest.GenerateKey(t, t.TempDir(), "ed25519", 0)
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		key := registerKey(t, env, alice, priv, pub)
+		token := func(doc string) map[string]any {
+			t.Helper()
+			resp := env.API.PostJSON("/api/publish", map[string]any{"content": doc}, alice.Bearer())
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			return resp.JSON(t)
+		}
+		signed := func(doc string) map[string]any {
+			t.Helper()
+			resp := env.API.PostJSON("/api/publish-signed", signedBody(t, key, env.Clock.Now().Unix(), sshsign.NewNonce(), doc, "", ""))
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			return resp.JSON(t)
+		}
+		// wantPublished checks that answer names version as the package's
+		// versions list shows it, and that the package is still latest's.
+		wantPublished := func(what string, answer map[string]any, version, latest string, created bool) {
+			t.Helper()
+			if p := answer["package"].(map[string]any); p["version"] != latest || answer["created"] != created {
+				t.Errorf("%s: package.version %v, created %v; want %s, %v", what, p["version"], answer["created"], latest, created)
+			}
+			var listed map[string]any
+			for _, v := range env.API.Get("/api/packages/alice/foo").JSON(t)["versions"].([]any) {
+				if v := v.(map[string]any); v["version"] == version {
+					listed = v
+				}
+			}
+			got, _ := answer["published"].(map[string]any)
+			want := map[string]any{}
+			for _, field := range []string{"version", "sha256", "size", "created_at", "log_index"} {
+				want[field] = listed[field]
+			}
+			if listed == nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: published = %v, want %v (as listed)", what, got, want)
+			}
+			if answer["log_index"] != want["log_index"] {
+				t.Errorf("%s: log_index %v, published.log_index %v", what, answer["log_index"], want["log_index"])
+			}
+		}
+
+		wantPublished("2.0.0", token(packDoc("foo", "2.0.0")), "2.0.0", "2.0.0", true)
+		env.Clock.Advance(time.Minute)
+		older := packDoc("foo", "1.5.0")
+		first := token(older)
+		wantPublished("1.5.0 after 2.0.0", first, "1.5.0", "2.0.0", true)
+		if sum, pub := sha256.Sum256([]byte(older)), first["published"]; pub == nil || pub.(map[string]any)["sha256"] != hex.EncodeToString(sum[:]) {
+			t.Errorf("published.sha256 is not the document's: %v", first["published"])
+		}
+
+		// Republished later, by token or signed: the version that existed,
+		// with its own time and log entry.
+		env.Clock.Advance(time.Minute)
+		again := token(older)
+		wantPublished("1.5.0 again", again, "1.5.0", "2.0.0", false)
+		if !reflect.DeepEqual(again["published"], first["published"]) {
+			t.Errorf("identical republish: published %v, want the first publish's %v", again["published"], first["published"])
+		}
+		env.Clock.Advance(time.Minute)
+		wantPublished("1.5.0 signed", signed(older), "1.5.0", "2.0.0", false)
+		wantPublished("signed 1.6.0-rc.1", signed(packDoc("foo", "1.6.0-rc.1")), "1.6.0-rc.1", "2.0.0", true)
 	})
 }

@@ -37,6 +37,10 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 				id, pack, pack, quoteJSON(description), sum, base+"/alice/"+pack, raw,
 				"curl -fsSL "+raw+" -o "+pack+".pact.md", base+"/api/packages/alice/"+pack, at, at)
 		}
+		published := func(doc string, logIndex int) string {
+			sum := sha256.Sum256([]byte(doc))
+			return fmt.Sprintf(`{"version":"1.0.0","sha256":"%x","size":%d,"created_at":%s,"log_index":%d}`, sum, len(doc), at, logIndex)
+		}
 		want := func(what string, resp *apitest.Response, status int, body string) {
 			t.Helper()
 			if resp.Status != status || string(resp.Body) != body {
@@ -48,7 +52,8 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		resp := env.API.PostJSON("/api/publish", map[string]any{"content": tokenDoc, "description": "Tom & Jerry <3>"}, alice.Bearer())
 		tokenID := resp.JSON(t)["package"].(map[string]any)["id"]
 		tokenPkg := pkg(tokenID, "token-pack", "Tom & Jerry <3>", tokenDoc)
-		want("publish", resp, 200, `{"ok":true,"package":`+tokenPkg+`,"created":true,"warnings":[],"log_index":0}`)
+		want("publish", resp, 200, `{"ok":true,"package":`+tokenPkg+`,"created":true,"warnings":[],"log_index":0,`+
+			`"published":`+published(tokenDoc, 0)+`}`)
 
 		pubLine := readPub(t, pub)
 		publicKey := strings.Join(strings.Fields(pubLine)[:2], " ")
@@ -74,7 +79,8 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		})
 		signedID := resp.JSON(t)["package"].(map[string]any)["id"]
 		signedPkg := pkg(signedID, "signed-pack", "", signedDoc)
-		want("signed publish", resp, 200, `{"ok":true,"package":`+signedPkg+`,"auth":"ssh-signature","created":true,"warnings":[],"log_index":2}`)
+		want("signed publish", resp, 200, `{"ok":true,"package":`+signedPkg+`,"auth":"ssh-signature","created":true,"warnings":[],"log_index":2,`+
+			`"published":`+published(signedDoc, 2)+`}`)
 
 		want("list", env.API.Get("/api/packages"), 200,
 			`{"ok":true,"packages":[`+signedPkg+`,`+tokenPkg+`],"next_cursor":null}`)

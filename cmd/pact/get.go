@@ -37,7 +37,7 @@ type getOptions struct {
 func newGetCmd(f *factory) *cobra.Command {
 	opts := &getOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
-		Use:   "get OWNER/PACK[@VERSION] | URL",
+		Use:   "get [OWNER/]PACK[@VERSION] | URL",
 		Short: "Download a pack document",
 		Long: `Download a pack document, the latest version or the one named after @, and
 check its SHA-256 against the digest the registry reports before writing
@@ -48,7 +48,8 @@ named, with a warning on stderr, as is a deprecated package's. The
 package may also be named by the address of its page on the registry
 (https://HOST/OWNER/PACK or https://HOST/OWNER/PACK@VERSION), which then
 names the registry too; no token is sent to a registry other than the
-configured one.
+configured one. Without OWNER the package is one of the token's account,
+as in 'pact yank' and 'pact deprecate'.
 
 Writes PACK.pact.md in the current directory unless -o says where; "-o -"
 writes to standard output. A file that exists already is left alone when
@@ -65,6 +66,7 @@ the one pinned in the config file; on first use the registry's key is
 pinned there and printed (trust on first use). A failed check writes
 nothing and exits 6. --no-verify skips the check.`,
 		Example: `  $ pact get alice/hello
+  $ pact get hello
   $ pact get alice/hello@1.0.0 -o vendor/hello.pact.md
   $ pact get alice/hello@latest
   $ pact get https://pact.example.com/alice/hello@1.0.0
@@ -77,7 +79,7 @@ nothing and exits 6. --no-verify skips the check.`,
 			if isURL(args[0]) {
 				opts.Host, opts.Owner, opts.Pack, opts.Version, err = parsePageURL(args[0])
 			} else {
-				opts.Owner, opts.Pack, opts.Version, err = parsePackRef(args[0])
+				opts.Owner, opts.Pack, opts.Version, err = parseMyPackRef(args[0])
 			}
 			if err != nil {
 				return err
@@ -97,12 +99,35 @@ nothing and exits 6. --no-verify skips the check.`,
 
 // parsePackRef splits OWNER/PACK[@VERSION].
 func parsePackRef(ref string) (owner, pack, version string, err error) {
-	name, version, hasVersion := strings.Cut(ref, "@")
-	owner, pack, ok := strings.Cut(name, "/")
-	if !ok || owner == "" || pack == "" || strings.Contains(pack, "/") || (hasVersion && version == "") {
+	owner, pack, version, ok := splitPackRef(ref)
+	if !ok || owner == "" {
 		return "", "", "", usageErrorf("%q is not OWNER/PACK or OWNER/PACK@VERSION", ref)
 	}
 	return owner, pack, version, nil
+}
+
+// parseMyPackRef splits [OWNER/]PACK[@VERSION]; owner is "" when left out,
+// for the token's account (ownerOrMe).
+func parseMyPackRef(ref string) (owner, pack, version string, err error) {
+	owner, pack, version, ok := splitPackRef(ref)
+	if !ok {
+		return "", "", "", usageErrorf("%q is not PACK, OWNER/PACK or OWNER/PACK@VERSION", ref)
+	}
+	return owner, pack, version, nil
+}
+
+// splitPackRef splits [OWNER/]PACK[@VERSION]; owner is "" when left out,
+// ok false when ref is not of that form.
+func splitPackRef(ref string) (owner, pack, version string, ok bool) {
+	name, version, hasVersion := strings.Cut(ref, "@")
+	owner, pack, hasOwner := strings.Cut(name, "/")
+	if !hasOwner {
+		owner, pack = "", name
+	}
+	if pack == "" || (hasOwner && owner == "") || strings.Contains(pack, "/") || (hasVersion && version == "") {
+		return "", "", "", false
+	}
+	return owner, pack, version, true
 }
 
 // isURL says whether a pack reference is a page address.
@@ -206,6 +231,9 @@ func packageAt(ctx context.Context, c *client.Client, owner, pack, version strin
 func runGet(ctx context.Context, opts *getOptions) error {
 	c, err := getClient(opts)
 	if err != nil {
+		return err
+	}
+	if opts.Owner, err = ownerOrMe(ctx, c, opts.Owner); err != nil {
 		return err
 	}
 	detail, version, err := packageAt(ctx, c, opts.Owner, opts.Pack, opts.Version)

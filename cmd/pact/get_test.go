@@ -2,6 +2,32 @@ package main
 
 import "testing"
 
+func TestParseMyPackRef(t *testing.T) {
+	tests := []struct {
+		ref                  string
+		owner, pack, version string
+		ok                   bool
+	}{
+		{"hello", "", "hello", "", true},
+		{"hello@1.0.0", "", "hello", "1.0.0", true},
+		{"alice/hello@latest", "alice", "hello", "latest", true},
+		{"", "", "", "", false},
+		{"@1.0.0", "", "", "", false},
+		{"hello@", "", "", "", false},
+		{"/hello", "", "", "", false},
+		{"alice/", "", "", "", false},
+		{"alice/hello/extra", "", "", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.ref, func(t *testing.T) {
+			owner, pack, version, err := parseMyPackRef(tc.ref)
+			if (err == nil) != tc.ok || owner != tc.owner || pack != tc.pack || version != tc.version {
+				t.Errorf("parseMyPackRef = %q %q %q %v", owner, pack, version, err)
+			}
+		})
+	}
+}
+
 func TestParsePackRef(t *testing.T) {
 	tests := []struct {
 		ref                  string

@@ -82,7 +82,8 @@ func hostileRegistry(t *testing.T) *httptest.Server {
 			write(w, 400, map[string]any{"ok": false, "error": "refused " + hostile})
 			return
 		}
-		write(w, 200, map[string]any{"ok": true, "package": pkg, "created": true, "warnings": []string{"slug " + hostile}})
+		write(w, 200, map[string]any{"ok": true, "package": pkg, "created": true, "warnings": []string{"slug " + hostile},
+			"published": map[string]any{"version": "0.9" + hostile, "sha256": pkg["sha256"], "size": 1, "created_at": "2026-01-01T00:00:00Z", "log_index": 0}})
 	})
 	// Every other request, publishing included, is refused with a hostile message.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -144,6 +145,7 @@ func TestCLIShowsAHostileRegistrysTextWithoutObeyingIt(t *testing.T) {
 		{"whoami --json", []string{"whoami", "--json"}, false, 0, `alice\u001b]0;pwned\u0007`, ""},
 		{"keys list", []string{"keys", "list"}, false, 0, `laptop\x1b]0;pwned`, ""},
 		{"publish warned", []string{"publish", "warned.pact.md"}, false, 0, `warned.pact.md: warning: slug \x1b]0;pwned\x07\x1b[2J\rfake\u009b31m\u202eexe.txt\x7f`, ""},
+		{"publish names the version published", []string{"publish", "warned.pact.md"}, false, 0, `published alice/hello 0.9\x1b]0;pwned\x07\x1b[2J\rfake\u009b31m\u202eexe.txt\x7f (latest stays 1.0.0)`, ""},
 		{"publish refused", []string{"publish", "doc.pact.md"}, false, 5, `error: doc.pact.md: refused \x1b]0;pwned\x07\x1b[2J\rfake\u009b31m\u202eexe.txt\x7f`, ""},
 	}
 	for _, tc := range cases {

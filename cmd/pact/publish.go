@@ -29,6 +29,7 @@ type publishOptions struct {
 	OIDC        bool
 	JSON        bool
 	KeepGoing   bool
+	Yes         bool
 }
 
 func newPublishCmd(f *factory) *cobra.Command {
@@ -39,7 +40,11 @@ func newPublishCmd(f *factory) *cobra.Command {
 		Long: `Publish pack documents (*.pact.md) to the registry, in the order given, one
 line each. "-" reads a document from standard input; a directory stands
 for every *.pact.md inside it (hidden directories aside), and pact says
-how many it found.
+how many it found and lists them, each with the pack and version it
+publishes, on standard error. On a terminal pact then asks the registry
+which of those packages do not exist yet (one request per document) and
+asks before creating them; --yes does not ask. Without a terminal (in
+scripts and CI) it publishes without asking.
 
 Every document is checked first, as 'pact validate' does: when one is
 invalid, nothing is published. Then pact stops at the first document the
@@ -51,6 +56,11 @@ is on its way.
 Publishing the same version again with identical content changes nothing
 and succeeds, so CI jobs may retry. The same version with other content
 is refused (exit 5): versions are immutable.
+
+--json prints one object per document: "package" describes the package,
+that is its latest version, and "published" the version just published
+(or found identical): its version, sha256, size, created_at and
+log_index. An older version or a pre-release does not become the latest.
 
 By default the API token authenticates (see 'pact login'). With --sign
 an SSH signature does instead: the key is the ssh-agent's only key, or,
@@ -87,6 +97,7 @@ with --sign also finds the signing key, but publishes nothing.`,
   $ cat hello.pact.md | pact publish -
   $ pact publish --sign packs/*.pact.md
   $ pact publish --keep-going packs/
+  $ pact publish --yes packs/
   $ pact publish --sign --key ~/.ssh/id_ed25519.pub hello.pact.md
   $ pact publish --owner acme hello.pact.md
   $ pact publish --dry-run hello.pact.md`,
@@ -104,6 +115,7 @@ with --sign also finds the signing key, but publishes nothing.`,
 	fl.StringVar(&opts.KeyPath, "key", "", "SSH key to sign with: a public key held by the ssh-agent, or a private key file (implies --sign)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "check the documents offline and publish nothing")
 	fl.BoolVar(&opts.KeepGoing, "keep-going", false, "publish every valid document even when some fail, then say which failed (exit non-zero)")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask before a directory's documents create new packages")
 	fl.BoolVar(&opts.OIDC, "oidc", false, "exchange the CI job's OpenID Connect ID token for a publish token (trusted publishing), even with a token configured")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
@@ -119,7 +131,7 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 	if err := checkStdinOnce(opts.Files); err != nil {
 		return err
 	}
-	files, err := expandDocuments(opts.IO, opts.Files)
+	files, dirs, err := expandDocuments(opts.IO, opts.Files)
 	if err != nil {
 		return err
 	}
@@ -179,6 +191,13 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 	if err != nil {
 		return err
 	}
+	if dirs > 0 {
+		// What a directory holds is easily more than one meant: it is
+		// shown, and on a terminal new packages wait for a yes.
+		if err := confirmDirectoryPublish(ctx, c, opts, docs, signer == nil || cfg.Token != ""); err != nil {
+			return err
+		}
+	}
 
 	// A counter on a terminal's stderr while several documents go up;
 	// nothing in pipes and logs.
@@ -226,8 +245,8 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 			version := safeText(res.Package.Version)
 			// The package describes its latest version, which an older or
 			// pre-release version does not replace.
-			if pack, err := packfmt.Parse(doc.Content, packfmt.Options{}); err == nil && pack.Version != res.Package.Version {
-				version = safeText(pack.Version) + " (latest stays " + version + ")"
+			if v := publishedVersion(res, doc); v != "" && v != res.Package.Version {
+				version = safeText(v) + " (latest stays " + version + ")"
 			}
 			fmt.Fprintf(opts.IO.Out, "%s %s %s  %s\n", verb, safeText(res.Package.FullName()), version, safeText(res.Package.URL))
 		}
@@ -260,6 +279,19 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 		return &silentError{code: code}
 	}
 	return nil
+}
+
+// publishedVersion is the version a publish of doc published, as the
+// registry names it; from the document itself for a registry that does
+// not.
+func publishedVersion(res *client.PublishResult, doc publishDocument) string {
+	if res.Published != nil {
+		return res.Published.Version
+	}
+	if pack, err := packfmt.Parse(doc.Content, packfmt.Options{}); err == nil {
+		return pack.Version
+	}
+	return ""
 }
 
 // registeredFingerprints asks the registry which SSH keys the configured
@@ -346,21 +378,102 @@ func publishOne(ctx context.Context, c *client.Client, signer *publishSigner, op
 	return c.Publish(ctx, client.PublishRequest{Content: doc.Content, Name: doc.Name, Description: opts.Description, Owner: opts.Owner})
 }
 
+// confirmDirectoryPublish lists the documents of a publish that named a
+// directory, each with the pack and version it publishes. On a terminal,
+// unless --yes, it asks the registry which of those packages do not exist
+// yet, one request per pack, and asks before creating them: declining
+// publishes nothing (exit 1). haveToken is false for a signed publish
+// without a token, whose namespace pact cannot learn: it then asks before
+// publishing at all.
+func confirmDirectoryPublish(ctx context.Context, c *client.Client, opts *publishOptions, docs []publishDocument, haveToken bool) error {
+	ask := !opts.Yes && opts.IO.stdinTTY && opts.IO.stderrTTY
+	owner := strings.ToLower(strings.TrimSpace(opts.Owner))
+	if o, _, ok := strings.Cut(opts.Name, "/"); ok && owner == "" {
+		owner = strings.ToLower(strings.TrimSpace(o))
+	}
+	if ask && owner == "" && haveToken {
+		var err error
+		if owner, err = ownerOrMe(ctx, c, ""); err != nil {
+			return err
+		}
+	}
+	// isNew says, by slug, whether the package does not exist yet; nil
+	// when the registry was not asked.
+	var isNew map[string]bool
+	newPacks := 0
+	if ask && owner != "" {
+		isNew = map[string]bool{}
+	}
+	opts.IO.info("To publish:")
+	for _, doc := range docs {
+		name := doc.Name
+		if _, pack, ok := strings.Cut(name, "/"); ok {
+			name = pack
+		}
+		v := validateDocument(doc.File, doc.Content, name, opts.Description)
+		if _, asked := isNew[v.Slug]; isNew != nil && !asked {
+			_, err := c.GetPackage(ctx, owner, v.Slug)
+			if err != nil && !client.IsNotFound(err) {
+				return err
+			}
+			isNew[v.Slug] = err != nil
+			if err != nil {
+				newPacks++
+			}
+		}
+		mark := ""
+		if isNew[v.Slug] {
+			mark = ", a new package"
+		}
+		opts.IO.info("  %s %s (from %s)%s", v.Slug, v.Version, doc.File, mark)
+	}
+	if !ask {
+		return nil
+	}
+	documents := plural(len(docs), "document", "documents")
+	var question string
+	switch {
+	case isNew == nil:
+		question = fmt.Sprintf("Publish %s? Without a token pact cannot tell which packages are new.", documents)
+	case newPacks == 0:
+		return nil
+	default:
+		question = fmt.Sprintf("Publish %s, creating %s under %s?", documents, plural(newPacks, "new package", "new packages"), owner)
+	}
+	ok, err := opts.IO.confirmed(question, "publishing new packages")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		opts.IO.info("Cancelled: nothing was published")
+		return &silentError{code: exitError}
+	}
+	return nil
+}
+
+// plural is "1 document" or "3 documents".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // maxDocuments bounds one publish, which reads every document before it
 // sends any.
 const maxDocuments = 1000
 
 // expandDocuments replaces each directory among files by the *.pact.md
 // files inside it (and its subdirectories, hidden ones aside), in order,
-// and says how many it found.
-func expandDocuments(ios *iostreams, files []string) ([]string, error) {
-	var out []string
+// says how many it found, and answers how many directories it expanded.
+func expandDocuments(ios *iostreams, files []string) (out []string, dirs int, err error) {
 	for _, file := range files {
 		info, err := os.Stat(file)
 		if file == "-" || err != nil || !info.IsDir() {
 			out = append(out, file) // reading it says what is wrong
 			continue
 		}
+		dirs++
 		var found []string
 		err = filepath.WalkDir(file, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -378,10 +491,10 @@ func expandDocuments(ios *iostreams, files []string) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", file, err)
+			return nil, 0, fmt.Errorf("reading %s: %w", file, err)
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("%s holds no *.pact.md documents", file)
+			return nil, 0, fmt.Errorf("%s holds no *.pact.md documents", file)
 		}
 		noun := "documents"
 		if len(found) == 1 {
@@ -390,7 +503,7 @@ func expandDocuments(ios *iostreams, files []string) ([]string, error) {
 		ios.info("Found %d %s in %s", len(found), noun, file)
 		out = append(out, found...)
 	}
-	return out, nil
+	return out, dirs, nil
 }
 
 // dryRunPublish validates every document offline and reports what would

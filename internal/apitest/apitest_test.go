@@ -296,7 +296,8 @@ func TestHarnessReportsWhatTheDocumentDoesNotAllow(t *testing.T) {
 
 // What the helpers put on the wire, as a server sees it.
 func TestRequestsReachTheServerAsWritten(t *testing.T) {
-	publishResult := map[string]any{"ok": true, "package": validPackage(), "created": true, "warnings": []string{}, "log_index": 0}
+	publishResult := map[string]any{"ok": true, "package": validPackage(), "created": true, "warnings": []string{}, "log_index": 0,
+		"published": map[string]any{"version": "1.0", "sha256": sha, "size": 10, "created_at": "2026-03-01T12:00:00Z", "log_index": 0}}
 	type seen struct {
 		method, path, contentType, token, authorization string
 		fields                                          map[string]string

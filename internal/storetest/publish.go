@@ -74,6 +74,51 @@ func (su suite) testPublish(t *testing.T) {
 		}
 	})
 
+	t.Run("a publish names the version it published, or the identical one found", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		publish(t, s, input(alice, "foo", "2.0.0", "latest", t0))
+		older := input(alice, "foo", "1.5.0", "older", at(1))
+		first := publish(t, s, older)
+		if first.Version != "2.0.0" {
+			t.Errorf("package version %q, want 2.0.0 to stay latest", first.Version)
+		}
+		versions := listVersions(t, s, first.ID)
+		var stored *registry.Version
+		for i := range versions {
+			if versions[i].Version == "1.5.0" {
+				stored = &versions[i]
+			}
+		}
+		if stored == nil {
+			t.Fatalf("1.5.0 is not listed: %+v", versions)
+		}
+		wantPublished := func(what string, got *registry.Package) {
+			t.Helper()
+			v := got.Published
+			if v == nil {
+				t.Fatalf("%s: no Published", what)
+			}
+			if v.ID != stored.ID || v.PackageID != first.ID || v.Version != "1.5.0" || v.SHA256 != older.SHA256 ||
+				v.Size != int64(len(older.Content)) || v.LogIndex == nil || stored.LogIndex == nil || *v.LogIndex != *stored.LogIndex {
+				t.Errorf("%s: Published %+v, want the stored %+v", what, v, stored)
+			}
+			wantTime(t, what+": Published.CreatedAt", v.CreatedAt, stored.CreatedAt)
+			if got.LogIndex == nil || v.LogIndex == nil || *got.LogIndex != *v.LogIndex {
+				t.Errorf("%s: LogIndex %v, Published.LogIndex %v", what, got.LogIndex, v.LogIndex)
+			}
+		}
+		wantPublished("Publish", first)
+		wantTime(t, "stored CreatedAt", stored.CreatedAt, at(1))
+
+		older.Now = at(5)
+		again, created, err := s.Publish(ctx(), older.Ready())
+		if err != nil || created {
+			t.Fatalf("Publish again = created %v, error %v; want no change and no error", created, err)
+		}
+		wantPublished("Publish again", again)
+	})
+
 	t.Run("other content for an existing version is a conflict and changes nothing", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")

@@ -52,7 +52,7 @@ func (c *Client) Publish(ctx context.Context, req PublishRequest) (*PublishResul
 	if err != nil {
 		return nil, err
 	}
-	return &PublishResult{Package: out.Package, Created: out.Created, Warnings: nonNil(out.Warnings)}, nil
+	return &PublishResult{Package: out.Package, Created: out.Created, Warnings: nonNil(out.Warnings), Published: published(out.Published)}, nil
 }
 
 func multipartBody(req PublishRequest) (func(context.Context) (io.Reader, string, error), error) {
@@ -138,7 +138,16 @@ func (c *Client) PublishSigned(ctx context.Context, req SignedPublishRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	return &PublishResult{Package: out.Package, Created: out.Created, Auth: out.Auth, Warnings: nonNil(out.Warnings)}, nil
+	return &PublishResult{Package: out.Package, Created: out.Created, Auth: out.Auth, Warnings: nonNil(out.Warnings),
+		Published: published(out.Published)}, nil
+}
+
+// published is nil for a registry that names no published version.
+func published(v wire.PublishedVersion) *PublishedVersion {
+	if v.Version == "" {
+		return nil
+	}
+	return &v
 }
 
 // nonNil keeps the warnings a list in --json output even when an older

@@ -19,6 +19,8 @@ type (
 	User = wire.User
 	// Key is an SSH public key registered for signed publishing.
 	Key = wire.Key
+	// PublishedVersion is the version a publish answers with.
+	PublishedVersion = wire.PublishedVersion
 )
 
 // PackageList is one page of the package list, newest latest version first: the
@@ -45,4 +47,8 @@ type PublishResult struct {
 	// without a slug form, a cut); empty when nothing was lost. They are
 	// the server's text: escape them before printing to a terminal.
 	Warnings []string `json:"warnings"`
+	// Published is the version published, or the identical one that
+	// existed, which Package (the latest version) does not name when it
+	// is older or a pre-release; nil from a registry that does not say.
+	Published *PublishedVersion `json:"published"`
 }

@@ -174,6 +174,20 @@ type PublishResult struct {
 	// LogIndex is the transparency log entry of the version published (or
 	// of the identical one that existed).
 	LogIndex *int64 `json:"log_index"`
+	// Published is the version published, or the identical one that
+	// existed: Package describes the latest version, which an older
+	// version or a pre-release does not replace.
+	Published PublishedVersion `json:"published"`
+}
+
+// PublishedVersion is the version a publish answers with: its fields as
+// in Version.
+type PublishedVersion struct {
+	Version   string    `json:"version"`
+	SHA256    string    `json:"sha256"`
+	Size      int64     `json:"size"`
+	CreatedAt time.Time `json:"created_at"`
+	LogIndex  *int64    `json:"log_index"`
 }
 
 // SignedPublishResult answers POST /api/publish-signed.
@@ -184,8 +198,9 @@ type SignedPublishResult struct {
 	Created bool    `json:"created"`
 	// Warnings as in PublishResult; never null.
 	Warnings []string `json:"warnings"`
-	// LogIndex as in PublishResult.
-	LogIndex *int64 `json:"log_index"`
+	// LogIndex and Published as in PublishResult.
+	LogIndex  *int64           `json:"log_index"`
+	Published PublishedVersion `json:"published"`
 }
 
 // AuthSSHSignature is the auth of every SignedPublishResult.

@@ -301,6 +301,7 @@ func TestRequiredListsAreComplete(t *testing.T) {
 		{"PackageDetail", nil},
 		{"PublishResult", nil},
 		{"SignedPublishResult", nil},
+		{"PublishedVersion", nil},
 		{"MeResult", nil},
 		{"KeyList", nil},
 		{"KeyResult", nil},

@@ -34,6 +34,7 @@ var wireTypes = map[string]reflect.Type{
 	"PackageDetail":        reflect.TypeFor[wire.PackageDetail](),
 	"PublishResult":        reflect.TypeFor[wire.PublishResult](),
 	"SignedPublishResult":  reflect.TypeFor[wire.SignedPublishResult](),
+	"PublishedVersion":     reflect.TypeFor[wire.PublishedVersion](),
 	"MeResult":             reflect.TypeFor[wire.MeResult](),
 	"MeToken":              reflect.TypeFor[wire.MeToken](),
 	"KeyList":              reflect.TypeFor[wire.KeyList](),

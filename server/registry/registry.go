@@ -103,6 +103,11 @@ type Package struct {
 	// LogIndex is set only on the package a publish returns: the
 	// transparency log entry of the version published (or found identical).
 	LogIndex *int64
+	// Published is set only on the package a publish returns: the version
+	// published, or the identical one found, which the package's own
+	// fields do not name when it is not the latest. Only ID, PackageID,
+	// Version, SHA256, Size, CreatedAt and LogIndex are set.
+	Published *Version
 	// SearchRank and SearchScore are set by a search (PackageFilter.Query):
 	// its rank (SearchExact, SearchName or SearchOther) and, within it,
 	// the engine's relevance score, lower being better.

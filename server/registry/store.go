@@ -237,10 +237,12 @@ type PackageStore interface {
 	// when new, and adds the version. A version that exists with the same
 	// SHA256 changes nothing and returns the package; with another SHA256
 	// it returns VersionConflict and changes nothing. created reports
-	// whether a new version was added. The store appends in.Entry to the
-	// log with a new version, makes it the latest when in.BecomesLatest
-	// says so, and checks in.RequireMember; in comes from
-	// PublishInput.Ready.
+	// whether a new version was added. The package's LogIndex and
+	// Published name the version added, or the identical one found,
+	// from what the transaction has (no read after it). The store appends
+	// in.Entry to the log with a new version, makes it the latest when
+	// in.BecomesLatest says so, and checks in.RequireMember; in comes
+	// from PublishInput.Ready.
 	Publish(ctx context.Context, in PublishInput) (pkg *Package, created bool, err error)
 	// ListPackages returns up to f.Limit packages in the filter's order.
 	ListPackages(ctx context.Context, f PackageFilter) ([]Package, error)

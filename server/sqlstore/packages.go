@@ -177,14 +177,17 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 	// a version that exists (republished, or published meanwhile by
 	// another replica) a no-op or a conflict, never a unique-violation
 	// fault.
+	// published is the version the publish names: the new one, or the
+	// identical one that existed, as sameVersion finds it.
+	published := &registry.Version{PackageID: packageID, Version: in.Version, SHA256: in.SHA256,
+		Size: int64(len(in.Content)), CreatedAt: now}
 	var logIndex sql.NullInt64
-	var versionID int64
 	err = s.txQueryRow(ctx, tx, sqlInsertVersion, append([]any{packageID, in.Version, in.Name, in.Description, in.Scheme, in.SHA256,
 		int64(len(in.Content)), in.Content, now, ciJSON(in.CI), nullID(in.PublisherID), nullID(in.TokenID)},
-		provenanceArgs(in.Provenance)...)...).Scan(&versionID)
+		provenanceArgs(in.Provenance)...)...).Scan(&published.ID)
 	switch {
 	case errNoRows(err):
-		if err := s.sameVersion(ctx, tx, packageID, in, &logIndex); err != nil {
+		if err := s.sameVersion(ctx, tx, in, published, &logIndex); err != nil {
 			return nil, false, err
 		}
 		pkg, err = scanPackage(s.txQueryRow(ctx, tx, sqlPackageByID, packageID))
@@ -199,12 +202,12 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 		return nil, false, err
 	default:
 		created = true
-		if pkg, err = s.updateLatest(ctx, tx, packageID, versionID, in, now); err != nil {
+		if pkg, err = s.updateLatest(ctx, tx, packageID, published.ID, in, now); err != nil {
 			return nil, false, err
 		}
 		// Last, so that on PostgreSQL the log's row lock is held only
 		// for the commit (translog.go).
-		index, err := s.appendLogOf(ctx, tx, in.Entry, versionID)
+		index, err := s.appendLogOf(ctx, tx, in.Entry, published.ID)
 		if err != nil {
 			return nil, false, err
 		}
@@ -212,7 +215,9 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 	}
 	if logIndex.Valid {
 		pkg.LogIndex = &logIndex.Int64
+		published.LogIndex = pkg.LogIndex
 	}
+	pkg.Published = published
 	return pkg, created, nil
 }
 
@@ -262,18 +267,21 @@ func (s *Store) updateLatest(ctx context.Context, tx *sql.Tx, packageID, version
 	return pkg, nil
 }
 
-// sameVersion checks in.Version, which an insert just found existing:
-// nil when it has in's content, VersionConflict when other content. It
-// reads the version's log index into logIndex. Versions are never deleted,
-// so a missing row is the database's fault, never a success.
-func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, packageID int64, in registry.PublishInput, logIndex *sql.NullInt64) error {
+// sameVersion checks in.Version of the package v.PackageID, which an
+// insert just found existing: nil when it has in's content,
+// VersionConflict when other content. It reads the version's id and
+// created_at into v, and its log index into logIndex; the same content
+// has the same size. Versions are never deleted, so a missing row is the
+// database's fault, never a success.
+func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, in registry.PublishInput, v *registry.Version, logIndex *sql.NullInt64) error {
 	var sha string
-	if err := s.txQueryRow(ctx, tx, sqlSameVersion, packageID, in.Version).Scan(&sha, logIndex); err != nil {
+	if err := s.txQueryRow(ctx, tx, sqlSameVersion, v.PackageID, in.Version).Scan(&sha, logIndex, &v.ID, &v.CreatedAt); err != nil {
 		return err
 	}
 	if sha != in.SHA256 {
 		return registry.VersionConflict(in.OwnerSlug, in.PackSlug, in.Version)
 	}
+	v.CreatedAt = v.CreatedAt.UTC()
 	return nil
 }
 

@@ -35,7 +35,7 @@ ON CONFLICT (fingerprint, nonce) DO NOTHING`
 VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
 ON CONFLICT (owner_id, pack_slug) DO NOTHING
 RETURNING id`
-	sqlSameVersion   = `SELECT sha256, log_index FROM versions WHERE package_id = ? AND version = ?`
+	sqlSameVersion   = `SELECT sha256, log_index, id, created_at FROM versions WHERE package_id = ? AND version = ?`
 	sqlInsertVersion = `INSERT INTO versions
 (package_id, version, name, description, scheme, sha256, size, content, created_at, ci, publisher_id, token_id,
  key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key)
