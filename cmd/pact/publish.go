@@ -430,7 +430,7 @@ func confirmDirectoryPublish(ctx context.Context, c *client.Client, opts *publis
 	if !ask {
 		return nil
 	}
-	documents := plural(len(docs), "document", "documents")
+	documents := plural(int64(len(docs)), "document", "documents")
 	var question string
 	switch {
 	case isNew == nil:
@@ -438,7 +438,7 @@ func confirmDirectoryPublish(ctx context.Context, c *client.Client, opts *publis
 	case newPacks == 0:
 		return nil
 	default:
-		question = fmt.Sprintf("Publish %s, creating %s under %s?", documents, plural(newPacks, "new package", "new packages"), owner)
+		question = fmt.Sprintf("Publish %s, creating %s under %s?", documents, plural(int64(newPacks), "new package", "new packages"), owner)
 	}
 	ok, err := opts.IO.confirmed(question, "publishing new packages")
 	if err != nil {
@@ -449,14 +449,6 @@ func confirmDirectoryPublish(ctx context.Context, c *client.Client, opts *publis
 		return &silentError{code: exitError}
 	}
 	return nil
-}
-
-// plural is "1 document" or "3 documents".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // maxDocuments bounds one publish, which reads every document before it

@@ -297,7 +297,7 @@ func TestRequiredListsAreComplete(t *testing.T) {
 		{"User", nil},
 		{"Error", nil},
 		{"Ok", nil},
-		{"PackageList", nil},
+		{"PackageList", []string{"next_cursor", "ok", "packages"}}, // suggestions only when a search found little
 		{"PackageDetail", nil},
 		{"PublishResult", nil},
 		{"SignedPublishResult", nil},
