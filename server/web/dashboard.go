@@ -13,19 +13,6 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// tokenLifetimes are the expiries the dashboard offers, in days; "" never
-// expires.
-var tokenLifetimes = []struct {
-	Value string
-	Label string
-}{
-	{"", "Never"},
-	{"7", "In 7 days"},
-	{"30", "In 30 days"},
-	{"90", "In 90 days"},
-	{"365", "In a year"},
-}
-
 // notices are the messages a redirect back to the dashboard can carry; the
 // query names one, so no text from the URL reaches the page.
 var notices = map[string]string{
@@ -49,35 +36,15 @@ type tokenRow struct {
 	Packages string // "all" or the globs
 }
 
-// tokenScopes are the scopes the token form offers, with what each allows.
-var tokenScopes = []struct {
-	Value string
-	Label string
-}{
-	{string(registry.ScopePublish), "publish: publish versions"},
-	{string(registry.ScopeYank), "yank: yank, un-yank, deprecate"},
-	{string(registry.ScopeKeys), "keys: add and delete SSH keys"},
-	{string(registry.ScopeTokens), "tokens: create, list and revoke tokens"},
-}
-
-// defaultLifetime is the expiry the token form offers first, as pact token
-// create does (docs/protocol.md, Token scopes).
-const defaultLifetime = "90"
-
 type dashboardData struct {
-	Notice        string
-	Error         string
-	NewToken      string // the secret of a token made just now, shown once
-	LoginCommand  string // pact login with NewToken, for the CLI
-	TokenName     string // form values to show again after an error
-	Lifetime      string
-	TokenScopes   []string // the scopes ticked
-	TokenPackages string
-	ScopeList     any
-	KeyName       string
-	PublicKey     string
-	Lifetimes     any
-	Tokens        []tokenRow // the account's active tokens, a page of them
+	Notice       string
+	Error        string
+	NewToken     string    // the secret of a token made just now, shown once
+	LoginCommand string    // pact login with NewToken, for the CLI
+	Token        tokenForm // the token form's values
+	KeyName      string    // form values to show again after an error
+	PublicKey    string
+	Tokens       []tokenRow // the account's active tokens, a page of them
 	// TokensCursor is the page of tokens shown (?tokens=, "" for the
 	// newest), TokensNext the next one's ("" on the last).
 	TokensCursor, TokensNext string
@@ -108,7 +75,7 @@ type trustRow struct {
 }
 
 func (pages *Pages) dashboard(c *gin.Context) {
-	pages.renderDashboard(c, http.StatusOK, &dashboardData{Notice: notices[c.Query("done")], Lifetime: defaultLifetime,
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{Notice: notices[c.Query("done")], Token: newTokenForm(""),
 		TokensCursor: c.Query("tokens")})
 }
 
@@ -175,41 +142,17 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 		pages.errorPage(c, err)
 		return
 	}
-	d.Lifetimes = tokenLifetimes
-	type scopeBox struct {
-		Value, Label string
-		Checked      bool
-	}
-	var boxes []scopeBox
-	for _, sc := range tokenScopes {
-		boxes = append(boxes, scopeBox{Value: sc.Value, Label: sc.Label, Checked: slices.Contains(d.TokenScopes, sc.Value)})
-	}
-	d.ScopeList = boxes
 	pages.render(c, status, "dashboard.html", "", d)
 }
 
 func (pages *Pages) createToken(c *gin.Context) {
 	acct := pages.currentAccount(c)
-	d := &dashboardData{TokenName: strings.TrimSpace(c.PostForm("name")), Lifetime: c.PostForm("expires_in_days"),
-		TokenScopes: c.PostFormArray("scope"), TokenPackages: strings.TrimSpace(c.PostForm("packages"))}
-	// No scope ticked gives every scope, as tokens made before scopes have.
-	spec := registry.TokenSpec{Name: d.TokenName}
-	if len(d.TokenScopes) > 0 {
-		spec.Scopes = d.TokenScopes
+	d := &dashboardData{Token: readTokenForm(c)}
+	var secret string
+	spec, err := d.Token.spec()
+	if err == nil {
+		secret, _, err = pages.svc.IssueToken(c, acct.ID, nil, spec)
 	}
-	if globs := strings.FieldsFunc(d.TokenPackages, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }); len(globs) > 0 {
-		spec.Packages = globs
-	}
-	if d.Lifetime != "" {
-		days, err := strconv.Atoi(d.Lifetime)
-		if err != nil || days < 1 || days > registry.MaxTokenDays {
-			d.Error = "Choose when the token expires from the list."
-			pages.renderDashboard(c, http.StatusBadRequest, d)
-			return
-		}
-		spec.ExpiresInDays = &days
-	}
-	secret, _, err := pages.svc.IssueToken(c, acct.ID, nil, spec)
 	if registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict) {
 		d.Error = registry.ErrorMessage(err)
 		pages.renderDashboard(c, httpx.Status(err), d)
@@ -221,7 +164,7 @@ func (pages *Pages) createToken(c *gin.Context) {
 	}
 	// The secret is on this page only: it is not stored, so the answer to
 	// this POST must not be cached anywhere (requireLogin set no-store).
-	pages.renderDashboard(c, http.StatusOK, &dashboardData{NewToken: secret, Lifetime: defaultLifetime,
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{NewToken: secret, Token: newTokenForm(""),
 		LoginCommand: pages.cliCommand("login", "--token", secret)})
 }
 
@@ -349,7 +292,7 @@ const maxTrustClaimLines = 32
 // spaces or commas) and the claims, one name=value a line.
 func (pages *Pages) addTrustedPublisher(c *gin.Context) {
 	d := &dashboardData{TrustIssuer: c.PostForm("issuer"), TrustPackages: strings.TrimSpace(c.PostForm("packages")),
-		TrustClaims: strings.TrimSpace(c.PostForm("claims")), Lifetime: defaultLifetime}
+		TrustClaims: strings.TrimSpace(c.PostForm("claims")), Token: newTokenForm("")}
 	spec := registry.TrustedPublisherSpec{Issuer: d.TrustIssuer, Claims: map[string]string{},
 		Packages: strings.FieldsFunc(d.TrustPackages, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })}
 	lines := strings.Split(d.TrustClaims, "\n")

@@ -36,13 +36,13 @@ func (pages *Pages) dashboardOrgs(c *gin.Context, d *dashboardData) error {
 }
 
 func (pages *Pages) createOrg(c *gin.Context) {
-	d := &dashboardData{OrgName: strings.TrimSpace(c.PostForm("name")), OrgDisplayName: strings.TrimSpace(c.PostForm("display_name")), Lifetime: defaultLifetime}
+	d := &dashboardData{OrgName: strings.TrimSpace(c.PostForm("name")), OrgDisplayName: strings.TrimSpace(c.PostForm("display_name")), Token: newTokenForm("")}
 	_, err := pages.svc.CreateOrg(c, pages.currentAccount(c), nil, d.OrgName, d.OrgDisplayName)
 	pages.formDone(c, d, err, "/dashboard?done=org-created#orgs")
 }
 
 func (pages *Pages) setOrgMember(c *gin.Context) {
-	d := &dashboardData{Lifetime: defaultLifetime}
+	d := &dashboardData{Token: newTokenForm("")}
 	role, err := registry.ParseRole(c.PostForm("role"))
 	done := "member-set"
 	if err == nil {
@@ -56,7 +56,7 @@ func (pages *Pages) setOrgMember(c *gin.Context) {
 }
 
 func (pages *Pages) removeOrgMember(c *gin.Context) {
-	d := &dashboardData{Lifetime: defaultLifetime}
+	d := &dashboardData{Token: newTokenForm("")}
 	done := "member-removed"
 	ch, err := pages.svc.RemoveMember(c, pages.currentAccount(c), nil, c.Param("org"), c.Param("username"))
 	if err == nil && len(ch.RemovedTrustedPublishers) > 0 {
