@@ -296,7 +296,7 @@ func (c *Client) once(ctx context.Context, r request) (*response, error) {
 	}
 	if res.StatusCode >= 400 {
 		apiErr := newAPIError(res.StatusCode, data)
-		apiErr.Method, apiErr.Path = r.method, r.path
+		apiErr.Method, apiErr.Path, apiErr.BaseURL = r.method, r.path, c.baseURL
 		if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
 			return nil, &retryableAPIError{APIError: apiErr, retryAfter: parseRetryAfter(res.Header.Get("Retry-After"), c.now())}
 		}
