@@ -51,6 +51,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	httpx.GetAndHead(api, "/packages", newFirstPageCache(s.svc).serve, s.listPackages)
 	httpx.GetAndHead(api, "/packages/:owner/:pack", s.packageDetail)
 	api.POST("/publish-signed", s.publishSigned)
+	s.routeDeviceLogin(api)
 
 	// Each route that changes something names the scope it needs
 	// (docs/protocol.md, Token scopes); reads need only an active token.

@@ -22,6 +22,9 @@ const (
 	// cachePartialTile: a partial tile is replaced by a wider one as the
 	// log grows.
 	cachePartialTile = "public, max-age=60"
+	// cacheSecret: an answer that holds a secret (a device login's codes
+	// and token) is kept nowhere, as RFC 6749 (section 5.1) asks.
+	cacheSecret = "no-store"
 )
 
 // The raw path's Cache-Control values, made once: a header map holds

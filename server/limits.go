@@ -24,6 +24,10 @@ type Limits struct {
 	PerIP    Limit // every /api request, by client address
 	PerToken Limit // token routes, by token
 	PerKey   Limit // signed publishes, by SSH key (after the signature holds)
+	// DeviceLogins are the logins of the command line begun
+	// (POST /api/login/device), by client address: each waits ten
+	// minutes in the database.
+	DeviceLogins Limit
 	// MaxConcurrentPublishes bounds publishes parsed and stored at once;
 	// further ones wait up to PublishQueueWait, then get 503.
 	MaxConcurrentPublishes int
@@ -35,11 +39,13 @@ type Limits struct {
 	BodyBudgetWait time.Duration
 }
 
-// DefaultLimits suit one registry host; pactd serve exposes each as a flag.
+// DefaultLimits suit one registry host; pactd serve exposes each as a flag
+// but DeviceLogins.
 var DefaultLimits = Limits{
 	PerIP:                  Limit{Rate: 50, Burst: 200},
 	PerToken:               Limit{Rate: 20, Burst: 100},
 	PerKey:                 Limit{Rate: 20, Burst: 100},
+	DeviceLogins:           Limit{Rate: 1.0 / 60, Burst: 10},
 	MaxConcurrentPublishes: 32,
 	PublishQueueWait:       10 * time.Second,
 	BodyBudget:             64 << 20,

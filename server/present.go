@@ -128,6 +128,14 @@ func presentToken(t *registry.Token) wire.Token {
 	return out
 }
 
+// presentCreatedToken is a token just made, with its secret: the answer
+// of POST /api/tokens and of a device login's collection.
+func presentCreatedToken(t *registry.Token, secret string) wire.CreatedToken {
+	p := presentToken(t)
+	return wire.CreatedToken{OK: true, ID: p.ID, Name: p.Name, Scopes: p.Scopes, Packages: p.Packages,
+		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, LastUsedAt: p.LastUsedAt, Revoked: p.Revoked, RevokedAt: p.RevokedAt, Token: secret}
+}
+
 func presentTrustedPublisher(p *registry.TrustedPublisher) wire.TrustedPublisher {
 	claims := p.Claims
 	if claims == nil {

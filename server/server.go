@@ -58,6 +58,7 @@ type Server struct {
 	handler http.Handler
 
 	limitIP, limitToken, limitKey *keyedLimiter
+	limitDevice                   *keyedLimiter // devicelogin.go
 	publishing                    *publishSlots
 	tiles                         *tileCache        // the log's tiles served (translog.go)
 	idtokens                      *idtoken.Verifier // nil when no issuer is allowed (trust.go)
@@ -74,13 +75,14 @@ func New(svc *registry.Service, cfg Config) *Server {
 		log = slog.Default()
 	}
 	s := &Server{svc: svc, cfg: cfg,
-		shared:     httpx.NewShared(log, cfg.BaseURL, cfg.TrustedProxies, cfg.Limits.BodyBudget, cfg.Limits.BodyBudgetWait),
-		limitIP:    newKeyedLimiter(cfg.Limits.PerIP),
-		limitToken: newKeyedLimiter(cfg.Limits.PerToken),
-		limitKey:   newKeyedLimiter(cfg.Limits.PerKey),
-		publishing: newPublishSlots(cfg.Limits.MaxConcurrentPublishes, cfg.Limits.PublishQueueWait),
-		tiles:      newTileCache(maxTileCacheBytes),
-		idtokens:   newIDTokenVerifier(svc, cfg.BaseURL),
+		shared:      httpx.NewShared(log, cfg.BaseURL, cfg.TrustedProxies, cfg.Limits.BodyBudget, cfg.Limits.BodyBudgetWait),
+		limitIP:     newKeyedLimiter(cfg.Limits.PerIP),
+		limitToken:  newKeyedLimiter(cfg.Limits.PerToken),
+		limitKey:    newKeyedLimiter(cfg.Limits.PerKey),
+		limitDevice: newKeyedLimiter(cfg.Limits.DeviceLogins),
+		publishing:  newPublishSlots(cfg.Limits.MaxConcurrentPublishes, cfg.Limits.PublishQueueWait),
+		tiles:       newTileCache(maxTileCacheBytes),
+		idtokens:    newIDTokenVerifier(svc, cfg.BaseURL),
 	}
 	s.shared.RequestLog = cfg.RequestLog
 	s.shared.Metrics.AddCache("documents", svc.DocumentCache)

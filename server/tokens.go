@@ -77,9 +77,7 @@ func (s *Server) createToken(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	p := presentToken(t)
-	httpx.JSON(c, http.StatusCreated, wire.CreatedToken{OK: true, ID: p.ID, Name: p.Name, Scopes: p.Scopes, Packages: p.Packages,
-		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, LastUsedAt: p.LastUsedAt, Revoked: p.Revoked, RevokedAt: p.RevokedAt, Token: secret})
+	httpx.JSON(c, http.StatusCreated, presentCreatedToken(t, secret))
 }
 
 // decodeTokenRequest is decodeJSONBodyLimited that also refuses fields

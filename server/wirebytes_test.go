@@ -123,5 +123,17 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 			t.Fatalf("404 without a message: %s", resp.Body)
 		}
 		want("error", resp, http.StatusNotFound, `{"ok":false,"error":`+quoteJSON(message)+`}`)
+
+		// A login of the command line, and the refusal of its poll that
+		// carries a code.
+		resp = env.API.Post("/api/login/device", "application/json", nil)
+		start := resp.JSON(t)
+		deviceCode, _ := start["device_code"].(string)
+		userCode, _ := start["user_code"].(string)
+		want("device login", resp, 200, fmt.Sprintf(`{"ok":true,"device_code":%q,"user_code":%q,"verification_uri":%q,`+
+			`"verification_uri_complete":%q,"expires_in":600,"interval":5}`, deviceCode, userCode, base+"/login/device", base+"/login/device?code="+userCode))
+		resp = env.API.PostJSON("/api/login/device/token", map[string]string{"device_code": deviceCode})
+		message, _ = resp.JSON(t)["error"].(string)
+		want("device login pending", resp, http.StatusBadRequest, `{"ok":false,"error":`+quoteJSON(message)+`,"code":"authorization_pending"}`)
 	})
 }

@@ -74,13 +74,12 @@ func exitStatus(err error) (code int, message string) {
 			// The registry's words name headers; a user needs what to run.
 			msg := strings.Replace(err.Error(), apiErr.Error(), "not logged in: no API token is configured", 1)
 			return exitAuth, msg + "; run 'pact login' or set PACT_TOKEN"
-		case apiErr.StatusCode == http.StatusUnauthorized && strings.Contains(apiErr.Message, "expired"):
-			msg := strings.Replace(err.Error(), apiErr.Error(), "your API token has expired: "+apiErr.Message, 1)
-			return exitAuth, msg + ", then run 'pact login' with it or set PACT_TOKEN"
 		case apiErr.StatusCode == http.StatusUnauthorized:
-			// Keep the context the error was wrapped in (which file, say).
-			msg := strings.Replace(err.Error(), apiErr.Error(), "authentication failed: "+apiErr.Message, 1)
-			return exitAuth, msg + "; run 'pact login' or set PACT_TOKEN"
+			// A token was sent and refused (unknown, revoked, expired):
+			// name the registry that refused it, since tokens are kept
+			// per registry, and how to log in to that one again. Keep
+			// the context the error was wrapped in (which file, say).
+			return exitAuth, refusedToken(err, apiErr)
 		case apiErr.StatusCode == http.StatusNotFound:
 			return exitNotFound, err.Error()
 		case apiErr.StatusCode >= 400 && apiErr.StatusCode < 500:
@@ -99,6 +98,20 @@ func exitStatus(err error) (code int, message string) {
 	default:
 		return exitError, err.Error()
 	}
+}
+
+// refusedToken is the message of err, whose apiErr is a registry's 401 to
+// a token it was sent: "https://pact.example.com refused the token (401):
+// missing or invalid API token; log in again with 'pact login --host
+// https://pact.example.com'".
+func refusedToken(err error, apiErr *client.APIError) string {
+	host, login := "the registry", "pact login"
+	if apiErr.BaseURL != "" {
+		host = hostKey(apiErr.BaseURL)
+		login = "pact login --host " + host
+	}
+	what := fmt.Sprintf("%s refused the token (%d): %s", host, apiErr.StatusCode, apiErr.Message)
+	return strings.Replace(err.Error(), apiErr.Error(), what, 1) + "; log in again with '" + login + "'"
 }
 
 // wrappedError replaces the message of err, which it still wraps.

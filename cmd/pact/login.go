@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/pkg/client"
+	"github.com/pact-registry/pact/pkg/wire"
 )
 
 type loginOptions struct {
@@ -21,23 +25,30 @@ func newLoginCmd(f *factory) *cobra.Command {
 	opts := &loginOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "login",
-		Short: "Store an API token for the registry",
-		Long: `Check an API token against the registry and store it for that registry in
+		Short: "Log in to a registry, through the browser or with an API token",
+		Long: `Log in to the registry and store a token for it in
 $XDG_CONFIG_HOME/pact/config.yaml (mode 0600). The registry becomes the
 default host, used when no --host or PACT_HOST names one.
+
+On a terminal, with no token given, pact login logs in through the
+browser: it prints a short code and the address of the registry's page
+/login/device; open it where you are logged in to the registry's
+dashboard, check the code, choose what the token may do and how long it
+lasts, and approve. pact login then receives the token and stores it.
+The code lasts 10 minutes and works once; Ctrl-C gives up.
+
+Scripts give a token instead, made in the dashboard, with 'pact token
+create', or on the server with 'pactd token create': on standard input
+with --token-stdin (best: it stays out of your shell history; on a
+terminal it asks for it without showing it), or with --token. The token
+is checked with the registry before it is stored.
 
 Tokens are stored per registry, so you can be logged in to several at once
 (log in with --host to each). A stored token is only ever sent to the
 registry it was stored for: 'pact --host OTHER ...' sends none, unless you
-give one with --token or PACT_TOKEN. 'pact auth status' lists them.
-
-Make a token in the registry's dashboard, with 'pact token create' while
-logged in with a token that has the tokens scope, or on the server with
-'pactd token create'. Pass it on standard input with --token-stdin
-(best: it stays out of your shell history), with --token, or paste it
-when asked on a terminal.`,
-		Example: `  $ pact login --token-stdin < token.txt
-  $ pact login --host https://pact.example.com
+give one with --token or PACT_TOKEN. 'pact auth status' lists them.`,
+		Example: `  $ pact login --host https://pact.example.com
+  $ pact login --token-stdin < token.txt
   $ echo "$PACT_TOKEN" | pact login --token-stdin`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,7 +56,7 @@ when asked on a terminal.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Token, "token", "", "the API token to store")
-	cmd.Flags().BoolVar(&opts.TokenStdin, "token-stdin", false, "read the API token from standard input")
+	cmd.Flags().BoolVar(&opts.TokenStdin, "token-stdin", false, "read the API token from standard input (asked for on a terminal)")
 	return cmd
 }
 
@@ -54,6 +65,14 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 	switch {
 	case opts.Token != "" && opts.TokenStdin:
 		return usageErrorf("use either --token or --token-stdin, not both")
+	case opts.TokenStdin && opts.IO.stdinTTY:
+		var err error
+		if token, err = opts.IO.promptSecret("Paste your API token: ", nil); err != nil {
+			return err
+		}
+		if token = strings.TrimSpace(token); token == "" {
+			return errors.New("no token entered")
+		}
 	case opts.TokenStdin:
 		data, err := io.ReadAll(io.LimitReader(opts.IO.In, 64<<10))
 		if err != nil {
@@ -63,22 +82,18 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 		if token == "" {
 			return usageErrorf("--token-stdin: standard input held no token")
 		}
-	case token == "":
-		var err error
-		token, err = opts.IO.promptSecret("Paste your API token: ",
-			usageErrorf("no token given: pass it with --token-stdin or --token"))
-		if err != nil {
-			return err
-		}
-		token = strings.TrimSpace(token)
-		if token == "" {
-			return errors.New("no token entered")
-		}
+	case token == "" && !opts.IO.stdinTTY:
+		return usageErrorf("no token given, and no terminal to log in through the browser: pass a token on standard input with --token-stdin (or with --token)")
 	}
 
 	cfg, err := opts.Factory.Config()
 	if err != nil {
 		return err
+	}
+	if token == "" {
+		if token, err = loginThroughBrowser(ctx, opts, cfg.Host); err != nil {
+			return err
+		}
 	}
 	c, err := opts.Factory.newClient(cfg.Host, token)
 	if err != nil {
@@ -101,4 +116,47 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 		opts.IO.info("PACT_TOKEN is set in the environment and is sent instead of the stored token")
 	}
 	return nil
+}
+
+// loginThroughBrowser logs in as RFC 8628 describes (docs/protocol.md,
+// Logging in through the browser): it shows the code and the page that
+// approves it, and answers the token once the user has approved.
+func loginThroughBrowser(ctx context.Context, opts *loginOptions, host string) (string, error) {
+	c, err := opts.Factory.newClient(host, "")
+	if err != nil {
+		return "", err
+	}
+	login, err := c.StartDeviceLogin(ctx, deviceTokenName())
+	if err != nil {
+		return "", err
+	}
+	// The registry's words, shown through safeText as all it sends.
+	opts.IO.info("To log in to %s, open this page in a browser where you are logged in to it:", hostKey(c.BaseURL()))
+	opts.IO.info("\n  %s\n", login.VerificationURIComplete)
+	opts.IO.info("and check that it shows the code %s; then approve. The code lasts %d minutes.", login.UserCode, login.ExpiresIn/60)
+	opts.IO.info("Waiting for the approval (Ctrl-C gives up)…")
+	tok, err := c.WaitDeviceLogin(ctx, login)
+	var apiErr *client.APIError
+	switch {
+	case errors.As(err, &apiErr) && apiErr.Code == wire.DeviceAccessDenied:
+		return "", &wrappedError{msg: "the login was denied in the browser; nothing was stored", err: err}
+	case errors.As(err, &apiErr) && apiErr.Code == wire.DeviceExpiredToken:
+		return "", &wrappedError{msg: "the code expired before the login was approved; run 'pact login' again", err: err}
+	case err != nil:
+		return "", err
+	}
+	return tok.Token, nil
+}
+
+// deviceTokenName names the token a login through the browser asks for:
+// "pact login on HOSTNAME", which the user may change when approving.
+func deviceTokenName() string {
+	name, err := os.Hostname()
+	if err != nil || name == "" {
+		return "pact login"
+	}
+	if len(name) > 60 {
+		name = name[:60]
+	}
+	return "pact login on " + strings.ToValidUTF8(name, "")
 }

@@ -86,7 +86,7 @@ func runTokenCreate(ctx context.Context, opts *tokenCreateOptions) error {
 	opts.IO.success("Created token %d (%s): scopes %s; packages %s; expires %s", made.ID, made.Name, scopes, packages,
 		optionalTime(made.ExpiresAt, "never"))
 	if opts.IO.stdoutTTY {
-		opts.IO.info("Copy it now: it is not shown again. To use it here, run 'pact login' and paste it (or 'pact login --token-stdin' from a file).")
+		opts.IO.info("Copy it now: it is not shown again. To use it here, run 'pact login --token-stdin' and paste it (or give it a file on standard input).")
 	}
 	return nil
 }

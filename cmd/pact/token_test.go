@@ -62,7 +62,7 @@ func TestTokenCreateHintsAtLoginOnATerminal(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(stdout.String(), "pact_") || strings.Count(stdout.String(), "\n") != 1 {
 			t.Fatalf("tty %v: exit %d, stdout %q, stderr %q", tty, code, stdout, stderr)
 		}
-		if hint := strings.Contains(stderr.String(), "run 'pact login' and paste it"); hint != tty {
+		if hint := strings.Contains(stderr.String(), "run 'pact login --token-stdin' and paste it"); hint != tty {
 			t.Errorf("tty %v: stderr %q; want the login hint only on a terminal", tty, stderr)
 		}
 	}

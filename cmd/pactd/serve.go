@@ -110,6 +110,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.IntVar(&c.Limits.PerToken.Burst, "rate-token-burst", d.PerToken.Burst, "burst of requests per API token")
 	f.Float64Var(&c.Limits.PerKey.Rate, "rate-key", d.PerKey.Rate, "signed publishes per second per SSH key (0 turns the limit off)")
 	f.IntVar(&c.Limits.PerKey.Burst, "rate-key-burst", d.PerKey.Burst, "burst of signed publishes per SSH key")
+	c.Limits.DeviceLogins = d.DeviceLogins // no flag: a bound against filling the table, not a setting to tune
 	f.IntVar(&c.Limits.MaxConcurrentPublishes, "max-concurrent-publishes", d.MaxConcurrentPublishes, "publishes processed at once; more wait, then get 503 (0: no limit)")
 	f.DurationVar(&c.Limits.PublishQueueWait, "publish-queue-wait", d.PublishQueueWait, "how long a publish waits for a free slot")
 	f.Int64Var(&c.Limits.BodyBudget, "body-budget", d.BodyBudget, "bytes of request bodies read at once across all requests; more wait, then get 503 (0 turns the budget off)")
@@ -386,8 +387,9 @@ func resolveBaseURL(raw string, addr net.Addr) string {
 }
 
 // prune forgets what is kept only a while: every minute the spent nonces
-// too old to be replayed, and at start and every hour the tokens that
-// ended longer than --token-retention ago.
+// too old to be replayed and the logins of the command line that expired,
+// and at start and every hour the tokens that ended longer than
+// --token-retention ago.
 func prune(ctx context.Context, svc *registry.Service, log *slog.Logger) {
 	pruneTokens := func() {
 		if n, err := svc.PruneTokens(ctx); err != nil {
@@ -412,6 +414,13 @@ func prune(ctx context.Context, svc *registry.Service, log *slog.Logger) {
 				}
 			} else if n > 0 {
 				log.Debug("pruned nonces", "count", n)
+			}
+			if n, err := svc.PruneDeviceLogins(ctx); err != nil {
+				if !errors.Is(err, registry.ErrStoreUnreachable) {
+					log.Warn("pruning device logins", "error", err.Error())
+				}
+			} else if n > 0 {
+				log.Debug("pruned expired device logins", "count", n)
 			}
 			if minute%60 == 0 {
 				pruneTokens()

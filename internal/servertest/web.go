@@ -152,3 +152,17 @@ func (c *WebClient) URL(path string) string { return c.base + path }
 
 // T is the test the client reports to.
 func (c *WebClient) T() *testing.T { return c.t }
+
+// ApproveDevice approves the login of the command line that userCode names,
+// through the page /login/device as a person does: it types the code,
+// then sends the token's fields (name, scope, expires_in_days, packages)
+// with Approve. The client must be logged in.
+func (c *WebClient) ApproveDevice(userCode string, fields url.Values) {
+	c.t.Helper()
+	WantPage(c.t, c.Post("/login/device", url.Values{"code": {userCode}}), http.StatusOK, "Approve")
+	form := url.Values{"code": {userCode}, "decision": {"approve"}}
+	for k, v := range fields {
+		form[k] = v
+	}
+	WantRedirect(c.t, c.Post("/login/device/decide", form), "/login/device?done=approved")
+}

@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("SuggestSlugs", s.testSuggestSlugs)
 	t.Run("Relevance", s.testRelevance)
 	t.Run("Sessions", s.testSessions)
+	t.Run("DeviceLogins", s.testDeviceLogins)
 	t.Run("AccountSafety", s.testAccountSafety)
 	t.Run("Log", s.testLog)
 	t.Run("TrustedPublishers", s.testTrustedPublishers)

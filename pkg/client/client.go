@@ -322,7 +322,7 @@ func (c *Client) once(ctx context.Context, r request) (*response, error) {
 			return nil, c.notRegistry(r, res.StatusCode, res.Header)
 		}
 		apiErr := newAPIError(res.StatusCode, data)
-		apiErr.Method, apiErr.Path = r.method, r.path
+		apiErr.Method, apiErr.Path, apiErr.BaseURL = r.method, r.path, c.baseURL
 		if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
 			return nil, &retryableAPIError{APIError: apiErr, retryAfter: parseRetryAfter(res.Header.Get("Retry-After"), c.now())}
 		}

@@ -17,10 +17,16 @@ type APIError struct {
 	// Message is the server's {"ok":false,"error":...} text, or the status
 	// text when the body was not such an object.
 	Message string
-	// Method and Path name the request answered (Path without the query);
-	// empty for errors built by hand.
-	Method string
-	Path   string
+	// Code is the answer's code, on the few refusals a client acts on
+	// without reading Message (wire.Error.Code): a device login's poll.
+	// Empty on every other error.
+	Code string
+	// Method and Path name the request answered (Path without the query),
+	// BaseURL the registry it went to (Client.BaseURL); empty for errors
+	// built by hand.
+	Method  string
+	Path    string
+	BaseURL string
 }
 
 // Error is the server's message alone, as a user reads it; Detail adds
@@ -56,7 +62,7 @@ func IsUnauthorized(err error) bool { return StatusCode(err) == http.StatusUnaut
 func newAPIError(status int, body []byte) *APIError {
 	var envelope wire.Error
 	if json.Unmarshal(body, &envelope) == nil && envelope.Error != "" {
-		return &APIError{StatusCode: status, Message: envelope.Error}
+		return &APIError{StatusCode: status, Message: envelope.Error, Code: envelope.Code}
 	}
 	msg := http.StatusText(status)
 	if msg == "" {

@@ -27,3 +27,7 @@ func UseFakeClock(c *Client) {
 
 // PactdBin is the pactd built for the tests.
 func PactdBin() string { return pactdBin }
+
+// SetSleep makes c pause between polls and retries with sleep instead of
+// waiting.
+func SetSleep(c *Client, sleep func(ctx context.Context, d time.Duration) error) { c.sleep = sleep }

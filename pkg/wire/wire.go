@@ -39,6 +39,10 @@ type OK struct {
 type Error struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
+	// Code, on the few answers a client acts on without reading Error,
+	// says which: the refusals of a device login's poll
+	// (DeviceAuthorizationPending, …); absent on every other error.
+	Code string `json:"code,omitempty"`
 }
 
 // Package is one (owner_slug, pack_slug), described by its latest version.

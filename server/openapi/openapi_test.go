@@ -73,6 +73,8 @@ func TestEveryRouteOfTheInterfaceIsDescribed(t *testing.T) {
 		{"POST", "/api/trusted-publishers", []int{201, 400, 401, 403, 409, 413, 415}},
 		{"DELETE", "/api/trusted-publishers/{id}", []int{200, 401, 403, 404}},
 		{"POST", "/api/oidc/exchange", []int{200, 400, 401, 403, 413, 415, 503}},
+		{"POST", "/api/login/device", []int{200, 400, 413, 415, 429, 503}},
+		{"POST", "/api/login/device/token", []int{200, 400, 403, 409, 413, 415, 429}},
 		{"POST", "/api/releases", []int{200, 400, 401, 403, 404, 409, 413, 415, 429}},
 		{"GET", "/api/contracts/{owner}/{pack}/releases", []int{200, 400, 404}},
 		{"HEAD", "/api/contracts/{owner}/{pack}/releases", []int{200, 400, 404}},
@@ -295,7 +297,7 @@ func TestRequiredListsAreComplete(t *testing.T) {
 		{"Signature", nil},
 		{"Key", nil},
 		{"User", nil},
-		{"Error", nil},
+		{"Error", []string{"error", "ok"}}, // code only on a device login's poll
 		{"Ok", nil},
 		{"PackageList", []string{"next_cursor", "ok", "packages"}}, // suggestions only when a search found little
 		{"PackageDetail", nil},
@@ -312,6 +314,9 @@ func TestRequiredListsAreComplete(t *testing.T) {
 		{"TokenList", nil},
 		{"CreatedToken", nil},
 		{"TokenRequest", []string{}},
+		{"DeviceLogin", nil},
+		{"DeviceLoginRequest", []string{}},
+		{"DeviceTokenRequest", []string{"device_code"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {

@@ -51,6 +51,10 @@ var wireTypes = map[string]reflect.Type{
 	"TokenList":        reflect.TypeFor[wire.TokenList](),
 	"CreatedToken":     reflect.TypeFor[wire.CreatedToken](),
 	"TokenRequest":     reflect.TypeFor[wire.TokenRequest](),
+	// Logging in through the browser.
+	"DeviceLoginRequest": reflect.TypeFor[wire.DeviceLoginRequest](),
+	"DeviceLogin":        reflect.TypeFor[wire.DeviceLogin](),
+	"DeviceTokenRequest": reflect.TypeFor[wire.DeviceTokenRequest](),
 	// Trusted publishing.
 	"TrustedPublisher":        reflect.TypeFor[wire.TrustedPublisher](),
 	"TrustedPublisherList":    reflect.TypeFor[wire.TrustedPublisherList](),

@@ -32,6 +32,10 @@ type Error struct {
 	// Reason is a short stable label for metrics, e.g. "nonce_reused";
 	// empty for most errors.
 	Reason string
+	// Public says the answer carries Reason as its code, for clients that
+	// act on it without reading the message (the device login's, as RFC
+	// 8628 names them).
+	Public bool
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -67,6 +71,16 @@ func ErrorMessage(err error) string {
 func ErrorReason(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return ""
+}
+
+// PublicReason returns the Reason of err when the answer carries it
+// (Error.Public), "" otherwise.
+func PublicReason(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Public {
 		return e.Reason
 	}
 	return ""

@@ -18,6 +18,7 @@ type Store interface {
 	PackageStore
 	LifecycleStore
 	SessionStore
+	DeviceLoginStore
 	LogStore
 	TrustStore
 	ReleaseStore
@@ -118,6 +119,38 @@ type TokenStore interface {
 	// token does not exist or belongs to someone else.
 	RevokeToken(ctx context.Context, accountID, tokenID int64, at time.Time) error
 	TouchToken(ctx context.Context, tokenID int64, at time.Time) error
+}
+
+// DeviceLoginStore keeps the logins of the command line approved in the
+// browser (device.go) for the few minutes they last.
+type DeviceLoginStore interface {
+	// CreateDeviceLogin sets d.ID and stores d, unless maxPending logins
+	// that have not expired at d.CreatedAt are stored already
+	// (ErrDeviceLoginsFull, nothing stored). Conflict when the hash of
+	// its device code or user code is stored already.
+	CreateDeviceLogin(ctx context.Context, d *DeviceLogin, maxPending int) error
+	// PendingDeviceLogin finds the login by the hash of its user code
+	// while no decision is recorded and it has not expired at now;
+	// NotFound otherwise.
+	PendingDeviceLogin(ctx context.Context, userHash []byte, now time.Time) (*DeviceLogin, error)
+	// DecideDeviceLogin records d for the login of the hash of its user
+	// code, when no decision is recorded yet and it has not expired at
+	// d.At; NotFound otherwise, so a login is decided once.
+	DecideDeviceLogin(ctx context.Context, userHash []byte, d DeviceDecision) error
+	// PollDeviceLogin finds the login by the hash of its device code and
+	// records a poll at at, unless its last poll was after since
+	// (recorded false, nothing written). NotFound when there is none,
+	// expired or not.
+	PollDeviceLogin(ctx context.Context, deviceHash []byte, at, since time.Time) (d *DeviceLogin, recorded bool, err error)
+	// ExchangeDeviceLogin deletes the approved login of the hash of its
+	// device code that has not expired at now, and stores t as CreateToken
+	// does, in one transaction. NotFound, and nothing stored, when there
+	// is no such login: unknown, waiting, denied, expired, or exchanged
+	// already, so a login gives one token.
+	ExchangeDeviceLogin(ctx context.Context, deviceHash []byte, now time.Time, t *Token) error
+	// PruneDeviceLogins deletes the logins that expired at or before the
+	// given time, and answers how many.
+	PruneDeviceLogins(ctx context.Context, before time.Time) (int64, error)
 }
 
 type SSHKeyStore interface {

@@ -47,7 +47,7 @@ func (s *Service) CreateToken(ctx context.Context, accountID int64, name string,
 	if err != nil {
 		return "", nil, err
 	}
-	secret, t, err := s.storeToken(ctx, t, nil)
+	secret, t, err := s.storeToken(t, func(t *Token) error { return s.store.CreateToken(ctx, t) })
 	if err == nil {
 		s.tokenCreated(ctx, t)
 	}
@@ -77,53 +77,68 @@ func (s *Service) IssueToken(ctx context.Context, accountID int64, maker *Token,
 // issueToken is IssueToken without its event, for ExchangeIDToken, which
 // reports its own.
 func (s *Service) issueToken(ctx context.Context, accountID int64, maker *Token, spec TokenSpec) (string, *Token, error) {
+	t, err := s.prepareToken(ctx, accountID, maker, spec)
+	if err != nil {
+		return "", nil, err
+	}
+	return s.storeToken(t, func(t *Token) error {
+		if spec.JTI != nil {
+			return s.store.CreateExchangedToken(ctx, t, *spec.JTI)
+		}
+		return s.store.CreateToken(ctx, t)
+	})
+}
+
+// prepareToken checks spec and answers the token it makes, not stored yet:
+// every rule of IssueToken but the storing.
+func (s *Service) prepareToken(ctx context.Context, accountID int64, maker *Token, spec TokenSpec) (*Token, error) {
 	if maker != nil {
 		if err := maker.Authorize(ScopeTokens, ""); err != nil {
-			return "", nil, err
+			return nil, err
 		}
 	}
 	if spec.CI == nil {
 		// An organisation holds only the tokens its trusted publishers
 		// exchange (docs/protocol.md, Organisations).
 		if err := s.checkUserID(ctx, accountID); err != nil {
-			return "", nil, err
+			return nil, err
 		}
 	}
 	scopes, err := ParseScopes(spec.Scopes)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	packages, err := ParsePackages(spec.Packages)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	expiresAt := spec.ExpiresAt
 	if d := spec.ExpiresInDays; d != nil {
 		if *d < 1 || *d > MaxTokenDays {
-			return "", nil, Errorf(Invalid, "expires_in_days must be between 1 and %d, or null for a token that never expires", MaxTokenDays)
+			return nil, Errorf(Invalid, "expires_in_days must be between 1 and %d, or null for a token that never expires", MaxTokenDays)
 		}
 		at := s.now().AddDate(0, 0, *d)
 		expiresAt = &at
 	} else if expiresAt != nil && expiresAt.After(s.now().AddDate(0, 0, MaxTokenDays)) {
-		return "", nil, Errorf(Invalid, "a token expires within %d days at most", MaxTokenDays)
+		return nil, Errorf(Invalid, "a token expires within %d days at most", MaxTokenDays)
 	}
 	t, err := s.newToken(accountID, spec.Name, scopes, packages, expiresAt)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	t.CI, t.TrustedPublishers = spec.CI, spec.TrustedPublishers
 	if packages != nil && !holdsPackScope(t) {
-		return "", nil, Errorf(Invalid, "packages limits the publish and yank scopes: add one of them to scopes, or leave packages out")
+		return nil, Errorf(Invalid, "packages limits the publish and yank scopes: add one of them to scopes, or leave packages out")
 	}
 	if maker != nil {
 		if err := checkIssue(maker, t); err != nil {
-			return "", nil, err
+			return nil, err
 		}
 	}
 	if err := s.checkTokenCount(ctx, t); err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	return s.storeToken(ctx, t, spec.JTI)
+	return t, nil
 }
 
 // checkTokenCount refuses a token beyond its account's bound of active
@@ -163,18 +178,12 @@ func (s *Service) newToken(accountID int64, name string, scopes []Scope, package
 	return &Token{AccountID: accountID, Name: name, CreatedAt: now, ExpiresAt: expiresAt, Scopes: scopes, Packages: packages}, nil
 }
 
-// storeToken stores t with a new secret; with jti, in the transaction
-// that spends it.
-func (s *Service) storeToken(ctx context.Context, t *Token, jti *JTISpend) (string, *Token, error) {
+// storeToken gives t a new secret and stores it with store (CreateToken,
+// or a write that stores it in one transaction with something else).
+func (s *Service) storeToken(t *Token, store func(*Token) error) (string, *Token, error) {
 	secret := NewSecret(TokenPrefix, tokenRandomLength)
 	t.Hash = hashSecret(secret)
-	var err error
-	if jti != nil {
-		err = s.store.CreateExchangedToken(ctx, t, *jti)
-	} else {
-		err = s.store.CreateToken(ctx, t)
-	}
-	if err != nil {
+	if err := store(t); err != nil {
 		return "", nil, err
 	}
 	return secret, t, nil

@@ -31,6 +31,10 @@ import (
 // disabled_at and sessions' last_seen_at, user_agent and ip; restoring an older
 // dump leaves nothing yanked or deprecated. Version 3 also added the
 // transparency log (dump_translog.go) and each version's log_index.
+//
+// The logins of the command line waiting in device_logins are not dumped:
+// none lasts longer than ten minutes, and a restored registry starts
+// without any (pact login begins again).
 const (
 	DumpFormat  = "pact-dump"
 	DumpVersion = 3

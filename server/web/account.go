@@ -1,8 +1,10 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +29,9 @@ type accountForm struct {
 	// confirm).
 	Problems []string
 	Invalid  map[string]bool
+	// Next is the page of this site a log-in goes on to ("" for the
+	// dashboard), such as the approval of a login of the command line.
+	Next string
 }
 
 // loginNotices are the messages a redirect to the log-in page can carry;
@@ -114,18 +119,35 @@ func signupError(err error) string {
 }
 
 func (pages *Pages) loginForm(c *gin.Context) {
+	next := localPath(c.Query("next"))
 	if pages.currentAccount(c) != nil {
-		c.Redirect(http.StatusSeeOther, "/dashboard")
+		c.Redirect(http.StatusSeeOther, cmp.Or(next, "/dashboard"))
 		return
 	}
-	pages.render(c, http.StatusOK, "login.html", "", accountForm{Notice: loginNotices[c.Query("done")]})
+	form := accountForm{Notice: loginNotices[c.Query("done")], Next: next}
+	if strings.HasPrefix(next, "/login/device") {
+		form.Notice = "Log in to approve the login of the pact command line."
+	}
+	pages.render(c, http.StatusOK, "login.html", "", form)
+}
+
+// localPath is next when it is a path of this site, "" otherwise, so that
+// a link to the log-in page cannot send anyone elsewhere after it.
+func localPath(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n\t") || len(next) > 200 {
+		return ""
+	}
+	if u, err := url.Parse(next); err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return ""
+	}
+	return next
 }
 
 func (pages *Pages) login(c *gin.Context) {
 	noStore(c)
 	login := strings.TrimSpace(c.PostForm("login"))
 	password := c.PostForm("password")
-	form := accountForm{Login: login}
+	form := accountForm{Login: login, Next: localPath(c.PostForm("next"))}
 	if login == "" || password == "" {
 		form.Error = "Enter your username (or email address) and your password."
 		pages.render(c, http.StatusBadRequest, "login.html", "", form)
@@ -194,7 +216,7 @@ func (pages *Pages) login(c *gin.Context) {
 		pages.errorPage(c, err)
 		return
 	}
-	c.Redirect(http.StatusSeeOther, "/dashboard")
+	c.Redirect(http.StatusSeeOther, cmp.Or(form.Next, "/dashboard"))
 }
 
 // logoutForm exists so that /logout typed into the address bar offers the

@@ -14,19 +14,6 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// tokenLifetimes are the expiries the dashboard offers, in days; "" never
-// expires.
-var tokenLifetimes = []struct {
-	Value string
-	Label string
-}{
-	{"", "Never"},
-	{"7", "In 7 days"},
-	{"30", "In 30 days"},
-	{"90", "In 90 days"},
-	{"365", "In a year"},
-}
-
 // The dashboard's pages, in the order of the menu they share: an overview,
 // then one page for each thing an account manages (docs/design.md, The
 // pages). Each form posts to its page's path or below it, and comes back
@@ -99,36 +86,16 @@ type tokenRow struct {
 	Packages string // "all" or the globs
 }
 
-// tokenScopes are the scopes the token form offers, with what each allows.
-var tokenScopes = []struct {
-	Value string
-	Label string
-}{
-	{string(registry.ScopePublish), "publish: publish versions"},
-	{string(registry.ScopeYank), "yank: yank, un-yank, deprecate"},
-	{string(registry.ScopeKeys), "keys: add and delete SSH keys"},
-	{string(registry.ScopeTokens), "tokens: create, list and revoke tokens"},
-}
-
-// defaultLifetime is the expiry the token form offers first, as pact token
-// create does (docs/protocol.md, Token scopes).
-const defaultLifetime = "90"
-
 type dashboardData struct {
-	Section       string // the page shown, one of dashboardPages
-	Notice        string
-	Error         string
-	NewToken      string // the secret of a token made just now, shown once
-	LoginCommand  string // pact login with NewToken, for the CLI
-	TokenName     string // form values to show again after an error
-	Lifetime      string
-	TokenScopes   []string // the scopes ticked
-	TokenPackages string
-	ScopeList     any
-	KeyName       string
-	PublicKey     string
-	Lifetimes     any
-	Tokens        []tokenRow // the account's active tokens, a page of them
+	Section      string // the page shown, one of dashboardPages
+	Notice       string
+	Error        string
+	NewToken     string    // the secret of a token made just now, shown once
+	LoginCommand string    // pact login with NewToken, for the CLI
+	Token        tokenForm // the token form's values
+	KeyName      string    // form values to show again after an error
+	PublicKey    string
+	Tokens       []tokenRow // the account's active tokens, a page of them
 	// TokensCursor is the page of tokens shown (?cursor=, "" for the
 	// newest), TokensNext the next one's ("" on the last).
 	TokensCursor, TokensNext string
@@ -179,7 +146,7 @@ func (pages *Pages) dashboard(c *gin.Context) {
 func (pages *Pages) showDashboard(section string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		pages.renderDashboard(c, http.StatusOK, &dashboardData{Section: section, Notice: notice(c, section),
-			Lifetime: defaultLifetime, TokensCursor: c.Query("cursor")})
+			Token: newTokenForm(""), TokensCursor: c.Query("cursor")})
 	}
 }
 
@@ -240,16 +207,6 @@ func (pages *Pages) dashboardTokens(c *gin.Context, d *dashboardData) error {
 		}
 		d.Tokens = append(d.Tokens, row)
 	}
-	d.Lifetimes = tokenLifetimes
-	type scopeBox struct {
-		Value, Label string
-		Checked      bool
-	}
-	var boxes []scopeBox
-	for _, sc := range tokenScopes {
-		boxes = append(boxes, scopeBox{Value: sc.Value, Label: sc.Label, Checked: slices.Contains(d.TokenScopes, sc.Value)})
-	}
-	d.ScopeList = boxes
 	return nil
 }
 
@@ -285,26 +242,12 @@ func (pages *Pages) dashboardTrusted(c *gin.Context, d *dashboardData) error {
 
 func (pages *Pages) createToken(c *gin.Context) {
 	acct := pages.currentAccount(c)
-	d := &dashboardData{Section: sectionTokens, TokenName: strings.TrimSpace(c.PostForm("name")), Lifetime: c.PostForm("expires_in_days"),
-		TokenScopes: c.PostFormArray("scope"), TokenPackages: strings.TrimSpace(c.PostForm("packages"))}
-	// No scope ticked gives every scope, as tokens made before scopes have.
-	spec := registry.TokenSpec{Name: d.TokenName}
-	if len(d.TokenScopes) > 0 {
-		spec.Scopes = d.TokenScopes
+	d := &dashboardData{Section: sectionTokens, Token: readTokenForm(c)}
+	var secret string
+	spec, err := d.Token.spec()
+	if err == nil {
+		secret, _, err = pages.svc.IssueToken(c, acct.ID, nil, spec)
 	}
-	if globs := strings.FieldsFunc(d.TokenPackages, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }); len(globs) > 0 {
-		spec.Packages = globs
-	}
-	if d.Lifetime != "" {
-		days, err := strconv.Atoi(d.Lifetime)
-		if err != nil || days < 1 || days > registry.MaxTokenDays {
-			d.Error = "Choose when the token expires from the list."
-			pages.renderDashboard(c, http.StatusBadRequest, d)
-			return
-		}
-		spec.ExpiresInDays = &days
-	}
-	secret, _, err := pages.svc.IssueToken(c, acct.ID, nil, spec)
 	if registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict) {
 		d.Error = registry.ErrorMessage(err)
 		pages.renderDashboard(c, httpx.Status(err), d)
@@ -316,7 +259,7 @@ func (pages *Pages) createToken(c *gin.Context) {
 	}
 	// The secret is on this page only: it is not stored, so the answer to
 	// this POST must not be cached anywhere (requireLogin set no-store).
-	pages.renderDashboard(c, http.StatusOK, &dashboardData{Section: sectionTokens, NewToken: secret, Lifetime: defaultLifetime,
+	pages.renderDashboard(c, http.StatusOK, &dashboardData{Section: sectionTokens, NewToken: secret, Token: newTokenForm(""),
 		LoginCommand: pages.cliCommand("login", "--token", secret)})
 }
 

@@ -75,6 +75,9 @@ type Pages struct {
 
 	// passwordChanges counts wrong current passwords per account.
 	passwordChanges *throttle
+	// deviceCodes and deviceCodesPerAcct count the codes typed on
+	// /login/device that name no login, per address and per account.
+	deviceCodes, deviceCodesPerAcct *throttle
 }
 
 type staticFile struct {
@@ -102,6 +105,8 @@ func (pages *Pages) Route(e *gin.Engine) {
 	e.POST("/login", pages.login)
 	httpx.GetAndHead(e, "/logout", pages.logoutForm)
 	e.POST("/logout", pages.logout)
+
+	pages.routeDeviceLogin(e)
 
 	dash := e.Group("/dashboard", pages.requireLogin)
 	httpx.GetAndHead(dash, "", pages.dashboard)
@@ -152,6 +157,8 @@ func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
 	pages.loginsPerIP = newThrottle(attempts*20, window)
 	pages.signups = newThrottle(20, time.Hour)
 	pages.passwordChanges = newThrottle(attempts, window)
+	pages.deviceCodes = newThrottle(attempts*2, window)
+	pages.deviceCodesPerAcct = newThrottle(attempts*2, window)
 	// Behind a proxy the Host header may differ from the public address;
 	// a form posted from the public address is same-origin all the same.
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {

@@ -100,7 +100,7 @@ func (sh *Shared) Fail(c *gin.Context, err error) {
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="pact"`)
 	}
-	c.AbortWithStatusJSON(status, wire.Error{OK: false, Error: Message(err)})
+	c.AbortWithStatusJSON(status, wire.Error{OK: false, Error: Message(err), Code: registry.PublicReason(err)})
 }
 
 // LogFailure logs a request that failed on the server's side (status 500

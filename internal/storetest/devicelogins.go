@@ -1,0 +1,208 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// deviceLogin stores a login of the command line made at minute, lasting
+// ten minutes, whose codes are named after code.
+func deviceLogin(t *testing.T, s registry.Store, code string, minute int) *registry.DeviceLogin {
+	t.Helper()
+	d := &registry.DeviceLogin{DeviceHash: tokenHash("device " + code), UserHash: tokenHash("user " + code), Name: "laptop",
+		UserAgent: "pact/1.0", IP: "192.0.2.1", CreatedAt: at(minute).In(cet), ExpiresAt: at(minute + 10).In(cet)}
+	if err := s.CreateDeviceLogin(ctx(), d, registry.MaxPendingDeviceLogins); err != nil {
+		t.Fatalf("CreateDeviceLogin(%s): %v", code, err)
+	}
+	if d.ID == 0 {
+		t.Fatal("CreateDeviceLogin did not set ID")
+	}
+	return d
+}
+
+func (su suite) testDeviceLogins(t *testing.T) {
+	grant := func() *registry.DeviceGrant {
+		expires := at(60 * 24 * 30)
+		return &registry.DeviceGrant{Name: "laptop (edited)", Scopes: []registry.Scope{registry.ScopePublish},
+			Packages: []string{"widget-*"}, ExpiresAt: &expires}
+	}
+	newToken := func(owner *registry.Account, g *registry.DeviceGrant, secret string, minute int) *registry.Token {
+		return &registry.Token{AccountID: owner.ID, Name: g.Name, Hash: tokenHash(secret), CreatedAt: at(minute),
+			Scopes: g.Scopes, Packages: g.Packages, ExpiresAt: g.ExpiresAt}
+	}
+
+	t.Run("a login waits, is decided once and gives one token", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		bob := createAccount(t, s, "bob")
+		d := deviceLogin(t, s, "one", 0)
+
+		got, err := s.PendingDeviceLogin(ctx(), d.UserHash, at(1))
+		if err != nil {
+			t.Fatalf("PendingDeviceLogin: %v", err)
+		}
+		if got.ID != d.ID || got.Name != "laptop" || got.UserAgent != "pact/1.0" || got.IP != "192.0.2.1" ||
+			got.DecidedAt != nil || got.Grant != nil || got.PolledAt != nil || got.AccountID != 0 {
+			t.Errorf("PendingDeviceLogin = %+v, want the login as stored, undecided", got)
+		}
+		wantTime(t, "CreatedAt", got.CreatedAt, at(0))
+		wantTime(t, "ExpiresAt", got.ExpiresAt, at(10))
+		_, err = s.PendingDeviceLogin(ctx(), d.DeviceHash, at(1))
+		wantCode(t, "PendingDeviceLogin by the device code's hash", err, registry.NotFound)
+
+		// Polls: the first is recorded, one before since is not.
+		polled, recorded, err := s.PollDeviceLogin(ctx(), d.DeviceHash, at(1), at(1).Add(-5*time.Second))
+		if err != nil || !recorded || polled.DecidedAt != nil {
+			t.Fatalf("first poll = %+v, %v, %v; want it recorded, undecided", polled, recorded, err)
+		}
+		wantOptionalTime(t, "PolledAt after the first poll", polled.PolledAt, ptr(at(1)))
+		polled, recorded, err = s.PollDeviceLogin(ctx(), d.DeviceHash, at(1).Add(3*time.Second), at(1).Add(-2*time.Second))
+		if err != nil || recorded {
+			t.Fatalf("poll 3 s later = %v, %v; want it found and not recorded", recorded, err)
+		}
+		wantOptionalTime(t, "PolledAt after a poll too soon", polled.PolledAt, ptr(at(1)))
+		if _, recorded, err = s.PollDeviceLogin(ctx(), d.DeviceHash, at(1).Add(5*time.Second), at(1)); err != nil || !recorded {
+			t.Fatalf("poll 5 s later = %v, %v; want it recorded", recorded, err)
+		}
+		_, _, err = s.PollDeviceLogin(ctx(), d.UserHash, at(2), at(1))
+		wantCode(t, "PollDeviceLogin by the user code's hash", err, registry.NotFound)
+
+		// Not approved yet: nothing to exchange.
+		err = s.ExchangeDeviceLogin(ctx(), d.DeviceHash, at(2), newToken(alice, grant(), "early", 2))
+		wantCode(t, "ExchangeDeviceLogin before the decision", err, registry.NotFound)
+
+		if err := s.DecideDeviceLogin(ctx(), d.UserHash, registry.DeviceDecision{AccountID: alice.ID, At: at(3).In(cet), Grant: grant()}); err != nil {
+			t.Fatalf("DecideDeviceLogin: %v", err)
+		}
+		_, err = s.PendingDeviceLogin(ctx(), d.UserHash, at(3))
+		wantCode(t, "PendingDeviceLogin once decided", err, registry.NotFound)
+		err = s.DecideDeviceLogin(ctx(), d.UserHash, registry.DeviceDecision{AccountID: bob.ID, At: at(4), Grant: grant()})
+		wantCode(t, "a second decision", err, registry.NotFound)
+
+		polled, _, err = s.PollDeviceLogin(ctx(), d.DeviceHash, at(4), at(4))
+		if err != nil {
+			t.Fatalf("poll once approved: %v", err)
+		}
+		want := grant()
+		if polled.AccountID != alice.ID || polled.Grant == nil || polled.Grant.Name != want.Name ||
+			!slices.Equal(polled.Grant.Scopes, want.Scopes) || !slices.Equal(polled.Grant.Packages, want.Packages) {
+			t.Fatalf("poll once approved = %+v (grant %+v), want alice's approval with %+v", polled, polled.Grant, want)
+		}
+		wantOptionalTime(t, "DecidedAt", polled.DecidedAt, ptr(at(3)))
+		wantOptionalTime(t, "Grant.ExpiresAt", polled.Grant.ExpiresAt, want.ExpiresAt)
+
+		tok := newToken(alice, polled.Grant, "the token", 4)
+		if err := s.ExchangeDeviceLogin(ctx(), d.DeviceHash, at(4), tok); err != nil {
+			t.Fatalf("ExchangeDeviceLogin: %v", err)
+		}
+		stored, holder, err := s.TokenHolder(ctx(), tokenHash("the token"))
+		if err != nil || stored.ID != tok.ID || holder.ID != alice.ID || stored.Name != want.Name ||
+			!slices.Equal(stored.Scopes, want.Scopes) || !slices.Equal(stored.Packages, want.Packages) {
+			t.Fatalf("the exchanged token = %+v of %+v, %v", stored, holder, err)
+		}
+		// Once: the login is gone, and a second exchange stores nothing.
+		err = s.ExchangeDeviceLogin(ctx(), d.DeviceHash, at(5), newToken(alice, want, "a second token", 5))
+		wantCode(t, "a second ExchangeDeviceLogin", err, registry.NotFound)
+		_, _, err = s.TokenHolder(ctx(), tokenHash("a second token"))
+		wantCode(t, "the second exchange's token", err, registry.NotFound)
+		_, _, err = s.PollDeviceLogin(ctx(), d.DeviceHash, at(5), at(5))
+		wantCode(t, "PollDeviceLogin after the exchange", err, registry.NotFound)
+	})
+
+	t.Run("a denied login gives nothing", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		d := deviceLogin(t, s, "one", 0)
+		if err := s.DecideDeviceLogin(ctx(), d.UserHash, registry.DeviceDecision{AccountID: alice.ID, At: at(1)}); err != nil {
+			t.Fatalf("DecideDeviceLogin: %v", err)
+		}
+		polled, _, err := s.PollDeviceLogin(ctx(), d.DeviceHash, at(2), at(2))
+		if err != nil || polled.DecidedAt == nil || polled.Grant != nil || polled.AccountID != alice.ID {
+			t.Fatalf("poll once denied = %+v, %v; want alice's decision without a grant", polled, err)
+		}
+		err = s.ExchangeDeviceLogin(ctx(), d.DeviceHash, at(2), newToken(alice, grant(), "denied", 2))
+		wantCode(t, "ExchangeDeviceLogin of a denied login", err, registry.NotFound)
+		err = s.DecideDeviceLogin(ctx(), d.UserHash, registry.DeviceDecision{AccountID: alice.ID, At: at(3), Grant: grant()})
+		wantCode(t, "approving a denied login", err, registry.NotFound)
+	})
+
+	t.Run("an expired login can be neither decided nor exchanged, and is pruned", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		waiting := deviceLogin(t, s, "waiting", 0)
+		approved := deviceLogin(t, s, "approved", 0)
+		later := deviceLogin(t, s, "later", 5)
+		if err := s.DecideDeviceLogin(ctx(), approved.UserHash, registry.DeviceDecision{AccountID: alice.ID, At: at(9), Grant: grant()}); err != nil {
+			t.Fatalf("DecideDeviceLogin: %v", err)
+		}
+		_, err := s.PendingDeviceLogin(ctx(), waiting.UserHash, at(10))
+		wantCode(t, "PendingDeviceLogin at expiry", err, registry.NotFound)
+		err = s.DecideDeviceLogin(ctx(), waiting.UserHash, registry.DeviceDecision{AccountID: alice.ID, At: at(10), Grant: grant()})
+		wantCode(t, "DecideDeviceLogin at expiry", err, registry.NotFound)
+		err = s.ExchangeDeviceLogin(ctx(), approved.DeviceHash, at(10), newToken(alice, grant(), "late", 10))
+		wantCode(t, "ExchangeDeviceLogin at expiry", err, registry.NotFound)
+		// Still read by its poll, so the domain can say it expired.
+		if polled, _, err := s.PollDeviceLogin(ctx(), waiting.DeviceHash, at(10), at(10)); err != nil || polled.ID != waiting.ID {
+			t.Fatalf("poll of the expired login = %+v, %v", polled, err)
+		}
+
+		n, err := s.PruneDeviceLogins(ctx(), at(10))
+		if err != nil || n != 2 {
+			t.Fatalf("PruneDeviceLogins = %d, %v; want the 2 expired", n, err)
+		}
+		for _, d := range []*registry.DeviceLogin{waiting, approved} {
+			_, _, err := s.PollDeviceLogin(ctx(), d.DeviceHash, at(11), at(11))
+			wantCode(t, "PollDeviceLogin after the prune", err, registry.NotFound)
+		}
+		if _, err := s.PendingDeviceLogin(ctx(), later.UserHash, at(10)); err != nil {
+			t.Errorf("the login that had not expired went with the prune: %v", err)
+		}
+	})
+
+	t.Run("the logins waiting at once are bounded", func(t *testing.T) {
+		s := su.store(t)
+		for i := range 3 {
+			d := &registry.DeviceLogin{DeviceHash: tokenHash(fmt.Sprint("device ", i)), UserHash: tokenHash(fmt.Sprint("user ", i)),
+				Name: "laptop", CreatedAt: at(0), ExpiresAt: at(10)}
+			err := s.CreateDeviceLogin(ctx(), d, 2)
+			if i < 2 && err != nil {
+				t.Fatalf("login %d of 2: %v", i+1, err)
+			}
+			if i == 2 && !errors.Is(err, registry.ErrDeviceLoginsFull) {
+				t.Fatalf("login 3 of 2: %v, want ErrDeviceLoginsFull", err)
+			}
+		}
+		// Logins that expired count no more, pruned or not.
+		d := &registry.DeviceLogin{DeviceHash: tokenHash("device later"), UserHash: tokenHash("user later"), Name: "laptop",
+			CreatedAt: at(10), ExpiresAt: at(20)}
+		if err := s.CreateDeviceLogin(ctx(), d, 2); err != nil {
+			t.Fatalf("a login once the others expired: %v", err)
+		}
+	})
+
+	t.Run("a code's hash is stored once", func(t *testing.T) {
+		s := su.store(t)
+		d := deviceLogin(t, s, "one", 0)
+		for _, clash := range []*registry.DeviceLogin{
+			{DeviceHash: d.DeviceHash, UserHash: tokenHash("other user code"), Name: "x", CreatedAt: at(1), ExpiresAt: at(11)},
+			{DeviceHash: tokenHash("other device code"), UserHash: d.UserHash, Name: "x", CreatedAt: at(1), ExpiresAt: at(11)},
+		} {
+			wantCode(t, "CreateDeviceLogin with a stored hash", s.CreateDeviceLogin(ctx(), clash, registry.MaxPendingDeviceLogins), registry.Conflict)
+		}
+	})
+
+	t.Run("a decision is by an account that exists", func(t *testing.T) {
+		s := su.store(t)
+		d := deviceLogin(t, s, "one", 0)
+		err := s.DecideDeviceLogin(ctx(), d.UserHash, registry.DeviceDecision{AccountID: 999, At: at(1), Grant: grant()})
+		wantCode(t, "DecideDeviceLogin by a missing account", err, registry.NotFound)
+		if _, err := s.PendingDeviceLogin(ctx(), d.UserHash, at(1)); err != nil {
+			t.Errorf("a refused decision was recorded: %v", err)
+		}
+	})
+}
