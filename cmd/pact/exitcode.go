@@ -36,6 +36,12 @@ func usageErrorf(format string, args ...any) error {
 
 // silentError carries an exit code for a failure the command has already
 // reported in detail (validate lists every invalid file).
+// notFoundError is a thing pact learnt does not exist without a 404 of its
+// own (a version missing from a package's list): exit 4, with its words.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+
 type silentError struct{ code int }
 
 func (e *silentError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
@@ -53,7 +59,10 @@ func exitStatus(err error) (code int, message string) {
 	var notLoggedIn *notLoggedInError
 	var plainHTTP *client.PlainHTTPError
 	var notRegistry *client.NotRegistryError
+	var notFound *notFoundError
 	switch {
+	case errors.As(err, &notFound):
+		return exitNotFound, err.Error()
 	case err == nil:
 		return exitOK, ""
 	case errors.As(err, &silent):

@@ -44,7 +44,8 @@ check its SHA-256 against the digest the registry reports before writing
 it. The latest version (also OWNER/PACK@latest) is the highest semantic
 version not yanked, releases before pre-releases; a pack with no semantic
 version offers its last publish. A yanked version is still fetched when
-named, with a warning on stderr, as is a deprecated package's. The
+named, with a warning on stderr, as is a deprecated package's. A version
+the package does not have exits 4 naming the versions it has. The
 package may also be named by the address of its page on the registry
 (https://HOST/OWNER/PACK or https://HOST/OWNER/PACK@VERSION), which then
 names the registry too; no token is sent to a registry other than the
@@ -240,6 +241,9 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	if err != nil {
 		return err
 	}
+	if version != "" && detail.FindVersion(version) == nil {
+		return noSuchVersion(detail, version)
+	}
 	// Fetch the pinned version even for "latest", so a publish in between
 	// cannot pair one version's digest with another's content.
 	content, etag, err := c.Raw(ctx, opts.Owner, opts.Pack, version)
@@ -362,4 +366,28 @@ func verifyDownload(ctx context.Context, f *factory, c *client.Client, logKey, o
 		return nil, f.explainKeyMismatch(ctx, c, v, err)
 	}
 	return proof, nil
+}
+
+// maxVersionsNamed bounds the versions a missing version's error lists.
+const maxVersionsNamed = 20
+
+// noSuchVersion says that detail has no version named version, and which
+// versions it has, newest first, the yanked ones marked.
+func noSuchVersion(detail *client.PackageDetail, version string) error {
+	var names []string
+	for i, v := range detail.Versions {
+		if i == maxVersionsNamed {
+			names = append(names, fmt.Sprintf("and %d more ('pact info %s')", len(detail.Versions)-i, detail.Package.FullName()))
+			break
+		}
+		name := safeText(v.Version)
+		if v.Yanked {
+			name += " (yanked)"
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return &notFoundError{fmt.Sprintf("%s has no version %s, nor any other", safeText(detail.Package.FullName()), safeText(version))}
+	}
+	return &notFoundError{fmt.Sprintf("%s has no version %s; its versions, newest first: %s", safeText(detail.Package.FullName()), safeText(version), strings.Join(names, ", "))}
 }
