@@ -19,6 +19,24 @@ func (s *Server) routeLog(e *gin.Engine) {
 	httpx.GetAndHead(e, "/log/checkpoint", s.logCheckpoint)
 	httpx.GetAndHead(e, "/log/key", s.logKey)
 	httpx.GetAndHead(e, "/log/tile/*path", s.logTile)
+	httpx.GetAndHead(e, "/log/proof/:index", s.logProof)
+}
+
+// logProof answers the offline proof (C2SP tlog-proof) of one entry: the
+// entry, its inclusion proof and the latest checkpoint.
+func (s *Server) logProof(c *gin.Context) {
+	text := c.Param("index")
+	index, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || index < 0 || strconv.FormatInt(index, 10) != text {
+		s.shared.Fail(c, registry.Errorf(registry.Invalid, "the log index must be a decimal number, as in /log/proof/17"))
+		return
+	}
+	proof, err := s.svc.LogProof(c, index)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	writeLogBody(c, "text/plain; charset=utf-8", cacheCheckpoint, proof)
 }
 
 // logCheckpoint answers the latest checkpoint; with ?wait=1, one that

@@ -1,14 +1,20 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+
+	"filippo.io/torchwood"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/pact-registry/pact/internal/logtest"
 	"github.com/pact-registry/pact/internal/servertest"
@@ -207,6 +213,66 @@ func TestLogCheckpointWaitCoversWhatWasLogged(t *testing.T) {
 		wantStatus(t, bad.Status, http.StatusBadRequest, bad.Body)
 		if !strings.Contains(string(bad.Body), "wait must be 1") {
 			t.Errorf("?wait=yes answered %s", bad.Body)
+		}
+	})
+}
+
+// GET /log/proof/{index} answers a C2SP tlog-proof that filippo.io/torchwood
+// verifies with the log's key alone: the entry as its extra data, included
+// in the checkpoint /log/checkpoint serves. An index beyond the tree is 404,
+// one that is not a canonical decimal 400 (docs/protocol.md, Offline
+// proofs).
+func TestLogProofVerifiesWithTorchwood(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		for _, v := range []string{"1.0.0", "1.1.0", "1.2.0"} {
+			resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", v)}, alice.Bearer())
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		}
+		l := logtest.WaitFor(t, env.URL, 3)
+		verifier, err := note.NewVerifier(l.VerifierKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		policy := torchwood.ThresholdPolicy(2, torchwood.OriginPolicy(l.Origin), torchwood.SingleVerifierPolicy(verifier))
+		for i, entry := range l.Entries {
+			resp := env.API.Get(fmt.Sprintf("/log/proof/%d", i))
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			if ct, cc := resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"); ct != "text/plain; charset=utf-8" || cc != "no-cache" {
+				t.Errorf("GET /log/proof/%d: Content-Type %q, Cache-Control %q", i, ct, cc)
+			}
+			if err := torchwood.VerifyProof(policy, tlog.RecordHash(entry), resp.Body); err != nil {
+				t.Errorf("GET /log/proof/%d does not verify for its entry: %v\n%s", i, err, resp.Body)
+			}
+			extra, err := torchwood.ProofExtraData(resp.Body)
+			if err != nil || !bytes.Equal(extra, entry) {
+				t.Errorf("GET /log/proof/%d: extra %q (%v), want the entry\n%s", i, extra, err, entry)
+			}
+			if checkpoint := env.API.Get("/log/checkpoint").Body; !bytes.HasSuffix(resp.Body, checkpoint) {
+				t.Errorf("GET /log/proof/%d does not end in the served checkpoint\n%s\nproof:\n%s", i, checkpoint, resp.Body)
+			}
+			// The proof is of its own entry only.
+			other := tlog.RecordHash(l.Entries[(i+1)%len(l.Entries)])
+			var recordErr *torchwood.VerifyRecordError
+			if err := torchwood.VerifyProof(policy, other, resp.Body); !errors.As(err, &recordErr) {
+				t.Errorf("GET /log/proof/%d verifies another entry: %v", i, err)
+			}
+		}
+		if h := env.API.Head("/log/proof/0"); h.Status != http.StatusOK || len(h.Body) != 0 {
+			t.Errorf("HEAD /log/proof/0: %d %q", h.Status, h.Body)
+		}
+		for path, status := range map[string]int{
+			"/log/proof/3":                    http.StatusNotFound, // the tree holds 0, 1, 2
+			"/log/proof/1099511627776":        http.StatusNotFound,
+			"/log/proof/-1":                   http.StatusBadRequest,
+			"/log/proof/01":                   http.StatusBadRequest,
+			"/log/proof/+1":                   http.StatusBadRequest,
+			"/log/proof/x":                    http.StatusBadRequest,
+			"/log/proof/99999999999999999999": http.StatusBadRequest,
+		} {
+			if got := env.API.Get(path); got.Status != status {
+				t.Errorf("GET %s: %d %s, want %d", path, got.Status, got.Body, status)
+			}
 		}
 	})
 }

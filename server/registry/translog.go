@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -181,6 +182,7 @@ func TrustedPublisherRemovedLogEntry(org, member string, p *TrustedPublisher, re
 // LogSigner is the log's signing key, held by the Service after InitLog.
 type LogSigner struct {
 	signer      note.Signer
+	verifier    note.Verifier
 	verifierKey string
 }
 
@@ -238,7 +240,11 @@ func (s *Service) InitLog(ctx context.Context, origin, operatorKey string) error
 	if err != nil {
 		return fmt.Errorf("the log key: %w", err)
 	}
-	s.log = &LogSigner{signer: signer, verifierKey: st.VerifierKey}
+	verifier, err := note.NewVerifier(st.VerifierKey)
+	if err != nil {
+		return fmt.Errorf("the log's verifier key: %w", err)
+	}
+	s.log = &LogSigner{signer: signer, verifier: verifier, verifierKey: st.VerifierKey}
 	return nil
 }
 
@@ -417,6 +423,39 @@ func (s *Service) LogCheckpointCovering(ctx context.Context) ([]byte, error) {
 		case <-poll.C:
 		}
 	}
+}
+
+// LogProof answers an offline proof of the entry at index (C2SP
+// tlog-proof, docs/protocol.md, Offline proofs): the entry as extra data,
+// its inclusion proof and the checkpoint GET /log/checkpoint serves, which
+// the proof is made against, so it carries whatever that one carries.
+// NotFound when the checkpoint does not cover index.
+func (s *Service) LogProof(ctx context.Context, index int64) ([]byte, error) {
+	if s.log == nil {
+		return nil, Errorf(Unavailable, "the log has no key yet")
+	}
+	signed, err := s.LogCheckpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := translog.OpenCheckpoint(signed, s.log.verifier)
+	if err != nil {
+		return nil, fmt.Errorf("the log's own checkpoint: %w", err)
+	}
+	if index < 0 || index >= cp.Size {
+		return nil, Errorf(NotFound, "entry %d lies beyond the log's tree of %d entries", index, cp.Size)
+	}
+	entries, err := s.store.LogEntries(ctx, index, index+1)
+	if err != nil {
+		return nil, err
+	}
+	proof, err := tlog.ProveRecord(cp.Size, index, tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		return s.store.LogHashes(ctx, indexes)
+	}))
+	if err != nil {
+		return nil, err
+	}
+	return torchwood.FormatProofWithExtraData(index, entries[0], proof, signed), nil
 }
 
 // LogTile answers a hash tile or an entry bundle by its C2SP path
