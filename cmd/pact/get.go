@@ -32,6 +32,8 @@ type getOptions struct {
 	Force  bool
 	JSON   bool
 	Verify verifyFlags
+	// SaveProof writes the version's offline proof beside the document.
+	SaveProof bool
 }
 
 func newGetCmd(f *factory) *cobra.Command {
@@ -65,7 +67,12 @@ included in it, and the entry holds the document's sha256 and size, its
 owner, pack and version. The key is --log-key, else PACT_LOG_KEY, else
 the one pinned in the config file; on first use the registry's key is
 pinned there and printed (trust on first use). A failed check writes
-nothing and exits 6. --no-verify skips the check.`,
+nothing and exits 6. --no-verify skips the check.
+
+--save-proof also writes the version's offline proof (C2SP tlog-proof:
+the log's entry, its inclusion proof and the log's signed checkpoint) to
+FILE.tlog-proof beside the document, after checking it as above; 'pact
+verify --offline FILE' then checks the document with no network.`,
 		Example: `  $ pact get alice/hello
   $ pact get hello
   $ pact get alice/hello@1.0.0 -o vendor/hello.pact.md
@@ -73,7 +80,8 @@ nothing and exits 6. --no-verify skips the check.`,
   $ pact get https://pact.example.com/alice/hello@1.0.0
   $ pact get --force alice/hello
   $ pact get alice/hello -o - | less
-  $ pact get --no-verify alice/hello`,
+  $ pact get --no-verify alice/hello
+  $ pact get --save-proof alice/hello@1.0.0`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
@@ -88,6 +96,12 @@ nothing and exits 6. --no-verify skips the check.`,
 			if opts.JSON && opts.Output == "-" {
 				return usageErrorf("--json prints the download's details on stdout: it cannot be combined with -o -")
 			}
+			if opts.SaveProof && opts.Output == "-" {
+				return usageErrorf("--save-proof writes the proof beside the document's file: it cannot be combined with -o -")
+			}
+			if opts.SaveProof && opts.Verify.NoVerify {
+				return usageErrorf("--save-proof keeps a proof checked against the log: it cannot be combined with --no-verify")
+			}
 			return runGet(cmd.Context(), opts)
 		},
 	}
@@ -95,6 +109,7 @@ nothing and exits 6. --no-verify skips the check.`,
 	cmd.Flags().BoolVarP(&opts.Force, "force", "f", false, "overwrite a file that holds other content")
 	addJSONFlag(cmd, &opts.JSON)
 	addVerifyFlags(cmd, &opts.Verify, true)
+	cmd.Flags().BoolVar(&opts.SaveProof, "save-proof", false, "also write the version's offline proof to FILE.tlog-proof, for 'pact verify --offline'")
 	return cmd
 }
 
@@ -214,6 +229,8 @@ type download struct {
 	Verified       bool   `json:"verified"`
 	LogIndex       *int64 `json:"log_index,omitempty"`
 	CheckpointSize *int64 `json:"checkpoint_size,omitempty"`
+	// ProofPath is where --save-proof wrote the offline proof.
+	ProofPath string `json:"proof_path,omitempty"`
 }
 
 // packageAt reads owner/pack and names the version asked for: version
@@ -263,8 +280,13 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		return fmt.Errorf("checksum mismatch for %s/%s %s: downloaded sha256 %s, the registry reports %s; nothing written", opts.Owner, opts.Pack, version, got, want)
 	}
 	var proof *client.VersionProof
+	var offlineProof []byte
 	if !opts.Verify.NoVerify {
-		proof, err = verifyDownload(ctx, opts.Factory, c, opts.Verify.LogKey, opts.Owner, opts.Pack, detail, version, content)
+		var lv *client.LogVerifier
+		proof, lv, err = verifyDownload(ctx, opts.Factory, c, opts.Verify.LogKey, opts.Owner, opts.Pack, detail, version, content)
+		if err == nil && opts.SaveProof {
+			offlineProof, err = lv.ProofOfVersion(ctx, proof)
+		}
 		if err != nil {
 			return fmt.Errorf("%s/%s %s: %w; nothing written", opts.Owner, opts.Pack, version, err)
 		}
@@ -304,6 +326,13 @@ func runGet(ctx context.Context, opts *getOptions) error {
 			return err
 		}
 	}
+	proofPath := ""
+	if offlineProof != nil {
+		proofPath = path + proofSuffix
+		if err := saveFile(proofPath, offlineProof, 0o644, 0o755); err != nil {
+			return err
+		}
+	}
 	if opts.JSON {
 		d := download{
 			Owner: opts.Owner, Pack: opts.Pack, Version: version, SHA256: got, Size: len(content), Path: path,
@@ -317,6 +346,7 @@ func runGet(ctx context.Context, opts *getOptions) error {
 			d.LogIndex = &proof.Index
 			d.CheckpointSize = &proof.Checkpoint.Size
 		}
+		d.ProofPath = proofPath
 		return exportJSON(opts.IO.Out, d)
 	}
 	if same {
@@ -326,6 +356,9 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	}
 	if proof != nil {
 		opts.IO.info("  logged at index %d, included in the checkpoint of %s of %s", proof.Index, plural(proof.Checkpoint.Size, "entry", "entries"), proof.Checkpoint.Origin)
+		if proofPath != "" {
+			opts.IO.info("  offline proof written to %s ('pact verify --offline %s' checks it with no network)", proofPath, path)
+		}
 	} else {
 		opts.IO.info("  not checked against the registry's transparency log (--no-verify)")
 	}
@@ -349,13 +382,13 @@ func warnLifecycle(io *iostreams, p *client.Package, v *client.Version) {
 
 // verifyDownload checks content, the registry's version of owner/pack, against
 // its transparency log.
-func verifyDownload(ctx context.Context, f *factory, c *client.Client, logKey, owner, pack string, detail *client.PackageDetail, version string, content []byte) (*client.VersionProof, error) {
+func verifyDownload(ctx context.Context, f *factory, c *client.Client, logKey, owner, pack string, detail *client.PackageDetail, version string, content []byte) (*client.VersionProof, *client.LogVerifier, error) {
 	if !strings.EqualFold(detail.Package.OwnerSlug, owner) || !strings.EqualFold(detail.Package.PackSlug, pack) {
-		return nil, &client.VerificationError{Check: "entry", Msg: fmt.Sprintf("the registry answered for %s when asked for %s/%s", detail.Package.FullName(), owner, pack)}
+		return nil, nil, &client.VerificationError{Check: "entry", Msg: fmt.Sprintf("the registry answered for %s when asked for %s/%s", detail.Package.FullName(), owner, pack)}
 	}
 	v, err := f.logVerifier(ctx, c, logKey)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var index *int64
 	if ver := detail.FindVersion(version); ver != nil {
@@ -363,9 +396,9 @@ func verifyDownload(ctx context.Context, f *factory, c *client.Client, logKey, o
 	}
 	proof, err := v.VerifyVersion(ctx, detail.Package.OwnerSlug, detail.Package.PackSlug, version, index, content)
 	if err != nil {
-		return nil, f.explainKeyMismatch(ctx, c, v, err)
+		return nil, nil, f.explainKeyMismatch(ctx, c, v, err)
 	}
-	return proof, nil
+	return proof, v, nil
 }
 
 // maxVersionsNamed bounds the versions a missing version's error lists.

@@ -91,20 +91,29 @@ func (f *factory) logVerifier(ctx context.Context, c *client.Client, flagKey str
 
 // pinnedLogKey reads the key pinned for host in the config file, or "".
 func pinnedLogKey(path, host string) (string, error) {
+	keys, err := pinnedLogKeys(path)
+	return keys[host], err
+}
+
+// pinnedLogKeys reads every key pinned in the config file, by registry.
+func pinnedLogKeys(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+		return nil, nil
 	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var settings struct {
 		LogKeys map[string]string `yaml:"log_keys"`
 	}
 	if err := yaml.Unmarshal(data, &settings); err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return strings.TrimSpace(settings.LogKeys[host]), nil
+	for host, key := range settings.LogKeys {
+		settings.LogKeys[host] = strings.TrimSpace(key)
+	}
+	return settings.LogKeys, nil
 }
 
 // explainKeyMismatch adds to a checkpoint that the key does not verify the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for tampering with PostgreSQL
 	_ "github.com/mattn/go-sqlite3"    // the "sqlite3" driver, for tampering with SQLite
 	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/internal/sshtest"
@@ -46,6 +48,8 @@ type logScriptServer struct {
 //	tamper OWNER PACK VERSION FILE  replace a version's bytes, sha256 and size in the database
 //	pactd-copy                     copy the database (pactd stopped meanwhile) and start a
 //	                               second pactd on the copy at $COPY_URL
+//	resign-proof FILE              sign the checkpoint of the offline proof FILE with a new
+//	                               key of the log's name instead (the forger's key in $FORGED_KEY)
 func TestLogScripts(t *testing.T) {
 	bin := buildPactd(t)
 	sshtest.Require(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")
@@ -93,6 +97,7 @@ func TestLogScripts(t *testing.T) {
 					"pactd-restart": cmdPactdRestart,
 					"tamper":        cmdTamper,
 					"pactd-copy":    cmdPactdCopy,
+					"resign-proof":  cmdResignProof,
 				},
 				Condition: func(cond string) (bool, error) {
 					switch cond {
@@ -147,6 +152,30 @@ func cmdPactdRestart(ts *testscript.TestScript, neg bool, args []string) {
 // bytes with their own sha256 and size, so the registry's answers agree
 // with each other and only the log can tell. pactd is restarted around it,
 // so no cache of the old bytes survives.
+func cmdResignProof(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: resign-proof FILE")
+	}
+	path := ts.MkAbs(args[0])
+	proof := ts.ReadFile(args[0])
+	// The checkpoint follows the proof's first empty line; its note text
+	// ends at the note's own empty line.
+	head, checkpoint, ok := strings.Cut(proof, "\n\n")
+	text, _, ok2 := strings.Cut(checkpoint, "\n\n")
+	if !ok || !ok2 {
+		ts.Fatalf("%s holds no checkpoint", args[0])
+	}
+	origin, _, _ := strings.Cut(text, "\n")
+	skey, vkey, err := note.GenerateKey(rand.Reader, origin)
+	ts.Check(err)
+	signer, err := note.NewSigner(skey)
+	ts.Check(err)
+	signed, err := note.Sign(&note.Note{Text: text + "\n"}, signer)
+	ts.Check(err)
+	ts.Check(os.WriteFile(path, []byte(head+"\n\n"+string(signed)), 0o644))
+	ts.Setenv("FORGED_KEY", vkey)
+}
+
 func cmdTamper(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 4 {
 		ts.Fatalf("usage: tamper OWNER PACK VERSION FILE")

@@ -22,12 +22,14 @@ type verifyOptions struct {
 	Version string // "" for the latest
 	JSON    bool
 	Verify  verifyFlags
+	// Offline checks a document file against its offline proof instead.
+	Offline bool
 }
 
 func newVerifyCmd(f *factory) *cobra.Command {
 	opts := &verifyOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
-		Use:   "verify OWNER/PACK[@VERSION]",
+		Use:   "verify OWNER/PACK[@VERSION] | --offline FILE.pact.md",
 		Short: "Check a version against the registry's transparency log",
 		Long: `Check a version, the latest or the one named after @, against the
 registry's transparency log and print the whole chain: the version is
@@ -39,11 +41,23 @@ verifies with the logged public key over the logged six-line message.
 
 The log's key comes as for 'pact get': --log-key, PACT_LOG_KEY, the key
 pinned in the config, or the registry's, pinned on first use. Writes no
-file. Exits 6 when a check fails.`,
+file. Exits 6 when a check fails.
+
+With --offline, FILE.pact.md is checked against the proof 'pact get
+--save-proof' wrote beside it (FILE.pact.md.tlog-proof), with no network:
+the proof's checkpoint is signed by the log's key (--log-key,
+PACT_LOG_KEY, or a key pinned in the config for the log the checkpoint
+names), the logged entry is included in it, and the entry holds the
+file's sha256 and size; the owner, pack and version logged are printed.
+Any failure, a missing proof included, exits 6.`,
 		Example: `  $ pact verify alice/hello
-  $ pact verify alice/hello@1.0.0 --json`,
+  $ pact verify alice/hello@1.0.0 --json
+  $ pact verify --offline hello.pact.md`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Offline {
+				return runVerifyOffline(opts, args[0])
+			}
 			var err error
 			opts.Owner, opts.Pack, opts.Version, err = parsePackRef(args[0])
 			if err != nil {
@@ -54,6 +68,7 @@ file. Exits 6 when a check fails.`,
 	}
 	addJSONFlag(cmd, &opts.JSON)
 	addVerifyFlags(cmd, &opts.Verify, false)
+	cmd.Flags().BoolVar(&opts.Offline, "offline", false, "check the document file FILE against FILE.tlog-proof, with no network")
 	return cmd
 }
 
@@ -111,7 +126,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	fail := func(err error) error {
 		return fmt.Errorf("%s/%s %s: %w", opts.Owner, opts.Pack, version, err)
 	}
-	proof, err := verifyDownload(ctx, opts.Factory, c, opts.Verify.LogKey, opts.Owner, opts.Pack, detail, version, content)
+	proof, _, err := verifyDownload(ctx, opts.Factory, c, opts.Verify.LogKey, opts.Owner, opts.Pack, detail, version, content)
 	if err != nil {
 		return fail(err)
 	}
