@@ -100,11 +100,12 @@ func New(svc *registry.Service, cfg Config) *Server {
 // dispatch is the one place that says which side answers a path. The API
 // and the pages live on separate routers: the pages' /{owner}/{pack} would
 // otherwise swallow unknown /api paths, which must get JSON 404 and 405
-// answers.
+// answers. The log's machine paths (/log/checkpoint, /log/key, /log/tile/)
+// are the API's; its pages, /log and /log/entry/{index}, are HTML.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	if strings.HasPrefix(p, "/api/") || p == "/api" || strings.HasPrefix(p, "/raw/") ||
-		strings.HasPrefix(p, "/log/") ||
+		strings.HasPrefix(p, "/log/") && !strings.HasPrefix(p, "/log/entry/") ||
 		p == "/openapi.json" || p == "/healthz" || p == "/readyz" || p == "/metrics" {
 		s.api.ServeHTTP(w, r)
 		return

@@ -501,3 +501,34 @@ func (s *Service) LogTile(ctx context.Context, path string) (data []byte, full b
 	}))
 	return data, full, err
 }
+
+// MaxLogEntriesRead bounds the entries one ReadLogEntries call answers: a
+// page of the log reads one bounded range, never the whole table.
+const MaxLogEntriesRead = translog.TileWidth
+
+// LogHead answers the latest signed checkpoint and the size of its tree,
+// as LogCheckpoint does.
+func (s *Service) LogHead(ctx context.Context) (size int64, signed []byte, err error) {
+	return s.latestCheckpoint(ctx)
+}
+
+// ReadLogEntries answers the entries with index in [start, end): at most
+// MaxLogEntriesRead of them, all inside the latest checkpoint's tree, so
+// each can be checked against a checkpoint anyone may fetch. NotFound when
+// the range reaches beyond that tree.
+func (s *Service) ReadLogEntries(ctx context.Context, start, end int64) ([][]byte, error) {
+	if start < 0 || end < start || end-start > MaxLogEntriesRead {
+		return nil, Errorf(Invalid, "log entries %d to %d: not a range of at most %d entries", start, end, MaxLogEntriesRead)
+	}
+	size, _, err := s.latestCheckpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if end > size {
+		return nil, Errorf(NotFound, "the log's tree holds %d entries", size)
+	}
+	if start == end {
+		return nil, nil
+	}
+	return s.store.LogEntries(ctx, start, end)
+}

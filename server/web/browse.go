@@ -291,10 +291,14 @@ type versionView struct {
 	// organisation's package, the member), "" when not known.
 	PublishedBy  string
 	PublishedVia string // "token", "SSH signature" or "trusted publishing"
+	// LogIndex is the version's transparency log entry and LogPath its
+	// page; LogPath is "" while the log is being built.
+	LogIndex int64
+	LogPath  string
 }
 
 func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versionView {
-	return versionView{
+	view := versionView{
 		Number: v.Version, Name: v.Name, Description: v.Description, Scheme: v.Scheme, SHA256: v.SHA256,
 		Size: v.Size, CreatedAt: v.CreatedAt, Provenance: v.Provenance,
 		Path:   "/" + p.OwnerSlug + "/" + p.PackSlug + "@" + v.Version,
@@ -304,6 +308,10 @@ func (pages *Pages) viewVersion(p *registry.Package, v *registry.Version) versio
 		PublishedBy:  publishedBy(v),
 		PublishedVia: publishedVia(v),
 	}
+	if v.LogIndex != nil {
+		view.LogIndex, view.LogPath = *v.LogIndex, logEntryPath(*v.LogIndex)
+	}
+	return view
 }
 
 // withChecks adds how to check the version shown: only that one, not every

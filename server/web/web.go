@@ -107,6 +107,7 @@ func (pages *Pages) Route(e *gin.Engine) {
 	e.POST("/logout", pages.logout)
 
 	pages.routeDeviceLogin(e)
+	pages.routeLog(e)
 
 	dash := e.Group("/dashboard", pages.requireLogin)
 	httpx.GetAndHead(dash, "", pages.dashboard)
