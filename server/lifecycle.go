@@ -11,8 +11,9 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// Yanking, un-yanking and deprecating (docs/protocol.md, Yanking and
-// Deprecating a package). The owner check is the domain's.
+// Yanking, un-yanking, deprecating and a package's settings (docs/protocol.md,
+// Yanking, Deprecating a package and Trusted publishing only). The owner
+// check is the domain's.
 
 // maxLifecycleBodyBytes bounds the bodies of yank and deprecate: a reason
 // or message of a few hundred characters, even fully \u-escaped, is far
@@ -24,6 +25,10 @@ func (s *Server) routeLifecycle(token *gin.RouterGroup) {
 	token.POST("/packages/:owner/:pack/versions/:version/yank", yank, s.yankVersion)
 	token.POST("/packages/:owner/:pack/versions/:version/unyank", yank, s.unyankVersion)
 	token.POST("/packages/:owner/:pack/deprecate", yank, s.deprecatePackage)
+	// The domain checks the token: the yank scope, as deprecating needs,
+	// and first that it is not one a CI job exchanged (a CI job must not
+	// lift its own lock), which that message says.
+	token.PATCH("/packages/:owner/:pack", s.updatePackage)
 }
 
 func (s *Server) yankVersion(c *gin.Context) {
@@ -71,6 +76,26 @@ func (s *Server) deprecatePackage(c *gin.Context) {
 		return
 	}
 	httpx.JSON(c, http.StatusOK, wire.DeprecateResult{OK: true, Package: s.presentPackage(p)})
+}
+
+// updatePackage changes a package's settings: trusted_publishing_only, the
+// only one so far, is required.
+func (s *Server) updatePackage(c *gin.Context) {
+	var body wire.PackageSettingsRequest
+	if err := s.decodeStrictLimited(c, &body, wire.PackageSettingsRequestFields, "a package's one setting is trusted_publishing_only", maxLifecycleBodyBytes); err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	if body.TrustedPublishingOnly == nil {
+		s.shared.Fail(c, registry.Errorf(registry.Invalid, "trusted_publishing_only is required: true lets only tokens exchanged through a trusted publisher publish, false lets tokens and SSH-signed publishes publish again"))
+		return
+	}
+	p, err := s.svc.SetTrustedPublishingOnly(c, account(c), apiToken(c), c.Param("owner"), c.Param("pack"), *body.TrustedPublishingOnly)
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	httpx.JSON(c, http.StatusOK, wire.PackageSettingsResult{OK: true, Package: s.presentPackage(p)})
 }
 
 // The headers that mark a raw document of a yanked version.

@@ -115,6 +115,8 @@ func (s *Server) appendPackage(b []byte, p *registry.Package, bases *[2][]byte) 
 	b = append(b, `,"updated_at":`...)
 	b = appendJSONTime(b, p.UpdatedAt)
 	b = appendField(b, "deprecated", p.Deprecated)
+	b = append(b, `,"trusted_publishing_only":`...)
+	b = strconv.AppendBool(b, p.TrustedPublishingOnly)
 	return append(b, '}')
 }
 

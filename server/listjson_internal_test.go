@@ -37,7 +37,7 @@ func TestPackageListJSONIsEncodingJSON(t *testing.T) {
 			for i := range pkgs {
 				pkgs[i] = registry.Package{
 					ID: r.Int64N(1 << 40), OwnerSlug: pick(r), PackSlug: pick(r), Name: pick(r), Description: pick(r),
-					Scheme: pick(r), Version: pick(r), SHA256: pick(r), Deprecated: pick(r),
+					Scheme: pick(r), Version: pick(r), SHA256: pick(r), Deprecated: pick(r), TrustedPublishingOnly: r.IntN(2) == 0,
 					CreatedAt: time.Unix(r.Int64N(4e9), r.Int64N(1e9)).UTC(),
 					UpdatedAt: time.Unix(r.Int64N(4e9), 0).In(time.FixedZone("east", 3600+r.IntN(3600))),
 				}

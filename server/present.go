@@ -17,13 +17,14 @@ func (s *Server) presentPackage(p *registry.Package) wire.Package {
 	return wire.Package{
 		ID: p.ID, OwnerSlug: p.OwnerSlug, PackSlug: p.PackSlug, Name: p.Name, Description: p.Description,
 		Scheme: p.Scheme, Version: p.Version, SHA256: p.SHA256,
-		URL:            s.shared.URLs.Package(p.OwnerSlug, p.PackSlug),
-		RawURL:         raw,
-		InstallCommand: httpx.InstallCommand(raw, p.PackSlug),
-		VersionsURL:    s.cfg.BaseURL + "/api/packages/" + p.OwnerSlug + "/" + p.PackSlug,
-		CreatedAt:      wire.Time(p.CreatedAt),
-		UpdatedAt:      wire.Time(p.UpdatedAt),
-		Deprecated:     p.Deprecated,
+		URL:                   s.shared.URLs.Package(p.OwnerSlug, p.PackSlug),
+		RawURL:                raw,
+		InstallCommand:        httpx.InstallCommand(raw, p.PackSlug),
+		VersionsURL:           s.cfg.BaseURL + "/api/packages/" + p.OwnerSlug + "/" + p.PackSlug,
+		CreatedAt:             wire.Time(p.CreatedAt),
+		UpdatedAt:             wire.Time(p.UpdatedAt),
+		Deprecated:            p.Deprecated,
+		TrustedPublishingOnly: p.TrustedPublishingOnly,
 	}
 }
 

@@ -25,11 +25,11 @@ func newInfoCmd(f *factory) *cobra.Command {
 		Use:   "info [OWNER/]PACK",
 		Short: "Show a package: its versions, latest, deprecation and releases",
 		Long: `Show a package as the registry holds it: its name and description, its
-latest version, its deprecation, every version newest first (when it was
-published, how: signed by an SSH key, by a CI job through trusted
-publishing, or with a token; whether it is yanked and why; its entry in the
-transparency log) and its releases. Without OWNER the package is one of the
-token's account.
+latest version, its deprecation, whether only CI may publish it (trusted
+publishing only), every version newest first (when it was published, how:
+signed by an SSH key, by a CI job through trusted publishing, or with a
+token; whether it is yanked and why; its entry in the transparency log) and
+its releases. Without OWNER the package is one of the token's account.
 
 --json prints {"package", "versions", "releases"}: the package and versions
 as GET /api/packages/OWNER/PACK answers them, and the releases as
@@ -107,6 +107,9 @@ func runInfo(ctx context.Context, opts *infoOptions) error {
 	}
 	if p.Deprecated != "" {
 		fmt.Fprintf(w, "deprecated: %s\n", safeText(p.Deprecated))
+	}
+	if p.TrustedPublishingOnly {
+		fmt.Fprintln(w, "publishing: only CI (trusted publishing only)")
 	}
 	fmt.Fprintf(w, "page:       %s\n", p.URL)
 	fmt.Fprintln(w)

@@ -44,8 +44,9 @@ func newLogWatchCmd(f *factory) *cobra.Command {
 		Use:   "watch --owner NAME",
 		Short: "Print an owner's events from the transparency log",
 		Long: `Print every event of the transparency log for one owner (versions
-published, SSH keys added or removed, yanks; for an organisation, members
-who gained, changed or lost a role), one line each, from where
+published, SSH keys added or removed, yanks, packages set to trusted
+publishing only or taken off it; for an organisation, members who gained,
+changed or lost a role), one line each, from where
 the last run for that owner stopped; the first run starts at the log's
 beginning, --from N at entry N. It reads up to a checkpoint that covers
 everything the registry had logged when asked, so a change just made (by
@@ -216,6 +217,11 @@ func describeLogEvent(e *translog.Entry) string {
 	case translog.KindTrustedPublisherRemove:
 		return fmt.Sprintf("%s %s: trusted publisher %s (%s, packages %s), which %s added, went with its owner role; %s revoked (by %s)",
 			when, who, get("trusted-publisher"), get("issuer"), get("packages"), get("member"), pluralText(get("revoked-tokens"), "token", "tokens"), get("by"))
+	case translog.KindTrustedPublishingOnly:
+		if e.Get("value") == "true" {
+			return fmt.Sprintf("%s %s set %s to trusted publishing only: only CI may publish it (by %s)", when, who, get("pack"), get("by"))
+		}
+		return fmt.Sprintf("%s %s took %s off trusted publishing only: tokens and SSH keys may publish it again (by %s)", when, who, get("pack"), get("by"))
 	default:
 		var parts []string
 		for _, f := range e.Fields {
@@ -243,6 +249,11 @@ func logEventJSON(index int64, e *translog.Entry) map[string]any {
 	if e.Kind == translog.KindRelease {
 		if r, err := e.Release(); err == nil {
 			out["artifacts"] = r.Artifacts
+		}
+	}
+	if e.Kind == translog.KindTrustedPublishingOnly {
+		if ev, err := e.TrustedPublishingOnly(); err == nil {
+			out["value"] = ev.Only
 		}
 	}
 	if e.Kind == translog.KindPublish {

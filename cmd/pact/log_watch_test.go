@@ -39,6 +39,10 @@ func TestDescribeLogEvent(t *testing.T) {
 			"2026-11-22 22:00 alice registered the release of widget 1.2.0 (0 artifacts)"},
 		{"a trusted publisher removed with its maker's owner role", translog.NewTrustedPublisherRemove(translog.TrustedPublisherRemoveEvent{Time: at, Owner: "acme", Member: "bob", ID: 3, Issuer: "https://token.actions.githubusercontent.com", Packages: "widget widget-*", RevokedTokens: 1, By: "alice"}),
 			"2026-11-22 22:00 acme: trusted publisher 3 (https://token.actions.githubusercontent.com, packages widget widget-*), which bob added, went with its owner role; 1 token revoked (by alice)"},
+		{"trusted publishing only", translog.NewTrustedPublishingOnly(translog.TrustedPublishingOnlyEvent{Time: at, Owner: "acme", Pack: "widget", Only: true, By: "alice"}),
+			"2026-11-22 22:00 acme set widget to trusted publishing only: only CI may publish it (by alice)"},
+		{"trusted publishing only, off", translog.NewTrustedPublishingOnly(translog.TrustedPublishingOnlyEvent{Time: at, Owner: "acme", Pack: "widget", By: "bob"}),
+			"2026-11-22 22:00 acme took widget off trusted publishing only: tokens and SSH keys may publish it again (by bob)"},
 		{"a kind from a later version", &translog.Entry{Kind: "member-add", Time: at, Fields: []translog.Field{{Key: "owner", Value: "alice"}, {Key: "member", Value: "bob"}}},
 			"2026-11-22 22:00 alice member-add member=bob"},
 	}

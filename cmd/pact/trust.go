@@ -35,19 +35,24 @@ publish scope too. A trusted publisher never exceeds the token that adds
 it: with a token limited to some packs, --package must name those globs
 or packs they match; with an expiring token, the trusted publisher
 expires with it. --owner ORG manages the trusted publishers of an
-organisation you own instead of your own.`,
+organisation you own instead of your own.
+
+'pact trust require PACK' lets only those CI jobs publish a package: tokens
+and SSH-signed publishes are then refused, until 'pact trust require --off
+PACK'.`,
 		Example: `  $ pact trust add --github alice/widget --repository-id 123456 --workflow release.yml --package widget --package 'widget-*'
   $ pact trust add --gitlab alice/gadget --project-id 20 --package gadget
   $ pact trust add --issuer https://token.actions.githubusercontent.com --package widget \
       --claim repository=alice/widget --claim environment=release
   $ pact trust list
-  $ pact trust remove 3`,
+  $ pact trust remove 3
+  $ pact trust require widget`,
 		Args: noSubcommandArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newTrustAddCmd(f), newTrustListCmd(f), newTrustRemoveCmd(f))
+	cmd.AddCommand(newTrustAddCmd(f), newTrustListCmd(f), newTrustRemoveCmd(f), newTrustRequireCmd(f))
 	return cmd
 }
 

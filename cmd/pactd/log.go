@@ -141,11 +141,12 @@ form), which clients pin: pact get --log-key KEY or PACT_LOG_KEY.`,
 func newLogCheckCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Recompute the log and compare it with every checkpoint, document and release",
+		Short: "Recompute the log and compare it with every checkpoint, document, release and package setting",
 		Long: `Recompute the Merkle tree from the stored entries, compare it with every stored
 hash, full tile and signed checkpoint, compare each version's document (its bytes and
-sha256) with its log entry, and each release record with its digest and its
-release entry. Exits 1 naming the first mismatch.`,
+sha256) with its log entry, each release record with its digest and its release
+entry, and each package's trusted-publishing-only setting with its last
+trusted-publishing-only entry. Exits 1 naming the first mismatch.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withService(cmd, func(ctx context.Context, svc *registry.Service) error {

@@ -240,6 +240,10 @@ func TestAuditLines(t *testing.T) {
 	post("unyank", "/api/packages/alice/widget/versions/1.1.0/unyank", token, nil, http.StatusOK)
 	post("deprecate", "/api/packages/alice/widget/deprecate", token, map[string]string{"message": "use gadget"}, http.StatusOK)
 	post("undeprecate", "/api/packages/alice/widget/deprecate", token, map[string]string{"message": ""}, http.StatusOK)
+	for _, only := range []bool{true, false} {
+		wantAnswer(t, "trusted publishing only", call(t, httpClient, http.MethodPatch, base+"/api/packages/alice/widget", token,
+			map[string]bool{"trusted_publishing_only": only}), http.StatusOK)
+	}
 	created := post("token create", "/api/tokens", token, map[string]string{"name": "ci"}, http.StatusCreated)
 	ciToken := int64(created["id"].(float64))
 	del("token revoke", fmt.Sprintf("/api/tokens/%d", ciToken), token, http.StatusOK)
@@ -268,6 +272,8 @@ func TestAuditLines(t *testing.T) {
 		{"unyank", "alice un-yanked widget 1.1.0"},
 		{"deprecate", "alice deprecated widget: use gadget"},
 		{"undeprecate", "alice withdrew the deprecation of widget"},
+		{"trusted_publishing_only", "alice set widget to trusted publishing only"},
+		{"trusted_publishing_only", "alice took widget off trusted publishing only"},
 		{"token_create", fmt.Sprintf("alice created token %d (ci)", ciToken)},
 		{"token_revoke", fmt.Sprintf("alice revoked token %d (ci)", ciToken)},
 		{"trusted_publisher_add", "alice added " + trusted},

@@ -173,6 +173,43 @@ func TestLogCheckFindsTamperedReleases(t *testing.T) {
 	})
 }
 
+// A package's trusted-publishing-only setting changed in the database
+// behind the log's back is found by pactd log check, which names the
+// package: turned off with its last entry saying on, or turned on with no
+// entry. Before that the check passes and counts the package.
+func TestLogCheckFindsTamperedTrustedPublishingOnly(t *testing.T) {
+	t.Parallel()
+	onBothBackends(t, func(t *testing.T, dsn string) {
+		srv, token := startWithToken(t, "alice", dsn)
+		for _, pack := range []string{"widget", "gadget"} {
+			wantAnswer(t, "publish", publish(t, srv.URL, token, packDocument(pack, "1.0.0", "Edition one")), http.StatusOK)
+		}
+		wantAnswer(t, "set trusted publishing only", call(t, httpClient, http.MethodPatch, srv.URL+"/api/packages/alice/widget", token,
+			map[string]bool{"trusted_publishing_only": true}), http.StatusOK)
+		logtest.WaitFor(t, srv.URL, 3)
+
+		if r := pactd(t, nil, "", "log", "check", "--db", dsn); r.code != 0 || !strings.Contains(r.stdout, "package settings: 1 packages trusted publishing only, as their log entries say") {
+			t.Fatalf("pactd log check before tampering: code %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+
+		db := openDB(t, dsn)
+		if _, err := db.ExecContext(context.Background(), `UPDATE packages SET trusted_publishing_only = false WHERE pack_slug = 'widget'`); err != nil {
+			t.Fatal(err)
+		}
+		r := pactd(t, nil, "", "log", "check", "--db", dsn)
+		if r.code == 0 || !strings.Contains(r.stderr, "log entry 2: package alice/widget is logged as trusted publishing only, but the database does not set it") {
+			t.Errorf("pactd log check after turning it off behind the log: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		}
+		if _, err := db.ExecContext(context.Background(), `UPDATE packages SET trusted_publishing_only = (pack_slug = 'widget' OR pack_slug = 'gadget')`); err != nil {
+			t.Fatal(err)
+		}
+		r = pactd(t, nil, "", "log", "check", "--db", dsn)
+		if r.code == 0 || !strings.Contains(r.stderr, "package alice/gadget: trusted publishing only, but no log entry records it") {
+			t.Errorf("pactd log check after turning it on behind the log: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
 // Two replicas on one PostgreSQL database publishing at once keep one
 // linear log: every acknowledged publish has its own index, one checkpoint
 // covers them all, every inclusion proof verifies from either replica, and

@@ -180,6 +180,18 @@ func (c *Client) PutJSON(path string, body any, headers ...string) *Response {
 	return c.Do(req)
 }
 
+// PatchJSON sends PATCH path with body encoded as JSON.
+func (c *Client) PatchJSON(path string, body any, headers ...string) *Response {
+	c.t.Helper()
+	data, err := json.Marshal(body)
+	if err != nil {
+		c.t.Fatalf("apitest: encoding the JSON body of PATCH %s: %v", path, err)
+		return nil
+	}
+	req := c.newRequest(http.MethodPatch, path, bytes.NewReader(data), append([]string{"Content-Type: application/json"}, headers...))
+	return c.Do(req)
+}
+
 // PostMultipart sends POST path as multipart/form-data with text fields and
 // file parts (form field name → file), in name order.
 func (c *Client) PostMultipart(path string, fields map[string]string, files map[string]FileField, headers ...string) *Response {

@@ -46,7 +46,8 @@ func validPackage() map[string]any {
 		"install_command": "curl -fsSL http://pact.test/raw/alice/code-review.pact.md -o code-review.pact.md",
 		"versions_url":    "http://pact.test/api/packages/alice/code-review",
 		"created_at":      "2026-03-01T12:00:00Z", "updated_at": "2026-03-02T08:30:00Z",
-		"deprecated": "",
+		"deprecated":              "",
+		"trusted_publishing_only": false,
 	}
 }
 

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -84,6 +85,11 @@ func (su suite) testGiven(t *testing.T) {
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		if _, _, err := s.Publish(ctx(), input(alice, "foo", "1.0.0", "one", at(1))); err == nil {
 			t.Error("a publish without its log entry and rule of latest was stored")
+		}
+		noAdmit := input(alice, "foo", "1.0.0", "one", at(1)).Ready()
+		noAdmit.Admit = nil
+		if _, _, err := s.Publish(ctx(), noAdmit); err == nil {
+			t.Error("a publish without its rule of who may publish was stored")
 		}
 		notMember := input(alice, "foo", "1.0.0", "one", at(1)).Ready()
 		notMember.RequireMember = bob.ID
@@ -184,6 +190,70 @@ func (su suite) testGiven(t *testing.T) {
 			t.Errorf("Entries was given %+v, %v; want bob's trusted publisher and its one token", gotRemoved, gotRevoked)
 		}
 		wantLogTail(t, s, marker("removed", 4), marker("grant", 4))
+	})
+
+	t.Run("a setting change appends what its Entry answers from the setting before; a publish is refused by its Admit alone", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		key := createKey(t, s, alice, "laptop", at(0))
+		p := publish(t, s, input(alice, "foo", "1.0.0", "one", at(1)))
+		var before []bool
+		change := func(only bool, entry *translog.Entry) registry.TrustedPublishingChange {
+			return registry.TrustedPublishingChange{PackageID: p.ID, Only: only, Entry: func(was bool) *translog.Entry {
+				before = append(before, was)
+				return entry
+			}}
+		}
+		pkg, err := s.SetTrustedPublishingOnly(ctx(), change(true, marker("on", 2)))
+		if err != nil || !pkg.TrustedPublishingOnly {
+			t.Fatalf("SetTrustedPublishingOnly(true) = %+v, %v", pkg, err)
+		}
+		if _, err := s.SetTrustedPublishingOnly(ctx(), change(true, nil)); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(before, []bool{false, true}) {
+			t.Errorf("Entry was asked about the settings %v, want [false true]", before)
+		}
+		wantLogTail(t, s, marker("on", 2))
+		entries := len(logEntries(t, s))
+
+		// The store asks Admit with the package as its transaction holds
+		// it, and refuses with Admit's error, new version or not; it
+		// decides nothing itself.
+		refusal := registry.Errorf(registry.Forbidden, "admit says no")
+		var seen []bool
+		refuse := func(in registry.PublishInput) registry.PublishInput {
+			in = in.Ready()
+			in.Admit = func(p *registry.Package) error {
+				seen = append(seen, p.TrustedPublishingOnly)
+				return refusal
+			}
+			return in
+		}
+		for _, in := range []registry.PublishInput{
+			refuse(input(alice, "foo", "2.0.0", "two", at(3))),
+			refuse(input(alice, "foo", "1.0.0", "one", at(3))), // identical to the version there
+			refuse(signed(input(alice, "foo", "2.0.0", "two", at(3)), key, "nonce-refused-by-admit")),
+		} {
+			if _, _, err := s.Publish(ctx(), in); !errors.Is(err, refusal) {
+				t.Errorf("Publish of %s %s refused by Admit: %v, want Admit's error", in.PackSlug, in.Version, err)
+			}
+		}
+		if !reflect.DeepEqual(seen, []bool{true, true, true}) {
+			t.Errorf("Admit saw trusted publishing only %v, want true thrice", seen)
+		}
+		if got := len(logEntries(t, s)); got != entries {
+			t.Errorf("the log grew from %d to %d entries with refused publishes", entries, got)
+		}
+		if vs := listVersions(t, s, p.ID); len(vs) != 1 {
+			t.Errorf("%d versions after refused publishes, want 1", len(vs))
+		}
+		// The nonce of the refused signed publish was not spent.
+		admitted := signed(input(alice, "foo", "2.0.0", "two", at(4)), key, "nonce-refused-by-admit").Ready()
+		admitted.Admit = func(*registry.Package) error { return nil }
+		if _, created, err := s.Publish(ctx(), admitted); err != nil || !created {
+			t.Errorf("a signed publish Admit lets through, with the refused one's nonce: created %v, %v", created, err)
+		}
 	})
 
 	t.Run("keys and releases append their entries; a removed key's is built from the key the transaction finds", func(t *testing.T) {

@@ -297,6 +297,76 @@ func (su suite) testLifecycle(t *testing.T) {
 	})
 }
 
+func (su suite) testTrustedPublishingOnly(t *testing.T) {
+	t.Run("the setting reads back everywhere, is kept by publishes, and only CI publishes meanwhile", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		key := createKey(t, s, alice, "laptop", at(0))
+		p := publish(t, s, input(alice, "foo", "1.0.0", "a", at(1)))
+		if p.TrustedPublishingOnly {
+			t.Fatal("a new package is trusted publishing only")
+		}
+		gen, genOK := s.Generation()
+		pkg, err := s.SetTrustedPublishingOnly(ctx(), registry.NewTrustedPublishingChange(p, true, "alice", at(2)))
+		if err != nil || !pkg.TrustedPublishingOnly || pkg.Version != "1.0.0" {
+			t.Fatalf("SetTrustedPublishingOnly(true) = %+v, %v", pkg, err)
+		}
+		if again, ok := s.Generation(); genOK && (!ok || again == gen) {
+			t.Errorf("Generation stayed %d after the setting changed", gen)
+		}
+		wantLogTail(t, s, registry.TrustedPublishingOnlyLogEntry("alice", "foo", true, "alice", at(2)))
+		if got, err := s.PackageBySlug(ctx(), "alice", "foo"); err != nil || !got.TrustedPublishingOnly {
+			t.Errorf("PackageBySlug = %+v, %v; want trusted publishing only", got, err)
+		}
+		for _, f := range []registry.PackageFilter{{Limit: 10}, {Limit: 10, Query: "foo"}} {
+			if list, err := s.ListPackages(ctx(), f); err != nil || len(list) != 1 || !list[0].TrustedPublishingOnly {
+				t.Errorf("ListPackages(%+v) = %+v, %v; want foo trusted publishing only", f, list, err)
+			}
+		}
+		if list, err := s.TrustedPublishingOnlyPackages(ctx(), 0, 10); err != nil || len(list) != 1 || list[0].ID != p.ID || list[0].OwnerSlug != "alice" {
+			t.Errorf("TrustedPublishingOnlyPackages = %+v, %v; want foo", list, err)
+		}
+		entries := len(logEntries(t, s))
+
+		// A token or a signed publish is refused by the domain's rule,
+		// and spends nothing; a publish from CI is not.
+		_, _, err = s.Publish(ctx(), input(alice, "foo", "2.0.0", "b", at(3)).Ready())
+		wantCode(t, "a token publish", err, registry.Forbidden)
+		wantMessage(t, "a token publish", err, "trusted_publishing_only")
+		_, _, err = s.Publish(ctx(), signed(input(alice, "foo", "2.0.0", "b", at(3)), key, "nonce-0123456789abcdef").Ready())
+		wantCode(t, "a signed publish", err, registry.Forbidden)
+		if got := len(logEntries(t, s)); got != entries {
+			t.Errorf("refused publishes grew the log from %d to %d entries", entries, got)
+		}
+		ci := input(alice, "foo", "2.0.0", "b", at(4))
+		ci.CI = &registry.CIIdentity{Issuer: "https://token.actions.githubusercontent.com", Repository: "alice/foo"}
+		if pkg := publish(t, s, ci); pkg.Version != "2.0.0" || !pkg.TrustedPublishingOnly {
+			t.Errorf("after a CI publish: %+v; want 2.0.0, still trusted publishing only", pkg)
+		}
+
+		// Setting it again changes and logs nothing; turning it off logs.
+		entries = len(logEntries(t, s))
+		if _, err := s.SetTrustedPublishingOnly(ctx(), registry.NewTrustedPublishingChange(p, true, "alice", at(5))); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(logEntries(t, s)); got != entries {
+			t.Errorf("setting it again appended %d entries", got-entries)
+		}
+		pkg, err = s.SetTrustedPublishingOnly(ctx(), registry.NewTrustedPublishingChange(p, false, "alice", at(6)))
+		if err != nil || pkg.TrustedPublishingOnly {
+			t.Fatalf("SetTrustedPublishingOnly(false) = %+v, %v", pkg, err)
+		}
+		wantLogTail(t, s, registry.TrustedPublishingOnlyLogEntry("alice", "foo", false, "alice", at(6)))
+		if list, err := s.TrustedPublishingOnlyPackages(ctx(), 0, 10); err != nil || len(list) != 0 {
+			t.Errorf("TrustedPublishingOnlyPackages after turning it off = %+v, %v", list, err)
+		}
+		publish(t, s, signed(input(alice, "foo", "3.0.0", "c", at(7)), key, "nonce-0123456789abcdef"))
+
+		_, err = s.SetTrustedPublishingOnly(ctx(), registry.NewTrustedPublishingChange(&registry.Package{ID: p.ID + 100}, true, "alice", at(8)))
+		wantCode(t, "SetTrustedPublishingOnly of an unknown package", err, registry.NotFound)
+	})
+}
+
 func withDescription(in registry.PublishInput, d string) registry.PublishInput {
 	in.Description = d
 	return in

@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("ConcurrentPublish", s.testConcurrentPublish)
 	t.Run("ListPackages", s.testListPackages)
 	t.Run("Lifecycle", s.testLifecycle)
+	t.Run("TrustedPublishingOnly", s.testTrustedPublishingOnly)
 	t.Run("RawDocument", s.testRawDocument)
 	t.Run("CountPackages", s.testCountPackages)
 	t.Run("Search", s.testSearch)

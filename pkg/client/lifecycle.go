@@ -60,3 +60,21 @@ func (c *Client) DeprecatePackage(ctx context.Context, owner, pack, message stri
 	}
 	return &out.Package, nil
 }
+
+// SetTrustedPublishingOnly turns the trusted-publishing-only setting of
+// owner/pack on (only) or off: while it is on, only tokens exchanged
+// through a trusted publisher publish the package. Setting a value is
+// idempotent, so a lost answer is retried. It returns the package.
+func (c *Client) SetTrustedPublishingOnly(ctx context.Context, owner, pack string, only bool) (*Package, error) {
+	body, err := jsonBody(wire.PackageSettingsRequest{TrustedPublishingOnly: &only})
+	if err != nil {
+		return nil, err
+	}
+	var out wire.PackageSettingsResult
+	path := "/api/packages/" + url.PathEscape(owner) + "/" + url.PathEscape(pack)
+	err = c.doJSON(ctx, request{method: http.MethodPatch, path: path, body: body, withToken: true, repeatable: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out.Package, nil
+}

@@ -48,6 +48,10 @@ const (
 	// KindTrustedPublisherRemove: a trusted publisher of an organisation
 	// was removed because the member who made it lost its owner role.
 	KindTrustedPublisherRemove = "trusted-publisher-remove"
+	// KindTrustedPublishingOnly: a package's owner turned its
+	// trusted-publishing-only setting on or off (docs/protocol.md,
+	// Trusted publishing only).
+	KindTrustedPublishingOnly = "trusted-publishing-only"
 )
 
 // How a publish was authenticated.
@@ -117,6 +121,7 @@ var kindFields = map[string][]string{
 	KindMemberRemove:           {"owner", "member", "by"},
 	KindTrustedPublisherRemove: {"owner", "member", "trusted-publisher", "issuer", "packages", "revoked-tokens", "by"},
 	KindRelease:                {"owner", "pack", "version", "sha256", "release", "artifacts", "commit"},
+	KindTrustedPublishingOnly:  {"owner", "pack", "value", "by"},
 }
 
 // Parse reads an entry strictly: the version-1 header, `kind` then `time` (RFC 3339 UTC seconds), keys of
@@ -206,6 +211,10 @@ func (e *Entry) checkKind() error {
 		}
 	case KindRelease:
 		if _, err := e.Release(); err != nil {
+			return err
+		}
+	case KindTrustedPublishingOnly:
+		if _, err := e.TrustedPublishingOnly(); err != nil {
 			return err
 		}
 	}
@@ -500,4 +509,37 @@ func (e *Entry) MemberEvent() (MemberEvent, error) {
 		return MemberEvent{}, fmt.Errorf("log entry: kind %s is not a member event", clip.Text(e.Kind, 40))
 	}
 	return MemberEvent{Time: e.Time, Owner: e.Get("owner"), Member: e.Get("member"), Role: e.Get("role"), By: e.Get("by")}, nil
+}
+
+// TrustedPublishingOnlyEvent is the setting of the package Owner/Pack that
+// lets only tokens exchanged through a trusted publisher publish it, turned
+// on (Only) or off by By, the account that changed it.
+type TrustedPublishingOnlyEvent struct {
+	Time        time.Time
+	Owner, Pack string
+	Only        bool
+	By          string
+}
+
+// NewTrustedPublishingOnly makes a trusted-publishing-only entry; `value`
+// is true or false.
+func NewTrustedPublishingOnly(ev TrustedPublishingOnlyEvent) *Entry {
+	return &Entry{Kind: KindTrustedPublishingOnly, Time: ev.Time.UTC().Truncate(time.Second), Fields: []Field{
+		{"owner", ev.Owner}, {"pack", ev.Pack}, {"value", strconv.FormatBool(ev.Only)}, {"by", ev.By}}}
+}
+
+// TrustedPublishingOnly reads a trusted-publishing-only entry's fields.
+func (e *Entry) TrustedPublishingOnly() (TrustedPublishingOnlyEvent, error) {
+	if e.Kind != KindTrustedPublishingOnly {
+		return TrustedPublishingOnlyEvent{}, fmt.Errorf("log entry: kind %s, not %s", clip.Text(e.Kind, 40), KindTrustedPublishingOnly)
+	}
+	ev := TrustedPublishingOnlyEvent{Time: e.Time, Owner: e.Get("owner"), Pack: e.Get("pack"), By: e.Get("by")}
+	switch e.Get("value") {
+	case "true":
+		ev.Only = true
+	case "false":
+	default:
+		return TrustedPublishingOnlyEvent{}, errors.New("log entry: value is neither true nor false")
+	}
+	return ev, nil
 }

@@ -41,6 +41,10 @@ func TestMarshalKinds(t *testing.T) {
 			SHA256: strings.Repeat("ab", 32), Release: strings.Repeat("cd", 32)}),
 			"pact-log-entry v1\nkind release\ntime 2026-11-22T22:00:00Z\nowner a\npack p\nversion 1.0.0\nsha256 " + strings.Repeat("ab", 32) +
 				"\nrelease " + strings.Repeat("cd", 32) + "\nartifacts 0\n"},
+		{"trusted publishing only", NewTrustedPublishingOnly(TrustedPublishingOnlyEvent{Time: when, Owner: "acme", Pack: "p", Only: true, By: "alice"}),
+			"pact-log-entry v1\nkind trusted-publishing-only\ntime 2026-11-22T22:00:00Z\nowner acme\npack p\nvalue true\nby alice\n"},
+		{"trusted publishing only, off", NewTrustedPublishingOnly(TrustedPublishingOnlyEvent{Time: when, Owner: "a", Pack: "p", By: "a"}),
+			"pact-log-entry v1\nkind trusted-publishing-only\ntime 2026-11-22T22:00:00Z\nowner a\npack p\nvalue false\nby a\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,6 +85,16 @@ func TestTypedReaders(t *testing.T) {
 	k, err := NewKeyRemove(KeyEvent{Time: when, Owner: "o", Key: "k v", Fingerprint: "SHA256:f"}).KeyEvent()
 	if err != nil || k.Key != "k v" || k.Fingerprint != "SHA256:f" {
 		t.Fatalf("KeyEvent() = %+v, %v", k, err)
+	}
+	for _, only := range []bool{true, false} {
+		ev := TrustedPublishingOnlyEvent{Time: when, Owner: "acme", Pack: "widget", Only: only, By: "alice"}
+		got, err := NewTrustedPublishingOnly(ev).TrustedPublishingOnly()
+		if err != nil || got != ev {
+			t.Fatalf("TrustedPublishingOnly() = %+v, %v; want %+v", got, err, ev)
+		}
+	}
+	if _, err := e.TrustedPublishingOnly(); err == nil {
+		t.Fatal("TrustedPublishingOnly on a publish entry: no error")
 	}
 }
 
@@ -133,8 +147,11 @@ func TestParseRejects(t *testing.T) {
 		"release bad digest": head + "kind release\n" + tm + "owner a\npack p\nversion 1\n" + sha + "release xyz\nartifacts 1\n",
 		"release count sign": head + "kind release\n" + tm + "owner a\npack p\nversion 1\n" + sha + "release " + strings.Repeat("cd", 32) +
 			"\nartifacts -1\n",
-		"key-add extra field": head + "kind key-add\n" + tm + "owner a\nkey k\nfingerprint f\nextra 1\n",
-		"too large":           head + "kind x\n" + tm + "a " + strings.Repeat("b", MaxEntrySize) + "\n",
+		"key-add extra field":                head + "kind key-add\n" + tm + "owner a\nkey k\nfingerprint f\nextra 1\n",
+		"trusted publishing only yes":        head + "kind trusted-publishing-only\n" + tm + "owner a\npack p\nvalue yes\nby a\n",
+		"trusted publishing only True":       head + "kind trusted-publishing-only\n" + tm + "owner a\npack p\nvalue True\nby a\n",
+		"trusted publishing only without by": head + "kind trusted-publishing-only\n" + tm + "owner a\npack p\nvalue true\n",
+		"too large":                          head + "kind x\n" + tm + "a " + strings.Repeat("b", MaxEntrySize) + "\n",
 	}
 	for name, in := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -154,6 +171,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(NewYank(YankEvent{Time: when, Owner: "o", Pack: "p", Version: "v", Reason: "r"}).Marshal())
 	f.Add(NewRelease(ReleaseEvent{Time: when, Owner: "o", Pack: "p", Version: "v", SHA256: strings.Repeat("ab", 32),
 		Release: strings.Repeat("cd", 32), Artifacts: 2, Commit: "abcdef0"}).Marshal())
+	f.Add(NewTrustedPublishingOnly(TrustedPublishingOnlyEvent{Time: when, Owner: "o", Pack: "p", Only: true, By: "b"}).Marshal())
 	f.Add([]byte("pact-log-entry v1\nkind other\ntime 2026-11-22T22:00:00Z\na b c\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := Parse(data)

@@ -1,7 +1,8 @@
 package wire
 
-// The bodies of yanking, un-yanking and deprecating (docs/protocol.md,
-// Yanking and Deprecating a package).
+// The bodies of yanking, un-yanking, deprecating and a package's settings
+// (docs/protocol.md, Yanking, Deprecating a package and Trusted publishing
+// only).
 
 // YankRequest is the optional body of
 // POST /api/packages/{owner}/{pack}/versions/{version}/yank.
@@ -25,6 +26,26 @@ type DeprecateRequest struct {
 
 // DeprecateResult answers deprecate: the package as it is now.
 type DeprecateResult struct {
+	OK      bool    `json:"ok"`
+	Package Package `json:"package"`
+}
+
+// PackageSettingsRequest is the body of PATCH /api/packages/{owner}/{pack}:
+// the settings to change. TrustedPublishingOnly is required (the only
+// setting so far), so that a body that lost its field changes nothing
+// silently.
+type PackageSettingsRequest struct {
+	TrustedPublishingOnly *bool `json:"trusted_publishing_only"`
+}
+
+// PackageSettingsRequestFields are the fields of PackageSettingsRequest;
+// the server refuses others, so a setting it does not know is never
+// ignored.
+var PackageSettingsRequestFields = []string{"trusted_publishing_only"}
+
+// PackageSettingsResult answers PATCH /api/packages/{owner}/{pack}: the
+// package as it is now.
+type PackageSettingsResult struct {
 	OK      bool    `json:"ok"`
 	Package Package `json:"package"`
 }

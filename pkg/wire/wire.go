@@ -65,6 +65,10 @@ type Package struct {
 	// Deprecated is the owner's deprecation message: "" when the package
 	// is not deprecated.
 	Deprecated string `json:"deprecated"`
+	// TrustedPublishingOnly is true when only tokens exchanged through a
+	// trusted publisher may publish the package: token and SSH-signed
+	// publishes are refused.
+	TrustedPublishingOnly bool `json:"trusted_publishing_only"`
 }
 
 // FullName is "owner/pack", the name people type.

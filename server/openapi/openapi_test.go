@@ -161,6 +161,8 @@ func TestTokenRoutesAcceptBothTokenHeaders(t *testing.T) {
 		"POST /api/packages/{owner}/{pack}/versions/{version}/yank":   true,
 		"POST /api/packages/{owner}/{pack}/versions/{version}/unyank": true,
 		"POST /api/packages/{owner}/{pack}/deprecate":                 true,
+		// A package's settings: its owner's, never a CI job's.
+		"PATCH /api/packages/{owner}/{pack}": true,
 
 		// Trusted publishing: the exchange is how a CI job gets a token.
 		"GET /api/trusted-publishers":         true,

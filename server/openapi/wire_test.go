@@ -47,10 +47,13 @@ var wireTypes = map[string]reflect.Type{
 	"YankResult":       reflect.TypeFor[wire.YankResult](),
 	"DeprecateRequest": reflect.TypeFor[wire.DeprecateRequest](),
 	"DeprecateResult":  reflect.TypeFor[wire.DeprecateResult](),
-	"Token":            reflect.TypeFor[wire.Token](),
-	"TokenList":        reflect.TypeFor[wire.TokenList](),
-	"CreatedToken":     reflect.TypeFor[wire.CreatedToken](),
-	"TokenRequest":     reflect.TypeFor[wire.TokenRequest](),
+	// A package's settings.
+	"PackageSettingsRequest": reflect.TypeFor[wire.PackageSettingsRequest](),
+	"PackageSettingsResult":  reflect.TypeFor[wire.PackageSettingsResult](),
+	"Token":                  reflect.TypeFor[wire.Token](),
+	"TokenList":              reflect.TypeFor[wire.TokenList](),
+	"CreatedToken":           reflect.TypeFor[wire.CreatedToken](),
+	"TokenRequest":           reflect.TypeFor[wire.TokenRequest](),
 	// Logging in through the browser.
 	"DeviceLoginRequest": reflect.TypeFor[wire.DeviceLoginRequest](),
 	"DeviceLogin":        reflect.TypeFor[wire.DeviceLogin](),

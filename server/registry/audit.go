@@ -46,6 +46,7 @@ const (
 	ActionTokenExchange          = "token_exchange"
 	ActionTrustedPublisherAdd    = "trusted_publisher_add"
 	ActionTrustedPublisherRemove = "trusted_publisher_remove"
+	ActionTrustedPublishingOnly  = "trusted_publishing_only"
 )
 
 // OperatorActor is the Actor of changes made by pactd's admin commands.

@@ -9,14 +9,15 @@ import (
 	"github.com/pact-registry/pact/pkg/translog"
 )
 
-// The lifecycle of a package after publishing (docs/protocol.md, Yanking and
-// Deprecating a package): its owner may yank a version, withdrawing it from
-// "latest" and from lists while its exact address keeps serving it, undo
-// that, and deprecate the whole package with a message. YankVersion,
-// UnyankVersion and DeprecatePackage are the only ways to do so, and each
-// is one transaction of the store.
+// The lifecycle of a package after publishing (docs/protocol.md, Yanking,
+// Deprecating a package and Trusted publishing only): its owner may yank a
+// version, withdrawing it from "latest" and from lists while its exact
+// address keeps serving it, undo that, deprecate the whole package with a
+// message, and let only CI jobs publish it. YankVersion, UnyankVersion,
+// DeprecatePackage and SetTrustedPublishingOnly are the only ways to do so,
+// and each is one transaction of the store.
 
-// LifecycleStore keeps yanks and deprecations.
+// LifecycleStore keeps yanks, deprecations and package settings.
 type LifecycleStore interface {
 	// SetYanked yanks (c.Yanked, with c.Reason) or un-yanks one version of
 	// c.PackageID and, in the same transaction, makes the package's latest
@@ -29,6 +30,53 @@ type LifecycleStore interface {
 	// SetDeprecated sets the package's deprecation message; "" undoes it.
 	// NotFound when the package does not exist.
 	SetDeprecated(ctx context.Context, packageID int64, message string) (*Package, error)
+	// SetTrustedPublishingOnly turns the trusted-publishing-only setting
+	// of c.PackageID on (c.Only) or off and, in the same transaction,
+	// appends the entry c.Entry answers from the setting before, if any.
+	// NotFound when the package does not exist.
+	SetTrustedPublishingOnly(ctx context.Context, c TrustedPublishingChange) (*Package, error)
+}
+
+// TrustedPublishingChange turns a package's trusted-publishing-only
+// setting on or off, with the entry the domain logs of it
+// (NewTrustedPublishingChange).
+type TrustedPublishingChange struct {
+	PackageID int64
+	Only      bool
+	// Entry answers the change's log entry from the setting before, as
+	// the store's transaction finds it; nil when nothing changes.
+	Entry func(was bool) *translog.Entry
+}
+
+// NewTrustedPublishingChange is the change by which by turns p's
+// trusted-publishing-only setting on (only) or off at at. Only a change is
+// logged: setting it to what it is changes nothing a reader can see.
+func NewTrustedPublishingChange(p *Package, only bool, by string, at time.Time) TrustedPublishingChange {
+	owner, pack := p.OwnerSlug, p.PackSlug
+	return TrustedPublishingChange{PackageID: p.ID, Only: only,
+		Entry: func(was bool) *translog.Entry {
+			if was == only {
+				return nil
+			}
+			return TrustedPublishingOnlyLogEntry(owner, pack, only, by, at)
+		},
+	}
+}
+
+// admitPublish is the rule PublishInput.Admit applies: a package whose
+// owner set trusted publishing only takes a publish only with a token
+// exchanged through a trusted publisher (viaCI); token and SSH-signed
+// publishes are refused, naming the setting.
+func admitPublish(viaCI bool) func(p *Package) error {
+	return func(p *Package) error {
+		if !p.TrustedPublishingOnly || viaCI {
+			return nil
+		}
+		name := p.OwnerSlug + "/" + p.PackSlug
+		return &Error{Code: Forbidden, Reason: "trusted_publishing_only",
+			Message: name + " is set to trusted publishing only (trusted_publishing_only): only CI jobs of its trusted publishers publish it, " +
+				"with the tokens they exchange; token and SSH-signed publishes are refused. Its owner turns this off with: pact trust require --off " + name}
+	}
 }
 
 // YankChange is a yank or un-yank of one version, with what the store
@@ -150,6 +198,41 @@ func (s *Service) DeprecatePackage(ctx context.Context, actor *Account, owner, p
 		} else {
 			s.emit(ctx, lifecycleEvent(ActionDeprecate, actor.Username, p, "", fmt.Sprintf("%s deprecated %s: %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug), message)))
 		}
+	}
+	return pkg, err
+}
+
+// SetTrustedPublishingOnly turns the trusted-publishing-only setting of
+// owner/pack on (only) or off on behalf of actor, who must own the package
+// or be an owner of its organisation (as for deprecating). token is the
+// API token the request came with (nil from the dashboard): it needs the
+// yank scope for the pack, as deprecating does, and must not be one
+// exchanged through a trusted publisher: a CI job must not lift the lock
+// that makes it the only way to publish. Setting the value the package has
+// succeeds and logs nothing.
+func (s *Service) SetTrustedPublishingOnly(ctx context.Context, actor *Account, token *Token, owner, pack string, only bool) (*Package, error) {
+	if token != nil {
+		if token.CI != nil {
+			return nil, &Error{Code: Forbidden, Reason: "trusted_publishing_token",
+				Message: "a token from trusted publishing cannot change trusted_publishing_only: a CI job must not lift the lock that makes it the only way to publish; " +
+					"the package's owner changes it with a token of its own (pact trust require)"}
+		}
+		if err := token.AuthorizeIn(ScopeYank, actor.Username, owner, pack); err != nil {
+			return nil, err
+		}
+	}
+	p, err := s.ownedPackage(ctx, actor, owner, pack, ActSettings, "change the settings of")
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := s.store.SetTrustedPublishingOnly(ctx, NewTrustedPublishingChange(p, only, actor.Username, s.now()))
+	if err == nil && s.auditing() {
+		name := packName(actor.Username, p.OwnerSlug, p.PackSlug)
+		msg := fmt.Sprintf("%s set %s to trusted publishing only", actor.Username, name)
+		if !only {
+			msg = fmt.Sprintf("%s took %s off trusted publishing only", actor.Username, name)
+		}
+		s.emit(ctx, lifecycleEvent(ActionTrustedPublishingOnly, actor.Username, p, "", msg))
 	}
 	return pkg, err
 }

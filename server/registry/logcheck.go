@@ -19,7 +19,8 @@ const checkBatch = 1024
 
 // CheckLog recomputes the tree from the stored entries and compares it
 // with every stored hash, full tile and checkpoint, then every version's
-// document and every release record with its entry. The error names the
+// document and every release record with its entry, and every package's
+// trusted-publishing-only setting with its last entry. The error names the
 // first mismatch; report gets a line per stage.
 func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
 	st, err := s.store.LogState(ctx)
@@ -37,9 +38,10 @@ func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
 		hashes:    make([]tlog.Hash, 0, tlog.StoredHashCount(st.Entries)),
 		publishes: map[string]logged[translog.PublishEvent]{},
 		releases:  map[string]logged[translog.ReleaseEvent]{},
+		settings:  map[string]logged[translog.TrustedPublishingOnlyEvent]{},
 	}
 	for _, stage := range []func(context.Context) error{
-		c.entries, c.storedHashes, c.fullTiles, c.checkpoints, c.versions, c.releaseRecords,
+		c.entries, c.storedHashes, c.fullTiles, c.checkpoints, c.versions, c.releaseRecords, c.packageSettings,
 	} {
 		if err := stage(ctx); err != nil {
 			return err
@@ -62,6 +64,9 @@ type logCheck struct {
 	// with it: what is left is logged but not in the database.
 	publishes map[string]logged[translog.PublishEvent]
 	releases  map[string]logged[translog.ReleaseEvent]
+	// settings is the last trusted-publishing-only entry of each package,
+	// by publishKey with no version.
+	settings map[string]logged[translog.TrustedPublishingOnlyEvent]
 }
 
 // logged is an event and the index of its entry.
@@ -105,6 +110,8 @@ func (c *logCheck) entries(ctx context.Context) error {
 				err = c.publishEntry(n, e)
 			case translog.KindRelease:
 				err = c.releaseEntry(n, e)
+			case translog.KindTrustedPublishingOnly:
+				err = c.settingEntry(n, e)
 			}
 			if err != nil {
 				return err
@@ -140,6 +147,17 @@ func (c *logCheck) releaseEntry(n int64, e *translog.Entry) error {
 		return fmt.Errorf("log entry %d: the release of %s/%s %s was logged already in entry %d", n, ev.Owner, ev.Pack, ev.Version, prev.index)
 	}
 	c.releases[key] = logged[translog.ReleaseEvent]{n, ev}
+	return nil
+}
+
+// settingEntry keeps the entry as its package's last trusted-publishing-only
+// entry so far.
+func (c *logCheck) settingEntry(n int64, e *translog.Entry) error {
+	ev, err := e.TrustedPublishingOnly()
+	if err != nil {
+		return fmt.Errorf("log entry %d: %v", n, err)
+	}
+	c.settings[publishKey(ev.Owner, ev.Pack, "")] = logged[translog.TrustedPublishingOnlyEvent]{n, ev}
 	return nil
 }
 
@@ -324,6 +342,38 @@ func (c *logCheck) releaseRecords(ctx context.Context) error {
 		return fmt.Errorf("log entry %d: the release of %s/%s %s is logged but not in the database", first.index, first.ev.Owner, first.ev.Pack, first.ev.Version)
 	}
 	c.report(fmt.Sprintf("releases: %d records equal to their log entries", count))
+	return nil
+}
+
+// packageSettings checks that the packages set to trusted publishing only
+// are exactly those whose last trusted-publishing-only entry turned it on
+// (a package with no such entry never had it).
+func (c *logCheck) packageSettings(ctx context.Context) error {
+	count, err := eachInBatches(ctx, c.s.store.TrustedPublishingOnlyPackages, func(p *Package) int64 { return p.ID }, func(p *Package) error {
+		key := publishKey(p.OwnerSlug, p.PackSlug, "")
+		l, ok := c.settings[key]
+		if !ok {
+			return fmt.Errorf("package %s/%s: trusted publishing only, but no log entry records it", p.OwnerSlug, p.PackSlug)
+		}
+		if !l.ev.Only {
+			return fmt.Errorf("package %s/%s: trusted publishing only, but its last trusted-publishing-only log entry, %d, turned it off", p.OwnerSlug, p.PackSlug, l.index)
+		}
+		delete(c.settings, key)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for key, l := range c.settings {
+		if !l.ev.Only {
+			delete(c.settings, key)
+		}
+	}
+	if len(c.settings) > 0 {
+		first := earliest(c.settings)
+		return fmt.Errorf("log entry %d: package %s/%s is logged as trusted publishing only, but the database does not set it", first.index, first.ev.Owner, first.ev.Pack)
+	}
+	c.report(fmt.Sprintf("package settings: %d packages trusted publishing only, as their log entries say", count))
 	return nil
 }
 

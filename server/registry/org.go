@@ -30,8 +30,8 @@ func (a *Account) IsOrg() bool { return a.Kind == KindOrg }
 type Role string
 
 const (
-	// RoleOwner manages members, trusted publishers and deprecations, and
-	// does what a maintainer does.
+	// RoleOwner manages members, trusted publishers, deprecations and
+	// package settings, and does what a maintainer does.
 	RoleOwner Role = "owner"
 	// RoleMaintainer publishes and yanks.
 	RoleMaintainer Role = "maintainer"
@@ -71,6 +71,9 @@ const (
 	ActDeprecate Action = "deprecate"                    // owner
 	ActTrust     Action = "manage trusted publishers of" // owner
 	ActMembers   Action = "manage members of"            // owner
+	// ActSettings changes a package's settings (trusted publishing
+	// only): owner, as deprecating is.
+	ActSettings Action = "change the settings of"
 )
 
 // needs is the least role an action needs.

@@ -100,6 +100,10 @@ type Package struct {
 	// Deprecated is the owner's deprecation message; "" when the package
 	// is not deprecated (docs/protocol.md, Deprecating a package).
 	Deprecated string
+	// TrustedPublishingOnly lets only tokens exchanged through a trusted
+	// publisher publish the package: token and SSH-signed publishes are
+	// refused (docs/protocol.md, Trusted publishing only).
+	TrustedPublishingOnly bool
 	// LogIndex is set only on the package a publish returns: the
 	// transparency log entry of the version published (or found identical).
 	LogIndex *int64

@@ -201,15 +201,21 @@ type PublishInput struct {
 	// version takes the place of the package's current latest one.
 	// RequireMember, when not 0, is an account that must still be a
 	// member of the organisation OwnerID when the version is stored
-	// (Forbidden otherwise).
+	// (Forbidden otherwise). Admit is the rule of who may publish to a
+	// package that exists: the store asks it, in its transaction, with
+	// the package as the transaction finds it once it holds the row (a
+	// setting changed meanwhile, on any replica, is seen), and refuses the
+	// publish with its error.
 	Entry         *translog.Entry
 	BecomesLatest func(current, candidate string) bool
 	RequireMember int64
+	Admit         func(p *Package) error
 }
 
 // Ready answers in with what the store records and checks with it: its
-// log entry (PublishLogEntry), the rule of latest (BecomesLatest) and, for
-// a member's publish into an organisation, the publisher's membership as a
+// log entry (PublishLogEntry), the rule of latest (BecomesLatest), the
+// package's own rule of who may publish it (admitPublish) and, for a
+// member's publish into an organisation, the publisher's membership as a
 // precondition. Can decided the membership before; the store checks it
 // again in its transaction, so a removal that commits meanwhile, on any
 // replica, still stops the publish. Call it once in is complete: the entry
@@ -217,6 +223,7 @@ type PublishInput struct {
 func (in PublishInput) Ready() PublishInput {
 	in.Entry = PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance, in.CI)
 	in.BecomesLatest = BecomesLatest
+	in.Admit = admitPublish(in.CI != nil)
 	in.RequireMember = 0
 	if in.PublisherID != 0 && in.PublisherID != in.OwnerID {
 		in.RequireMember = in.PublisherID
@@ -274,8 +281,9 @@ type PackageStore interface {
 	// Published name the version added, or the identical one found,
 	// from what the transaction has (no read after it). The store appends
 	// in.Entry to the log with a new version, makes it the latest when
-	// in.BecomesLatest says so, and checks in.RequireMember; in comes
-	// from PublishInput.Ready.
+	// in.BecomesLatest says so, and checks in.RequireMember and, for a
+	// package that existed, in.Admit (a refusal changes nothing, and spends
+	// no nonce); in comes from PublishInput.Ready.
 	Publish(ctx context.Context, in PublishInput) (pkg *Package, created bool, err error)
 	// ListPackages returns up to f.Limit packages in the filter's order.
 	ListPackages(ctx context.Context, f PackageFilter) ([]Package, error)

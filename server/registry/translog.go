@@ -57,6 +57,10 @@ type LogStore interface {
 	// LoggedVersions answers up to limit versions with id > after, by id,
 	// with their documents, for the log's check.
 	LoggedVersions(ctx context.Context, after int64, limit int) ([]LoggedVersion, error)
+	// TrustedPublishingOnlyPackages answers up to limit packages with id >
+	// after whose trusted-publishing-only setting is on, by id, for the
+	// log's check.
+	TrustedPublishingOnlyPackages(ctx context.Context, after int64, limit int) ([]Package, error)
 	// LogAppended receives (without blocking the writer) after a write that
 	// appended to the log commits.
 	LogAppended() <-chan struct{}
@@ -177,6 +181,12 @@ func MemberLogEntry(org, member string, role Role, by string, at time.Time) *tra
 func TrustedPublisherRemovedLogEntry(org, member string, p *TrustedPublisher, revokedTokens int, by string, at time.Time) *translog.Entry {
 	return translog.NewTrustedPublisherRemove(translog.TrustedPublisherRemoveEvent{Time: at, Owner: org, Member: member, ID: p.ID,
 		Issuer: p.Issuer, Packages: strings.Join(p.Packages, " "), RevokedTokens: revokedTokens, By: by})
+}
+
+// TrustedPublishingOnlyLogEntry is the log entry of owner/pack's
+// trusted-publishing-only setting turned on (only) or off by by.
+func TrustedPublishingOnlyLogEntry(owner, pack string, only bool, by string, at time.Time) *translog.Entry {
+	return translog.NewTrustedPublishingOnly(translog.TrustedPublishingOnlyEvent{Time: at, Owner: owner, Pack: pack, Only: only, By: by})
 }
 
 // LogSigner is the log's signing key, held by the Service after InitLog.

@@ -121,6 +121,9 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	must(err)
 	_, err = s.SetDeprecated(ctx, orphan.ID, "use alice/odd & <more>")
 	must(err)
+	// A package only CI may publish: its setting and its log entry.
+	_, err = s.SetTrustedPublishingOnly(ctx, registry.NewTrustedPublishingChange(signed, true, "alice", at(41)))
+	must(err)
 	sess := &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash-0123456789abcdef012"), CreatedAt: at(50), ExpiresAt: at(50 + 60*24*365*10),
 		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) \"Firefox/128.0\" ünï", IP: "2001:db8::7"}
 	must(s.CreateSession(ctx, sess))
@@ -187,6 +190,9 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 				source := open(t, from.dsn(t), sqlstore.Options{})
 				populate(t, source)
 				first := dump(t, source)
+				if n := bytes.Count(first, []byte(`"trusted_publishing_only":true`)); n != 1 {
+					t.Errorf("the dump holds %d packages set to trusted publishing only, want 1 (alice/signed)", n)
+				}
 
 				targetDSN := to.dsn(t)
 				target := open(t, targetDSN, sqlstore.Options{})
@@ -208,8 +214,9 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 					db.Close()
 				}
 				// The nonce of the deleted key is remembered too.
-				// Ten versions published, two keys added and one removed, two yanks and an un-yank, a release: 17 log entries.
-				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 5, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 17,
+				// Ten versions published, two keys added and one removed, two yanks and an un-yank, a package set to trusted
+				// publishing only, a release: 18 log entries.
+				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 5, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 18,
 					TrustedPublishers: 1, SpentJTIs: 1, Releases: 1}
 				if counts != want {
 					t.Errorf("Restore counts %s, want %s", counts, want)

@@ -30,7 +30,9 @@ import (
 // tokens (null in older dumps: every scope, every pack), accounts'
 // disabled_at and sessions' last_seen_at, user_agent and ip; restoring an older
 // dump leaves nothing yanked or deprecated. Version 3 also added the
-// transparency log (dump_translog.go) and each version's log_index.
+// transparency log (dump_translog.go) and each version's log_index, and
+// later, without changing the version, packages' trusted_publishing_only
+// (written only when on).
 //
 // The logins of the command line waiting in device_logins are not dumped:
 // none lasts longer than ten minutes, and a restored registry starts
@@ -125,7 +127,7 @@ var tables = []table{
 	{"ssh_keys", "ssh_key", "SSH keys", `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`, `id`, true,
 		func() record { return new(sshKeyRecord) }, func(c *BackupCounts) *int64 { return &c.SSHKeys }},
 	{"packages", "package", "packages", `id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at,
-deprecated`, `id`, true,
+deprecated, trusted_publishing_only`, `id`, true,
 		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
 	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
 key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key,
@@ -268,15 +270,19 @@ type packageRecord struct {
 	// Deprecated is the deprecation message, "" when none (version 3;
 	// absent from older dumps).
 	Deprecated string `json:"deprecated"`
+	// TrustedPublishingOnly is the package's setting (version 3, added
+	// without changing the version): absent when off, as in dumps made
+	// before it, which restore with it off.
+	TrustedPublishingOnly bool `json:"trusted_publishing_only,omitempty"`
 }
 
 func (r *packageRecord) dest() []any {
 	return []any{&r.ID, &r.OwnerID, &r.PackSlug, &r.Name, &r.Description, &r.Scheme, &r.Version, &r.SHA256,
-		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt, &r.Deprecated}
+		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt, &r.Deprecated, &r.TrustedPublishingOnly}
 }
 func (r *packageRecord) args() []any {
 	return []any{r.ID, r.OwnerID, r.PackSlug, r.Name, r.Description, r.Scheme, r.Version, r.SHA256,
-		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC(), r.Deprecated}
+		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC(), r.Deprecated, r.TrustedPublishingOnly}
 }
 func (r *packageRecord) normalize() {
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()

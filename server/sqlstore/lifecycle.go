@@ -8,9 +8,9 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// Yanks and deprecations (registry.LifecycleStore). Each is one
-// transaction, so whatever else must happen with them (a record of the
-// event) can join it.
+// Yanks, deprecations and package settings (registry.LifecycleStore). Each
+// is one transaction, so whatever else must happen with them (a record of
+// the event) can join it.
 
 // SetYanked yanks or un-yanks one version and moves the package's latest
 // version accordingly; see registry.LifecycleStore.
@@ -142,6 +142,53 @@ func (s *Store) SetDeprecated(ctx context.Context, packageID int64, message stri
 	})
 	if err != nil {
 		return nil, err
+	}
+	s.changedPackage(pkg)
+	return pkg, nil
+}
+
+// SetTrustedPublishingOnly turns a package's trusted-publishing-only
+// setting on or off and appends the entry c.Entry answers; see
+// registry.LifecycleStore.
+func (s *Store) SetTrustedPublishingOnly(ctx context.Context, c registry.TrustedPublishingChange) (*registry.Package, error) {
+	if c.Entry == nil {
+		return nil, fmt.Errorf("sqlstore: the change of package %d's trusted publishing comes without its log entry (registry.NewTrustedPublishingChange)", c.PackageID)
+	}
+	var pkg *registry.Package
+	var logged bool
+	err := s.transact(ctx, "set trusted publishing only", func(ctx context.Context, tx *sql.Tx) error {
+		logged = false
+		// The setting before, read from the row this UPDATE locks
+		// (PostgreSQL): a concurrent change or publish of the package
+		// waits, so the entry logged is the change that was made.
+		var was bool
+		err := tx.QueryRowContext(ctx, s.q(`UPDATE packages SET trusted_publishing_only = trusted_publishing_only WHERE id = ?
+RETURNING trusted_publishing_only`), c.PackageID).Scan(&was)
+		if errNoRows(err) {
+			return notFound("no such package %d", c.PackageID)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET trusted_publishing_only = ? WHERE id = ?`), c.Only, c.PackageID); err != nil {
+			return err
+		}
+		if pkg, err = s.packageByID(ctx, tx, c.PackageID); err != nil {
+			return err
+		}
+		if entry := c.Entry(was); entry != nil {
+			if _, err := s.appendLog(ctx, tx, entry); err != nil {
+				return err
+			}
+			logged = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if logged {
+		s.notifyLog()
 	}
 	s.changedPackage(pkg)
 	return pkg, nil

@@ -34,8 +34,8 @@ func TestRestoreReadsFormatVersion2WithNothingYanked(t *testing.T) {
 				t.Fatalf("Restore of a version 2 dump: %v", err)
 			}
 			p, err := s.PackageBySlug(ctx, "alice", "old")
-			if err != nil || p.Deprecated != "" || p.Version != "1.0.0" {
-				t.Errorf("restored package %+v, %v; want 1.0.0, not deprecated", p, err)
+			if err != nil || p.Deprecated != "" || p.TrustedPublishingOnly || p.Version != "1.0.0" {
+				t.Errorf("restored package %+v, %v; want 1.0.0, not deprecated, not trusted publishing only", p, err)
 			}
 			v, err := s.VersionDocument(ctx, "alice", "old", "1.0.0")
 			if err != nil || v.Yanked() || v.YankReason != "" {
@@ -54,6 +54,7 @@ func TestRestoreReadsFormatVersion2WithNothingYanked(t *testing.T) {
 		{"yank_reason", `"public_key":null}`, `"public_key":null,"yank_reason":"x"}`},
 		{"yanked_at", `"public_key":null}`, `"public_key":null,"yanked_at":"2026-02-03T04:05:06Z"}`},
 		{"deprecated", `"updated_at":"2026-02-03T04:05:06Z"}`, `"updated_at":"2026-02-03T04:05:06Z","deprecated":"x"}`},
+		{"trusted_publishing_only", `"updated_at":"2026-02-03T04:05:06Z"}`, `"updated_at":"2026-02-03T04:05:06Z","trusted_publishing_only":true}`},
 	} {
 		t.Run("refuses "+c.name, func(t *testing.T) {
 			s := open(t, backends[0].dsn(t), sqlstore.Options{})

@@ -14,7 +14,7 @@ import (
 )
 
 const packageColumns = `p.id, p.owner_id, a.username, p.pack_slug, p.name, p.description, p.scheme,
-p.version, p.sha256, p.latest_version_id, p.created_at, p.updated_at, p.deprecated`
+p.version, p.sha256, p.latest_version_id, p.created_at, p.updated_at, p.deprecated, p.trusted_publishing_only`
 
 const packageFrom = ` FROM packages p JOIN accounts a ON a.id = p.owner_id`
 
@@ -24,7 +24,7 @@ func scanPackage(row scanner) (*registry.Package, error) { return scanPackageAnd
 func scanPackageAnd(row scanner, extra ...any) (*registry.Package, error) {
 	var p registry.Package
 	if err := row.Scan(append([]any{&p.ID, &p.OwnerID, &p.OwnerSlug, &p.PackSlug, &p.Name, &p.Description, &p.Scheme,
-		&p.Version, &p.SHA256, &p.LatestVersionID, &p.CreatedAt, &p.UpdatedAt, &p.Deprecated}, extra...)...); err != nil {
+		&p.Version, &p.SHA256, &p.LatestVersionID, &p.CreatedAt, &p.UpdatedAt, &p.Deprecated, &p.TrustedPublishingOnly}, extra...)...); err != nil {
 		return nil, err
 	}
 	p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
@@ -103,7 +103,7 @@ func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 // commit): one fsync makes a batch durable. On PostgreSQL each publish is
 // its own transaction, retried when it loses a race with another replica.
 func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registry.Package, bool, error) {
-	if in.Entry == nil || in.BecomesLatest == nil {
+	if in.Entry == nil || in.BecomesLatest == nil || in.Admit == nil {
 		return nil, false, errNotReady(in)
 	}
 	var pkg *registry.Package
@@ -194,6 +194,11 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 		if err != nil {
 			return nil, false, err
 		}
+		// Nothing changes, but the package's rule still answers: a
+		// refused publisher is not told that its version is there.
+		if err := in.Admit(pkg); err != nil {
+			return nil, false, err
+		}
 	case err != nil && in.Provenance != nil && s.dialect.isForeignKeyViolation(err):
 		// The key was deleted by a transaction that committed after
 		// the check above (PostgreSQL, another replica).
@@ -245,7 +250,7 @@ func (s *Store) packageIDFor(ctx context.Context, tx *sql.Tx, in registry.Publis
 // updateLatest makes the new version the package's latest when
 // in.BecomesLatest, the domain's rule, says it outranks the current one;
 // either way the package was updated. It answers the package as the
-// publish leaves it.
+// publish leaves it, or in.Admit's refusal.
 func (s *Store) updateLatest(ctx context.Context, tx *sql.Tx, packageID, versionID int64, in registry.PublishInput, now time.Time) (*registry.Package, error) {
 	// Writing the row first locks it (PostgreSQL): a concurrent publish
 	// of the same package waits here, and then reads the latest this one
@@ -253,6 +258,13 @@ func (s *Store) updateLatest(ctx context.Context, tx *sql.Tx, packageID, version
 	var current sql.NullString // NULL: the package is new
 	pkg, err := scanPackageAnd(s.txQueryRow(ctx, tx, sqlTouchPackage, now, packageID), &current)
 	if err != nil {
+		return nil, err
+	}
+	// The domain's rule of who may publish, on the row as this
+	// transaction holds it: a setting changed by a transaction that
+	// committed first is seen, and one that commits later waits for this
+	// one (and comes after it in the log).
+	if err := in.Admit(pkg); err != nil {
 		return nil, err
 	}
 	if !in.BecomesLatest(current.String, in.Version) {
@@ -289,7 +301,7 @@ func (s *Store) sameVersion(ctx context.Context, tx *sql.Tx, in registry.Publish
 // (registry.PublishInput.Ready): the store builds no log entry and decides
 // no rule of its own.
 func errNotReady(in registry.PublishInput) error {
-	return fmt.Errorf("sqlstore: %s/%s %s comes without its log entry or rule of latest (registry.PublishInput.Ready)",
+	return fmt.Errorf("sqlstore: %s/%s %s comes without its log entry or its rules of latest and of who may publish (registry.PublishInput.Ready)",
 		in.OwnerSlug, in.PackSlug, in.Version)
 }
 
@@ -475,7 +487,7 @@ func (s *Store) queryPackages(ctx context.Context, op string, capacity int, quer
 	var p registry.Package
 	var created, updated any
 	dest := []any{&p.ID, &p.OwnerID, &p.OwnerSlug, &p.PackSlug, &p.Name, &p.Description, &p.Scheme,
-		&p.Version, &p.SHA256, &p.LatestVersionID, &created, &updated, &p.Deprecated}
+		&p.Version, &p.SHA256, &p.LatestVersionID, &created, &updated, &p.Deprecated, &p.TrustedPublishingOnly}
 	for rows.Next() {
 		p = registry.Package{}
 		if err := rows.Scan(dest...); err != nil {

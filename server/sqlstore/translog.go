@@ -476,6 +476,13 @@ FROM versions v JOIN packages p ON p.id = v.package_id JOIN accounts a ON a.id =
 WHERE v.id > ? ORDER BY v.id LIMIT ?`, after, limit)
 }
 
+// TrustedPublishingOnlyPackages answers the packages set to trusted
+// publishing only, by id, after after; see registry.LogStore.
+func (s *Store) TrustedPublishingOnlyPackages(ctx context.Context, after int64, limit int) ([]registry.Package, error) {
+	return queryList(ctx, s, "read package settings", limit, scanPackage,
+		`SELECT `+packageColumns+packageFrom+` WHERE p.trusted_publishing_only AND p.id > ? ORDER BY p.id LIMIT ?`, after, limit)
+}
+
 // errNoBackfill refuses a database or dump from before the log when the
 // Store was opened without the domain's entries for it.
 var errNoBackfill = errors.New("sqlstore: this database or dump holds versions or SSH keys from before the transparency log, " +

@@ -79,6 +79,15 @@ func TestBrowserDashboardPagesTablesFit(t *testing.T) {
 	if _, err := env.Service.StartSession(bg, alice.Account.ID, registry.SessionClient{UserAgent: iphoneUA, IP: "2001:db8:85a3::8a2e:370:7334"}); err != nil {
 		t.Fatal(err)
 	}
+	// A package only CI may publish, with a long name, and one anyone with a token may.
+	for _, pack := range []string{"a-rather-long-pack-name-for-a-phone-screen", "widget"} {
+		if _, _, err := env.Service.Publish(bg, alice.Account, registry.PublishRequest{Content: []byte(packDoc(pack, "1.0.0"))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := env.Service.SetTrustedPublishingOnly(bg, alice.Account, nil, "alice", "a-rather-long-pack-name-for-a-phone-screen", true); err != nil {
+		t.Fatal(err)
+	}
 
 	b := tab{t: t, ctx: ctx}
 	b.open(env.URL + "/login")
@@ -97,7 +106,7 @@ func TestBrowserDashboardPagesTablesFit(t *testing.T) {
 		{"/dashboard/tokens", map[string]int{"table.tokens": 2}, "button[aria-label^='Revoke token release']"},
 		{"/dashboard/keys", map[string]int{"table.keys": 1}, "button[aria-label^='Delete key']"},
 		{"/dashboard/orgs", map[string]int{"#org-acme table.members": 2}, "button[aria-label='Remove " + long.Account.Username + " from acme']"},
-		{"/dashboard/trusted-publishers", map[string]int{"table.trusted": 1}, "form[action$='/remove'] button"},
+		{"/dashboard/trusted-publishers", map[string]int{"table.trusted": 1, "table.trusted-only": 2}, "form[action$='/trusted-publishing-only'] button"},
 		{"/dashboard/account", map[string]int{"table.sessions": 2}, "tr:not(.current-session) button"},
 	}
 	for _, size := range []struct {

@@ -56,14 +56,16 @@ func dashboardPath(section string) string {
 // each on its page; the query names one, so no text from the URL reaches
 // the page.
 var notices = map[string]struct{ section, text string }{
-	"token-revoked":  {sectionTokens, "The token is revoked. Requests that send it are now refused."},
-	"key-added":      {sectionKeys, "The SSH key is added. Publishes signed with it are accepted."},
-	"key-deleted":    {sectionKeys, "The SSH key is deleted."},
-	"trust-added":    {sectionTrusted, "The trusted publisher is added. CI jobs whose ID tokens carry these claims may publish these packs."},
-	"trust-removed":  {sectionTrusted, "The trusted publisher is removed. Its CI jobs can no longer get tokens."},
-	"org-created":    {sectionOrgs, "The organisation is made; you are its owner. Publish into it with pact publish --owner."},
-	"member-set":     {sectionOrgs, "The member's role is set."},
-	"member-removed": {sectionOrgs, "The member is removed. Its publishing into the organisation has stopped."},
+	"token-revoked":    {sectionTokens, "The token is revoked. Requests that send it are now refused."},
+	"key-added":        {sectionKeys, "The SSH key is added. Publishes signed with it are accepted."},
+	"key-deleted":      {sectionKeys, "The SSH key is deleted."},
+	"trust-added":      {sectionTrusted, "The trusted publisher is added. CI jobs whose ID tokens carry these claims may publish these packs."},
+	"trust-removed":    {sectionTrusted, "The trusted publisher is removed. Its CI jobs can no longer get tokens."},
+	"trusted-only-on":  {sectionTrusted, "The package is set to trusted publishing only: new versions come only from CI jobs of your trusted publishers, and publishes with tokens and SSH keys are refused. The transparency log records the change."},
+	"trusted-only-off": {sectionTrusted, "The package takes publishes with tokens and SSH keys again. The transparency log records the change."},
+	"org-created":      {sectionOrgs, "The organisation is made; you are its owner. Publish into it with pact publish --owner."},
+	"member-set":       {sectionOrgs, "The member's role is set."},
+	"member-removed":   {sectionOrgs, "The member is removed. Its publishing into the organisation has stopped."},
 	// A removed or demoted owner's trusted publishers go with its role.
 	"member-set-grants":     {sectionOrgs, "The member's role is set. The trusted publishers it added for the organisation are removed, and the tokens exchanged through them revoked; the transparency log records each."},
 	"member-removed-grants": {sectionOrgs, "The member is removed. Its publishing into the organisation has stopped: the trusted publishers it added for the organisation are removed too, and the tokens exchanged through them revoked; the transparency log records each."},
@@ -224,6 +226,10 @@ func (pages *Pages) dashboardPackages(c *gin.Context, d *dashboardData) error {
 
 func (pages *Pages) dashboardTrusted(c *gin.Context, d *dashboardData) error {
 	d.Issuers = pages.svc.OIDCIssuers()
+	// The packages whose trusted publishing only the page sets.
+	if err := pages.dashboardPackages(c, d); err != nil {
+		return err
+	}
 	trusted, err := pages.svc.ListTrustedPublishers(c, pages.currentAccount(c), "")
 	if err != nil {
 		return err
@@ -434,6 +440,28 @@ func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
 		},
 		done: "/dashboard/trusted-publishers?done=trust-removed",
 	})
+}
+
+// setTrustedPublishingOnly turns one of the account's packages' trusted
+// publishing only on (only=true) or off (only=false), as
+// PATCH /api/packages/{owner}/{pack} does.
+func (pages *Pages) setTrustedPublishingOnly(c *gin.Context) {
+	acct := pages.currentAccount(c)
+	var only bool
+	switch c.PostForm("only") {
+	case "true":
+		only = true
+	case "false":
+	default:
+		pages.formDone(c, &dashboardData{Section: sectionTrusted}, registry.Errorf(registry.Invalid, "choose whether only CI may publish the package"), "")
+		return
+	}
+	_, err := pages.svc.SetTrustedPublishingOnly(c, acct, nil, acct.Username, c.Param("pack"), only)
+	done := "/dashboard/trusted-publishers?done=trusted-only-off"
+	if only {
+		done = "/dashboard/trusted-publishers?done=trusted-only-on"
+	}
+	pages.formDone(c, &dashboardData{Section: sectionTrusted}, err, done+"#trusted-only")
 }
 
 func pathID(c *gin.Context) (int64, bool) {

@@ -121,6 +121,7 @@ func (pages *Pages) Route(e *gin.Engine) {
 	dash.POST("/keys/:id/delete", pages.deleteKey)
 	dash.POST("/trusted-publishers", pages.addTrustedPublisher)
 	dash.POST("/trusted-publishers/:id/remove", pages.removeTrustedPublisher)
+	dash.POST("/packages/:pack/trusted-publishing-only", pages.setTrustedPublishingOnly)
 	dash.POST("/orgs", pages.createOrg)
 	dash.POST("/orgs/:org/members", pages.setOrgMember)
 	dash.POST("/orgs/:org/members/:username/remove", pages.removeOrgMember)

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+type trustRequireOptions struct {
+	IO      *iostreams
+	Factory *factory
+
+	Owner string // "" for the token's account
+	Pack  string
+	Off   bool
+	JSON  bool
+}
+
+func newTrustRequireCmd(f *factory) *cobra.Command {
+	opts := &trustRequireOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "require [OWNER/]PACK [--off]",
+		Short: "Let only CI jobs publish a package (trusted publishing only)",
+		Long: `Set a package to trusted publishing only: from now on only CI jobs of its
+trusted publishers publish it, with the tokens they exchange for their ID
+tokens. Publishes with any other API token and SSH-signed publishes are
+refused, naming the setting. --off lets them publish again. The package's
+page and the API show the setting, and the transparency log records each
+change.
+
+Only the package's owner may change it (for an organisation's package, one
+of its owners), with a token holding the yank scope. A token exchanged by a
+CI job cannot: a CI job must not lift its own lock. Without OWNER the
+package is one of the token's account.`,
+		Example: `  $ pact trust require widget
+  $ pact trust require acme/rocket
+  $ pact trust require --off alice/widget`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			owner, pack, hasOwner := strings.Cut(args[0], "/")
+			if !hasOwner {
+				owner, pack = "", args[0]
+			}
+			if pack == "" || (hasOwner && owner == "") || strings.ContainsAny(pack, "/@") {
+				return usageErrorf("%q is not PACK or OWNER/PACK", args[0])
+			}
+			opts.Owner, opts.Pack = owner, pack
+			return runTrustRequire(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Off, "off", false, "let tokens and SSH keys publish the package again")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func runTrustRequire(ctx context.Context, opts *trustRequireOptions) error {
+	c, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	owner, err := ownerOrMe(ctx, c, opts.Owner)
+	if err != nil {
+		return err
+	}
+	p, err := c.SetTrustedPublishingOnly(ctx, owner, opts.Pack, !opts.Off)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return exportJSON(opts.IO.Out, p)
+	}
+	name := p.FullName()
+	if p.TrustedPublishingOnly {
+		opts.IO.success("Only CI may publish %s now: trusted publishing only", name)
+		opts.IO.info("Publishes with API tokens and SSH keys are refused; CI jobs of its trusted publishers publish it ('pact trust list'). Undo: pact trust require --off %s", name)
+		return nil
+	}
+	opts.IO.success("%s takes publishes with API tokens and SSH keys again", name)
+	return nil
+}
