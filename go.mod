@@ -36,6 +36,7 @@ require (
 )
 
 require (
+	filippo.io/torchwood v0.9.0 // indirect
 	github.com/aymerick/douceur v0.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bytedance/gopkg v0.1.3 // indirect

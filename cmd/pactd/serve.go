@@ -141,6 +141,9 @@ func (c *serveConfig) validate() error {
 	if c.BaseURL != "" && !isBaseURL(c.BaseURL) {
 		return invalid("base-url", "is not an absolute http(s) URL such as https://pact.example.com")
 	}
+	if err := c.Log.validate(); err != nil {
+		return err
+	}
 	if _, ok := logFormats[c.LogFormat]; !ok {
 		return invalid("log-format", "is not text, json or auto")
 	}

@@ -19,6 +19,7 @@ type Store interface {
 	LifecycleStore
 	SessionStore
 	LogStore
+	WitnessStore
 	TrustStore
 	ReleaseStore
 	OrgStore
