@@ -11,12 +11,14 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pact-registry/pact/pkg/client"
 	"github.com/pact-registry/pact/pkg/packfmt"
+	"github.com/pact-registry/pact/pkg/translog"
 )
 
 type getOptions struct {
@@ -232,7 +234,7 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	}
 	var proof *client.VersionProof
 	if !opts.Verify.NoVerify {
-		proof, err = verifyDownload(ctx, opts.Factory, c, opts.Verify.LogKey, opts.Owner, opts.Pack, detail, version, content)
+		proof, err = verifyDownload(ctx, opts.Factory, c, opts.Verify, opts.Owner, opts.Pack, detail, version, content)
 		if err != nil {
 			return fmt.Errorf("%s/%s %s: %w; nothing written", opts.Owner, opts.Pack, version, err)
 		}
@@ -294,10 +296,34 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	}
 	if proof != nil {
 		opts.IO.info("  logged at index %d, included in the checkpoint of %s of %s", proof.Index, plural(proof.Checkpoint.Size, "entry", "entries"), proof.Checkpoint.Origin)
+		if w := proof.Checkpoint.Witnessed; w != nil {
+			opts.IO.info("  cosigned by %s", describeCosigners(w))
+		}
 	} else {
 		opts.IO.info("  not checked against the registry's transparency log (--no-verify)")
 	}
 	return nil
+}
+
+// describeCosigners says who cosigned a checkpoint and when a quorum last
+// did: "w1 and w2 (a quorum at 2026-11-22 22:05:01 UTC)".
+func describeCosigners(w *translog.Witnessed) string {
+	names := make([]string, 0, len(w.Cosigned))
+	for name := range w.Cosigned {
+		names = append(names, safeText(name))
+	}
+	sort.Strings(names)
+	text := "no witness"
+	switch n := len(names); {
+	case n == 1:
+		text = names[0]
+	case n > 1:
+		text = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	if !w.QuorumTime.IsZero() {
+		text += " (a quorum at " + w.QuorumTime.UTC().Format("2006-01-02 15:04:05") + " UTC)"
+	}
+	return text
 }
 
 // warnLifecycle tells the user that the version fetched is yanked or the
@@ -317,11 +343,11 @@ func warnLifecycle(io *iostreams, p *client.Package, v *client.Version) {
 
 // verifyDownload checks content, the registry's version of owner/pack, against
 // its transparency log.
-func verifyDownload(ctx context.Context, f *factory, c *client.Client, logKey, owner, pack string, detail *client.PackageDetail, version string, content []byte) (*client.VersionProof, error) {
+func verifyDownload(ctx context.Context, f *factory, c *client.Client, flags verifyFlags, owner, pack string, detail *client.PackageDetail, version string, content []byte) (*client.VersionProof, error) {
 	if !strings.EqualFold(detail.Package.OwnerSlug, owner) || !strings.EqualFold(detail.Package.PackSlug, pack) {
 		return nil, &client.VerificationError{Check: "entry", Msg: fmt.Sprintf("the registry answered for %s when asked for %s/%s", detail.Package.FullName(), owner, pack)}
 	}
-	v, err := f.logVerifier(ctx, c, logKey)
+	v, err := f.logVerifier(ctx, c, flags)
 	if err != nil {
 		return nil, err
 	}

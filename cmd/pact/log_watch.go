@@ -93,7 +93,7 @@ func runLogWatch(ctx context.Context, opts *logWatchOptions) error {
 	if err != nil {
 		return err
 	}
-	v, err := opts.Factory.logVerifier(ctx, c, opts.Verify.LogKey)
+	v, err := opts.Factory.logVerifier(ctx, c, opts.Verify)
 	if err != nil {
 		return err
 	}

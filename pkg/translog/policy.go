@@ -139,8 +139,8 @@ func (p *Policy) Witness(key string) *PolicyWitness {
 // Witnessed is a checkpoint a policy accepts.
 type Witnessed struct {
 	Checkpoint
-	// Cosigned are the keys of the policy's witnesses whose cosignature
-	// verified, and when each cosigned.
+	// Cosigned are the names (in the policy) of the witnesses whose
+	// cosignature verified, and when each cosigned.
 	Cosigned map[string]time.Time
 	// QuorumTime is the newest time at which cosignatures that meet the
 	// quorum vouch for the checkpoint: the oldest of the newest
@@ -182,7 +182,7 @@ func (p *Policy) Verify(signed []byte) (*Witnessed, error) {
 			return nil, fmt.Errorf("the cosignature of %s: %w", pw.Name, err)
 		}
 		cosigs = append(cosigs, cosig{sig, at})
-		w.Cosigned[pw.Key] = time.Unix(at, 0).UTC()
+		w.Cosigned[pw.Name] = time.Unix(at, 0).UTC()
 	}
 	if p.policy.Check(c.Origin, own) == nil {
 		return w, nil // a quorum of none

@@ -7,9 +7,11 @@ package witness
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +61,7 @@ func New(timeout time.Duration, userAgent string) *Client {
 
 // AddCheckpoint posts "old N", the proof's hashes, a blank line and the
 // signed checkpoint to url/add-checkpoint; see registry.WitnessClient.
-func (c *Client) AddCheckpoint(ctx context.Context, url string, oldSize int64, proof tlog.TreeProof, signed []byte) ([]byte, error) {
+func (c *Client) AddCheckpoint(ctx context.Context, prefix string, oldSize int64, proof tlog.TreeProof, signed []byte) ([]byte, error) {
 	var body bytes.Buffer
 	fmt.Fprintf(&body, "old %d\n", oldSize)
 	for _, h := range proof {
@@ -67,7 +69,7 @@ func (c *Client) AddCheckpoint(ctx context.Context, url string, oldSize int64, p
 	}
 	body.WriteString("\n")
 	body.Write(signed)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/add-checkpoint", &body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, prefix+"/add-checkpoint", &body)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +79,11 @@ func (c *Client) AddCheckpoint(ctx context.Context, url string, oldSize int64, p
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err // the URL is the witness's, said beside the error
+		}
+		return nil, fmt.Errorf("no answer: %w", err)
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
