@@ -47,6 +47,9 @@ type Policy struct {
 	Logs []string
 	// Witnesses are its witnesses, in the order of the file.
 	Witnesses []PolicyWitness
+	// Quorum names the component that must be satisfied ("none": only
+	// the log's signature).
+	Quorum string
 }
 
 // A PolicyWitness is one witness line of a policy.
@@ -77,6 +80,8 @@ func ParsePolicy(text []byte) (*Policy, error) {
 			continue
 		}
 		switch fields[0] {
+		case "quorum":
+			p.Quorum = fields[1]
 		case "log":
 			if len(fields) > 3 {
 				return nil, fmt.Errorf("policy: line %d: a log line is log VKEY [URL]", i+1)
@@ -158,6 +163,20 @@ func (p *Policy) Verify(signed []byte) (*Witnessed, error) {
 	}
 	_, n, err := torchwood.VerifyCheckpoint(signed, p.policy)
 	if err != nil {
+		if n, oerr := note.Open(signed, p.policy); oerr == nil {
+			// Signed well, but not by enough witnesses: say by whom.
+			var names []string
+			for _, sig := range n.Sigs {
+				if pw := p.witnessOf(sig); pw != nil {
+					names = append(names, pw.Name)
+				}
+			}
+			by := "no witness of the policy"
+			if len(names) > 0 {
+				by = "only " + strings.Join(names, ", ")
+			}
+			return nil, fmt.Errorf("it is cosigned by %s, short of the policy's quorum %q", by, p.Quorum)
+		}
 		return nil, err
 	}
 	c, err := ParseCheckpointText(n.Text)
