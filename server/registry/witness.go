@@ -27,9 +27,9 @@ import (
 
 // WitnessStore keeps what the witnesses answered.
 type WitnessStore interface {
-	// WitnessTurn runs push unless another process is pushing to the
-	// witnesses of this log (PostgreSQL replicas take turns), in which
-	// case it answers false without running it.
+	// WitnessTurn runs push unless a push to the witnesses of this log is
+	// under way, here or in another process (PostgreSQL replicas take
+	// turns), in which case it answers false without running it.
 	WitnessTurn(ctx context.Context, push func(ctx context.Context) error) (ran bool, err error)
 	// WitnessState answers every witness's row, the cosignatures stored for
 	// the checkpoint of size, and the witnessed checkpoint.

@@ -16,12 +16,17 @@ import (
 // lock that lets one replica at a time push to the witnesses.
 const witnessLockKey = 7_346_572_019
 
-// WitnessTurn runs push while this process holds the witnesses' turn. On
-// PostgreSQL the turn is a session advisory lock, tried (never waited for)
-// on a connection of its own and held for the round, so replicas push one
-// at a time and a replica that dies mid-round releases it with its
-// session. A SQLite file has one pactd.
+// WitnessTurn runs push while this Store holds the witnesses' turn: no
+// other turn of it is under way, and on PostgreSQL none of another
+// process either. There the turn is a session advisory lock, tried (never
+// waited for) on a connection of its own and held for the round, so
+// replicas push one at a time and a replica that dies mid-round releases
+// it with its session. A SQLite file has one pactd.
 func (s *Store) WitnessTurn(ctx context.Context, push func(ctx context.Context) error) (bool, error) {
+	if !s.witnessTurn.TryLock() {
+		return false, nil
+	}
+	defer s.witnessTurn.Unlock()
 	if s.dialect.name() != "postgres" {
 		return true, push(ctx)
 	}
