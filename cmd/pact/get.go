@@ -65,14 +65,23 @@ included in it, and the entry holds the document's sha256 and size, its
 owner, pack and version. The key is --log-key, else PACT_LOG_KEY, else
 the one pinned in the config file; on first use the registry's key is
 pinned there and printed (trust on first use). A failed check writes
-nothing and exits 6. --no-verify skips the check.`,
+nothing and exits 6. --no-verify skips the check.
+
+When the registry has a witness policy (GET /log/policy), the checkpoint
+must also carry cosignatures of its witnesses that meet the policy's
+quorum, the newest quorum of them cosigned at most --max-checkpoint-age
+ago (24h; 0 for any age). The policy is --log-policy FILE, else the file
+of PACT_LOG_POLICY, else the one pinned in the config file; on first use
+the registry's policy is pinned there (none, when it has none), and a
+changed policy is never trusted silently.`,
 		Example: `  $ pact get alice/hello
   $ pact get alice/hello@1.0.0 -o vendor/hello.pact.md
   $ pact get alice/hello@latest
   $ pact get https://pact.example.com/alice/hello@1.0.0
   $ pact get --force alice/hello
   $ pact get alice/hello -o - | less
-  $ pact get --no-verify alice/hello`,
+  $ pact get --no-verify alice/hello
+  $ pact get --log-policy witnesses.txt --max-checkpoint-age 2h alice/hello`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error

@@ -38,8 +38,11 @@ serves; and for a version published by SSH signature, the signature
 verifies with the logged public key over the logged six-line message.
 
 The log's key comes as for 'pact get': --log-key, PACT_LOG_KEY, the key
-pinned in the config, or the registry's, pinned on first use. Writes no
-file. Exits 6 when a check fails.`,
+pinned in the config, or the registry's, pinned on first use; so does its
+witness policy (--log-policy, PACT_LOG_POLICY, pinned, or the registry's),
+under which the checkpoint's cosignatures must meet the quorum, the newest
+quorum at most --max-checkpoint-age old, and which witnesses cosigned is
+printed. Writes no file. Exits 6 when a check fails.`,
 		Example: `  $ pact verify alice/hello
   $ pact verify alice/hello@1.0.0 --json`,
 		Args: usageArgs(cobra.ExactArgs(1)),

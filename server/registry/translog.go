@@ -291,7 +291,9 @@ func (s *Service) SequenceLog(ctx context.Context) (int64, error) {
 		})
 		if err == nil && size != last {
 			s.checkpoint.set(0, nil, time.Time{}) // a new checkpoint may be signed
-			s.wakeWitnesses()
+		}
+		if err == nil && size > st.TreeSize {
+			s.wakeWitnesses() // a new checkpoint was signed
 		}
 		// Done when caught up, or when a round made no progress (the
 		// next one, a moment later, will).
