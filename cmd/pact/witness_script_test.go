@@ -74,9 +74,10 @@ func requireLitewitness(t *testing.T) string {
 //
 //	witness stop|start NAME        stop (SIGINT) or start again w1 or w2, on its address and database
 //	witnessed-within DURATION N [URL]  poll URL/log/checkpoint ($SERVER_URL by default) until it
-//	                               covers N entries, failing after DURATION; every answer must
-//	                               be accepted by torchwood.VerifyCheckpoint under
-//	                               $WORK/policy.txt; prints "witnessed SIZE entries"
+//	                               covers N entries, failing after DURATION; every checkpoint
+//	                               served must be accepted by torchwood.VerifyCheckpoint under
+//	                               $WORK/policy.txt (503: none witnessed yet); prints
+//	                               "witnessed SIZE entries"
 //	readyz-until DURATION PATH VALUE [URL]  poll URL/readyz until PATH of its JSON is VALUE
 //	                               (as json prints it); the answer stays in $WORK/readyz.json
 //	pactd-logged DURATION REGEXP   wait until what pactd logged matches REGEXP
@@ -363,19 +364,24 @@ func cmdWitnessedWithin(ts *testscript.TestScript, neg bool, args []string) {
 		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
 		ts.Check(err)
-		if resp.StatusCode != http.StatusOK {
+		size := int64(-1) // none witnessed yet: 503
+		switch resp.StatusCode {
+		case http.StatusOK:
+			c, _, err := torchwood.VerifyCheckpoint(body, policy)
+			if err != nil {
+				ts.Fatalf("torchwood.VerifyCheckpoint under policy.txt: %v\n%s", err, body)
+			}
+			size = c.N
+		case http.StatusServiceUnavailable:
+		default:
 			ts.Fatalf("GET %s/log/checkpoint: %d %s", base, resp.StatusCode, body)
 		}
-		c, _, err := torchwood.VerifyCheckpoint(body, policy)
-		if err != nil {
-			ts.Fatalf("torchwood.VerifyCheckpoint under policy.txt: %v\n%s", err, body)
-		}
-		if c.N >= want {
-			fmt.Fprintf(ts.Stdout(), "witnessed %d entries\n", c.N)
+		if size >= want {
+			fmt.Fprintf(ts.Stdout(), "witnessed %d entries\n", size)
 			return
 		}
 		if took := time.Since(start); took > limit {
-			ts.Fatalf("after %s, the checkpoint the witnesses cosigned covers %d entries, not %d", took.Round(time.Millisecond), c.N, want)
+			ts.Fatalf("after %s, the checkpoint the witnesses cosigned covers %d entries, not %d (%d %s)", took.Round(time.Millisecond), size, want, resp.StatusCode, body)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
