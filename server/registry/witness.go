@@ -164,6 +164,14 @@ type witnessing struct {
 	retry   map[string]witnessRetry // by key: this process's back-off
 	pushes  map[[2]string]uint64    // by witness name and result
 	lastMet *bool                   // the quorum after the last round
+	// cosigned is, by key, the size this process last had cosigned and
+	// when: a witness whose clock lags is not asked again every round.
+	cosigned map[string]witnessCosigned
+}
+
+type witnessCosigned struct {
+	size int64
+	at   time.Time
 }
 
 type witnessRetry struct {
@@ -190,7 +198,8 @@ func (s *Service) InitWitnesses(opts WitnessOptions) error {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s.witness = &witnessing{policy: opts.Policy, client: opts.Client, refresh: refresh, log: log,
-		wake: make(chan struct{}, 1), retry: map[string]witnessRetry{}, pushes: map[[2]string]uint64{}}
+		wake: make(chan struct{}, 1), retry: map[string]witnessRetry{}, pushes: map[[2]string]uint64{},
+		cosigned: map[string]witnessCosigned{}}
 	return nil
 }
 
@@ -285,7 +294,7 @@ func (s *Service) witnessRound(ctx context.Context) error {
 		if c, ok := cosigs[pw.Key]; ok && now.Sub(c.SignedAt) < w.refresh {
 			continue
 		}
-		if !w.due(pw.Key, now) {
+		if !w.due(pw.Key, size, now) {
 			continue
 		}
 		wg.Add(1)
@@ -311,7 +320,7 @@ func (s *Service) witnessRound(ctx context.Context) error {
 		if o.err == nil {
 			cosigs[pw.Key] = o.cosig
 			round.Cosignatures = append(round.Cosignatures, o.cosig)
-			w.succeeded(pw.Key)
+			w.succeeded(pw.Key, size, now)
 			if prev.FailingSince != nil {
 				w.log.Info("witness "+pw.Name+" cosigns again", "witness", pw.Name, "url", pw.URL,
 					"down_for", now.Sub(*prev.FailingSince).Round(time.Second).String())
@@ -416,16 +425,23 @@ func (s *Service) pushTo(ctx context.Context, pw *translog.PolicyWitness, size i
 	return Cosignature{}, learnt, fmt.Errorf("it answered 409 Conflict %d times", maxWitnessConflicts)
 }
 
-func (w *witnessing) due(key string, now time.Time) bool {
+// due says whether a witness may be asked to cosign the checkpoint of size
+// now: it is not waiting out a failure, and it did not cosign that size for
+// this process less than refresh ago (whatever its clock says).
+func (w *witnessing) due(key string, size int64, now time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if c, ok := w.cosigned[key]; ok && c.size == size && now.Sub(c.at) < w.refresh {
+		return false
+	}
 	return !now.Before(w.retry[key].next)
 }
 
-func (w *witnessing) succeeded(key string) {
+func (w *witnessing) succeeded(key string, size int64, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.retry, key)
+	w.cosigned[key] = witnessCosigned{size: size, at: now}
 }
 
 func (w *witnessing) failed(key string, now time.Time) {
