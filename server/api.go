@@ -82,7 +82,14 @@ func (s *Server) ready(c *gin.Context) {
 		s.shared.Fail(c, errors.Join(registry.Errorf(registry.Unavailable, "database is not answering"), err))
 		return
 	}
-	httpx.JSON(c, http.StatusOK, wire.OK{OK: true})
+	// The witnesses are a detail: a replica whose witnesses fail still
+	// serves and publishes (docs/operations.md, Witnesses).
+	report, err := s.svc.WitnessReport(c)
+	if err != nil {
+		s.shared.Fail(c, errors.Join(registry.Errorf(registry.Unavailable, "database is not answering"), err))
+		return
+	}
+	httpx.JSON(c, http.StatusOK, wire.Ready{OK: true, LogWitnesses: presentWitnesses(report)})
 }
 
 func (s *Server) listPackages(c *gin.Context) {

@@ -87,6 +87,7 @@ func New(svc *registry.Service, cfg Config) *Server {
 	s.shared.RequestLog = cfg.RequestLog
 	s.shared.Metrics.AddCache("documents", svc.DocumentCache)
 	s.shared.Metrics.AddCache("log_tiles", s.tiles.stats)
+	s.shared.Metrics.AddWitnesses(svc.WitnessReport)
 	s.api = s.shared.NewEngine()
 	s.routeAPI(s.api)
 	s.web = s.shared.NewEngine()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -18,6 +19,7 @@ import (
 func (s *Server) routeLog(e *gin.Engine) {
 	httpx.GetAndHead(e, "/log/checkpoint", s.logCheckpoint)
 	httpx.GetAndHead(e, "/log/key", s.logKey)
+	httpx.GetAndHead(e, "/log/policy", s.logPolicy)
 	httpx.GetAndHead(e, "/log/tile/*path", s.logTile)
 	httpx.GetAndHead(e, "/log/proof/:index", s.logProof)
 }
@@ -68,6 +70,33 @@ func (s *Server) logKey(c *gin.Context) {
 		return
 	}
 	writeLogBody(c, "text/plain; charset=utf-8", cacheCheckpoint, []byte(key+"\n"))
+}
+
+// logPolicy answers the witness policy as the operator wrote it
+// (docs/protocol.md, Witnesses); 404 without one.
+func (s *Server) logPolicy(c *gin.Context) {
+	policy := s.svc.WitnessPolicy()
+	if policy == nil {
+		s.shared.Fail(c, registry.Errorf(registry.NotFound, "this registry's log has no witness policy"))
+		return
+	}
+	writeLogBody(c, "text/plain; charset=utf-8", cacheCheckpoint, policy)
+}
+
+// presentWitnesses is the witnesses' part of /readyz, nil without a policy.
+func presentWitnesses(r *registry.WitnessReport) *wire.LogWitnesses {
+	if r == nil {
+		return nil
+	}
+	out := &wire.LogWitnesses{CheckpointSize: r.CheckpointSize, WitnessedSize: r.WitnessedSize, Witnesses: []wire.LogWitness{}}
+	if !r.QuorumTime.IsZero() {
+		out.WitnessedAt = wire.OptionalTime(&r.QuorumTime)
+	}
+	for _, w := range r.Witnesses {
+		out.Witnesses = append(out.Witnesses, wire.LogWitness{Name: w.Name, URL: w.URL, OK: w.OK,
+			FailingSince: wire.OptionalTime(w.FailingSince), Error: w.Error, CosignedSize: w.CosignedSize})
+	}
+	return out
 }
 
 func (s *Server) logTile(c *gin.Context) {

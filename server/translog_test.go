@@ -276,3 +276,20 @@ func TestLogProofVerifiesWithTorchwood(t *testing.T) {
 		}
 	})
 }
+
+// Without a witness policy nothing changes: /log/policy is 404 (the JSON
+// error), and /readyz says only ok, as it did before witnesses existed.
+func TestLogWithoutWitnessPolicy(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		got := env.API.Get("/log/policy")
+		wantStatus(t, got.Status, http.StatusNotFound, got.Body)
+		if msg, _ := got.JSON(t)["error"].(string); msg != "this registry's log has no witness policy" {
+			t.Errorf("GET /log/policy: error %q", msg)
+		}
+		ready := env.API.Get("/readyz")
+		wantStatus(t, ready.Status, http.StatusOK, ready.Body)
+		if body := strings.TrimSpace(string(ready.Body)); body != `{"ok":true}` {
+			t.Errorf("GET /readyz = %s, want {\"ok\":true}", body)
+		}
+	})
+}

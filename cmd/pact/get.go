@@ -11,12 +11,14 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pact-registry/pact/pkg/client"
 	"github.com/pact-registry/pact/pkg/packfmt"
+	"github.com/pact-registry/pact/pkg/translog"
 )
 
 type getOptions struct {
@@ -69,6 +71,14 @@ the one pinned in the config file; on first use the registry's key is
 pinned there and printed (trust on first use). A failed check writes
 nothing and exits 6. --no-verify skips the check.
 
+When the registry has a witness policy (GET /log/policy), the checkpoint
+must also carry cosignatures of its witnesses that meet the policy's
+quorum, the newest quorum of them cosigned at most --max-checkpoint-age
+ago (24h; 0 for any age). The policy is --log-policy FILE, else the file
+of PACT_LOG_POLICY, else the one pinned in the config file; on first use
+the registry's policy is pinned there (none, when it has none), and a
+changed policy is never trusted silently.
+
 --save-proof also writes the version's offline proof (C2SP tlog-proof:
 the log's entry, its inclusion proof and the log's signed checkpoint) to
 FILE.tlog-proof beside the document, after checking it as above; 'pact
@@ -81,7 +91,8 @@ verify --offline FILE' then checks the document with no network.`,
   $ pact get --force alice/hello
   $ pact get alice/hello -o - | less
   $ pact get --no-verify alice/hello
-  $ pact get --save-proof alice/hello@1.0.0`,
+  $ pact get --save-proof alice/hello@1.0.0
+  $ pact get --log-policy witnesses.txt --max-checkpoint-age 2h alice/hello`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
@@ -283,7 +294,7 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	var offlineProof []byte
 	if !opts.Verify.NoVerify {
 		var lv *client.LogVerifier
-		proof, lv, err = verifyDownload(ctx, opts.Factory, c, opts.Verify.LogKey, opts.Owner, opts.Pack, detail, version, content)
+		proof, lv, err = verifyDownload(ctx, opts.Factory, c, opts.Verify, opts.Owner, opts.Pack, detail, version, content)
 		if err == nil && opts.SaveProof {
 			offlineProof, err = lv.ProofOfVersion(ctx, proof)
 		}
@@ -356,6 +367,9 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	}
 	if proof != nil {
 		opts.IO.info("  logged at index %d, included in the checkpoint of %s of %s", proof.Index, plural(proof.Checkpoint.Size, "entry", "entries"), proof.Checkpoint.Origin)
+		if w := proof.Checkpoint.Witnessed; w != nil {
+			opts.IO.info("  cosigned by %s", describeCosigners(w))
+		}
 		if proofPath != "" {
 			opts.IO.info("  offline proof written to %s ('pact verify --offline %s' checks it with no network)", proofPath, path)
 		}
@@ -363,6 +377,27 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		opts.IO.info("  not checked against the registry's transparency log (--no-verify)")
 	}
 	return nil
+}
+
+// describeCosigners says who cosigned a checkpoint and when a quorum last
+// did: "w1 and w2 (a quorum at 2026-11-22 22:05:01 UTC)".
+func describeCosigners(w *translog.Witnessed) string {
+	names := make([]string, 0, len(w.Cosigned))
+	for name := range w.Cosigned {
+		names = append(names, safeText(name))
+	}
+	sort.Strings(names)
+	text := "no witness"
+	switch n := len(names); {
+	case n == 1:
+		text = names[0]
+	case n > 1:
+		text = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	if !w.QuorumTime.IsZero() {
+		text += " (a quorum at " + w.QuorumTime.UTC().Format("2006-01-02 15:04:05") + " UTC)"
+	}
+	return text
 }
 
 // warnLifecycle tells the user that the version fetched is yanked or the
@@ -382,11 +417,11 @@ func warnLifecycle(io *iostreams, p *client.Package, v *client.Version) {
 
 // verifyDownload checks content, the registry's version of owner/pack, against
 // its transparency log.
-func verifyDownload(ctx context.Context, f *factory, c *client.Client, logKey, owner, pack string, detail *client.PackageDetail, version string, content []byte) (*client.VersionProof, *client.LogVerifier, error) {
+func verifyDownload(ctx context.Context, f *factory, c *client.Client, flags verifyFlags, owner, pack string, detail *client.PackageDetail, version string, content []byte) (*client.VersionProof, *client.LogVerifier, error) {
 	if !strings.EqualFold(detail.Package.OwnerSlug, owner) || !strings.EqualFold(detail.Package.PackSlug, pack) {
 		return nil, nil, &client.VerificationError{Check: "entry", Msg: fmt.Sprintf("the registry answered for %s when asked for %s/%s", detail.Package.FullName(), owner, pack)}
 	}
-	v, err := f.logVerifier(ctx, c, logKey)
+	v, err := f.logVerifier(ctx, c, flags)
 	if err != nil {
 		return nil, nil, err
 	}

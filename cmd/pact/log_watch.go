@@ -52,8 +52,9 @@ beginning, --from N at entry N. It reads up to a checkpoint that covers
 everything the registry had logged when asked, so a change just made (by
 anyone) is printed. Every entry printed is proved to be in that
 checkpoint, which is signed by the log's key and extends the last
-checkpoint this machine saw (the key as for 'pact get'). A failed check
-exits 6.
+checkpoint this machine saw (the key, and a witness policy whose quorum
+must have cosigned it within --max-checkpoint-age, as for 'pact get'). A
+failed check exits 6.
 
 Without --follow, prints what is new and exits; with --follow, keeps
 asking the registry every --interval until interrupted (a registry out of
@@ -94,7 +95,7 @@ func runLogWatch(ctx context.Context, opts *logWatchOptions) error {
 	if err != nil {
 		return err
 	}
-	v, err := opts.Factory.logVerifier(ctx, c, opts.Verify.LogKey)
+	v, err := opts.Factory.logVerifier(ctx, c, opts.Verify)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,8 @@ type logScriptServer struct {
 	// newDB makes a fresh empty database of the backend (PostgreSQL), or
 	// returns a file name in $WORK (SQLite).
 	newDB func(name string) string
+	// flags go to every pactd serve of the script (its restarts and copy).
+	flags []string
 }
 
 // TestLogScripts runs testdata/logscript/*.txtar, the transparency log seen
@@ -132,7 +134,7 @@ func (ls *logScriptServer) restart(ts *testscript.TestScript, between func(db st
 	var err error
 	// The port was ours a moment ago; give the kernel a moment to free it.
 	for range 50 {
-		if srv, err = pactdtest.StartDBAt(ls.bin, ls.srv.DB, addr); err == nil {
+		if srv, err = pactdtest.StartDBAt(ls.bin, ls.srv.DB, addr, ls.flags...); err == nil {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -241,7 +243,7 @@ func cmdPactdCopy(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		ts.Check(os.WriteFile(copyDB, data, 0o600))
 	})
-	srv, err := pactdtest.StartDB(ls.bin, copyDB)
+	srv, err := pactdtest.StartDB(ls.bin, copyDB, ls.flags...)
 	ts.Check(err)
 	ts.Defer(func() { srv.Stop() })
 	ts.Setenv("COPY_URL", srv.URL)

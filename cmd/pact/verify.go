@@ -40,8 +40,11 @@ serves; and for a version published by SSH signature, the signature
 verifies with the logged public key over the logged six-line message.
 
 The log's key comes as for 'pact get': --log-key, PACT_LOG_KEY, the key
-pinned in the config, or the registry's, pinned on first use. Writes no
-file. Exits 6 when a check fails.
+pinned in the config, or the registry's, pinned on first use; so does its
+witness policy (--log-policy, PACT_LOG_POLICY, pinned, or the registry's),
+under which the checkpoint's cosignatures must meet the quorum, the newest
+quorum at most --max-checkpoint-age old, and which witnesses cosigned is
+printed. Writes no file. Exits 6 when a check fails.
 
 With --offline, FILE.pact.md is checked against the proof 'pact get
 --save-proof' wrote beside it (FILE.pact.md.tlog-proof), with no network:
@@ -85,7 +88,16 @@ type verification struct {
 	Size               int64              `json:"size"`
 	Auth               string             `json:"auth"`
 	Signature          *signatureVerified `json:"signature"`
+	Witnesses          *witnessesVerified `json:"witnesses"`
 	Verified           bool               `json:"verified"`
+}
+
+// witnessesVerified is what a witness policy proved of the checkpoint:
+// which of its witnesses cosigned it, when, and when a quorum last did
+// (null when the quorum needs none).
+type witnessesVerified struct {
+	Cosigned   map[string]time.Time `json:"cosigned"`
+	QuorumTime *time.Time           `json:"quorum_time"`
 }
 
 type checkpointJSON struct {
@@ -126,7 +138,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	fail := func(err error) error {
 		return fmt.Errorf("%s/%s %s: %w", opts.Owner, opts.Pack, version, err)
 	}
-	proof, _, err := verifyDownload(ctx, opts.Factory, c, opts.Verify.LogKey, opts.Owner, opts.Pack, detail, version, content)
+	proof, _, err := verifyDownload(ctx, opts.Factory, c, opts.Verify, opts.Owner, opts.Pack, detail, version, content)
 	if err != nil {
 		return fail(err)
 	}
@@ -160,6 +172,13 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		seen := prev.SeenAt
 		out.PreviousCheckpoint = &checkpointJSON{Origin: prev.Origin, Size: prev.Size, RootHash: base64.StdEncoding.EncodeToString(prev.Hash[:]), SeenAt: &seen}
 	}
+	if w := cp.Witnessed; w != nil {
+		out.Witnesses = &witnessesVerified{Cosigned: w.Cosigned}
+		if !w.QuorumTime.IsZero() {
+			q := w.QuorumTime
+			out.Witnesses.QuorumTime = &q
+		}
+	}
 	if sig != nil {
 		out.Signature = &signatureVerified{Key: sig.Key, Fingerprint: sig.Fingerprint, Timestamp: sig.Timestamp, Nonce: sig.Nonce,
 			Verified: sig.Unverifiable == "", Unverifiable: sig.Unverifiable}
@@ -174,6 +193,9 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	fmt.Fprintf(w, "%s/%s %s\n", safeText(out.Owner), safeText(out.Pack), safeText(version))
 	row("logged", "at index %d: %s by %s, %s, auth %s", proof.Index, proof.Entry.Kind, proof.Publish.Owner, formatTime(proof.Entry.Time)+" UTC", proof.Publish.Auth)
 	row("included", "in the checkpoint of %s of %s (root hash %s), signed by the log's key", plural(cp.Size, "entry", "entries"), cp.Origin, out.Checkpoint.RootHash)
+	if cp.Witnessed != nil {
+		row("witnessed", "cosigned by %s: the quorum of the log's witness policy", describeCosigners(cp.Witnessed))
+	}
 	if prev := cp.Previous; prev != nil {
 		row("consistent", "with the checkpoint of %s seen on %s UTC", plural(prev.Size, "entry", "entries"), formatTime(prev.SeenAt))
 	} else {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -18,27 +19,44 @@ import (
 	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
+	"github.com/pact-registry/pact/server/witness"
 )
 
 // The transparency log's settings and the `pactd log` commands
 // (docs/operations.md, The transparency log).
 
 type logSettings struct {
-	KeyFile string
-	Origin  string
+	KeyFile        string
+	Origin         string
+	WitnessPolicy  string
+	WitnessRefresh time.Duration
 }
 
 func (c *logSettings) flags(f *pflag.FlagSet) {
 	f.StringVar(&c.KeyFile, "log-key-file", "", "file holding the transparency log's signer key (pactd log genkey); default: the key kept in the database, made at the first start")
 	f.StringVar(&c.Origin, "log-origin", "", "name of a log key made at the first start (default <host of --base-url>/log)")
+	f.StringVar(&c.WitnessPolicy, "witness-policy", "", "file holding the log's witness policy (C2SP tlog-policy: log, witness NAME VKEY URL, group, quorum lines): checkpoints are pushed to its witnesses and /log/checkpoint serves the newest a quorum cosigned (default: none, checkpoints are served as signed)")
+	f.DurationVar(&c.WitnessRefresh, "witness-refresh", registry.DefaultWitnessRefresh, "with --witness-policy, how old the witnesses' cosignatures of an unchanged checkpoint may grow before it is sent to them again (at least 1s)")
+}
+
+// validate checks the log's settings that need no file or database.
+func (c *logSettings) validate() error {
+	if c.WitnessRefresh < time.Second {
+		return invalid("witness-refresh", "is not a duration of at least 1s, such as 1h")
+	}
+	return nil
 }
 
 // How the sequencer runs: right after this process appends, and every
 // logPoll for other replicas' appends; at most one checkpoint per
 // logMinGap. A publish is covered by a checkpoint well within a second.
+// The witnesses' pusher runs as soon as this process signs a checkpoint,
+// and every witnessPoll for other replicas' checkpoints, refreshes and
+// retries: a publish is covered by a witnessed checkpoint within 2 s.
 const (
-	logPoll   = 500 * time.Millisecond
-	logMinGap = 100 * time.Millisecond
+	logPoll     = 500 * time.Millisecond
+	logMinGap   = 100 * time.Millisecond
+	witnessPoll = 500 * time.Millisecond
 )
 
 // startLog loads (or makes) the log's key and starts the sequencer for as
@@ -62,6 +80,11 @@ func startLog(ctx context.Context, svc *registry.Service, cfg logSettings, baseU
 		return fmt.Errorf("transparency log: %w", err)
 	}
 	warnOfLogOrigin(ctx, log, svc.LogOrigin(), cfg.Origin, baseURL, explicitBase, addr)
+	if cfg.WitnessPolicy != "" {
+		if err := startWitnesses(ctx, svc, cfg, log); err != nil {
+			return err
+		}
+	}
 	// The sequencer's first round signs the first checkpoint; serving does
 	// not wait for it, so a registry upgraded to the log starts at once.
 	go svc.RunLogSequencer(ctx, logPoll, logMinGap, func(err error) {
@@ -70,6 +93,43 @@ func startLog(ctx context.Context, svc *registry.Service, cfg logSettings, baseU
 			level = slog.LevelDebug // the store logs the outage once, with why
 		}
 		log.Log(ctx, level, "transparency log: sequencing failed; retrying", "err", err.Error())
+	})
+	return nil
+}
+
+// startWitnesses reads the witness policy and starts the pusher beside the
+// sequencer (docs/operations.md, Witnesses).
+func startWitnesses(ctx context.Context, svc *registry.Service, cfg logSettings, log *slog.Logger) error {
+	f, err := os.Open(cfg.WitnessPolicy)
+	if err != nil {
+		return fmt.Errorf("--witness-policy: %w", err)
+	}
+	text, err := io.ReadAll(io.LimitReader(f, translog.MaxPolicySize+1))
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("--witness-policy: %w", err)
+	}
+	policy, err := translog.ParsePolicy(text)
+	if err != nil {
+		return fmt.Errorf("--witness-policy %s: %w", cfg.WitnessPolicy, err)
+	}
+	if err := svc.InitWitnesses(registry.WitnessOptions{Policy: policy, Refresh: cfg.WitnessRefresh, Log: log,
+		Client: witness.New(witness.DefaultTimeout, "pactd/"+version)}); err != nil {
+		return fmt.Errorf("--witness-policy %s: %w", cfg.WitnessPolicy, err)
+	}
+	pushing := 0
+	for _, w := range policy.Witnesses {
+		if w.URL != "" {
+			pushing++
+		}
+	}
+	log.Info(fmt.Sprintf("transparency log: pushing checkpoints to %d of the %d witnesses of %s", pushing, len(policy.Witnesses), cfg.WitnessPolicy))
+	go svc.RunWitnessPusher(ctx, witnessPoll, func(err error) {
+		level := slog.LevelError
+		if registry.IsCode(err, registry.Unavailable) {
+			level = slog.LevelDebug // no checkpoint yet, or the store's outage, logged once
+		}
+		log.Log(ctx, level, "transparency log: pushing to the witnesses failed; retrying", "err", err.Error())
 	})
 	return nil
 }

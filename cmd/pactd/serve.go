@@ -142,6 +142,9 @@ func (c *serveConfig) validate() error {
 	if c.BaseURL != "" && !isBaseURL(c.BaseURL) {
 		return invalid("base-url", "is not an absolute http(s) URL such as https://pact.example.com")
 	}
+	if err := c.Log.validate(); err != nil {
+		return err
+	}
 	if _, ok := logFormats[c.LogFormat]; !ok {
 		return invalid("log-format", "is not text, json or auto")
 	}
@@ -276,7 +279,10 @@ that is not valid, stops serve with exit code 2 before it listens.`,
 
   # Behind a proxy, on PostgreSQL, with /metrics only on a private address
   PACTD_DB=postgres://pact@db/pact pactd serve --addr :8080 --base-url https://pact.example.com \
-    --metrics-addr 10.0.0.5:9090`,
+    --metrics-addr 10.0.0.5:9090
+
+  # With witnesses cosigning the log's checkpoints (docs/operations.md, Witnesses)
+  pactd serve --base-url https://pact.example.com --witness-policy /etc/pactd/witnesses.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			from, err := applySettings(cmd, os.Environ())

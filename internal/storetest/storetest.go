@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("DeviceLogins", s.testDeviceLogins)
 	t.Run("AccountSafety", s.testAccountSafety)
 	t.Run("Log", s.testLog)
+	t.Run("Witnesses", s.testWitnesses)
 	t.Run("TrustedPublishers", s.testTrustedPublishers)
 	t.Run("Releases", s.testReleases)
 	t.Run("Orgs", s.testOrgs)

@@ -45,8 +45,10 @@ const (
 // between it and the client) misbehaves, never a network hiccup: failures
 // to reach the registry stay the errors they are.
 type VerificationError struct {
-	// Check names what failed: "log-key", "checkpoint", "consistency",
-	// "inclusion", "entry", "signature", "bounds" (an answer over its size).
+	// Check names what failed: "log-key", "checkpoint", "witness" (the
+	// cosignatures do not meet the witness policy), "freshness" (the newest
+	// quorum of them is too old), "consistency", "inclusion", "entry",
+	// "signature", "bounds" (an answer over its size).
 	Check string
 	Msg   string
 }
@@ -71,6 +73,24 @@ func (c *Client) LogKey(ctx context.Context) (string, error) {
 		return "", verifyErrorf("log-key", "the registry's log key %q is not a verifier key: %v", clip.Text(key, 80), err)
 	}
 	return key, nil
+}
+
+// LogPolicy fetches the witness policy the registry announces for its log
+// (GET /log/policy), parsed; nil when it has none (404). As with the key,
+// a client should pin it once, never trust it afresh on every run.
+func (c *Client) LogPolicy(ctx context.Context) (*translog.Policy, error) {
+	data, err := c.getLog(ctx, "/log/policy", translog.MaxPolicySize)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, logRouteError("/log/policy", err)
+	}
+	p, err := translog.ParsePolicy(data)
+	if err != nil {
+		return nil, verifyErrorf("witness", "the registry's witness policy does not parse: %v", err)
+	}
+	return p, nil
 }
 
 // getLog GETs one of the log's routes with a bound on the answer.
@@ -111,6 +131,10 @@ type LogVerifier struct {
 	key      string
 	verifier note.Verifier
 	state    *logState
+	// policy, when set, is the witness policy every checkpoint must meet,
+	// its newest quorum at most maxAge old (0: any age); SetPolicy.
+	policy *translog.Policy
+	maxAge time.Duration
 
 	mu      sync.Mutex
 	tiles   map[tlog.Tile][]byte   // this run's tiles, fetched or derived from entry bundles
@@ -139,6 +163,21 @@ func (c *Client) NewLogVerifier(key, cacheDir string) (*LogVerifier, error) {
 // Key is the pinned verifier key.
 func (v *LogVerifier) Key() string { return v.key }
 
+// SetPolicy makes every checkpoint the verifier accepts carry cosignatures
+// that meet the witness policy p (docs/protocol.md, Witnesses), the newest
+// quorum of them at most maxAge old (0: any age). The policy must name the
+// pinned key in a log line.
+func (v *LogVerifier) SetPolicy(p *translog.Policy, maxAge time.Duration) error {
+	if !p.NamesLog(v.key) {
+		return fmt.Errorf("the witness policy has no line \"log %s\" for the log's key", v.key)
+	}
+	v.policy, v.maxAge = p, maxAge
+	return nil
+}
+
+// Policy is the witness policy set with SetPolicy, nil without one.
+func (v *LogVerifier) Policy() *translog.Policy { return v.policy }
+
 // StateDir is the directory holding this log's last checkpoint, tiles and
 // watch positions.
 func (v *LogVerifier) StateDir() string { return v.state.dir }
@@ -152,6 +191,9 @@ type Checkpoint struct {
 	// Previous is the checkpoint this client had seen before on this log,
 	// nil on the first use; the new one was proved to extend it.
 	Previous *SeenCheckpoint
+	// Witnessed says which witnesses cosigned it and when a quorum last
+	// did, nil without a witness policy.
+	Witnessed *translog.Witnessed
 }
 
 // SeenCheckpoint is a checkpoint kept from an earlier run.
@@ -180,7 +222,28 @@ func (v *LogVerifier) fetchCheckpoint(ctx context.Context, path string) (*Checkp
 	if cp.Size > maxTreeSize {
 		return nil, verifyErrorf("checkpoint", "the log's checkpoint claims %d entries, more than any registry holds", cp.Size)
 	}
-	return &Checkpoint{Checkpoint: cp, Note: data}, nil
+	out := &Checkpoint{Checkpoint: cp, Note: data}
+	if v.policy == nil {
+		return out, nil
+	}
+	if out.Witnessed, err = v.policy.Verify(data); err != nil {
+		return nil, verifyErrorf("witness", "the log's checkpoint of %s is not cosigned by the witnesses its policy requires: %v", countEntries(cp.Size), err)
+	}
+	if q := out.Witnessed.QuorumTime; v.maxAge > 0 && !q.IsZero() {
+		if age := v.c.now().Sub(q); age > v.maxAge {
+			return nil, verifyErrorf("freshness", "the log's newest checkpoint was last cosigned by a quorum of its witnesses %s ago (%s), longer ago than the %s allowed: the registry or its witnesses are stuck, or this client is shown an old view of the log",
+				roundAge(age), q.Format("2006-01-02 15:04:05 UTC"), v.maxAge)
+		}
+	}
+	return out, nil
+}
+
+// roundAge says a duration to the second, or the minute past an hour.
+func roundAge(d time.Duration) time.Duration {
+	if d >= time.Hour {
+		return d.Round(time.Minute)
+	}
+	return d.Round(time.Second)
 }
 
 // Latest fetches the log's checkpoint and checks it is signed by the pinned

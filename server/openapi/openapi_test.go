@@ -264,7 +264,7 @@ func TestEveryBodyHasASchemaOfTheRightMediaType(t *testing.T) {
 				switch {
 				case status == "200" && strings.HasPrefix(path, "/raw/"):
 					want = "text/markdown"
-				case status == "200" && (path == "/{owner}.keys" || path == "/metrics" || path == "/log/checkpoint" || path == "/log/key" || path == "/log/proof/{index}"):
+				case status == "200" && (path == "/{owner}.keys" || path == "/metrics" || path == "/log/checkpoint" || path == "/log/key" || path == "/log/proof/{index}" || path == "/log/policy"):
 					want = "text/plain"
 				case status == "200" && strings.HasPrefix(path, "/log/tile/"):
 					want = "application/octet-stream"

@@ -25,6 +25,9 @@ import (
 var wireTypes = map[string]reflect.Type{
 	"Error":                reflect.TypeFor[wire.Error](),
 	"Ok":                   reflect.TypeFor[wire.OK](),
+	"Ready":                reflect.TypeFor[wire.Ready](),
+	"LogWitnesses":         reflect.TypeFor[wire.LogWitnesses](),
+	"LogWitness":           reflect.TypeFor[wire.LogWitness](),
 	"Package":              reflect.TypeFor[wire.Package](),
 	"Version":              reflect.TypeFor[wire.Version](),
 	"Signature":            reflect.TypeFor[wire.Signature](),

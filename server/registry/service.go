@@ -23,6 +23,8 @@ type Service struct {
 	maxDocumentBytes int64
 	log              *LogSigner // set by InitLog
 	checkpoint       checkpointCache
+	witness          *witnessing                  // witness.go; nil without a witness policy
+	witnessed        checkpointCache              // the witnessed checkpoint served (witness.go)
 	oidcIssuers      []string                     // trust.go
 	onEvent          func(context.Context, Event) // audit.go
 	// checkPassword is CheckPassword; tests count its calls.

@@ -20,6 +20,7 @@ type Store interface {
 	SessionStore
 	DeviceLoginStore
 	LogStore
+	WitnessStore
 	TrustStore
 	ReleaseStore
 	OrgStore

@@ -308,6 +308,9 @@ func (s *Service) SequenceLog(ctx context.Context) (int64, error) {
 		if err == nil && size != last {
 			s.checkpoint.set(0, nil, time.Time{}) // a new checkpoint may be signed
 		}
+		if err == nil && size > st.TreeSize {
+			s.wakeWitnesses() // a new checkpoint was signed
+		}
 		// Done when caught up, or when a round made no progress (the
 		// next one, a moment later, will).
 		if err != nil || size >= st.Entries || size == last {
@@ -374,9 +377,10 @@ func (c *checkpointCache) set(size int64, signed []byte, read time.Time) {
 	c.size, c.signed, c.read = size, signed, read
 }
 
-// LogCheckpoint answers the latest signed checkpoint.
+// LogCheckpoint answers the checkpoint to serve: the latest signed, or
+// with a witness policy the newest its witnesses cosigned (witness.go).
 func (s *Service) LogCheckpoint(ctx context.Context) ([]byte, error) {
-	_, signed, err := s.latestCheckpoint(ctx)
+	_, signed, err := s.servedCheckpoint(ctx)
 	return signed, err
 }
 
@@ -402,11 +406,13 @@ const (
 	checkpointWaitPoll  = 20 * time.Millisecond
 )
 
-// LogCheckpointCovering answers the latest checkpoint once it covers every
+// LogCheckpointCovering answers the served checkpoint once it covers every
 // entry appended before the call (by any replica), so a client that has
 // just published, or is told of a change, sees it in the log at once. It
-// waits up to CheckpointWaitLimit for the sequencer, then answers
-// Unavailable.
+// waits up to CheckpointWaitLimit for the sequencer (and the witnesses),
+// then answers Unavailable; with a witness policy, when the sequencer has
+// covered the entries and only the witnesses have not, it answers the
+// checkpoint served (the change shows once they cosign).
 func (s *Service) LogCheckpointCovering(ctx context.Context) ([]byte, error) {
 	st, err := s.store.LogState(ctx)
 	if err != nil {
@@ -417,8 +423,8 @@ func (s *Service) LogCheckpointCovering(ctx context.Context) ([]byte, error) {
 	poll := time.NewTicker(checkpointWaitPoll)
 	defer poll.Stop()
 	for {
-		size, signed, err := s.latestCheckpoint(ctx)
-		if err != nil && !IsCode(err, Unavailable) { // Unavailable: none signed yet
+		size, signed, err := s.servedCheckpoint(ctx)
+		if err != nil && !IsCode(err, Unavailable) { // Unavailable: none signed (or witnessed) yet
 			return nil, err
 		}
 		if err == nil && size >= st.Entries {
@@ -428,6 +434,11 @@ func (s *Service) LogCheckpointCovering(ctx context.Context) ([]byte, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-limit.C:
+			if s.witness != nil && signed != nil {
+				if latest, _, lerr := s.latestCheckpoint(ctx); lerr == nil && latest >= st.Entries {
+					return signed, nil
+				}
+			}
 			return nil, Errorf(Unavailable, "the log holds %d entries but its newest checkpoint covers %d after waiting %s: try again in a moment",
 				st.Entries, size, CheckpointWaitLimit)
 		case <-poll.C:

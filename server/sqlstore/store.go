@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pact-registry/pact/server/registry"
@@ -137,6 +138,9 @@ type Store struct {
 	backfill registry.LogBackfill
 	// outage logs when the database stops and starts answering (outage.go).
 	outage *outage
+	// witnessTurn is held by a round of pushes to the log's witnesses
+	// (witness.go).
+	witnessTurn sync.Mutex
 }
 
 var _ registry.Store = (*Store)(nil)

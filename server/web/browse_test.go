@@ -339,6 +339,11 @@ func TestAPIReferenceCoversTheWholeInterface(t *testing.T) {
 	assertNoInlineCode(t, page.Body)
 	// The transparency log's verifier key, to pin (docs/protocol.md).
 	servertest.WantPage(t, page, http.StatusOK, `<code class="log-key">`+env.Service.LogVerifierKey()+`</code>`)
+	// How a witness adds the log: its origin and key, and that this
+	// registry has no witness policy yet.
+	servertest.WantPage(t, page, http.StatusOK, "witnessctl add-log -db litewitness.db -origin servertest/log\n",
+		"witnessctl add-key -db litewitness.db -origin servertest/log -key "+env.Service.LogVerifierKey()+"</pre>",
+		"It has no witness policy yet")
 
 	var doc struct {
 		Info       struct{ Version string }

@@ -253,14 +253,18 @@ func (pages *Pages) apiReference(c *gin.Context) {
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("internal error\n"))
 		return
 	}
-	pages.render(c, http.StatusOK, "docs.html", "", docsWithKey{docsPage, pages.svc.LogVerifierKey()})
+	pages.render(c, http.StatusOK, "docs.html", "", docsWithKey{docsPage, pages.svc.LogVerifierKey(), pages.svc.LogOrigin(),
+		string(pages.svc.WitnessPolicy())})
 }
 
 // docsWithKey is the shared reference plus this server's transparency log
-// key, which clients pin (docs/protocol.md, Transparency log).
+// key, which clients pin (docs/protocol.md, Transparency log), its origin,
+// which witnesses add it by, and its witness policy ("" without one).
 type docsWithKey struct {
 	*docsView
-	LogKey string
+	LogKey        string
+	LogOrigin     string
+	WitnessPolicy string
 }
 
 func buildDocs(raw []byte) (*docsView, error) {
