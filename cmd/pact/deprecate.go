@@ -49,11 +49,7 @@ MESSAGE is one line of at most 500 characters.`,
 }
 
 func runDeprecate(ctx context.Context, opts *deprecateOptions) error {
-	c, err := opts.Factory.Client()
-	if err != nil {
-		return err
-	}
-	owner, err := ownerOrMe(ctx, c, opts.Owner)
+	c, owner, err := clientAndOwner(ctx, opts.Factory, opts.Owner)
 	if err != nil {
 		return err
 	}

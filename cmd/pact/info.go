@@ -64,11 +64,7 @@ type infoOutput struct {
 const infoReleases = 100
 
 func runInfo(ctx context.Context, opts *infoOptions) error {
-	c, err := opts.Factory.Client()
-	if err != nil {
-		return err
-	}
-	owner, err := ownerOrMe(ctx, c, opts.Owner)
+	c, owner, err := clientAndOwner(ctx, opts.Factory, opts.Owner)
 	if err != nil {
 		return err
 	}

@@ -55,11 +55,7 @@ package is one of the token's account.`,
 }
 
 func runTrustRequire(ctx context.Context, opts *trustRequireOptions) error {
-	c, err := opts.Factory.Client()
-	if err != nil {
-		return err
-	}
-	owner, err := ownerOrMe(ctx, c, opts.Owner)
+	c, owner, err := clientAndOwner(ctx, opts.Factory, opts.Owner)
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,17 @@ func parseVersionRef(ref string) (owner, pack, version string, err error) {
 	return owner, pack, version, nil
 }
 
+// clientAndOwner is the factory's client and owner, or, when owner is "",
+// the username of the token's account.
+func clientAndOwner(ctx context.Context, f *factory, owner string) (*client.Client, string, error) {
+	c, err := f.Client()
+	if err != nil {
+		return nil, "", err
+	}
+	owner, err = ownerOrMe(ctx, c, owner)
+	return c, owner, err
+}
+
 // ownerOrMe is owner, or the username of the token's account when it is "".
 func ownerOrMe(ctx context.Context, c *client.Client, owner string) (string, error) {
 	if owner != "" {
