@@ -507,12 +507,6 @@ func (s *Store) queryPackages(ctx context.Context, op string, capacity int, quer
 	return list, nil
 }
 
-// escapeLike makes every character of word match itself in a LIKE pattern
-// with ESCAPE '\'.
-func escapeLike(word string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(word)
-}
-
 // PackageBySlug finds a package; the owner's username and the pack slug
 // match regardless of case.
 func (s *Store) PackageBySlug(ctx context.Context, owner, pack string) (*registry.Package, error) {
