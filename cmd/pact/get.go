@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"os"
 	"sort"
@@ -269,12 +270,13 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	if err != nil {
 		return err
 	}
-	if version != "" && detail.FindVersion(version) == nil {
-		return noSuchVersion(detail, version)
-	}
 	// Fetch the pinned version even for "latest", so a publish in between
 	// cannot pair one version's digest with another's content.
 	content, etag, err := c.Raw(ctx, opts.Owner, opts.Pack, version)
+	var apiErr *client.APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && detail.FindVersion(version) == nil {
+		return noSuchVersion(err, detail)
+	}
 	if err != nil {
 		return err
 	}
@@ -439,23 +441,23 @@ func verifyDownload(ctx context.Context, f *factory, c *client.Client, flags ver
 // maxVersionsNamed bounds the versions a missing version's error lists.
 const maxVersionsNamed = 20
 
-// noSuchVersion says that detail has no version named version, and which
-// versions it has, newest first, the yanked ones marked.
-func noSuchVersion(detail *client.PackageDetail, version string) error {
+// noSuchVersion is the registry's "no such version" (err) with the
+// versions detail has, newest first, the yanked ones marked.
+func noSuchVersion(err error, detail *client.PackageDetail) error {
 	var names []string
 	for i, v := range detail.Versions {
 		if i == maxVersionsNamed {
 			names = append(names, fmt.Sprintf("and %d more ('pact info %s')", len(detail.Versions)-i, detail.Package.FullName()))
 			break
 		}
-		name := safeText(v.Version)
+		name := v.Version
 		if v.Yanked {
 			name += " (yanked)"
 		}
 		names = append(names, name)
 	}
 	if len(names) == 0 {
-		return &notFoundError{fmt.Sprintf("%s has no version %s, nor any other", safeText(detail.Package.FullName()), safeText(version))}
+		return &notFoundError{err.Error() + "; it has no version at all"}
 	}
-	return &notFoundError{fmt.Sprintf("%s has no version %s; its versions, newest first: %s", safeText(detail.Package.FullName()), safeText(version), strings.Join(names, ", "))}
+	return &notFoundError{err.Error() + "; its versions, newest first: " + strings.Join(names, ", ")}
 }
