@@ -69,6 +69,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	s.routeTrust(api, token)
 	s.routeReleases(api, token)
 	s.routeOrgs(api, token)
+	s.routeHooks(token)
 }
 
 func (s *Server) serveMetrics(c *gin.Context) {

@@ -28,7 +28,14 @@ type orgEnv struct {
 
 func startOrg(t *testing.T, dsn string) orgEnv {
 	t.Helper()
-	env := servertest.Start(t, dsn, servertest.Options{OIDCIssuers: []string{testIssuer}})
+	return startOrgWith(t, dsn, servertest.Options{})
+}
+
+// startOrgWith is startOrg on a server with opts (and testIssuer).
+func startOrgWith(t *testing.T, dsn string, opts servertest.Options) orgEnv {
+	t.Helper()
+	opts.OIDCIssuers = append(opts.OIDCIssuers, testIssuer)
+	env := servertest.Start(t, dsn, opts)
 	o := orgEnv{Env: env, alice: env.CreateUser(t, "alice"), bob: env.CreateUser(t, "bob"), mallory: env.CreateUser(t, "mallory")}
 	resp := env.API.PostJSON("/api/orgs", map[string]any{"name": "Acme", "display_name": "Acme Corp"}, o.alice.Bearer())
 	wantStatus(t, resp.Status, http.StatusCreated, resp.Body)

@@ -20,6 +20,7 @@ import (
 	"github.com/pact-registry/pact/server"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
+	"github.com/pact-registry/pact/server/webhook"
 )
 
 const defaultDB = "./pact.db"
@@ -42,6 +43,7 @@ type serveConfig struct {
 	LoginAttempts   int
 	LoginWindow     time.Duration
 	TokenRetention  time.Duration
+	Webhooks        webhookSettings
 	MetricsAddr     string
 	PprofAddr       string
 	Log             logSettings
@@ -56,6 +58,13 @@ type storeSettings struct {
 	BusyTimeout      time.Duration // SQLite only
 	ReadCacheBytes   int64         // 0 turns the cache off
 	ReadCacheTTL     time.Duration // PostgreSQL only
+}
+
+// webhookSettings are how deliveries of webhooks go (docs/operations.md,
+// Webhooks).
+type webhookSettings struct {
+	AllowPrivate bool
+	Timeout      time.Duration
 }
 
 // maxDBConns bounds --db-max-conns: far more than one process can use, low
@@ -120,6 +129,8 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.IntVar(&c.LoginAttempts, "login-attempts", 5, "failed dashboard log-ins per address and account before a lock-out; 4 times as many per account from all addresses")
 	f.DurationVar(&c.LoginWindow, "login-window", 15*time.Minute, "how long failed log-ins are counted, and the lock-out lasts")
 	f.DurationVar(&c.TokenRetention, "token-retention", registry.DefaultTokenRetention, "how long expired and revoked API tokens are kept (listed with --all) before they are deleted; tokens a version was published with are kept (0: keep them all)")
+	f.BoolVar(&c.Webhooks.AllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private, link-local and metadata addresses (refused by default, when a hook is made and at every delivery, on the address dialled)")
+	f.DurationVar(&c.Webhooks.Timeout, "webhook-timeout", registry.DefaultHookTimeout, "how long one webhook delivery may take, connecting, sending and reading at most 64 KiB of the answer")
 	f.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics only on this address, e.g. 127.0.0.1:9090, not on --addr (default: on --addr)")
 	f.StringVar(&c.PprofAddr, "pprof-addr", "", "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)")
 	// Hidden: it is for measuring (go run ./bench -pprof), not for production.
@@ -209,6 +220,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.TokenRetention < 0 {
 		return invalid("token-retention", "is a negative duration (0 keeps every token)")
+	}
+	if c.Webhooks.Timeout <= 0 || c.Webhooks.Timeout > 5*time.Minute {
+		return invalid("webhook-timeout", "must be more than 0 and at most 5m")
 	}
 	if c.LoginAttempts < 1 {
 		return invalid("login-attempts", "is less than 1")
@@ -322,7 +336,7 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 		retention = -1 // registry.Options: kept for ever
 	}
 	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody, OIDCIssuers: cfg.OIDCIssuers,
-		OnEvent: logs.auditEvent, TokenRetention: retention})
+		OnEvent: logs.auditEvent, TokenRetention: retention, WebhookAllowPrivate: cfg.Webhooks.AllowPrivate})
 	if err := startLog(ctx, svc, cfg.Log, baseURL, cfg.BaseURL != "", ln.Addr(), log); err != nil {
 		ln.Close()
 		return err
@@ -340,6 +354,7 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 		MaxHeaderBytes:    64 << 10,
 	}
 	go prune(ctx, svc, log)
+	go webhook.New(svc, webhook.Config{Timeout: cfg.Webhooks.Timeout, Logger: log, UserAgent: "pactd/" + version + " (webhook)"}).Run(ctx)
 	if cfg.PprofAddr != "" {
 		if _, err := serveAside(ctx, "pprof", cfg.PprofAddr, pprofHandler(), log); err != nil {
 			ln.Close()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/pact-registry/pact/server"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
+	"github.com/pact-registry/pact/server/webhook"
 )
 
 // Env is one running server.
@@ -28,6 +30,8 @@ type Env struct {
 	Service *registry.Service
 	API     *apitest.Client // validates every response against openapi.json
 	Clock   *Clock
+	// Webhooks is the deliverer run with Options.Webhooks; nil without.
+	Webhooks *webhook.Deliverer
 }
 
 // Options adjust a server for a test.
@@ -39,6 +43,13 @@ type Options struct {
 	Logs io.Writer
 	// OIDCIssuers are allowed for trusted publishing (--oidc-issuer).
 	OIDCIssuers []string
+	// Webhooks runs a webhook deliverer beside the server, polling often
+	// (Env.Webhooks); WebhookAllowPrivate is --webhook-allow-private, and
+	// ResolveHost replaces the resolver of a hook's host when it is made.
+	Webhooks            bool
+	WebhookAllowPrivate bool
+	WebhookTimeout      time.Duration
+	ResolveHost         func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -78,7 +89,7 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	t.Cleanup(func() { store.Close() })
 	clock := &Clock{now: time.Now().UTC().Truncate(time.Second)}
 	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes,
-		OIDCIssuers: opts.OIDCIssuers})
+		OIDCIssuers: opts.OIDCIssuers, WebhookAllowPrivate: opts.WebhookAllowPrivate, ResolveHost: opts.ResolveHost})
 	// The transparency log, as pactd serve runs it.
 	if err := svc.InitLog(context.Background(), "servertest/log", ""); err != nil {
 		t.Fatalf("starting the log: %v", err)
@@ -106,7 +117,16 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	srv := server.New(svc, server.Config{BaseURL: ts.URL, Signup: opts.Signup, Limits: opts.Limits,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)), RequestLog: logs})
 	ts.Config.Handler = srv.Handler()
-	return &Env{URL: ts.URL, Store: store, Service: svc, API: apitest.New(t, ts.URL), Clock: clock}
+	env := &Env{URL: ts.URL, Store: store, Service: svc, API: apitest.New(t, ts.URL), Clock: clock}
+	if opts.Webhooks {
+		env.Webhooks = webhook.New(svc, webhook.Config{Timeout: opts.WebhookTimeout, Poll: 20 * time.Millisecond,
+			Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		delivering, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); env.Webhooks.Run(delivering) }()
+		t.Cleanup(func() { stop(); <-done })
+	}
+	return env
 }
 
 // User is an account with a working API token.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
@@ -206,7 +207,7 @@ func (su suite) testLifecycle(t *testing.T) {
 			_, _, err = s.SetYanked(ctx(), registry.NewYankChange(&registry.Package{ID: p.ID + 100, OwnerSlug: "alice", PackSlug: "foo"}, "1.0.0", yanked, "", at(1)))
 			wantCode(t, "SetYanked of an unknown package", err, registry.NotFound)
 		}
-		_, err := s.SetDeprecated(ctx(), p.ID+100, "gone")
+		_, err := s.SetDeprecated(ctx(), p.ID+100, "gone", time.Now())
 		wantCode(t, "SetDeprecated of an unknown package", err, registry.NotFound)
 		if got := yankState(t, s, p); len(got) != 0 {
 			t.Errorf("versions %v after refused yanks, want none yanked", got)
@@ -270,7 +271,7 @@ func (su suite) testLifecycle(t *testing.T) {
 			t.Errorf("a new package is deprecated: %q", p.Deprecated)
 		}
 		gen, genOK := s.Generation()
-		pkg, err := s.SetDeprecated(ctx(), p.ID, "use alice/bar")
+		pkg, err := s.SetDeprecated(ctx(), p.ID, "use alice/bar", time.Now())
 		if err != nil || pkg.Deprecated != "use alice/bar" {
 			t.Fatalf("SetDeprecated = %+v, %v", pkg, err)
 		}
@@ -290,7 +291,7 @@ func (su suite) testLifecycle(t *testing.T) {
 		if pkg.Deprecated != "use alice/bar" {
 			t.Errorf("after a publish the package's deprecation is %q", pkg.Deprecated)
 		}
-		pkg, err = s.SetDeprecated(ctx(), p.ID, "")
+		pkg, err = s.SetDeprecated(ctx(), p.ID, "", time.Now())
 		if err != nil || pkg.Deprecated != "" {
 			t.Errorf("SetDeprecated(\"\") = %+v, %v; want the deprecation undone", pkg, err)
 		}

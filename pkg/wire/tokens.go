@@ -8,6 +8,7 @@ const (
 	ScopeYank    = "yank"
 	ScopeKeys    = "keys"
 	ScopeTokens  = "tokens"
+	ScopeHooks   = "hooks"
 )
 
 // Token is an API token as GET /api/tokens lists it: never its secret nor

@@ -183,6 +183,14 @@ func TestTokenRoutesAcceptBothTokenHeaders(t *testing.T) {
 		"HEAD /api/orgs/{org}/members":              false,
 		"PUT /api/orgs/{org}/members/{username}":    true,
 		"DELETE /api/orgs/{org}/members/{username}": true,
+		// Webhooks: every route needs the hooks scope.
+		"GET /api/hooks":                                       true,
+		"HEAD /api/hooks":                                      true,
+		"POST /api/hooks":                                      true,
+		"DELETE /api/hooks/{id}":                               true,
+		"GET /api/hooks/{id}/deliveries":                       true,
+		"HEAD /api/hooks/{id}/deliveries":                      true,
+		"POST /api/hooks/{id}/deliveries/{delivery}/redeliver": true,
 	}
 	if len(doc.Security) != 0 {
 		t.Errorf("the document has a global security requirement %v; public routes need none", doc.Security)

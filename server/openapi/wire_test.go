@@ -87,6 +87,15 @@ var wireTypes = map[string]reflect.Type{
 	"MemberResult":  reflect.TypeFor[wire.MemberResult](),
 	"MemberRemoved": reflect.TypeFor[wire.MemberRemoved](),
 	"PublishedBy":   reflect.TypeFor[wire.PublishedBy](),
+	// Webhooks.
+	"HookRequest":        reflect.TypeFor[wire.HookRequest](),
+	"Hook":               reflect.TypeFor[wire.Hook](),
+	"HookResult":         reflect.TypeFor[wire.HookResult](),
+	"HookList":           reflect.TypeFor[wire.HookList](),
+	"HookDelivery":       reflect.TypeFor[wire.HookDelivery](),
+	"HookDeliveryList":   reflect.TypeFor[wire.HookDeliveryList](),
+	"HookDeliveryResult": reflect.TypeFor[wire.HookDeliveryResult](),
+	"HookPayload":        reflect.TypeFor[wire.HookPayload](),
 }
 
 // formFields pairs the multipart schemas with the field names of pkg/wire.

@@ -28,8 +28,10 @@ type LifecycleStore interface {
 	// NotFound when the package has no such version.
 	SetYanked(ctx context.Context, c YankChange) (*Package, *Version, error)
 	// SetDeprecated sets the package's deprecation message; "" undoes it.
-	// NotFound when the package does not exist.
-	SetDeprecated(ctx context.Context, packageID int64, message string) (*Package, error)
+	// NotFound when the package does not exist. The webhooks of the
+	// change (HookRouting.Deprecation) are queued at at, in its
+	// transaction.
+	SetDeprecated(ctx context.Context, packageID int64, message string, at time.Time) (*Package, error)
 	// SetTrustedPublishingOnly turns the trusted-publishing-only setting
 	// of c.PackageID on (c.Only) or off and, in the same transaction,
 	// appends the entry c.Entry answers from the setting before, if any.
@@ -191,7 +193,7 @@ func (s *Service) DeprecatePackage(ctx context.Context, actor *Account, owner, p
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := s.store.SetDeprecated(ctx, p.ID, message)
+	pkg, err := s.store.SetDeprecated(ctx, p.ID, message, s.now())
 	if err == nil && s.auditing() {
 		if message == "" {
 			s.emit(ctx, lifecycleEvent(ActionUndeprecate, actor.Username, p, "", fmt.Sprintf("%s withdrew the deprecation of %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug))))

@@ -74,6 +74,8 @@ const (
 	// ActSettings changes a package's settings (trusted publishing
 	// only): owner, as deprecating is.
 	ActSettings Action = "change the settings of"
+	// ActHooks manages webhooks (hook.go): owner.
+	ActHooks Action = "manage webhooks of"
 )
 
 // needs is the least role an action needs.

@@ -23,10 +23,14 @@ const (
 	ScopeKeys Scope = "keys"
 	// ScopeTokens lists, creates and revokes tokens.
 	ScopeTokens Scope = "tokens"
+	// ScopeHooks adds, lists the deliveries of, redelivers and removes
+	// webhooks (hook.go); a token limited to packs manages only hooks of
+	// one of those packs.
+	ScopeHooks Scope = "hooks"
 )
 
 // Scopes are every scope, in the order lists show them.
-var Scopes = []Scope{ScopePublish, ScopeYank, ScopeKeys, ScopeTokens}
+var Scopes = []Scope{ScopePublish, ScopeYank, ScopeKeys, ScopeTokens, ScopeHooks}
 
 // packScoped are the scopes a token's Packages limit: those that act on a pack.
 var packScoped = []Scope{ScopePublish, ScopeYank}

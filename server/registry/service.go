@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ type Service struct {
 	checkPassword  func(encoded, password string) bool
 	tokenRetention time.Duration // token.go
 	counts         countsCache   // counts.go
+	hooks          hookSettings  // hook.go
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -50,6 +52,12 @@ type Options struct {
 	// before PruneTokens deletes them: 0 means DefaultTokenRetention,
 	// negative for ever.
 	TokenRetention time.Duration
+	// WebhookAllowPrivate lets hooks reach loopback, private and
+	// link-local addresses (pactd serve --webhook-allow-private).
+	WebhookAllowPrivate bool
+	// ResolveHost resolves a hook's host when it is made; nil uses the
+	// system's resolver. Tests replace it.
+	ResolveHost func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // NewService returns the service of pact over store.
@@ -58,9 +66,13 @@ func NewService(store Store, opts Options) *Service {
 	if retention == 0 {
 		retention = DefaultTokenRetention
 	}
-	return &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
+	s := &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
 		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, checkPassword: CheckPassword,
-		tokenRetention: retention}
+		tokenRetention: retention, hooks: hookSettings{allowPrivate: opts.WebhookAllowPrivate, resolve: opts.ResolveHost}}
+	if s.hooks.resolve == nil {
+		s.hooks.resolve = resolveHost
+	}
+	return s
 }
 
 // Now is the service's clock in UTC, so that what the server times

@@ -119,7 +119,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	}
 	orphan, err := s.PackageBySlug(ctx, "bob", "orphan")
 	must(err)
-	_, err = s.SetDeprecated(ctx, orphan.ID, "use alice/odd & <more>")
+	_, err = s.SetDeprecated(ctx, orphan.ID, "use alice/odd & <more>", time.Now())
 	must(err)
 	// A package only CI may publish: its setting and its log entry.
 	_, err = s.SetTrustedPublishingOnly(ctx, registry.NewTrustedPublishingChange(signed, true, "alice", at(41)))

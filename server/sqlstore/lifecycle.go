@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -130,15 +131,17 @@ WHERE id = ?`), c.name, c.description, c.scheme, c.version, c.sha, c.id, package
 }
 
 // SetDeprecated sets or clears a package's deprecation message.
-func (s *Store) SetDeprecated(ctx context.Context, packageID int64, message string) (*registry.Package, error) {
+func (s *Store) SetDeprecated(ctx context.Context, packageID int64, message string, at time.Time) (*registry.Package, error) {
 	var pkg *registry.Package
 	err := s.transact(ctx, "deprecate", func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET deprecated = ? WHERE id = ?`), message, packageID)
 		if err := s.oneRow(res, err, "deprecate", func() error { return notFound("no such package %d", packageID) }); err != nil {
 			return err
 		}
-		pkg, err = s.packageByID(ctx, tx, packageID)
-		return err
+		if pkg, err = s.packageByID(ctx, tx, packageID); err != nil {
+			return err
+		}
+		return s.queueHooks(ctx, tx, s.hooks.Deprecation(pkg.OwnerSlug, pkg.PackSlug, message, at), nil)
 	})
 	if err != nil {
 		return nil, err

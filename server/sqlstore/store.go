@@ -54,6 +54,10 @@ type Options struct {
 	// it, append one for each version and SSH key. Without it such a
 	// database or dump is refused; the store builds no entry itself.
 	LogBackfill registry.LogBackfill
+	// Hooks queues the webhooks' deliveries of each event the store
+	// records, in its transaction; the zero value is registry.Hooks(),
+	// the domain's rules.
+	Hooks registry.HookRouting
 }
 
 const (
@@ -83,6 +87,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.CacheTTL == 0 {
 		o.CacheTTL = DefaultCacheTTL
+	}
+	if o.Hooks.EventOf == nil {
+		o.Hooks = registry.Hooks()
 	}
 	if o.MaxOpenConns < 0 {
 		return o, fmt.Errorf("sqlstore: MaxOpenConns must not be negative, got %d", o.MaxOpenConns)
@@ -136,6 +143,8 @@ type Store struct {
 	logAppended chan struct{}
 	// backfill builds the entries backfillLog appends (Options.LogBackfill).
 	backfill registry.LogBackfill
+	// hooks queues webhooks' deliveries (Options.Hooks, hooks.go).
+	hooks registry.HookRouting
 	// outage logs when the database stops and starts answering (outage.go).
 	outage *outage
 	// witnessTurn is held by a round of pushes to the log's witnesses
@@ -165,6 +174,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.logAppended = make(chan struct{}, 1)
 	s.outage = newOutage(opts.Logger)
 	s.backfill = opts.LogBackfill
+	s.hooks = opts.Hooks
 	// Connect under the statement timeout first: an unreachable server
 	// should fail Open quickly, not hang it.
 	if err := s.ping(ctx, s.write); err != nil {

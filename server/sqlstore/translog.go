@@ -50,6 +50,20 @@ func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry
 // the head's row lock is taken by it and held only until the commit, not
 // across round trips (docs/design.md, "Group commit").
 func (s *Store) appendLogOf(ctx context.Context, tx *sql.Tx, entry *translog.Entry, versionID int64) (int64, error) {
+	index, err := s.appendLogOnly(ctx, tx, entry, versionID)
+	if err != nil {
+		return 0, err
+	}
+	// The webhooks of the event are queued with it (hooks.go).
+	if ev, ok := s.hooks.EventOf(entry); ok {
+		err = s.queueHooks(ctx, tx, ev, &index)
+	}
+	return index, err
+}
+
+// appendLogOnly is appendLogOf without queueing webhooks, for the backfill
+// of a migration that runs before the hooks exist.
+func (s *Store) appendLogOnly(ctx context.Context, tx *sql.Tx, entry *translog.Entry, versionID int64) (int64, error) {
 	if entry == nil {
 		return 0, errors.New("sqlstore: a change the log records came without its log entry")
 	}
@@ -578,7 +592,7 @@ FROM ssh_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`)
 		return a.id < b.id
 	})
 	for _, e := range events {
-		index, err := s.appendLog(ctx, tx, e.entry)
+		index, err := s.appendLogOnly(ctx, tx, e.entry, 0)
 		if err != nil {
 			return err
 		}

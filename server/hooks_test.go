@@ -1,0 +1,386 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"filippo.io/torchwood"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/pact-registry/pact/internal/hooktest"
+	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/sshtest"
+	"github.com/pact-registry/pact/pkg/hooksig"
+	"github.com/pact-registry/pact/pkg/wire"
+)
+
+const hookSecret = "a-secret-of-32-bytes-for-tests!!"
+
+// hookDeliveries answers GET /api/hooks/{id}/deliveries.
+func hookDeliveries(t *testing.T, env *servertest.Env, u *servertest.User, id int64) wire.HookDeliveryList {
+	t.Helper()
+	resp := env.API.Get(fmt.Sprintf("/api/hooks/%d/deliveries", id), u.Bearer())
+	wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+	var out wire.HookDeliveryList
+	resp.Decode(t, &out)
+	return out
+}
+
+// waitDeliveries polls a hook's deliveries until cond holds.
+func waitDeliveries(t *testing.T, env *servertest.Env, u *servertest.User, id int64, what string, cond func([]wire.HookDelivery) bool) []wire.HookDelivery {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got := hookDeliveries(t, env, u, id).Deliveries
+		if cond(got) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("hook %d's deliveries never came to %s: %+v", id, what, got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func addHook(t *testing.T, env *servertest.Env, u *servertest.User, body map[string]any) wire.Hook {
+	t.Helper()
+	resp := env.API.PostJSON("/api/hooks", body, u.Bearer())
+	wantStatus(t, resp.Status, http.StatusCreated, resp.Body)
+	var out wire.HookResult
+	resp.Decode(t, &out)
+	return out.Hook
+}
+
+// The routes of hooks: what a hook holds, who manages it (the owner, an
+// organisation's owners, a token with the hooks scope and the packs), and
+// every bad input refused with a message and nothing stored.
+func TestHookRoutes(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		// Hosts are not resolved with private addresses allowed: this
+		// test is about the routes, TestHookPrivateAddressesRefused about
+		// addresses.
+		o := startOrgWith(t, dsn, servertest.Options{WebhookAllowPrivate: true})
+		env := o.Env
+		h := addHook(t, env, o.alice, map[string]any{"url": "http://127.0.0.1:9/hook", "secret": hookSecret, "events": []string{"yank", "publish", "publish"}})
+		if h.Owner != "alice" || h.Package != "" || h.URL != "http://127.0.0.1:9/hook" || strings.Join(h.Events, ",") != "publish,yank" || h.DisabledAt != nil {
+			t.Fatalf("hook = %+v", h)
+		}
+		org := addHook(t, env, o.alice, map[string]any{"owner": "acme", "package": "widget", "url": "https://hooks.example.com/x", "secret": hookSecret,
+			"events": []string{"publish"}})
+		if org.Owner != "acme" || org.Package != "widget" {
+			t.Fatalf("org hook = %+v", org)
+		}
+		resp := env.API.Get("/api/hooks", o.alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		if bytes.Contains(resp.Body, []byte(hookSecret)) {
+			t.Fatalf("GET /api/hooks shows the secret: %s", resp.Body)
+		}
+		var list wire.HookList
+		resp.Decode(t, &list)
+		if len(list.Hooks) != 1 || list.Hooks[0].ID != h.ID {
+			t.Fatalf("alice's hooks = %+v", list.Hooks)
+		}
+		resp = env.API.Get("/api/hooks?owner=acme", o.alice.Bearer())
+		resp.Decode(t, &list)
+		if len(list.Hooks) != 1 || list.Hooks[0].ID != org.ID {
+			t.Fatalf("acme's hooks = %+v", list.Hooks)
+		}
+
+		// A maintainer and a stranger manage none of acme's or alice's hooks.
+		wantError(t, env.API.Get("/api/hooks?owner=acme", o.bob.Bearer()).Status, env.API.Get("/api/hooks?owner=acme", o.bob.Bearer()).JSON(t), 403, "only owners of the organisation acme")
+		resp = env.API.PostJSON("/api/hooks", map[string]any{"owner": "acme", "url": "https://x.example.com/", "secret": hookSecret, "events": []string{"publish"}}, o.bob.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 403, "only owners of the organisation acme")
+		for _, u := range []*servertest.User{o.bob, o.mallory} {
+			resp = env.API.Delete(fmt.Sprintf("/api/hooks/%d", org.ID), u.Bearer())
+			wantError(t, resp.Status, resp.JSON(t), 404, fmt.Sprintf("no hook %d that you manage", org.ID))
+			resp = env.API.Get(fmt.Sprintf("/api/hooks/%d/deliveries", h.ID), u.Bearer())
+			wantError(t, resp.Status, resp.JSON(t), 404, "that you manage")
+		}
+
+		// The hooks scope, and a token's packs.
+		token := func(scopes, packages []string) *servertest.User {
+			body := map[string]any{"name": "t", "scopes": scopes}
+			if packages != nil {
+				body["packages"] = packages
+			}
+			resp := env.API.PostJSON("/api/tokens", body, o.alice.Bearer())
+			wantStatus(t, resp.Status, http.StatusCreated, resp.Body)
+			return &servertest.User{Token: resp.JSON(t)["token"].(string)}
+		}
+		noHooks := token([]string{"publish"}, nil)
+		resp = env.API.Get("/api/hooks", noHooks.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 403, `lacks the "hooks" scope`)
+		widgetOnly := token([]string{"hooks", "publish"}, []string{"acme/widget"})
+		resp = env.API.PostJSON("/api/hooks", map[string]any{"owner": "acme", "url": "https://x.example.com/", "secret": hookSecret, "events": []string{"publish"}}, widgetOnly.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 403, "cannot manage a hook of every pack of acme")
+		resp = env.API.PostJSON("/api/hooks", map[string]any{"owner": "acme", "package": "gadget", "url": "https://x.example.com/", "secret": hookSecret, "events": []string{"publish"}}, widgetOnly.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 403, `"acme/gadget" is not one of them`)
+		addHook(t, env, widgetOnly, map[string]any{"owner": "acme", "package": "widget", "url": "https://x.example.com/", "secret": hookSecret, "events": []string{"yank"}})
+		resp = env.API.Delete(fmt.Sprintf("/api/hooks/%d", h.ID), widgetOnly.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 403, "cannot manage a hook of every pack of alice")
+
+		for _, c := range []struct {
+			name string
+			body map[string]any
+			msg  string
+		}{
+			{"ftp", map[string]any{"url": "ftp://x.example.com/", "secret": hookSecret, "events": []string{"publish"}}, "http:// or https:// URL"},
+			{"no host", map[string]any{"url": "https:///x", "secret": hookSecret, "events": []string{"publish"}}, "with a host"},
+			{"user", map[string]any{"url": "https://u:p@x.example.com/", "secret": hookSecret, "events": []string{"publish"}}, "user name or password"},
+			{"long url", map[string]any{"url": "https://x.example.com/" + strings.Repeat("a", 2000), "secret": hookSecret, "events": []string{"publish"}}, "at most 2000"},
+			{"short secret", map[string]any{"url": "https://x.example.com/", "secret": "short", "events": []string{"publish"}}, "secret must be 16 to 256 bytes"},
+			{"long secret", map[string]any{"url": "https://x.example.com/", "secret": strings.Repeat("s", 257), "events": []string{"publish"}}, "secret must be 16 to 256 bytes"},
+			{"no events", map[string]any{"url": "https://x.example.com/", "secret": hookSecret}, "events must name at least one"},
+			{"unknown event", map[string]any{"url": "https://x.example.com/", "secret": hookSecret, "events": []string{"push"}}, `event "push" is not known`},
+			{"many events", map[string]any{"url": "https://x.example.com/", "secret": hookSecret, "events": strings.Split(strings.Repeat("publish,", 17), ",")}, "at most 16"},
+			{"key of a package", map[string]any{"package": "widget", "url": "https://x.example.com/", "secret": hookSecret, "events": []string{"key"}}, "concerns the whole owner"},
+			{"bad package", map[string]any{"package": "a/b", "url": "https://x.example.com/", "secret": hookSecret, "events": []string{"publish"}}, "not a pack's name"},
+			{"unknown field", map[string]any{"url": "https://x.example.com/", "secret": hookSecret, "events": []string{"publish"}, "active": true}, `field "active" is not known`},
+		} {
+			resp := env.API.PostJSON("/api/hooks", c.body, o.alice.Bearer())
+			wantError(t, resp.Status, resp.JSON(t), 400, c.msg)
+		}
+		resp = env.API.PostJSON("/api/hooks", map[string]any{"owner": "nobody", "url": "https://x.example.com/", "secret": hookSecret, "events": []string{"publish"}}, o.alice.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 404, "no user or organisation nobody")
+		resp = env.API.Get("/api/hooks", o.alice.Bearer())
+		resp.Decode(t, &list)
+		if len(list.Hooks) != 1 {
+			t.Fatalf("after the refusals alice has %d hooks", len(list.Hooks))
+		}
+		// At most 20 hooks an owner.
+		for i := len(list.Hooks); i < 20; i++ {
+			addHook(t, env, o.alice, map[string]any{"url": fmt.Sprintf("https://x.example.com/%d", i), "secret": hookSecret, "events": []string{"publish"}})
+		}
+		resp = env.API.PostJSON("/api/hooks", map[string]any{"url": "https://x.example.com/21", "secret": hookSecret, "events": []string{"publish"}}, o.alice.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 409, "has 20 hooks already")
+
+		resp = env.API.Delete(fmt.Sprintf("/api/hooks/%d", org.ID), o.alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		resp = env.API.Delete(fmt.Sprintf("/api/hooks/%d", org.ID), o.alice.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 404, "no hook")
+		resp = env.API.Delete("/api/hooks/x", o.alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusNotFound, resp.Body)
+	})
+}
+
+// Each event reaches the hooks that asked for it as a POST the receiver
+// verifies: the signature under the secret, and the log entry's inclusion
+// in a checkpoint signed by the log's key, from the body alone.
+func TestHookDeliveriesAreSignedAndProvable(t *testing.T) {
+	_, pub := sshtest.GenerateKey(t, t.TempDir(), "ed25519", 0)
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, WebhookAllowPrivate: true})
+		alice := env.CreateUser(t, "alice")
+		all, allURL := hooktest.NewServer(t, hookSecret, hooktest.Behaviour{})
+		widget, widgetURL := hooktest.NewServer(t, "another-secret-0123456789", hooktest.Behaviour{})
+		hAll := addHook(t, env, alice, map[string]any{"url": allURL + "/all", "secret": hookSecret,
+			"events": []string{"publish", "yank", "unyank", "deprecate", "key", "member", "release"}})
+		addHook(t, env, alice, map[string]any{"url": widgetURL, "package": "widget", "secret": "another-secret-0123456789", "events": []string{"publish"}})
+
+		for _, step := range []struct {
+			path string
+			body map[string]any
+		}{
+			{"/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}},
+			{"/api/publish", map[string]any{"content": packDoc("gadget", "1.0.0")}},
+			{yankPath("widget", "1.0.0", "yank"), map[string]any{"reason": "broken"}},
+			{yankPath("widget", "1.0.0", "unyank"), nil},
+			{"/api/packages/alice/widget/deprecate", map[string]any{"message": "use gadget"}},
+			{"/api/ssh-keys", map[string]any{"public_key": readPub(t, pub)}},
+		} {
+			resp := env.API.PostJSON(step.path, step.body, alice.Bearer())
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		}
+		got := hooktest.WaitFor(t, 20*time.Second, all.Deliveries, func(d []hooktest.Delivery) bool { return len(d) >= 6 })
+		verifier, err := note.NewVerifier(env.Service.LogVerifierKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		policy := torchwood.ThresholdPolicy(2, torchwood.OriginPolicy("servertest/log"), torchwood.SingleVerifierPolicy(verifier))
+		seen := map[string]bool{}
+		for _, d := range got {
+			p := d.Payload
+			what := p.Event + " " + p.Package
+			seen[what] = true
+			if d.SignatureError != "" || d.Event != p.Event || d.ID != p.Delivery || p.Owner != "alice" || p.HookID != hAll.ID {
+				t.Errorf("%s: delivery %+v", what, d)
+			}
+			if _, err := hooksig.Verify(d.Signature, "not the secret at all", d.Body, time.Now(), 0); err == nil {
+				t.Errorf("%s: the signature verifies under another secret", what)
+			}
+			if p.Event == "deprecate" {
+				if p.LogIndex != nil || p.Entry != "" || p.Proof != "" || p.Message != "use gadget" || p.Package != "widget" {
+					t.Errorf("deprecation: %+v", p)
+				}
+				continue
+			}
+			if p.LogIndex == nil || !strings.Contains(p.Entry, "\nkind "+p.Kind+"\n") {
+				t.Errorf("%s: log_index %v, entry %q, kind %q", what, p.LogIndex, p.Entry, p.Kind)
+				continue
+			}
+			if err := torchwood.VerifyProof(policy, tlog.RecordHash([]byte(p.Entry)), []byte(p.Proof)); err != nil {
+				t.Errorf("%s: the proof does not verify the entry: %v\n%s", what, err, p.Proof)
+			}
+			if extra, err := torchwood.ProofExtraData([]byte(p.Proof)); err != nil || string(extra) != p.Entry {
+				t.Errorf("%s: the proof's entry %q is not the body's", what, extra)
+			}
+		}
+		for _, want := range []string{"publish widget", "publish gadget", "yank widget", "unyank widget", "deprecate widget", "key "} {
+			if !seen[want] {
+				t.Errorf("no delivery of %q among %v", want, seen)
+			}
+		}
+		// The package's hook: widget's publish only.
+		wgot := hooktest.WaitFor(t, 20*time.Second, widget.Deliveries, func(d []hooktest.Delivery) bool { return len(d) >= 1 })
+		time.Sleep(200 * time.Millisecond) // room for a wrong delivery to arrive
+		if wgot = widget.Deliveries(); len(wgot) != 1 || wgot[0].Payload.Package != "widget" || wgot[0].Payload.Event != "publish" || wgot[0].SignatureError != "" {
+			t.Errorf("the widget hook got %+v", wgot)
+		}
+		// The list shows each delivered, with its answer.
+		list := waitDeliveries(t, env, alice, hAll.ID, "6 delivered", func(d []wire.HookDelivery) bool {
+			n := 0
+			for _, x := range d {
+				if x.State == "delivered" {
+					n++
+				}
+			}
+			return n == 6
+		})
+		for _, d := range list {
+			if d.Status != 200 || d.Attempts != 1 || d.Time == nil || d.Error != "" || d.NextAttemptAt != nil {
+				t.Errorf("delivery %+v", d)
+			}
+		}
+		// Redelivering sends the same delivery (its id) again.
+		resp := env.API.Post(fmt.Sprintf("/api/hooks/%d/deliveries/%d/redeliver", hAll.ID, list[0].ID), "", nil, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		again := hooktest.WaitFor(t, 20*time.Second, all.Deliveries, func(d []hooktest.Delivery) bool { return len(d) >= 7 })
+		if again[6].ID != fmt.Sprint(list[0].ID) || again[6].SignatureError != "" {
+			t.Errorf("redelivery %+v, want delivery %d", again[6], list[0].ID)
+		}
+		resp = env.API.Post(fmt.Sprintf("/api/hooks/%d/deliveries/%d/redeliver", hAll.ID, list[0].ID+1000), "", nil, alice.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 404, "has no delivery")
+	})
+}
+
+// A failed delivery is tried again after 10 s, then after twice as long
+// each time; one still failing 24 h after its event gives up, and a hook
+// whose deliveries all failed for 3 days is disabled, with a note.
+func TestHookRetriesGiveUpAndDisable(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, WebhookAllowPrivate: true})
+		alice := env.CreateUser(t, "alice")
+		recv, u := hooktest.NewServer(t, hookSecret, hooktest.Behaviour{FailFirst: 2})
+		h := addHook(t, env, alice, map[string]any{"url": u, "secret": hookSecret, "events": []string{"publish"}})
+		resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		first := waitDeliveries(t, env, alice, h.ID, "a failed attempt", func(d []wire.HookDelivery) bool { return len(d) == 1 && d[0].Attempts == 1 })[0]
+		if first.State != "pending" || first.Status != 500 || !strings.Contains(first.Error, "answered 500") ||
+			first.NextAttemptAt == nil || first.NextAttemptAt.Sub(*first.Time) != 10*time.Second {
+			t.Fatalf("after a 500: %+v", first)
+		}
+		// Not before its time: the clock has not moved.
+		time.Sleep(200 * time.Millisecond)
+		if n := recv.Requests(); n != 1 {
+			t.Fatalf("%d requests before the retry is due", n)
+		}
+		env.Clock.Advance(10 * time.Second)
+		second := waitDeliveries(t, env, alice, h.ID, "a second attempt", func(d []wire.HookDelivery) bool { return d[0].Attempts == 2 })[0]
+		if second.NextAttemptAt == nil || second.NextAttemptAt.Sub(*second.Time) != 20*time.Second {
+			t.Fatalf("after a second 500: %+v", second)
+		}
+		env.Clock.Advance(20 * time.Second)
+		waitDeliveries(t, env, alice, h.ID, "delivered", func(d []wire.HookDelivery) bool { return d[0].State == "delivered" && d[0].Status == 200 })
+		if got := hookDeliveries(t, env, alice, h.ID).Hook; got.FailingSince != nil {
+			t.Errorf("a hook that succeeds is failing since %v", got.FailingSince)
+		}
+
+		// A receiver that never answers: given up on after 24 h.
+		recv.SetFailFirst(1 << 30)
+		resp = env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.1.0")}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		waitDeliveries(t, env, alice, h.ID, "a failed attempt", func(d []wire.HookDelivery) bool { return len(d) == 2 && d[0].Attempts == 1 })
+		env.Clock.Advance(23 * time.Hour)
+		d := waitDeliveries(t, env, alice, h.ID, "a retry within the day", func(d []wire.HookDelivery) bool { return d[0].Attempts == 2 })[0]
+		if d.State != "pending" {
+			t.Fatalf("23 h after the event: %+v", d)
+		}
+		env.Clock.Advance(2 * time.Hour)
+		d = waitDeliveries(t, env, alice, h.ID, "given up", func(d []wire.HookDelivery) bool { return d[0].Attempts == 3 })[0]
+		if d.State != "failed" || d.NextAttemptAt != nil {
+			t.Fatalf("25 h after the event: %+v", d)
+		}
+		hook := hookDeliveries(t, env, alice, h.ID).Hook
+		if hook.FailingSince == nil || hook.DisabledAt != nil {
+			t.Fatalf("after a day of failures: %+v", hook)
+		}
+
+		// Three days after the first failure, the next failure disables it.
+		env.Clock.Advance(48 * time.Hour)
+		resp = env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.2.0")}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		waitDeliveries(t, env, alice, h.ID, "failed by the disabling", func(d []wire.HookDelivery) bool { return len(d) == 3 && d[0].State == "failed" })
+		hook = hookDeliveries(t, env, alice, h.ID).Hook
+		if hook.DisabledAt == nil || !strings.Contains(hook.DisabledNote, "every delivery failed since") {
+			t.Fatalf("after 3 days of failures: %+v", hook)
+		}
+		resp = env.API.Post(fmt.Sprintf("/api/hooks/%d/deliveries/%d/redeliver", h.ID, d.ID), "", nil, alice.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 409, "is disabled")
+		// A disabled hook is not queued for.
+		resp = env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.3.0")}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		if n := len(hookDeliveries(t, env, alice, h.ID).Deliveries); n != 3 {
+			t.Errorf("a disabled hook has %d deliveries, want 3", n)
+		}
+	})
+}
+
+// Without --webhook-allow-private, a hook's URL that resolves to a
+// loopback, private, link-local or metadata address is refused when it is
+// made, and a host that resolved to a public address then and to loopback
+// when dialled (DNS rebinding) is refused at delivery: the address dialled
+// is checked. The receiver on loopback gets nothing.
+func TestHookPrivateAddressesRefused(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		// "localhost" resolves to a public address when the hook is made,
+		// and, dialled, to loopback as the system resolves it.
+		rebind := func(ctx context.Context, host string) ([]netip.Addr, error) {
+			if host == "localhost" {
+				return []netip.Addr{netip.MustParseAddr("203.0.113.7")}, nil
+			}
+			if a, err := netip.ParseAddr(host); err == nil {
+				return []netip.Addr{a}, nil
+			}
+			return nil, fmt.Errorf("no such host %s", host)
+		}
+		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, ResolveHost: rebind})
+		alice := env.CreateUser(t, "alice")
+		for _, u := range []string{"http://127.0.0.1:8080/", "http://[::1]/", "http://10.1.2.3/", "http://192.168.0.1/", "http://172.16.0.1/",
+			"http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/", "http://0.0.0.0/", "http://100.64.0.1/", "http://[::ffff:127.0.0.1]/", "http://[fe80::1]/"} {
+			resp := env.API.PostJSON("/api/hooks", map[string]any{"url": u, "secret": hookSecret, "events": []string{"publish"}}, alice.Bearer())
+			wantError(t, resp.Status, resp.JSON(t), 400, "not public")
+		}
+		resp := env.API.PostJSON("/api/hooks", map[string]any{"url": "https://nowhere.invalid/", "secret": hookSecret, "events": []string{"publish"}}, alice.Bearer())
+		wantError(t, resp.Status, resp.JSON(t), 400, "does not resolve")
+
+		recv, u := hooktest.NewServer(t, hookSecret, hooktest.Behaviour{})
+		rebound := strings.Replace(u, "127.0.0.1", "localhost", 1)
+		h := addHook(t, env, alice, map[string]any{"url": rebound, "secret": hookSecret, "events": []string{"publish"}})
+		resp = env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		d := waitDeliveries(t, env, alice, h.ID, "a refused attempt", func(d []wire.HookDelivery) bool { return len(d) == 1 && d[0].Attempts == 1 })[0]
+		if d.State != "pending" || d.Status != 0 || !strings.Contains(d.Error, "not public") {
+			t.Errorf("a delivery dialling loopback: %+v", d)
+		}
+		if n := recv.Requests(); n != 0 {
+			t.Errorf("the receiver on loopback got %d requests", n)
+		}
+	})
+}

@@ -1,0 +1,272 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// Webhooks and their queue of deliveries (registry.HookStore). A delivery
+// is queued in the transaction of its event (queueHooks, called where the
+// event's log entry is appended, and by SetDeprecated), so it exists iff
+// the event committed. Workers claim due deliveries by moving their next
+// attempt past a lease: on PostgreSQL with FOR UPDATE SKIP LOCKED, so
+// replicas claiming at once never take the same row; on SQLite the one
+// writer serialises them.
+
+const hookColumns = `h.id, h.owner_id, a.username, h.package, h.url, h.secret, h.events, h.created_by, h.created_at,
+h.failing_since, h.disabled_at, h.disabled_note`
+
+const hookFrom = ` FROM hooks h JOIN accounts a ON a.id = h.owner_id`
+
+func scanHook(row scanner, extra ...any) (*registry.Hook, error) {
+	var h registry.Hook
+	var events string
+	var failing, disabled sql.NullTime
+	if err := row.Scan(append([]any{&h.ID, &h.OwnerID, &h.Owner, &h.Package, &h.URL, &h.Secret, &events, &h.CreatedBy,
+		&h.CreatedAt, &failing, &disabled, &h.DisabledNote}, extra...)...); err != nil {
+		return nil, err
+	}
+	h.Events = strings.Fields(events)
+	h.CreatedAt = h.CreatedAt.UTC()
+	h.FailingSince, h.DisabledAt = timePtr(failing), timePtr(disabled)
+	return &h, nil
+}
+
+const deliveryColumns = `d.id, d.hook_id, d.event, d.kind, d.owner, d.package, d.version, d.log_index, d.message, d.created_at,
+d.state, d.attempts, d.next_attempt_at, d.give_up_at, d.last_attempt_at, d.last_status, d.last_duration_ms, d.last_error`
+
+func scanDelivery(row scanner, extra ...any) (*registry.HookDelivery, error) {
+	var d registry.HookDelivery
+	var index sql.NullInt64
+	var last sql.NullTime
+	var ms int64
+	if err := row.Scan(append([]any{&d.ID, &d.HookID, &d.Event, &d.Kind, &d.Owner, &d.Package, &d.Version, &index, &d.Message,
+		&d.CreatedAt, &d.State, &d.Attempts, &d.NextAttemptAt, &d.GiveUpAt, &last, &d.LastStatus, &ms, &d.LastError}, extra...)...); err != nil {
+		return nil, err
+	}
+	if index.Valid {
+		d.LogIndex = &index.Int64
+	}
+	d.CreatedAt, d.NextAttemptAt, d.GiveUpAt = d.CreatedAt.UTC(), d.NextAttemptAt.UTC(), d.GiveUpAt.UTC()
+	d.LastAttemptAt = timePtr(last)
+	d.LastDuration = time.Duration(ms) * time.Millisecond
+	return &d, nil
+}
+
+// queueHooks queues a delivery of ev, whose log entry is at index (nil:
+// none), for each hook of ev's owner that the domain's Match accepts,
+// inside tx.
+func (s *Store) queueHooks(ctx context.Context, tx *sql.Tx, ev registry.HookEvent, index *int64) error {
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT `+hookColumns+hookFrom+` WHERE lower(a.username) = ? AND h.disabled_at IS NULL ORDER BY h.id`),
+		strings.ToLower(ev.Owner))
+	if err != nil {
+		return err
+	}
+	var hooks []*registry.Hook
+	for rows.Next() {
+		h, err := scanHook(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		if s.hooks.Match(h, ev) {
+			hooks = append(hooks, h)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(hooks) == 0 {
+		return nil
+	}
+	now := ev.At
+	next, giveUp := s.hooks.Queue(now)
+	var logIndex any
+	if index != nil {
+		logIndex = *index
+	}
+	for _, h := range hooks {
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO hook_deliveries (hook_id, event, kind, owner, package, version, log_index, message,
+created_at, state, next_attempt_at, give_up_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			h.ID, ev.Event, ev.Kind, ev.Owner, ev.Package, ev.Version, logIndex, ev.Message, dbTime(now), registry.DeliveryPending,
+			dbTime(next), dbTime(giveUp))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CreateHook stores h unless its owner has max hooks; see registry.HookStore.
+func (s *Store) CreateHook(ctx context.Context, h *registry.Hook, max int) error {
+	h.CreatedAt = dbTime(h.CreatedAt)
+	return s.transact(ctx, "create hook", func(ctx context.Context, tx *sql.Tx) error {
+		// Locking the owner's row (PostgreSQL) counts the hooks in turn
+		// with another replica's creation.
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET id = id WHERE id = ?`), h.OwnerID)
+		if err := s.oneRow(res, err, "create hook", func() error { return notFound("no such account %d", h.OwnerID) }); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM hooks WHERE owner_id = ?`), h.OwnerID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= max {
+			return conflict("%s has %d hooks already, the most an owner may have; remove one first", h.Owner, n)
+		}
+		return tx.QueryRowContext(ctx, s.q(`INSERT INTO hooks (owner_id, package, url, secret, events, created_by, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`), h.OwnerID, h.Package, h.URL, h.Secret, strings.Join(h.Events, " "), h.CreatedBy, h.CreatedAt).Scan(&h.ID)
+	})
+}
+
+// HookByID finds a hook.
+func (s *Store) HookByID(ctx context.Context, id int64) (*registry.Hook, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	h, err := scanHook(s.read.QueryRowContext(ctx, s.q(`SELECT `+hookColumns+hookFrom+` WHERE h.id = ?`), id))
+	if errNoRows(err) {
+		return nil, notFound("no hook %d", id)
+	}
+	return h, s.fault("read hook", err)
+}
+
+// ListHooks lists an owner's hooks, oldest first.
+func (s *Store) ListHooks(ctx context.Context, ownerID int64) ([]registry.Hook, error) {
+	return queryList(ctx, s, "list hooks", 4, func(r scanner) (*registry.Hook, error) { return scanHook(r) },
+		`SELECT `+hookColumns+hookFrom+` WHERE h.owner_id = ? ORDER BY h.id`, ownerID)
+}
+
+// DeleteHook deletes a hook and its deliveries.
+func (s *Store) DeleteHook(ctx context.Context, id int64) error {
+	return s.transact(ctx, "delete hook", func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM hook_deliveries WHERE hook_id = ?`), id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM hooks WHERE id = ?`), id)
+		return s.oneRow(res, err, "delete hook", func() error { return notFound("no hook %d", id) })
+	})
+}
+
+// ListHookDeliveries lists a hook's deliveries, newest first.
+func (s *Store) ListHookDeliveries(ctx context.Context, hookID int64, limit int) ([]registry.HookDelivery, error) {
+	return queryList(ctx, s, "list hook deliveries", limit, func(r scanner) (*registry.HookDelivery, error) { return scanDelivery(r) },
+		`SELECT `+deliveryColumns+` FROM hook_deliveries d WHERE d.hook_id = ? ORDER BY d.id DESC LIMIT ?`, hookID, limit)
+}
+
+// RedeliverHook queues a delivery again.
+func (s *Store) RedeliverHook(ctx context.Context, hookID, deliveryID int64, next, giveUp time.Time) (*registry.HookDelivery, error) {
+	var d *registry.HookDelivery
+	err := s.transact(ctx, "redeliver", func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE hook_deliveries SET state = ?, next_attempt_at = ?, give_up_at = ?
+WHERE id = ? AND hook_id = ?`), registry.DeliveryPending, dbTime(next), dbTime(giveUp), deliveryID, hookID)
+		if err := s.oneRow(res, err, "redeliver", func() error { return notFound("hook %d has no delivery %d", hookID, deliveryID) }); err != nil {
+			return err
+		}
+		d, err = scanDelivery(tx.QueryRowContext(ctx, s.q(`SELECT `+deliveryColumns+` FROM hook_deliveries d WHERE d.id = ?`), deliveryID))
+		return err
+	})
+	return d, err
+}
+
+// ClaimHookDeliveries takes due deliveries for a lease; see
+// registry.HookStore.
+func (s *Store) ClaimHookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]registry.HookClaim, error) {
+	var claims []registry.HookClaim
+	skipLocked := ``
+	if s.dialect.name() == "postgres" {
+		skipLocked = ` FOR UPDATE SKIP LOCKED`
+	}
+	err := s.transact(ctx, "claim hook deliveries", func(ctx context.Context, tx *sql.Tx) error {
+		claims = claims[:0]
+		rows, err := tx.QueryContext(ctx, s.q(`UPDATE hook_deliveries SET next_attempt_at = ? WHERE id IN (
+SELECT id FROM hook_deliveries WHERE state = ? AND next_attempt_at <= ?
+AND (log_index IS NULL OR log_index < (SELECT tree_size FROM log_tree WHERE id = 1))
+ORDER BY next_attempt_at, id LIMIT ?`+skipLocked+`) RETURNING id`), dbTime(leaseUntil), registry.DeliveryPending, dbTime(now), limit)
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			var c registry.HookClaim
+			var hookDest []any
+			h := &c.Hook
+			var events string
+			var failing, disabled sql.NullTime
+			hookDest = []any{&h.ID, &h.OwnerID, &h.Owner, &h.Package, &h.URL, &h.Secret, &events, &h.CreatedBy,
+				&h.CreatedAt, &failing, &disabled, &h.DisabledNote}
+			d, err := scanDelivery(tx.QueryRowContext(ctx, s.q(`SELECT `+deliveryColumns+`, `+hookColumns+` FROM hook_deliveries d
+JOIN hooks h ON h.id = d.hook_id JOIN accounts a ON a.id = h.owner_id WHERE d.id = ?`), id), hookDest...)
+			if err != nil {
+				return err
+			}
+			h.Events = strings.Fields(events)
+			h.FailingSince, h.DisabledAt = timePtr(failing), timePtr(disabled)
+			c.Delivery = *d
+			claims = append(claims, c)
+		}
+		return nil
+	})
+	return claims, err
+}
+
+// PostponeHookDelivery moves a pending delivery's next attempt.
+func (s *Store) PostponeHookDelivery(ctx context.Context, deliveryID int64, next time.Time) error {
+	return s.transact(ctx, "postpone hook delivery", func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, s.q(`UPDATE hook_deliveries SET next_attempt_at = ? WHERE id = ? AND state = ?`),
+			dbTime(next), deliveryID, registry.DeliveryPending)
+		return err
+	})
+}
+
+// FinishHookDelivery records an attempt; see registry.HookStore.
+func (s *Store) FinishHookDelivery(ctx context.Context, a registry.HookAttempt, keep int) error {
+	return s.transact(ctx, "record hook delivery", func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, s.q(`UPDATE hook_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?,
+last_attempt_at = ?, last_status = ?, last_duration_ms = ?, last_error = ? WHERE id = ?`),
+			a.State, dbTime(a.NextAttemptAt), dbTime(a.At), a.Status, a.Duration.Milliseconds(), a.Error, a.DeliveryID)
+		if err != nil {
+			return err
+		}
+		if a.FailingSince == nil {
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE hooks SET failing_since = NULL WHERE id = ?`), a.HookID)
+		} else {
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE hooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?`),
+				dbTime(*a.FailingSince), a.HookID)
+		}
+		if err != nil {
+			return err
+		}
+		if a.DisableNote != "" {
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE hooks SET disabled_at = ?, disabled_note = ? WHERE id = ? AND disabled_at IS NULL`),
+				dbTime(a.At), a.DisableNote, a.HookID)
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE hook_deliveries SET state = ? WHERE hook_id = ? AND state = ?`),
+				registry.DeliveryFailed, a.HookID, registry.DeliveryPending)
+			if err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, s.q(`DELETE FROM hook_deliveries WHERE hook_id = ? AND state <> ? AND id NOT IN (
+SELECT id FROM hook_deliveries WHERE hook_id = ? ORDER BY id DESC LIMIT ?)`), a.HookID, registry.DeliveryPending, a.HookID, keep)
+		return err
+	})
+}
