@@ -30,7 +30,7 @@ func newTokenCreateCmd(f *factory) *cobra.Command {
 output, for scripts. The registry keeps only its hash: it is shown only
 this once.
 
---scope gives one scope (publish, yank, keys, tokens) and may be repeated;
+--scope gives one scope (publish, yank, keys, tokens, hooks) and may be repeated;
 without it the token holds every scope, and --scope none makes a token
 that can only read. --package limits the publish and
 yank scopes to packs whose slug matches a glob (* ? [a-z], as Go's
@@ -57,7 +57,7 @@ is a number of days (30d or 30, at most 3650) or never; the default is
 		},
 	}
 	cmd.Flags().StringVar(&opts.Name, "name", "", "label of the token (default: token)")
-	cmd.Flags().StringArrayVar(&opts.Scopes, "scope", nil, "a scope the token holds: publish, yank, keys, tokens, or none (repeatable; default: every scope)")
+	cmd.Flags().StringArrayVar(&opts.Scopes, "scope", nil, "a scope the token holds: publish, yank, keys, tokens, hooks, or none (repeatable; default: every scope)")
 	cmd.Flags().StringArrayVar(&opts.Packages, "package", nil, "a pack-name glob the publish and yank scopes are limited to (repeatable; default: every pack)")
 	cmd.Flags().StringVar(&opts.ExpiresIn, "expires-in", "90d", "lifetime in days (30d or 30, at most 3650), or never")
 	addJSONFlag(cmd, &opts.JSON)
