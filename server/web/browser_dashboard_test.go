@@ -89,6 +89,11 @@ func TestBrowserDashboardPagesTablesFit(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if _, err := env.Service.CreateHook(bg, alice.Account, nil, registry.HookSpec{URL: "https://203.0.113.10/a-rather-long-path/for-a-phone-screen/hook",
+		Secret: "browser-secret-0123456789", Events: registry.HookEvents}); err != nil {
+		t.Fatal(err)
+	}
+
 	b := tab{t: t, ctx: ctx}
 	b.open(env.URL + "/login")
 	b.do("logging in",
@@ -107,6 +112,7 @@ func TestBrowserDashboardPagesTablesFit(t *testing.T) {
 		{"/dashboard/keys", map[string]int{"table.keys": 1}, "button[aria-label^='Delete key']"},
 		{"/dashboard/orgs", map[string]int{"#org-acme table.members": 2}, "button[aria-label='Remove " + long.Account.Username + " from acme']"},
 		{"/dashboard/trusted-publishers", map[string]int{"table.trusted": 1, "table.trusted-only": 2}, "form[action$='/trusted-publishing-only'] button"},
+		{"/dashboard/hooks", map[string]int{"table.hooks": 1}, ""},
 		{"/dashboard/account", map[string]int{"table.sessions": 2}, "tr:not(.current-session) button"},
 	}
 	for _, size := range []struct {
@@ -126,8 +132,8 @@ func TestBrowserDashboardPagesTablesFit(t *testing.T) {
 			if len(current) != 1 || current[0] != p.path {
 				t.Errorf("%s: the dashboard menu marks %q as the current page", p.path, current)
 			}
-			if n := evaluate[int](b, `document.querySelectorAll("nav.dashboard-menu a").length`); n != 6 {
-				t.Errorf("%s: the dashboard menu has %d links, want 6", p.path, n)
+			if n := evaluate[int](b, `document.querySelectorAll("nav.dashboard-menu a").length`); n != 7 {
+				t.Errorf("%s: the dashboard menu has %d links, want 7", p.path, n)
 			}
 			for sel, rows := range p.tables {
 				if n := evaluate[int](b, `document.querySelectorAll("`+sel+` tbody tr").length`); n != rows {

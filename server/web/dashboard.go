@@ -24,6 +24,7 @@ const (
 	sectionKeys     = "keys"
 	sectionOrgs     = "orgs"
 	sectionTrusted  = "trusted"
+	sectionHooks    = "hooks"
 	sectionAccount  = "account"
 )
 
@@ -40,6 +41,7 @@ var dashboardPages = []dashboardPage{
 	{sectionKeys, "/dashboard/keys", "SSH keys", "SSH keys"},
 	{sectionOrgs, "/dashboard/orgs", "Organisations", "Organisations"},
 	{sectionTrusted, "/dashboard/trusted-publishers", "Trusted publishers", "Trusted publishers"},
+	{sectionHooks, "/dashboard/hooks", "Webhooks", "Webhooks"},
 	{sectionAccount, "/dashboard/account", "Account", "Password and sessions"},
 }
 
@@ -112,6 +114,10 @@ type dashboardData struct {
 	TrustPackages string
 	TrustClaims   string
 
+	// Webhooks (hooks.go): the account's and those of the
+	// organisations it owns.
+	Hooks []registry.Hook
+
 	// Organisations (orgs.go).
 	Orgs           []orgRow
 	OrgName        string // form values to show again after an error
@@ -169,6 +175,8 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 		err = pages.dashboardOrgs(c, d)
 	case sectionTrusted:
 		err = pages.dashboardTrusted(c, d)
+	case sectionHooks:
+		err = pages.dashboardHooks(c, d)
 	default:
 		panic("no dashboard page " + d.Section)
 	}

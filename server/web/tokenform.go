@@ -36,6 +36,7 @@ var tokenScopes = []struct {
 	{string(registry.ScopeYank), "yank: yank, un-yank, deprecate"},
 	{string(registry.ScopeKeys), "keys: add and delete SSH keys"},
 	{string(registry.ScopeTokens), "tokens: create, list and revoke tokens"},
+	{string(registry.ScopeHooks), "hooks: add, list and remove webhooks"},
 }
 
 // defaultLifetime is the expiry offered first, as pact token create does

@@ -115,6 +115,7 @@ func (pages *Pages) Route(e *gin.Engine) {
 	httpx.GetAndHead(dash, "/keys", pages.showDashboard(sectionKeys))
 	httpx.GetAndHead(dash, "/orgs", pages.showDashboard(sectionOrgs))
 	httpx.GetAndHead(dash, "/trusted-publishers", pages.showDashboard(sectionTrusted))
+	httpx.GetAndHead(dash, "/hooks", pages.showDashboard(sectionHooks))
 	dash.POST("/tokens", pages.createToken)
 	dash.POST("/tokens/:id/revoke", pages.revokeToken)
 	dash.POST("/keys", pages.addKey)
