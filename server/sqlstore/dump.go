@@ -36,7 +36,8 @@ import (
 //
 // The logins of the command line waiting in device_logins are not dumped:
 // none lasts longer than ten minutes, and a restored registry starts
-// without any (pact login begins again).
+// without any (pact login begins again). Nor are the deliveries of
+// webhooks waiting in hook_deliveries (dump_hooks.go).
 const (
 	DumpFormat  = "pact-dump"
 	DumpVersion = 3
@@ -84,6 +85,8 @@ type BackupCounts struct {
 	Releases int64 `json:"releases"`
 	// Organisations' members (dump_orgs.go).
 	OrgMembers int64 `json:"org_members"`
+	// Webhooks (dump_hooks.go), without their queue of deliveries.
+	Hooks int64 `json:"hooks"`
 }
 
 func (c BackupCounts) String() string {
