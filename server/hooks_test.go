@@ -182,7 +182,7 @@ func TestHookDeliveriesAreSignedAndProvable(t *testing.T) {
 		widget, widgetURL := hooktest.NewServer(t, "another-secret-0123456789", hooktest.Behaviour{})
 		hAll := addHook(t, env, alice, map[string]any{"url": allURL + "/all", "secret": hookSecret,
 			"events": []string{"publish", "yank", "unyank", "deprecate", "key", "member", "release"}})
-		addHook(t, env, alice, map[string]any{"url": widgetURL, "package": "widget", "secret": "another-secret-0123456789", "events": []string{"publish"}})
+		hWidget := addHook(t, env, alice, map[string]any{"url": widgetURL, "package": "widget", "secret": "another-secret-0123456789", "events": []string{"publish"}})
 
 		for _, step := range []struct {
 			path string
@@ -238,9 +238,13 @@ func TestHookDeliveriesAreSignedAndProvable(t *testing.T) {
 			}
 		}
 		// The package's hook: widget's publish only.
+		// Its queue was filled with each event's transaction, so it is
+		// complete now.
+		if q := hookDeliveries(t, env, alice, hWidget.ID).Deliveries; len(q) != 1 || q[0].Package != "widget" || q[0].Event != "publish" {
+			t.Errorf("the widget hook's deliveries are %+v", q)
+		}
 		wgot := hooktest.WaitFor(t, 20*time.Second, widget.Deliveries, func(d []hooktest.Delivery) bool { return len(d) >= 1 })
-		time.Sleep(200 * time.Millisecond) // room for a wrong delivery to arrive
-		if wgot = widget.Deliveries(); len(wgot) != 1 || wgot[0].Payload.Package != "widget" || wgot[0].Payload.Event != "publish" || wgot[0].SignatureError != "" {
+		if len(wgot) != 1 || wgot[0].Payload.Package != "widget" || wgot[0].Payload.Event != "publish" || wgot[0].SignatureError != "" {
 			t.Errorf("the widget hook got %+v", wgot)
 		}
 		// The list shows each delivered, with its answer.
@@ -287,7 +291,9 @@ func TestHookRetriesGiveUpAndDisable(t *testing.T) {
 			t.Fatalf("after a 500: %+v", first)
 		}
 		// Not before its time: the clock has not moved.
-		time.Sleep(200 * time.Millisecond)
+		if n, err := env.Webhooks.RunOnce(context.Background()); n != 0 || err != nil {
+			t.Fatalf("%d deliveries claimed before the retry is due, %v", n, err)
+		}
 		if n := recv.Requests(); n != 1 {
 			t.Fatalf("%d requests before the retry is due", n)
 		}
