@@ -1,0 +1,201 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/pact-registry/pact/internal/storetest"
+	"github.com/pact-registry/pact/server/registry"
+	"github.com/pact-registry/pact/server/sqlstore"
+)
+
+// hookStore is a store with the account alice, a hook of hers hearing
+// every event and one hearing widget's publishes, and a Service over it
+// whose log is signed, so deliveries can be claimed once sequenced.
+func hookStore(t *testing.T, dsn string, opts sqlstore.Options) (*sqlstore.Store, *registry.Service, *registry.Account, *registry.Hook, *registry.Hook) {
+	t.Helper()
+	ctx := context.Background()
+	s := open(t, dsn, opts)
+	svc := registry.NewService(s, registry.Options{})
+	if err := svc.InitLog(ctx, "hooks/log", ""); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	alice := &registry.Account{Email: "alice@example.com", Username: "alice", CreatedAt: now}
+	if err := s.CreateAccount(ctx, alice); err != nil {
+		t.Fatal(err)
+	}
+	all := &registry.Hook{OwnerID: alice.ID, Owner: "alice", URL: "https://hooks.example.com/all", Secret: "store-secret-0123456789",
+		Events: registry.HookEvents, CreatedBy: alice.ID, CreatedAt: now}
+	widget := &registry.Hook{OwnerID: alice.ID, Owner: "alice", Package: "widget", URL: "https://hooks.example.com/widget", Secret: "store-secret-0123456789",
+		Events: []string{"publish"}, CreatedBy: alice.ID, CreatedAt: now}
+	for _, h := range []*registry.Hook{all, widget} {
+		if err := s.CreateHook(ctx, h, registry.MaxHooksPerOwner); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s, svc, alice, all, widget
+}
+
+func publishIn(t *testing.T, s *sqlstore.Store, alice *registry.Account, pack, version, content string, at time.Time) error {
+	t.Helper()
+	in := registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: pack, Name: pack, Version: version,
+		Content: []byte(content), SHA256: sha([]byte(content)), Now: at, PublisherID: alice.ID}
+	_, _, err := s.Publish(context.Background(), in.Ready())
+	return err
+}
+
+func queued(t *testing.T, s *sqlstore.Store, h *registry.Hook) []registry.HookDelivery {
+	t.Helper()
+	d, err := s.ListHookDeliveries(context.Background(), h.ID, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Deliveries are queued in the transaction of their event: one for each
+// hook that hears it, none for a change that did not happen (an identical
+// publish, a refused one), a deprecation without a log index; a claim
+// takes only deliveries whose entry the tree holds, and leases them.
+func TestHookQueueFollowsItsEvents(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			s, svc, alice, all, widget := hookStore(t, b.dsn(t), sqlstore.Options{})
+			at := time.Now().UTC().Truncate(time.Second)
+			if err := publishIn(t, s, alice, "widget", "1.0.0", "# widget\n", at); err != nil {
+				t.Fatal(err)
+			}
+			if err := publishIn(t, s, alice, "gadget", "1.0.0", "# gadget\n", at); err != nil {
+				t.Fatal(err)
+			}
+			// The same version again changes nothing; another content is refused.
+			if err := publishIn(t, s, alice, "widget", "1.0.0", "# widget\n", at); err != nil {
+				t.Fatal(err)
+			}
+			if err := publishIn(t, s, alice, "widget", "1.0.0", "# other\n", at); !registry.IsCode(err, registry.Conflict) {
+				t.Fatalf("a conflicting publish: %v", err)
+			}
+			p, err := s.PackageBySlug(ctx, "alice", "widget")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.SetDeprecated(ctx, p.ID, "use gadget", at); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.SetDeprecated(ctx, p.ID+1000, "gone", at); !registry.IsCode(err, registry.NotFound) {
+				t.Fatalf("deprecating no package: %v", err)
+			}
+			got := queued(t, s, all)
+			if len(got) != 3 || got[0].Event != "deprecate" || got[0].LogIndex != nil || got[0].Message != "use gadget" ||
+				got[1].Package != "gadget" || got[2].Package != "widget" || got[2].Kind != "publish" || got[2].LogIndex == nil || *got[2].LogIndex != 0 {
+				t.Fatalf("the hook of every event queued %+v", got)
+			}
+			if !got[2].CreatedAt.Equal(at) || !got[2].NextAttemptAt.Equal(at) || !got[2].GiveUpAt.Equal(at.Add(registry.HookRetryFor)) {
+				t.Errorf("queued at %v, next %v, giving up %v; want %v and a day later", got[2].CreatedAt, got[2].NextAttemptAt, got[2].GiveUpAt, at)
+			}
+			if w := queued(t, s, widget); len(w) != 1 || w[0].Package != "widget" || w[0].Event != "publish" {
+				t.Fatalf("the widget hook queued %+v", w)
+			}
+
+			// Before the log is sequenced, only the deprecation can be sent.
+			claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
+			if err != nil || len(claims) != 1 || claims[0].Delivery.Event != "deprecate" || claims[0].Hook.Secret != all.Secret {
+				t.Fatalf("claims before sequencing: %+v, %v", claims, err)
+			}
+			if _, err := svc.SequenceLog(ctx); err != nil {
+				t.Fatal(err)
+			}
+			claims, err = s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
+			if err != nil || len(claims) != 3 {
+				t.Fatalf("claims after sequencing: %+v, %v", claims, err)
+			}
+			// Leased: nobody takes them again until the lease ends.
+			if again, err := s.ClaimHookDeliveries(ctx, at.Add(59*time.Second), at.Add(2*time.Minute), 10); err != nil || len(again) != 0 {
+				t.Fatalf("claims during the lease: %+v, %v", again, err)
+			}
+			if again, err := s.ClaimHookDeliveries(ctx, at.Add(time.Minute), at.Add(2*time.Minute), 10); err != nil || len(again) != 4 {
+				t.Fatalf("claims after the lease: %d, %v; want all 4 again", len(again), err)
+			}
+		})
+	}
+}
+
+// A hook keeps its newest finished deliveries only; pending ones stay
+// whatever their number.
+func TestHookDeliveriesArePruned(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			s, _, alice, all, _ := hookStore(t, b.dsn(t), sqlstore.Options{})
+			at := time.Now().UTC().Truncate(time.Second)
+			p := func(v string) {
+				if err := publishIn(t, s, alice, "widget", v, "# widget "+v+"\n", at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, v := range []string{"1.0.0", "1.0.1", "1.0.2", "1.0.3", "1.0.4"} {
+				p(v)
+			}
+			list := queued(t, s, all)
+			for _, d := range list[1:] { // all but the newest
+				if err := s.FinishHookDelivery(ctx, registry.HookAttempt{DeliveryID: d.ID, HookID: all.ID, At: at, Status: 200,
+					State: registry.DeliveryDelivered, NextAttemptAt: at}, 2); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := queued(t, s, all)
+			if len(got) != 2 || got[0].ID != list[0].ID || got[0].State != "pending" || got[1].ID != list[1].ID || got[1].State != "delivered" {
+				t.Fatalf("after pruning to 2: %+v", got)
+			}
+		})
+	}
+}
+
+// On PostgreSQL a claim skips the deliveries another transaction holds
+// locked (a replica claiming at the same moment) instead of waiting for
+// them: FOR UPDATE SKIP LOCKED.
+func TestHookClaimSkipsLockedDeliveries(t *testing.T) {
+	dsn := storetest.PostgresURL(t)
+	ctx := context.Background()
+	s, svc, alice, all, _ := hookStore(t, dsn, sqlstore.Options{StatementTimeout: 3 * time.Second})
+	at := time.Now().UTC().Truncate(time.Second)
+	for _, v := range []string{"1.0.0", "1.0.1"} {
+		if err := publishIn(t, s, alice, "widget", v, "# widget "+v+"\n", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.SequenceLog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list := queued(t, s, all)
+	other, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var id int64
+	if err := tx.QueryRowContext(ctx, `SELECT id FROM hook_deliveries WHERE id = $1 FOR UPDATE`, list[0].ID).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
+	if err != nil || len(claims) != 3 {
+		t.Fatalf("a claim beside a locked delivery: %+v, %v (after %s); want the 3 others at once", claims, err, time.Since(start))
+	}
+	for _, c := range claims {
+		if c.Delivery.ID == list[0].ID {
+			t.Errorf("delivery %d, locked by another transaction, was claimed", c.Delivery.ID)
+		}
+	}
+}
