@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
@@ -387,6 +389,46 @@ func TestHookPrivateAddressesRefused(t *testing.T) {
 		}
 		if n := recv.Requests(); n != 0 {
 			t.Errorf("the receiver on loopback got %d requests", n)
+		}
+	})
+}
+
+// A delivery has a timeout (--webhook-timeout), and at most 64 KiB of the
+// answer is read: a receiver that never ends its answer does not hold the
+// delivery past its first 64 KiB, one that never answers fails it at the
+// timeout.
+func TestHookDeliveryIsBounded(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, WebhookAllowPrivate: true, WebhookTimeout: 2 * time.Second})
+		alice := env.CreateUser(t, "alice")
+		endless := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.WriteHeader(http.StatusOK)
+			chunk := bytes.Repeat([]byte("x"), 4096)
+			for r.Context().Err() == nil {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}))
+		defer endless.Close()
+		silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body) // so that the server sees the sender go
+			<-r.Context().Done()
+		}))
+		defer silent.Close()
+		hEndless := addHook(t, env, alice, map[string]any{"url": endless.URL, "secret": hookSecret, "events": []string{"publish"}})
+		hSilent := addHook(t, env, alice, map[string]any{"url": silent.URL, "secret": hookSecret, "events": []string{"publish"}})
+		resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+
+		d := waitDeliveries(t, env, alice, hEndless.ID, "an attempt", func(d []wire.HookDelivery) bool { return len(d) == 1 && d[0].Attempts == 1 })[0]
+		if d.State != "delivered" || d.Status != 200 || d.DurationMS >= 2000 {
+			t.Errorf("an endless answer: %+v; want delivered once 64 KiB were read, before the timeout", d)
+		}
+		d = waitDeliveries(t, env, alice, hSilent.ID, "an attempt", func(d []wire.HookDelivery) bool { return len(d) == 1 && d[0].Attempts == 1 })[0]
+		if d.State != "pending" || d.Status != 0 || d.DurationMS < 2000 || d.DurationMS > 5000 || !strings.Contains(d.Error, "no answer within 2s (--webhook-timeout)") {
+			t.Errorf("no answer: %+v; want an attempt failed at the 2 s timeout", d)
 		}
 	})
 }

@@ -195,6 +195,9 @@ func (d *Deliverer) send(ctx context.Context, c *registry.HookClaim, body []byte
 	req.Header.Set(wire.HeaderHookSignature, hooksig.Sign(c.Hook.Secret, time.Now(), body))
 	resp, err := d.client.Do(req)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return registry.HookOutcome{Duration: time.Since(start), Error: "no answer within " + d.cfg.Timeout.String() + " (--webhook-timeout)"}
+		}
 		return registry.HookOutcome{Duration: time.Since(start), Error: err.Error()}
 	}
 	defer resp.Body.Close()
@@ -204,6 +207,9 @@ func (d *Deliverer) send(ctx context.Context, c *registry.HookClaim, body []byte
 	out := registry.HookOutcome{Status: resp.StatusCode, Duration: time.Since(start)}
 	if err != nil {
 		out.Error = "reading the answer: " + err.Error()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			out.Error = "the answer did not end within " + d.cfg.Timeout.String() + " (--webhook-timeout)"
+		}
 	}
 	return out
 }
