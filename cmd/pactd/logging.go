@@ -79,6 +79,9 @@ func (l loggers) auditEvent(ctx context.Context, e registry.Event) {
 	if e.TrustedPublisherID != 0 {
 		attrs = append(attrs, slog.Int64("trusted_publisher_id", e.TrustedPublisherID))
 	}
+	if e.HookID != 0 {
+		attrs = append(attrs, slog.Int64("hook_id", e.HookID))
+	}
 	l.audit.LogAttrs(ctx, slog.LevelInfo, e.Message, attrs...)
 }
 

@@ -256,6 +256,12 @@ func TestAuditLines(t *testing.T) {
 	wantAnswer(t, "publish from CI", publish(t, base, exchanged["token"].(string), packDocument("widget", "1.2.0", "From CI.")), http.StatusOK)
 	del("trusted publisher remove", fmt.Sprintf("/api/trusted-publishers/%d", trustID), token, http.StatusOK)
 	del("key remove", fmt.Sprintf("/api/ssh-keys/%d", key.id), token, http.StatusOK)
+	hook := post("hook add", "/api/hooks", token, map[string]any{"package": "widget", "url": "https://203.0.113.10/hook",
+		"secret": "audit-secret-0123456789", "events": []string{"publish", "yank"}}, http.StatusCreated)
+	hookID := int64(hook["hook"].(map[string]any)["id"].(float64))
+	post("hook add on loopback", "/api/hooks", token, map[string]any{"url": "http://127.0.0.1:1/",
+		"secret": "audit-secret-0123456789", "events": []string{"publish"}}, http.StatusBadRequest)
+	del("hook remove", fmt.Sprintf("/api/hooks/%d", hookID), token, http.StatusOK)
 
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
@@ -281,6 +287,8 @@ func TestAuditLines(t *testing.T) {
 		{"publish", fmt.Sprintf("alice published widget 1.2.0 (token %d, trusted publishing, repository alice/widget)", ciToken+1)},
 		{"trusted_publisher_remove", "alice removed " + trusted},
 		{"key_remove", fmt.Sprintf("alice removed SSH key %d %s (laptop)", key.id, fp)},
+		{"hook_add", fmt.Sprintf("alice added webhook %d of alice/widget (publish, yank) to https://203.0.113.10/hook", hookID)},
+		{"hook_remove", fmt.Sprintf("alice removed webhook %d of alice/widget, to https://203.0.113.10/hook", hookID)},
 	}
 	for i := range max(len(want), len(lines)) {
 		switch {

@@ -8,8 +8,8 @@ import (
 
 // The audit trail (docs/operations.md, Audit lines): every change a user
 // makes to what others can see or use (a publish, a yank or un-yank, a
-// deprecation, an SSH key, an API token or a trusted publisher added or
-// removed) is reported once, by the method that made it and only after
+// deprecation, an SSH key, an API token, a trusted publisher or a webhook
+// added or removed) is reported once, by the method that made it and only after
 // the store kept it, to Options.OnEvent. Reporting here rather than in the
 // API and the dashboard means each change is reported however it was asked
 // for, and from one place.
@@ -30,6 +30,7 @@ type Event struct {
 	TokenID            int64
 	KeyFingerprint     string
 	TrustedPublisherID int64
+	HookID             int64
 }
 
 // The actions an Event reports.
@@ -47,6 +48,8 @@ const (
 	ActionTrustedPublisherAdd    = "trusted_publisher_add"
 	ActionTrustedPublisherRemove = "trusted_publisher_remove"
 	ActionTrustedPublishingOnly  = "trusted_publishing_only"
+	ActionHookAdd                = "hook_add"
+	ActionHookRemove             = "hook_remove"
 )
 
 // OperatorActor is the Actor of changes made by pactd's admin commands.

@@ -282,7 +282,17 @@ func (s *Service) CreateHook(ctx context.Context, actor *Account, maker *Token, 
 	if err := s.store.CreateHook(ctx, h, MaxHooksPerOwner); err != nil {
 		return nil, err
 	}
+	s.emit(ctx, Event{Action: ActionHookAdd, Actor: actor.Username, HookID: h.ID,
+		Message: fmt.Sprintf("%s added webhook %d of %s (%s) to %s", actor.Username, h.ID, hookScope(h), strings.Join(h.Events, ", "), h.URL)})
 	return h, nil
+}
+
+// hookScope is what a hook hears: owner or owner/pack.
+func hookScope(h *Hook) string {
+	if h.Package == "" {
+		return h.Owner
+	}
+	return h.Owner + "/" + h.Package
 }
 
 // ListHooks lists the hooks of owner (actor's own when "").
@@ -300,7 +310,12 @@ func (s *Service) DeleteHook(ctx context.Context, actor *Account, maker *Token, 
 	if err != nil {
 		return err
 	}
-	return s.store.DeleteHook(ctx, h.ID)
+	if err := s.store.DeleteHook(ctx, h.ID); err != nil {
+		return err
+	}
+	s.emit(ctx, Event{Action: ActionHookRemove, Actor: actor.Username, HookID: h.ID,
+		Message: fmt.Sprintf("%s removed webhook %d of %s, to %s", actor.Username, h.ID, hookScope(h), h.URL)})
+	return nil
 }
 
 // HookDeliveries lists the newest deliveries of hook id, which actor must
