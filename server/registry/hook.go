@@ -552,14 +552,15 @@ type HookOutcome struct {
 // FinishHookDelivery records an attempt at c: delivered on a 2xx answer;
 // else retried after HookFirstRetry, doubling to HookMaxRetry, until
 // GiveUpAt, then failed. A hook whose attempts have all failed for
-// HookDisableAfter is disabled with a note.
-func (s *Service) FinishHookDelivery(ctx context.Context, c *HookClaim, o HookOutcome) error {
+// HookDisableAfter is disabled with a note, which it answers ("" when
+// the hook stays enabled).
+func (s *Service) FinishHookDelivery(ctx context.Context, c *HookClaim, o HookOutcome) (disabled string, err error) {
 	now := s.now()
 	a := HookAttempt{DeliveryID: c.Delivery.ID, HookID: c.Hook.ID, At: now, Status: o.Status, Duration: o.Duration, Error: clip.Text(o.Error, 500)}
 	if o.Status >= 200 && o.Status < 300 && o.Error == "" {
 		a.State = DeliveryDelivered
 		a.NextAttemptAt = now
-		return s.store.FinishHookDelivery(ctx, a, HookDeliveriesKept)
+		return "", s.store.FinishHookDelivery(ctx, a, HookDeliveriesKept)
 	}
 	if a.Error == "" {
 		a.Error = fmt.Sprintf("the receiver answered %d", o.Status)
@@ -577,7 +578,7 @@ func (s *Service) FinishHookDelivery(ctx context.Context, c *HookClaim, o HookOu
 		a.DisableNote = fmt.Sprintf("disabled at %s: every delivery failed since %s; the last: %s",
 			now.Format(time.RFC3339), since.Format(time.RFC3339), a.Error)
 	}
-	return s.store.FinishHookDelivery(ctx, a, HookDeliveriesKept)
+	return a.DisableNote, s.store.FinishHookDelivery(ctx, a, HookDeliveriesKept)
 }
 
 // HookBackoff is the wait after the attempts-th failed attempt.

@@ -170,9 +170,13 @@ func (d *Deliverer) deliver(ctx context.Context, c *registry.HookClaim) {
 	if ctx.Err() != nil {
 		return // shutting down: the lease ends and the delivery is tried again
 	}
-	if err := d.svc.FinishHookDelivery(ctx, c, outcome); err != nil {
+	disabled, err := d.svc.FinishHookDelivery(ctx, c, outcome)
+	if err != nil {
 		log.Warn("recording a webhook delivery", "error", err.Error())
 		return
+	}
+	if disabled != "" {
+		log.Warn("webhook disabled", "owner", c.Hook.Owner, "note", disabled)
 	}
 	if outcome.Error != "" {
 		log.Info("webhook delivery failed", "status", outcome.Status, "error", outcome.Error)
