@@ -196,11 +196,31 @@ func TestHookDeliveriesAreSignedAndProvable(t *testing.T) {
 			{yankPath("widget", "1.0.0", "unyank"), nil},
 			{"/api/packages/alice/widget/deprecate", map[string]any{"message": "use gadget"}},
 			{"/api/ssh-keys", map[string]any{"public_key": readPub(t, pub)}},
+			{"/api/releases", nil},
 		} {
+			if step.path == "/api/releases" {
+				step.body = releaseBody("alice/widget", "1.0.0")
+				step.body["contract_digest"] = "sha256:" + docSHA(t, env, "alice", "widget", "1.0.0")
+				step.body["contract_url"] = env.URL + "/raw/alice/widget@1.0.0.pact.md"
+				step.body["source_git_commit"] = "abc1234"
+			}
 			resp := env.API.PostJSON(step.path, step.body, alice.Bearer())
 			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
 		}
-		got := hooktest.WaitFor(t, 20*time.Second, all.Deliveries, func(d []hooktest.Delivery) bool { return len(d) >= 6 })
+		// An organisation's hook hears its members.
+		org, orgURL := hooktest.NewServer(t, hookSecret, hooktest.Behaviour{})
+		env.CreateUser(t, "bob")
+		resp := env.API.PostJSON("/api/orgs", map[string]any{"name": "acme"}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusCreated, resp.Body)
+		addHook(t, env, alice, map[string]any{"owner": "acme", "url": orgURL, "secret": hookSecret, "events": []string{"member"}})
+		resp = env.API.PutJSON("/api/orgs/acme/members/bob", map[string]any{"role": "maintainer"}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		ogot := hooktest.WaitFor(t, 20*time.Second, org.Deliveries, func(d []hooktest.Delivery) bool { return len(d) >= 1 })
+		if p := ogot[0].Payload; len(ogot) != 1 || p.Event != "member" || p.Kind != "member" || p.Owner != "acme" || !strings.Contains(p.Entry, "\nmember bob\n") {
+			t.Errorf("the organisation's hook got %+v", ogot)
+		}
+
+		got := hooktest.WaitFor(t, 20*time.Second, all.Deliveries, func(d []hooktest.Delivery) bool { return len(d) >= 7 })
 		verifier, err := note.NewVerifier(env.Service.LogVerifierKey())
 		if err != nil {
 			t.Fatal(err)
@@ -234,7 +254,7 @@ func TestHookDeliveriesAreSignedAndProvable(t *testing.T) {
 				t.Errorf("%s: the proof's entry %q is not the body's", what, extra)
 			}
 		}
-		for _, want := range []string{"publish widget", "publish gadget", "yank widget", "unyank widget", "deprecate widget", "key "} {
+		for _, want := range []string{"publish widget", "publish gadget", "yank widget", "unyank widget", "deprecate widget", "key ", "release widget"} {
 			if !seen[want] {
 				t.Errorf("no delivery of %q among %v", want, seen)
 			}
@@ -250,14 +270,14 @@ func TestHookDeliveriesAreSignedAndProvable(t *testing.T) {
 			t.Errorf("the widget hook got %+v", wgot)
 		}
 		// The list shows each delivered, with its answer.
-		list := waitDeliveries(t, env, alice, hAll.ID, "6 delivered", func(d []wire.HookDelivery) bool {
+		list := waitDeliveries(t, env, alice, hAll.ID, "7 delivered", func(d []wire.HookDelivery) bool {
 			n := 0
 			for _, x := range d {
 				if x.State == "delivered" {
 					n++
 				}
 			}
-			return n == 6
+			return n == 7
 		})
 		for _, d := range list {
 			if d.Status != 200 || d.Attempts != 1 || d.Time == nil || d.Error != "" || d.NextAttemptAt != nil {
@@ -265,11 +285,11 @@ func TestHookDeliveriesAreSignedAndProvable(t *testing.T) {
 			}
 		}
 		// Redelivering sends the same delivery (its id) again.
-		resp := env.API.Post(fmt.Sprintf("/api/hooks/%d/deliveries/%d/redeliver", hAll.ID, list[0].ID), "", nil, alice.Bearer())
+		resp = env.API.Post(fmt.Sprintf("/api/hooks/%d/deliveries/%d/redeliver", hAll.ID, list[0].ID), "", nil, alice.Bearer())
 		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
-		again := hooktest.WaitFor(t, 20*time.Second, all.Deliveries, func(d []hooktest.Delivery) bool { return len(d) >= 7 })
-		if again[6].ID != fmt.Sprint(list[0].ID) || again[6].SignatureError != "" {
-			t.Errorf("redelivery %+v, want delivery %d", again[6], list[0].ID)
+		again := hooktest.WaitFor(t, 20*time.Second, all.Deliveries, func(d []hooktest.Delivery) bool { return len(d) >= 8 })
+		if again[7].ID != fmt.Sprint(list[0].ID) || again[7].SignatureError != "" {
+			t.Errorf("redelivery %+v, want delivery %d", again[7], list[0].ID)
 		}
 		resp = env.API.Post(fmt.Sprintf("/api/hooks/%d/deliveries/%d/redeliver", hAll.ID, list[0].ID+1000), "", nil, alice.Bearer())
 		wantError(t, resp.Status, resp.JSON(t), 404, "has no delivery")
