@@ -26,6 +26,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 
+	"github.com/pact-registry/pact/internal/gotooltest"
 	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/internal/storetest"
@@ -39,29 +40,10 @@ import (
 const witnessOrigin = "witness-test.example/log"
 
 // requireLitewitness answers the path of litewitness (filippo.io/torchwood's
-// C2SP tlog-witness server), on PATH or in $(go env GOPATH)/bin, where `go
-// install filippo.io/torchwood/cmd/litewitness@v0.9.0` puts it (.ci/run
-// does). Without it the test is skipped, except in CI (CI=true), where it
-// fails.
+// C2SP tlog-witness server); without it the test skips, or fails in CI.
 func requireLitewitness(t *testing.T) string {
 	t.Helper()
-	if path, err := exec.LookPath("litewitness"); err == nil {
-		return path
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
-			path := filepath.Join(dir, "bin", "litewitness")
-			if _, err := os.Stat(path); err == nil {
-				return path
-			}
-		}
-	}
-	const install = "go install filippo.io/torchwood/cmd/litewitness@v0.9.0"
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("litewitness is required in CI: %s", install)
-	}
-	t.Skipf("litewitness is not installed (on PATH or in $(go env GOPATH)/bin): %s", install)
-	return ""
+	return gotooltest.Require(t, "litewitness", "go install filippo.io/torchwood/cmd/litewitness@v0.9.0")
 }
 
 // TestWitnessScripts runs testdata/witness/*.txtar, the transparency log's
