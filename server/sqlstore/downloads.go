@@ -48,47 +48,42 @@ func (s *Store) AddDownloads(ctx context.Context, counts []registry.DownloadCoun
 	return err
 }
 
+// sqlPackageDownloads reads a package's downloads in one statement, so
+// in one snapshot: a flush that commits meanwhile shows in both halves or
+// in neither. Its first rows are each version's total (day -1), then the
+// days from the given one on that have any (version '').
+const sqlPackageDownloads = `SELECT v.version, -1, CAST(COALESCE(SUM(d.count), 0) AS BIGINT) FROM versions v
+LEFT JOIN downloads d ON d.version_id = v.id
+WHERE v.package_id = ? GROUP BY v.id, v.version
+UNION ALL
+SELECT '', d.day, CAST(SUM(d.count) AS BIGINT) FROM downloads d
+JOIN versions v ON v.id = d.version_id
+WHERE v.package_id = ? AND d.day >= ? GROUP BY d.day`
+
 // PackageDownloads answers the downloads of every version of packageID
 // (registry.DownloadStore) and its days from since on that have any.
 func (s *Store) PackageDownloads(ctx context.Context, packageID int64, since registry.Day) ([]registry.VersionDownloads, []registry.DayCount, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	const op = "read downloads"
-	rows, err := s.read.QueryContext(ctx, s.q(`SELECT v.version, CAST(COALESCE(SUM(d.count), 0) AS BIGINT) FROM versions v
-LEFT JOIN downloads d ON d.version_id = v.id
-WHERE v.package_id = ? GROUP BY v.id, v.version ORDER BY v.id`), packageID)
-	if err != nil {
-		return nil, nil, s.fault(op, err)
-	}
-	var versions []registry.VersionDownloads
-	for rows.Next() {
-		var v registry.VersionDownloads
-		if err := rows.Scan(&v.Version, &v.Count); err != nil {
-			rows.Close()
-			return nil, nil, s.fault(op, err)
-		}
-		versions = append(versions, v)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, nil, s.fault(op, err)
-	}
-	rows, err = s.read.QueryContext(ctx, s.q(`SELECT d.day, CAST(SUM(d.count) AS BIGINT) FROM downloads d
-JOIN versions v ON v.id = d.version_id
-WHERE v.package_id = ? AND d.day >= ? GROUP BY d.day ORDER BY d.day`), packageID, int64(since))
+	rows, err := s.read.QueryContext(ctx, s.q(sqlPackageDownloads), packageID, packageID, int64(since))
 	if err != nil {
 		return nil, nil, s.fault(op, err)
 	}
 	defer rows.Close()
+	var versions []registry.VersionDownloads
 	var days []registry.DayCount
 	for rows.Next() {
-		var d registry.DayCount
-		var day int64
-		if err := rows.Scan(&day, &d.Count); err != nil {
+		var version string
+		var day, count int64
+		if err := rows.Scan(&version, &day, &count); err != nil {
 			return nil, nil, s.fault(op, err)
 		}
-		d.Day = registry.Day(day)
-		days = append(days, d)
+		if day < 0 {
+			versions = append(versions, registry.VersionDownloads{Version: version, Count: count})
+		} else {
+			days = append(days, registry.DayCount{Day: registry.Day(day), Count: count})
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, s.fault(op, err)
