@@ -51,7 +51,7 @@ func (s *Store) AddDownloads(ctx context.Context, counts []registry.DownloadCoun
 // sqlPackageDownloads reads a package's downloads in one statement, so
 // in one snapshot: a flush that commits meanwhile shows in both halves or
 // in neither. Its first rows are each version's total (day -1), then the
-// days from the given one on that have any (version '').
+// days from the given one on that have any (version ”).
 const sqlPackageDownloads = `SELECT v.version, -1, CAST(COALESCE(SUM(d.count), 0) AS BIGINT) FROM versions v
 LEFT JOIN downloads d ON d.version_id = v.id
 WHERE v.package_id = ? GROUP BY v.id, v.version
