@@ -104,6 +104,9 @@ type Package struct {
 	// publisher publish the package: token and SSH-signed publishes are
 	// refused (docs/protocol.md, Trusted publishing only).
 	TrustedPublishingOnly bool
+	// Downloads is the package's total of downloads, as flushed so far
+	// (downloads.go).
+	Downloads int64
 	// LogIndex is set only on the package a publish returns: the
 	// transparency log entry of the version published (or found identical).
 	LogIndex *int64

@@ -29,8 +29,9 @@ type Service struct {
 	onEvent          func(context.Context, Event) // audit.go
 	// checkPassword is CheckPassword; tests count its calls.
 	checkPassword  func(encoded, password string) bool
-	tokenRetention time.Duration // token.go
-	counts         countsCache   // counts.go
+	tokenRetention time.Duration   // token.go
+	counts         countsCache     // counts.go
+	downloads      downloadCounter // downloads.go
 }
 
 // Options are the settings of a Service; the zero value is usable.

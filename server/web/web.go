@@ -232,11 +232,12 @@ func (pages *Pages) templateFuncs() template.FuncMap {
 			}
 			return "/static/" + name + "?v=" + f.version
 		},
-		"datetime": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-		"unix":     func(sec int64) time.Time { return time.Unix(sec, 0) },
-		"day":      func(t time.Time) string { return t.UTC().Format("2006-01-02") },
-		"lower":    strings.ToLower,
+		"datetime":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"downloads": func(n int64) string { return countOf(n, "download", "downloads") },
+		"when":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"unix":      func(sec int64) time.Time { return time.Unix(sec, 0) },
+		"day":       func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+		"lower":     strings.ToLower,
 		// dashboardMenu is the menu every dashboard page shares.
 		"dashboardMenu": func() []dashboardPage { return dashboardPages },
 		// schemeURL is the search filtered by a scheme.
