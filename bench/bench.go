@@ -348,7 +348,12 @@ func (b *bench) measureDeep(ctx context.Context, server *pactd, db *seeded, suff
 	b.pids[bare.URL] = bare.cmd.Process.Pid
 	paths := []string{"/api/packages?cursor=" + db.DeepCursor}
 	if err := sameAnswers(ctx, server.URL, bare.URL, paths[0]); err != nil {
-		return 0, err
+		if b.cfg.Pactd == "" {
+			return 0, err
+		}
+		// Another build's pactd (-pactd) may answer a page of another
+		// shape than this bench's bare server writes: measured all the same.
+		b.progress("the deep page of %s differs from the bare Go server's (%v): its ceiling row compares unlike answers", b.cfg.Pactd, err)
 	}
 	deep := fmt.Sprintf("GET /api/packages (page %d via cursor)", db.DeepPage)
 	rs, kbs, err := b.getEach(ctx, []target{{"list-deep-go" + suffix, "bare Go + SQLite", bare.URL, nil}, {"list-deep" + suffix, "pactd", server.URL, server}},
