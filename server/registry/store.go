@@ -24,6 +24,7 @@ type Store interface {
 	TrustStore
 	ReleaseStore
 	OrgStore
+	PasskeyStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Generation changes whenever a write through this Store may have
