@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -85,6 +86,7 @@ func (pages *Pages) jsonFailed(c *gin.Context, err error) {
 	status := httpx.Status(err)
 	pages.shared.LogFailure(c, "passkey step failed", status, err)
 	httpx.SetRetryAfter(c, err)
+	setRetryAfter(c, err)
 	c.JSON(status, gin.H{"ok": false, "error": httpx.Message(err)})
 }
 
@@ -104,7 +106,24 @@ func (pages *Pages) passkeysOff(c *gin.Context) bool {
 }
 
 func tooManyLogins(wait time.Duration) error {
-	return registry.Errorf(registry.RateLimited, "Too many failed log-ins. %s", tryAgainIn(wait))
+	return &throttled{registry.Errorf(registry.RateLimited, "Too many failed log-ins. %s", tryAgainIn(wait)), wait}
+}
+
+// throttled is a refusal of the log-in throttle with how long to wait, for
+// the Retry-After header.
+type throttled struct {
+	error
+	wait time.Duration
+}
+
+func (e *throttled) Unwrap() error { return e.error }
+
+// setRetryAfter says how long to wait when err is the throttle's.
+func setRetryAfter(c *gin.Context, err error) {
+	var t *throttled
+	if errors.As(err, &t) {
+		retryAfter(c, t.wait)
+	}
 }
 
 // loginCounts are the counts one attempt of a log-in step took from the
@@ -342,8 +361,12 @@ func (pages *Pages) recoverSecondFactor(c *gin.Context) {
 	id := cookieValue(c, pages.sessions.loginCookie())
 	lc, err := pages.secondFactorCounts(c)
 	if registry.IsCode(err, registry.RateLimited) {
-		acct, _ := pages.svc.SecondFactorAccount(c, id)
-		httpx.SetRetryAfter(c, err)
+		acct, aerr := pages.svc.SecondFactorAccount(c, id)
+		if aerr != nil {
+			pages.loginExpired(c, aerr, next)
+			return
+		}
+		setRetryAfter(c, err)
 		pages.render(c, http.StatusTooManyRequests, "second-factor.html", "", secondFactorForm{Username: acct.Username, Next: next,
 			Passkeys: pages.rp != nil, Error: registry.ErrorMessage(err)})
 		return
