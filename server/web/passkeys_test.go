@@ -169,7 +169,9 @@ func TestRemovingTheLastPasskeyNeedsThePassword(t *testing.T) {
 		browser.Login(alice)
 		laptop, phone := givePasskey(t, env, alice.Account, "Laptop"), givePasskey(t, env, alice.Account, "Phone")
 		turnOnSecondFactor(t, browser)
-		path := func(p *registry.Passkey) string { return "/dashboard/passkeys/" + strconv.FormatInt(p.ID, 10) + "/delete" }
+		path := func(p *registry.Passkey) string {
+			return "/dashboard/passkeys/" + strconv.FormatInt(p.ID, 10) + "/delete"
+		}
 		r := browser.Post(path(laptop), nil)
 		servertest.WantPage(t, r, http.StatusOK, "Remove the passkey “Laptop”?")
 		if strings.Contains(r.Body, `name="password"`) {
