@@ -3,7 +3,6 @@ package web_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -53,11 +52,6 @@ func (b tab) waitLocation(url string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	b.t.Fatalf("waiting for %s: at %s", url, b.location())
-}
-
-func jsString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 func (b tab) logInWithPassword(base, username, password string) {
