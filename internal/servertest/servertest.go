@@ -39,6 +39,10 @@ type Options struct {
 	Logs io.Writer
 	// OIDCIssuers are allowed for trusted publishing (--oidc-issuer).
 	OIDCIssuers []string
+	// Localhost names the server http://localhost:PORT instead of
+	// http://127.0.0.1:PORT, in its base URL and Env.URL: passkeys need a
+	// domain name for their RP ID, and browsers allow them on localhost.
+	Localhost bool
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -99,14 +103,18 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	ts.Config.MaxHeaderBytes = 64 << 10 // as pactd serve
 	ts.Start()
 	t.Cleanup(ts.Close)
+	baseURL := ts.URL
+	if opts.Localhost {
+		baseURL = strings.Replace(baseURL, "//127.0.0.1:", "//localhost:", 1)
+	}
 	logs := opts.Logs
 	if logs == nil {
 		logs = io.Discard
 	}
-	srv := server.New(svc, server.Config{BaseURL: ts.URL, Signup: opts.Signup, Limits: opts.Limits,
+	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: opts.Signup, Limits: opts.Limits,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)), RequestLog: logs})
 	ts.Config.Handler = srv.Handler()
-	return &Env{URL: ts.URL, Store: store, Service: svc, API: apitest.New(t, ts.URL), Clock: clock}
+	return &Env{URL: baseURL, Store: store, Service: svc, API: apitest.New(t, baseURL), Clock: clock}
 }
 
 // User is an account with a working API token.

@@ -47,6 +47,13 @@ const (
 	ActionTrustedPublisherAdd    = "trusted_publisher_add"
 	ActionTrustedPublisherRemove = "trusted_publisher_remove"
 	ActionTrustedPublishingOnly  = "trusted_publishing_only"
+	// Passkeys (passkey.go): added, removed, the second factor turned on
+	// or off (a user's own, or an organisation's requirement), and a
+	// log-in with a recovery code.
+	ActionPasskeyAdd      = "passkey_add"
+	ActionPasskeyRemove   = "passkey_remove"
+	ActionSecondFactor    = "second_factor"
+	ActionRecoveryCodeUse = "recovery_code_use"
 )
 
 // OperatorActor is the Actor of changes made by pactd's admin commands.

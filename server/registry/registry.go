@@ -22,6 +22,10 @@ type Account struct {
 	// or password, and a DisplayName.
 	Kind        string
 	DisplayName string
+	// RequireSecondFactor: for a user, a log-in with the password needs
+	// a passkey or a recovery code too; for an organisation, its members
+	// need their own on to manage it in the dashboard (passkey.go).
+	RequireSecondFactor bool
 }
 
 // AccountSummary is an account with counts of what it holds, for the

@@ -25,6 +25,7 @@ type Store interface {
 	ReleaseStore
 	OrgStore
 	DownloadStore
+	PasskeyStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Generation changes whenever a write through this Store may have

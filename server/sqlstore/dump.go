@@ -86,6 +86,9 @@ type BackupCounts struct {
 	OrgMembers int64 `json:"org_members"`
 	// Download counts (dump_downloads.go).
 	Downloads int64 `json:"downloads"`
+	// Passkeys and unused recovery codes (dump_passkeys.go).
+	Passkeys      int64 `json:"passkeys"`
+	RecoveryCodes int64 `json:"recovery_codes"`
 }
 
 func (c BackupCounts) String() string {
@@ -122,7 +125,7 @@ type table struct {
 }
 
 var tables = []table{
-	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at, disabled_at, kind, display_name`, `id`, true,
+	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at, disabled_at, kind, display_name, require_second_factor`, `id`, true,
 		func() record { return new(accountRecord) }, func(c *BackupCounts) *int64 { return &c.Accounts }},
 	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci, trusted_publishers`, `id`, true,
 		func() record { return new(tokenRecord) }, func(c *BackupCounts) *int64 { return &c.Tokens }},
@@ -171,17 +174,19 @@ type accountRecord struct {
 	// (dump_orgs.go).
 	Kind        string `json:"kind,omitempty"`
 	DisplayName string `json:"display_name,omitempty"`
+	// RequireSecondFactor (dump_passkeys.go) is written only when on.
+	RequireSecondFactor bool `json:"require_second_factor,omitempty"`
 }
 
 func (r *accountRecord) dest() []any {
-	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt, &r.DisabledAt, &r.Kind, &r.DisplayName}
+	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt, &r.DisabledAt, &r.Kind, &r.DisplayName, &r.RequireSecondFactor}
 }
 func (r *accountRecord) args() []any {
 	kind := r.Kind
 	if kind == "" {
 		kind = "user"
 	}
-	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC(), nullable(r.DisabledAt), kind, r.DisplayName}
+	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC(), nullable(r.DisabledAt), kind, r.DisplayName, r.RequireSecondFactor}
 }
 func (r *accountRecord) normalize() {
 	r.CreatedAt = r.CreatedAt.UTC()

@@ -78,6 +78,11 @@ type Pages struct {
 	// deviceCodes and deviceCodesPerAcct count the codes typed on
 	// /login/device that name no login, per address and per account.
 	deviceCodes, deviceCodesPerAcct *throttle
+
+	// rp is pactd as a WebAuthn relying party (passkeys.go); nil when
+	// the base URL cannot carry passkeys, which rpProblem says why.
+	rp        *registry.RelyingParty
+	rpProblem string
 }
 
 type staticFile struct {
@@ -129,6 +134,7 @@ func (pages *Pages) Route(e *gin.Engine) {
 	dash.POST("/password", pages.changePassword)
 	dash.POST("/sessions/:id/end", pages.endOneSession)
 	dash.POST("/logout-everywhere", pages.logoutEverywhere)
+	pages.routePasskeys(e, dash)
 
 	httpx.GetAndHead(e, "/:owner", pages.ownerKeysOrPage)
 	httpx.GetAndHead(e, "/:owner/:pack", pages.packagePage)
@@ -167,6 +173,12 @@ func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
 		if err := pages.crossOrigin.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
 			shared.Log.Warn("base URL is not a usable origin", "base_url", cfg.BaseURL, "error", err.Error())
 		}
+	}
+	if rp, err := registry.NewRelyingParty(cfg.BaseURL); err != nil {
+		pages.rpProblem = err.Error()
+		shared.Log.Info("passkeys are off", "base_url", cfg.BaseURL, "reason", err.Error())
+	} else {
+		pages.rp = rp
 	}
 	pages.templates = parsePages(pages.templateFuncs())
 	return pages
