@@ -62,11 +62,11 @@ func (su suite) testPasskeys(t *testing.T) {
 			}
 			ids = append(ids, p.ID)
 		}
-		wantCode(t, "another account's passkey", s.DeletePasskey(ctx(), bob.ID, ids[0], false), registry.NotFound)
+		wantCode(t, "another account's passkey", s.DeletePasskey(ctx(), bob.ID, ids[0], false, false), registry.NotFound)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i := range ids {
-			wg.Go(func() { errs[i] = s.DeletePasskey(ctx(), alice.ID, ids[i], true) })
+			wg.Go(func() { errs[i] = s.DeletePasskey(ctx(), alice.ID, ids[i], true, false) })
 		}
 		wg.Wait()
 		if (errs[0] == nil) == (errs[1] == nil) {
@@ -76,8 +76,21 @@ func (su suite) testPasskeys(t *testing.T) {
 		if len(keys) != 1 {
 			t.Fatalf("%d passkeys left, want 1", len(keys))
 		}
-		if err := s.DeletePasskey(ctx(), alice.ID, keys[0].ID, false); err != nil {
+		if err := s.ReplaceRecoveryCodes(ctx(), alice.ID, [][]byte{tokenHash("a")}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetRequireSecondFactor(ctx(), alice.ID, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeletePasskey(ctx(), alice.ID, keys[0].ID, false, true); err != nil {
 			t.Fatalf("the last one without keepOne: %v", err)
+		}
+		// The second factor went with it, in the same transaction.
+		if a, err := s.AccountByID(ctx(), alice.ID); err != nil || a.RequireSecondFactor {
+			t.Errorf("after removing the last passkey with secondFactorOff: %+v, %v", a, err)
+		}
+		if n, err := s.CountRecoveryCodes(ctx(), alice.ID); err != nil || n != 0 {
+			t.Errorf("recovery codes left after the second factor went: %d, %v", n, err)
 		}
 	})
 

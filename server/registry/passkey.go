@@ -99,9 +99,10 @@ type PasskeyStore interface {
 	// DeletePasskey deletes one of accountID's passkeys. With keepOne it
 	// refuses (Conflict, nothing deleted) to delete the account's last
 	// one, in the same transaction, so two removals at once cannot both
-	// pass a count made before either. NotFound when there is no such
-	// passkey.
-	DeletePasskey(ctx context.Context, accountID, id int64, keepOne bool) error
+	// pass a count made before either. With secondFactorOff the account's
+	// second factor is turned off, its recovery codes deleted, in the same
+	// transaction too. NotFound when there is no such passkey.
+	DeletePasskey(ctx context.Context, accountID, id int64, keepOne, secondFactorOff bool) error
 	// SetRequireSecondFactor sets an account's require_second_factor.
 	// Turning it off for a user deletes its recovery codes too.
 	SetRequireSecondFactor(ctx context.Context, accountID int64, on bool) error
@@ -627,7 +628,7 @@ func (s *Service) DeletePasskey(ctx context.Context, acct *Account, id int64, pa
 			return Errorf(Unauthorized, "your password is wrong: removing your last passkey turns the second factor off, which needs it")
 		}
 	}
-	err = s.store.DeletePasskey(ctx, acct.ID, id, acct.RequireSecondFactor && !last)
+	err = s.store.DeletePasskey(ctx, acct.ID, id, acct.RequireSecondFactor && !last, last)
 	if IsCode(err, Conflict) {
 		return Errorf(Conflict, "this is now your last passkey: removing it needs your password")
 	}
@@ -636,9 +637,6 @@ func (s *Service) DeletePasskey(ctx context.Context, acct *Account, id int64, pa
 	}
 	s.emit(ctx, Event{Action: ActionPasskeyRemove, Actor: acct.Username, Message: acct.Username + " removed the passkey " + name})
 	if last {
-		if err := s.store.SetRequireSecondFactor(ctx, acct.ID, false); err != nil {
-			return err
-		}
 		acct.RequireSecondFactor = false
 	}
 	return nil

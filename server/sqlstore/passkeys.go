@@ -78,7 +78,7 @@ func (s *Store) UsePasskey(ctx context.Context, id int64, signCount uint32, at t
 
 // DeletePasskey deletes one of accountID's passkeys; with keepOne, never
 // its last one.
-func (s *Store) DeletePasskey(ctx context.Context, accountID, id int64, keepOne bool) error {
+func (s *Store) DeletePasskey(ctx context.Context, accountID, id int64, keepOne, secondFactorOff bool) error {
 	return s.transact(ctx, "delete passkey", func(ctx context.Context, tx *sql.Tx) error {
 		if keepOne {
 			var n int
@@ -99,6 +99,9 @@ func (s *Store) DeletePasskey(ctx context.Context, accountID, id int64, keepOne 
 			}
 			return notFound("no such passkey %d", id)
 		}
+		if secondFactorOff {
+			return s.setSecondFactorTx(ctx, tx, accountID, false)
+		}
 		return nil
 	})
 }
@@ -107,21 +110,25 @@ func (s *Store) DeletePasskey(ctx context.Context, accountID, id int64, keepOne 
 // deletes its recovery codes, in one transaction.
 func (s *Store) SetRequireSecondFactor(ctx context.Context, accountID int64, on bool) error {
 	return s.transact(ctx, "set second factor", func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET require_second_factor = ? WHERE id = ?`), on, accountID)
+		return s.setSecondFactorTx(ctx, tx, accountID, on)
+	})
+}
+
+func (s *Store) setSecondFactorTx(ctx context.Context, tx *sql.Tx, accountID int64, on bool) error {
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET require_second_factor = ? WHERE id = ?`), on, accountID)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err != nil {
-				return err
-			}
-			return notFound("no such account %d", accountID)
-		}
-		if !on {
-			_, err = tx.ExecContext(ctx, s.q(`DELETE FROM recovery_codes WHERE account_id = ?`), accountID)
-		}
-		return err
-	})
+		return notFound("no such account %d", accountID)
+	}
+	if !on {
+		_, err = tx.ExecContext(ctx, s.q(`DELETE FROM recovery_codes WHERE account_id = ?`), accountID)
+	}
+	return err
 }
 
 // ReplaceRecoveryCodes replaces an account's recovery codes.
