@@ -39,7 +39,7 @@ const bareListReaders = 4
 // to know whether a next page exists.
 const bareListQuery = `SELECT p.id, a.username, p.pack_slug, p.name, p.description, p.scheme,
 p.version, p.sha256, p.latest_version_id, CAST(p.created_at AS TEXT), CAST(p.updated_at AS TEXT), p.deprecated,
-p.trusted_publishing_only
+p.trusted_publishing_only, p.downloads
 FROM packages p JOIN accounts a ON a.id = p.owner_id
 WHERE p.latest_version_id > 0 AND p.latest_version_id < ? ORDER BY p.latest_version_id DESC LIMIT ?`
 
@@ -103,6 +103,7 @@ func bareListPage(ctx context.Context, page *sql.Stmt, base string, before int64
 	var (
 		id, latest                                                             int64
 		trustedOnly                                                            bool
+		downloads                                                              int64
 		owner, pack, name, description, scheme, version, sha, created, updated sql.RawBytes
 		deprecated                                                             sql.RawBytes
 	)
@@ -110,7 +111,7 @@ func bareListPage(ctx context.Context, page *sql.Stmt, base string, before int64
 	b = append(b, `{"ok":true,"packages":[`...)
 	n, last := 0, int64(0)
 	for rows.Next() {
-		if err := rows.Scan(&id, &owner, &pack, &name, &description, &scheme, &version, &sha, &latest, &created, &updated, &deprecated, &trustedOnly); err != nil {
+		if err := rows.Scan(&id, &owner, &pack, &name, &description, &scheme, &version, &sha, &latest, &created, &updated, &deprecated, &trustedOnly, &downloads); err != nil {
 			return nil, err
 		}
 		if n == listPageSize {
@@ -153,6 +154,8 @@ func bareListPage(ctx context.Context, page *sql.Stmt, base string, before int64
 		b = appendBareJSON(b, deprecated)
 		b = append(b, `,"trusted_publishing_only":`...)
 		b = strconv.AppendBool(b, trustedOnly)
+		b = append(b, `,"downloads":`...)
+		b = strconv.AppendInt(b, downloads, 10)
 		b = append(b, '}')
 	}
 	if err := rows.Err(); err != nil {

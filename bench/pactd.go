@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -35,6 +36,9 @@ type pactd struct {
 	log       *os.File
 	done      chan error
 	StartedIn time.Duration // from exec to the first answer of GET /api/packages
+
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // startPactd runs pactd serve on db and waits for its first answer that
@@ -107,20 +111,23 @@ func startPactd(ctx context.Context, bin, db, logPath string, pprof bool, extra 
 	}
 }
 
-// stop sends SIGTERM and waits for pactd to drain and exit.
+// stop sends SIGTERM and waits for pactd to drain and exit; stopping it
+// again answers the same.
 func (p *pactd) stop() error {
-	defer p.log.Close()
-	if p.cmd.Process == nil {
-		return nil
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-p.done:
-		return err
-	case <-time.After(30 * time.Second):
-		_ = p.cmd.Process.Kill()
-		return errors.New("pactd did not stop within 30s of SIGTERM")
-	}
+	p.stopOnce.Do(func() {
+		defer p.log.Close()
+		if p.cmd.Process == nil {
+			return
+		}
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case p.stopErr = <-p.done:
+		case <-time.After(30 * time.Second):
+			_ = p.cmd.Process.Kill()
+			p.stopErr = errors.New("pactd did not stop within 30s of SIGTERM")
+		}
+	})
+	return p.stopErr
 }
 
 // resetPeakRSS starts a new peak-RSS window.

@@ -26,6 +26,6 @@ func (b *bench) measurePostgresRows(ctx context.Context, server *pactd, db *seed
 		b.rep.add(rowOf(p.id, p.path, "pactd", db.Packages, r, kb))
 	}
 	maxPosts := int(b.cfg.Duration.Seconds() * float64(b.cfg.MaxPostRate))
-	_, err := b.measurePosts(ctx, server, db, "@postgres", maxPosts)
+	_, err := b.measurePosts(ctx, server, db, "@postgres", ", PostgreSQL", false, maxPosts)
 	return err
 }

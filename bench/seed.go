@@ -9,10 +9,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/pact-registry/pact/pkg/translog"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pact-registry/pact/pkg/translog"
 
 	"golang.org/x/crypto/ssh"
 

@@ -50,6 +50,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	api := e.Group("/api", s.limitByIP)
 	httpx.GetAndHead(api, "/packages", newFirstPageCache(s.svc).serve, s.listPackages)
 	httpx.GetAndHead(api, "/packages/:owner/:pack", s.packageDetail)
+	httpx.GetAndHead(api, "/packages/:owner/:pack/downloads", s.packageDownloads)
 	api.POST("/publish-signed", s.publishSigned)
 	s.routeDeviceLogin(api)
 
@@ -129,6 +130,17 @@ func (s *Server) packageDetail(c *gin.Context) {
 		out[i] = s.presentVersion(p, &versions[i])
 	}
 	httpx.JSON(c, http.StatusOK, wire.PackageDetail{OK: true, Package: s.presentPackage(p), Versions: out})
+}
+
+// packageDownloads answers a package's download counts as flushed so far
+// (docs/protocol.md, Download counts).
+func (s *Server) packageDownloads(c *gin.Context) {
+	_, d, err := s.svc.PackageDownloads(c, c.Param("owner"), c.Param("pack"))
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	httpx.JSON(c, http.StatusOK, presentDownloads(d))
 }
 
 func (s *Server) publish(c *gin.Context) {

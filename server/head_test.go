@@ -36,6 +36,8 @@ func TestHeadAnswersWhereverGetDoes(t *testing.T) {
 			{"/api/packages?limit=1&q=head", nil, 200},
 			{"/api/packages?limit=0", nil, 400},
 			{"/api/packages/alice/head-pack", nil, 200},
+			{"/api/packages/alice/head-pack/downloads", nil, 200},
+			{"/api/packages/alice/missing/downloads", nil, 404},
 			{"/api/packages/alice/missing", nil, 404},
 			{"/api/me", []string{alice.Bearer()}, 200},
 			{"/api/me", nil, 401},

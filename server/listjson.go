@@ -117,6 +117,8 @@ func (s *Server) appendPackage(b []byte, p *registry.Package, bases *[2][]byte) 
 	b = appendField(b, "deprecated", p.Deprecated)
 	b = append(b, `,"trusted_publishing_only":`...)
 	b = strconv.AppendBool(b, p.TrustedPublishingOnly)
+	b = append(b, `,"downloads":`...)
+	b = strconv.AppendInt(b, p.Downloads, 10)
 	return append(b, '}')
 }
 

@@ -25,7 +25,21 @@ func (s *Server) presentPackage(p *registry.Package) wire.Package {
 		UpdatedAt:             wire.Time(p.UpdatedAt),
 		Deprecated:            p.Deprecated,
 		TrustedPublishingOnly: p.TrustedPublishingOnly,
+		Downloads:             p.Downloads,
 	}
+}
+
+// presentDownloads is a package's download counts on the wire.
+func presentDownloads(d *registry.Downloads) wire.PackageDownloads {
+	out := wire.PackageDownloads{OK: true, Total: d.Total, Versions: make(map[string]int64, len(d.Versions)),
+		Days: make([]wire.DownloadDay, len(d.Days))}
+	for _, v := range d.Versions {
+		out.Versions[v.Version] = v.Count
+	}
+	for i, day := range d.Days {
+		out.Days[i] = wire.DownloadDay{Date: day.Day.String(), Count: day.Count}
+	}
+	return out
 }
 
 func (s *Server) presentVersion(p *registry.Package, v *registry.Version) wire.Version {

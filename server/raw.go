@@ -51,7 +51,11 @@ func (s *Server) raw(c *gin.Context) {
 	h["X-Content-Type-Options"] = nosniffValue
 	c.Status(http.StatusOK)
 	if c.Request.Method != http.MethodHead {
-		_, _ = c.Writer.Write(v.Content)
+		// A download: a GET answered with the document (docs/protocol.md,
+		// Download counts); neither HEAD nor a 304 above counts.
+		if _, err := c.Writer.Write(v.Content); err == nil {
+			s.svc.CountDownload(v)
+		}
 	}
 }
 

@@ -33,7 +33,7 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 			raw := base + "/raw/alice/" + pack + ".pact.md"
 			return fmt.Sprintf(`{"id":%v,"owner_slug":"alice","pack_slug":%q,"name":%q,"description":%s,"scheme":"review-v1",`+
 				`"version":"1.0.0","sha256":"%x","url":%q,"raw_url":%q,"install_command":%q,"versions_url":%q,`+
-				`"created_at":%s,"updated_at":%s,"deprecated":"","trusted_publishing_only":false}`,
+				`"created_at":%s,"updated_at":%s,"deprecated":"","trusted_publishing_only":false,"downloads":0}`,
 				id, pack, pack, quoteJSON(description), sum, base+"/alice/"+pack, raw,
 				"curl -fsSL "+raw+" -o "+pack+".pact.md", base+"/api/packages/alice/"+pack, at, at)
 		}

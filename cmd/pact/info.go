@@ -26,14 +26,19 @@ func newInfoCmd(f *factory) *cobra.Command {
 		Short: "Show a package: its versions, latest, deprecation and releases",
 		Long: `Show a package as the registry holds it: its name and description, its
 latest version, its deprecation, whether only CI may publish it (trusted
-publishing only), every version newest first (when it was published, how:
-signed by an SSH key, by a CI job through trusted publishing, or with a
-token; whether it is yanked and why; its entry in the transparency log) and
-its releases. Without OWNER the package is one of the token's account.
+publishing only), its downloads (in all and in the last 90 days), every
+version newest first (when it was published, how: signed by an SSH key, by
+a CI job through trusted publishing, or with a token; its downloads; whether
+it is yanked and why; its entry in the transparency log) and its releases.
+Without OWNER the package is one of the token's account. Downloads are raw
+GETs of the documents, as the registry has counted them so far (it adds its
+counts every 30 seconds by default).
 
---json prints {"package", "versions", "releases"}: the package and versions
-as GET /api/packages/OWNER/PACK answers them, and the releases as
-GET /api/contracts/OWNER/PACK/releases lists them (the newest 100).`,
+--json prints {"package", "versions", "downloads", "releases"}: the package
+and versions as GET /api/packages/OWNER/PACK answers them, the downloads as
+GET /api/packages/OWNER/PACK/downloads does (null from a registry without
+download counts), and the releases as GET /api/contracts/OWNER/PACK/releases
+lists them (the newest 100).`,
 		Example: `  $ pact info alice/widget
   $ pact info widget --json`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -55,9 +60,12 @@ GET /api/contracts/OWNER/PACK/releases lists them (the newest 100).`,
 
 // infoOutput is what --json prints.
 type infoOutput struct {
-	Package  client.Package          `json:"package"`
-	Versions []client.Version        `json:"versions"`
-	Releases []client.ReleaseSummary `json:"releases"`
+	Package  client.Package   `json:"package"`
+	Versions []client.Version `json:"versions"`
+	// Downloads is nil from a registry that counts none (older than
+	// download counts: 404 for a package it has just answered).
+	Downloads *client.PackageDownloads `json:"downloads"`
+	Releases  []client.ReleaseSummary  `json:"releases"`
 }
 
 // infoReleases is how many releases info shows, the newest first.
@@ -72,11 +80,15 @@ func runInfo(ctx context.Context, opts *infoOptions) error {
 	if err != nil {
 		return err
 	}
+	downloads, err := c.GetDownloads(ctx, owner, opts.Pack)
+	if err != nil && !client.IsNotFound(err) {
+		return err
+	}
 	releases, err := c.ListReleases(ctx, owner, opts.Pack, infoReleases, "")
 	if err != nil {
 		return err
 	}
-	out := infoOutput{Package: detail.Package, Versions: detail.Versions, Releases: releases.Releases}
+	out := infoOutput{Package: detail.Package, Versions: detail.Versions, Downloads: downloads, Releases: releases.Releases}
 	if out.Versions == nil {
 		out.Versions = []client.Version{}
 	}
@@ -107,11 +119,18 @@ func runInfo(ctx context.Context, opts *infoOptions) error {
 	if p.TrustedPublishingOnly {
 		fmt.Fprintln(w, "publishing: only CI (trusted publishing only)")
 	}
+	if d := out.Downloads; d != nil {
+		var recent int64
+		for _, day := range d.Days {
+			recent += day.Count
+		}
+		fmt.Fprintf(w, "downloads:  %d (%d in the last %d days)\n", d.Total, recent, len(d.Days))
+	}
 	fmt.Fprintf(w, "page:       %s\n", p.URL)
 	fmt.Fprintln(w)
 
 	t := newTable(w)
-	writeRow(t, "VERSION", "PUBLISHED", "BY", "LOG", "YANKED")
+	writeRow(t, "VERSION", "PUBLISHED", "BY", "DOWNLOADS", "LOG", "YANKED")
 	for _, v := range out.Versions {
 		log := "-"
 		if v.LogIndex != nil {
@@ -124,7 +143,11 @@ func runInfo(ctx context.Context, opts *infoOptions) error {
 				yanked += ": " + v.YankReason
 			}
 		}
-		writeRow(t, safeText(v.Version), formatTime(v.CreatedAt), publishedHow(&v), log, safeText(yanked))
+		downloads := "-"
+		if out.Downloads != nil {
+			downloads = strconv.FormatInt(out.Downloads.Versions[v.Version], 10)
+		}
+		writeRow(t, safeText(v.Version), formatTime(v.CreatedAt), publishedHow(&v), downloads, log, safeText(yanked))
 	}
 	if err := t.Flush(); err != nil {
 		return err

@@ -88,6 +88,7 @@ func TestScripts(t *testing.T) {
 			"busyserver":  cmdBusyServer,
 			"plainserver": cmdPlainServer,
 			"webserver":   cmdWebServer,
+			"downloads":   cmdDownloads,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
@@ -99,7 +100,8 @@ func TestScripts(t *testing.T) {
 }
 
 func setupScript(env *testscript.Env, pactd string) error {
-	srv, err := pactdtest.Start(pactd, env.WorkDir)
+	// Downloads are flushed often, so a script sees them (cmdDownloads).
+	srv, err := pactdtest.Start(pactd, env.WorkDir, "--downloads-flush-interval", "50ms")
 	if err != nil {
 		return err
 	}
@@ -469,4 +471,30 @@ func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == fs.FileMode(want)) == neg {
 		ts.Fatalf("%s has mode %#o, want %s%#o", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
 	}
+}
+
+// cmdDownloads waits until $SERVER_URL's count of OWNER/PACK's downloads
+// reaches N: the server adds its counts every 50 ms in scripts.
+//
+//	downloads alice/widget 3
+func cmdDownloads(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: downloads OWNER/PACK N")
+	}
+	url := ts.Getenv("SERVER_URL") + "/api/packages/" + args[0] + "/downloads"
+	var last string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(url)
+		ts.Check(err)
+		var d struct {
+			Total json.Number `json:"total"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&d)
+		resp.Body.Close()
+		ts.Check(err)
+		if last = d.Total.String(); last == args[1] {
+			return
+		}
+	}
+	ts.Fatalf("%s has %s downloads after 10s, want %s", args[0], last, args[1])
 }

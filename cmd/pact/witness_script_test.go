@@ -1,35 +1,27 @@
 package main
 
 import (
-	"crypto/ed25519"
 	"crypto/rand"
-	"crypto/sha256"
-	"database/sql"
-	"encoding/base64"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"filippo.io/torchwood"
 	"github.com/rogpeppe/go-internal/testscript"
-	"golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/agent"
 
+	"github.com/pact-registry/pact/internal/gotooltest"
 	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/internal/storetest"
-	"github.com/pact-registry/pact/internal/syncbuf"
+	"github.com/pact-registry/pact/internal/witnesstest"
 	"github.com/pact-registry/pact/pkg/translog"
 )
 
@@ -39,29 +31,10 @@ import (
 const witnessOrigin = "witness-test.example/log"
 
 // requireLitewitness answers the path of litewitness (filippo.io/torchwood's
-// C2SP tlog-witness server), on PATH or in $(go env GOPATH)/bin, where `go
-// install filippo.io/torchwood/cmd/litewitness@v0.9.0` puts it (.ci/run
-// does). Without it the test is skipped, except in CI (CI=true), where it
-// fails.
+// C2SP tlog-witness server); without it the test skips, or fails in CI.
 func requireLitewitness(t *testing.T) string {
 	t.Helper()
-	if path, err := exec.LookPath("litewitness"); err == nil {
-		return path
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
-			path := filepath.Join(dir, "bin", "litewitness")
-			if _, err := os.Stat(path); err == nil {
-				return path
-			}
-		}
-	}
-	const install = "go install filippo.io/torchwood/cmd/litewitness@v0.9.0"
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("litewitness is required in CI: %s", install)
-	}
-	t.Skipf("litewitness is not installed (on PATH or in $(go env GOPATH)/bin): %s", install)
-	return ""
+	return gotooltest.Require(t, "litewitness", "go install filippo.io/torchwood/cmd/litewitness@v0.9.0")
 }
 
 // TestWitnessScripts runs testdata/witness/*.txtar, the transparency log's
@@ -130,19 +103,7 @@ func TestWitnessScripts(t *testing.T) {
 }
 
 // witnessProcs holds each witness script's litewitness processes (by $WORK).
-var witnessProcs sync.Map // string → map[string]*witnessProc
-
-// witnessProc is one litewitness: its key is in an ssh-agent of its own
-// script, its database knows the log.
-type witnessProc struct {
-	bin, name, db, addr, fingerprint, agent string
-	vkey                                    string
-
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	logs *syncbuf.Buffer
-	done chan struct{}
-}
+var witnessProcs sync.Map // string → map[string]*witnesstest.Witness
 
 func setupWitnessScript(env *testscript.Env, bin, litewitness, backend string, newDB func(string) string) error {
 	signer, vkey, err := translog.GenerateKey(rand.Reader, witnessOrigin)
@@ -157,47 +118,23 @@ func setupWitnessScript(env *testscript.Env, bin, litewitness, backend string, n
 	if err != nil {
 		return err
 	}
-	conn, err := net.Dial("unix", sock)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	keyring := agent.NewClient(conn)
-
-	procs := map[string]*witnessProc{}
-	policy := "# The log and its two witnesses; both must cosign.\nlog " + vkey + "\n"
+	procs := map[string]*witnesstest.Witness{}
+	var ws []*witnesstest.Witness
 	for _, name := range []string{"w1", "w2"} {
-		pub, priv, err := ed25519.GenerateKey(rand.Reader)
+		w, err := witnesstest.New(litewitness, env.WorkDir, name, sock, witnessOrigin, vkey)
 		if err != nil {
 			return err
 		}
-		if err := keyring.Add(agent.AddedKey{PrivateKey: priv, Comment: name}); err != nil {
+		if err := w.Start(); err != nil {
 			return err
 		}
-		sshPub, err := ssh.NewPublicKey(pub)
-		if err != nil {
-			return err
-		}
-		cosigner, err := torchwood.NewCosignatureSigner(name+".witness.example", priv)
-		if err != nil {
-			return err
-		}
-		w := &witnessProc{bin: litewitness, name: name, db: filepath.Join(env.WorkDir, name+".db"),
-			addr: freeAddr(), fingerprint: ssh.FingerprintSHA256(sshPub), agent: sock, vkey: cosigner.Verifier().String()}
-		if err := w.knowLog(vkey); err != nil {
-			return err
-		}
-		if err := w.start(); err != nil {
-			return err
-		}
-		env.Defer(func() { w.stop() })
+		env.Defer(w.Stop)
 		procs[name] = w
-		env.Setenv(strings.ToUpper(name)+"_URL", "http://"+w.addr)
-		policy += fmt.Sprintf("witness %s %s http://%s\n", name, w.vkey, w.addr)
+		ws = append(ws, w)
+		env.Setenv(strings.ToUpper(name)+"_URL", w.URL)
 	}
-	policy += "group both 2 w1 w2\nquorum both\n"
 	policyFile := filepath.Join(env.WorkDir, "policy.txt")
-	if err := os.WriteFile(policyFile, []byte(policy), 0o644); err != nil {
+	if err := os.WriteFile(policyFile, []byte(witnesstest.Policy(vkey, ws)), 0o644); err != nil {
 		return err
 	}
 	witnessProcs.Store(env.WorkDir, procs)
@@ -227,88 +164,6 @@ func setupWitnessScript(env *testscript.Env, bin, litewitness, backend string, n
 	return setupScriptOn(env, srv)
 }
 
-// freeAddr answers a loopback address no one listens on (a moment ago).
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// knowLog makes the witness's database know the log, as `witnessctl
-// add-log` and `witnessctl add-key` do: litewitness's own schema, the log
-// at size 0 (the empty tree's hash), its verifier key.
-func (w *witnessProc) knowLog(vkey string) error {
-	db, err := sql.Open("sqlite3", w.db)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	empty := sha256.Sum256(nil)
-	for _, stmt := range []string{
-		`CREATE TABLE IF NOT EXISTS log (origin TEXT PRIMARY KEY, tree_size INTEGER NOT NULL, tree_hash TEXT NOT NULL)`,
-		`CREATE TABLE IF NOT EXISTS key (origin TEXT NOT NULL, key TEXT NOT NULL, FOREIGN KEY(origin) REFERENCES log(origin))`,
-		`CREATE TABLE IF NOT EXISTS bastion (origin TEXT NOT NULL, bastion TEXT NOT NULL, FOREIGN KEY(origin) REFERENCES log(origin))`,
-	} {
-		if _, err := db.Exec(stmt); err != nil {
-			return err
-		}
-	}
-	if _, err := db.Exec(`INSERT INTO log (origin, tree_size, tree_hash) VALUES (?, 0, ?)`, witnessOrigin,
-		base64.StdEncoding.EncodeToString(empty[:])); err != nil {
-		return err
-	}
-	_, err = db.Exec(`INSERT INTO key (origin, key) VALUES (?, ?)`, witnessOrigin, vkey)
-	return err
-}
-
-// start runs litewitness and waits until it listens.
-func (w *witnessProc) start() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.logs, w.done = &syncbuf.Buffer{}, make(chan struct{})
-	w.cmd = exec.Command(w.bin, "-db", w.db, "-name", w.name+".witness.example", "-key", w.fingerprint,
-		"-ssh-agent", w.agent, "-listen", w.addr)
-	w.cmd.Stdout, w.cmd.Stderr = w.logs, w.logs
-	if err := w.cmd.Start(); err != nil {
-		return err
-	}
-	done := w.done
-	go func() { w.cmd.Wait(); close(done) }()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
-		select {
-		case <-done:
-			return fmt.Errorf("litewitness %s exited:\n%s", w.name, w.logs.String())
-		default:
-		}
-		if conn, err := net.Dial("tcp", w.addr); err == nil {
-			conn.Close()
-			return nil
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return fmt.Errorf("litewitness %s did not listen on %s within 15s:\n%s", w.name, w.addr, w.logs.String())
-}
-
-// stop interrupts litewitness (it shuts down on SIGINT) and waits for it.
-func (w *witnessProc) stop() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.cmd == nil {
-		return
-	}
-	w.cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-w.done:
-	case <-time.After(10 * time.Second):
-		w.cmd.Process.Kill()
-		<-w.done
-	}
-	w.cmd = nil
-}
-
 func cmdWitness(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: witness stop|start NAME")
@@ -317,18 +172,18 @@ func cmdWitness(ts *testscript.TestScript, neg bool, args []string) {
 	if !ok {
 		ts.Fatalf("no witnesses for this script")
 	}
-	w := v.(map[string]*witnessProc)[args[1]]
+	w := v.(map[string]*witnesstest.Witness)[args[1]]
 	if w == nil {
 		ts.Fatalf("no witness %q", args[1])
 	}
 	switch args[0] {
 	case "stop":
-		w.stop()
+		w.Stop()
 	case "start":
 		// The port was its own a moment ago; the kernel may hold it briefly.
 		var err error
 		for range 50 {
-			if err = w.start(); err == nil {
+			if err = w.Start(); err == nil {
 				return
 			}
 			time.Sleep(100 * time.Millisecond)

@@ -44,11 +44,14 @@ type serveConfig struct {
 	LoginWindow     time.Duration
 	TokenRetention  time.Duration
 	Webhooks        webhookSettings
-	MetricsAddr     string
-	PprofAddr       string
-	Log             logSettings
-	LogFormat       string // text, json or auto (logging.go)
-	LogLevel        string
+	// DownloadsFlushInterval is how often the downloads counted in memory
+	// are added to the database (registry.FlushDownloads).
+	DownloadsFlushInterval time.Duration
+	MetricsAddr            string
+	PprofAddr              string
+	Log                    logSettings
+	LogFormat              string // text, json or auto (logging.go)
+	LogLevel               string
 }
 
 // storeSettings are the database's own settings, handed to sqlstore.Open.
@@ -131,6 +134,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.DurationVar(&c.TokenRetention, "token-retention", registry.DefaultTokenRetention, "how long expired and revoked API tokens are kept (listed with --all) before they are deleted; tokens a version was published with are kept (0: keep them all)")
 	f.BoolVar(&c.Webhooks.AllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private, link-local and metadata addresses (refused by default, when a hook is made and at every delivery, on the address dialled)")
 	f.DurationVar(&c.Webhooks.Timeout, "webhook-timeout", registry.DefaultHookTimeout, "how long one webhook delivery may take, connecting, sending and reading at most 64 KiB of the answer")
+	f.DurationVar(&c.DownloadsFlushInterval, "downloads-flush-interval", 30*time.Second, "how often the downloads counted in memory are added to the database (also at shutdown); replicas add up")
 	f.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics only on this address, e.g. 127.0.0.1:9090, not on --addr (default: on --addr)")
 	f.StringVar(&c.PprofAddr, "pprof-addr", "", "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)")
 	// Hidden: it is for measuring (go run ./bench -pprof), not for production.
@@ -173,7 +177,7 @@ func (c *serveConfig) validate() error {
 		value time.Duration
 	}{{"shutdown-timeout", c.ShutdownTimeout}, {"read-header-timeout", c.Timeouts.ReadHeader},
 		{"read-timeout", c.Timeouts.Read}, {"write-timeout", c.Timeouts.Write}, {"idle-timeout", c.Timeouts.Idle},
-		{"login-window", c.LoginWindow}} {
+		{"login-window", c.LoginWindow}, {"downloads-flush-interval", c.DownloadsFlushInterval}} {
 		// 0 would mean "no limit" to net/http, which lets a slow client hold a connection forever.
 		if t.value <= 0 {
 			return invalid(t.key, "is not a positive duration such as 30s")
@@ -355,6 +359,14 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 	}
 	go prune(ctx, svc, log)
 	go webhook.New(svc, webhook.Config{Timeout: cfg.Webhooks.Timeout, Logger: log, UserAgent: "pactd/" + version + " (webhook)"}).Run(ctx)
+	go svc.RunDownloadFlusher(ctx, cfg.DownloadsFlushInterval, func(err error) {
+		if !errors.Is(err, registry.ErrStoreUnreachable) { // logged once by the store
+			log.Warn("adding download counts to the database (kept for the next try)", "error", err.Error())
+		}
+	})
+	// However serving ends, the downloads counted since the last flush
+	// are added before the store closes.
+	defer flushDownloads(svc, log)
 	if cfg.PprofAddr != "" {
 		if _, err := serveAside(ctx, "pprof", cfg.PprofAddr, pprofHandler(), log); err != nil {
 			ln.Close()
@@ -392,6 +404,16 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// flushDownloads adds the downloads counted since the last flush to the
+// database, at shutdown, once no request is in flight.
+func flushDownloads(svc *registry.Service, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := svc.FlushDownloads(ctx); err != nil {
+		log.Warn("adding download counts to the database at shutdown: the downloads since the last flush are lost", "error", err.Error())
+	}
 }
 
 // resolveBaseURL is --base-url (checked by validate), or one derived from

@@ -50,6 +50,10 @@ type Options struct {
 	WebhookAllowPrivate bool
 	WebhookTimeout      time.Duration
 	ResolveHost         func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Localhost names the server http://localhost:PORT instead of
+	// http://127.0.0.1:PORT, in its base URL and Env.URL: passkeys need a
+	// domain name for their RP ID, and browsers allow them on localhost.
+	Localhost bool
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -110,14 +114,18 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	ts.Config.MaxHeaderBytes = 64 << 10 // as pactd serve
 	ts.Start()
 	t.Cleanup(ts.Close)
+	baseURL := ts.URL
+	if opts.Localhost {
+		baseURL = strings.Replace(baseURL, "//127.0.0.1:", "//localhost:", 1)
+	}
 	logs := opts.Logs
 	if logs == nil {
 		logs = io.Discard
 	}
-	srv := server.New(svc, server.Config{BaseURL: ts.URL, Signup: opts.Signup, Limits: opts.Limits,
+	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: opts.Signup, Limits: opts.Limits,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)), RequestLog: logs})
 	ts.Config.Handler = srv.Handler()
-	env := &Env{URL: ts.URL, Store: store, Service: svc, API: apitest.New(t, ts.URL), Clock: clock}
+	env := &Env{URL: baseURL, Store: store, Service: svc, API: apitest.New(t, baseURL), Clock: clock}
 	if opts.Webhooks {
 		env.Webhooks = webhook.New(svc, webhook.Config{Timeout: opts.WebhookTimeout, Poll: 20 * time.Millisecond,
 			Logger: slog.New(slog.NewJSONHandler(logs, nil))})

@@ -32,14 +32,14 @@ func RequirePostgres(t testing.TB) string {
 	if base := os.Getenv(PostgresEnv); base != "" {
 		return base
 	}
-	pg, err := throwaway.get()
+	url, err := throwaway.get()
 	if errors.Is(err, errNoPostgresBinaries) {
 		noPostgres(t, fmt.Errorf("%s is not set and %w", PostgresEnv, err))
 	}
 	if err != nil {
 		t.Fatalf("starting the throwaway PostgreSQL (%s is not set): %v", PostgresEnv, err)
 	}
-	return pg.URL()
+	return url
 }
 
 // StartPostgres starts a throwaway cluster of the test's own, for a test

@@ -91,21 +91,69 @@ func NewPostgres() (*Postgres, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	// The port is free when freePort returns but may be taken before the
-	// server binds it; another one is tried then.
-	for attempt := 1; ; attempt++ {
-		if p.port, err = freePort(); err != nil {
-			break
-		}
-		if err = p.Start(); err == nil || attempt == 3 {
-			break
-		}
-	}
-	if err != nil {
+	if err := p.onFreePort(p.Start); err != nil {
 		p.Remove()
 		return nil, err
 	}
 	return p, nil
+}
+
+// onFreePort runs start on a free port. The port is free when freePort
+// returns but may be taken before the server binds it; another one is
+// tried then.
+func (p *Postgres) onFreePort(start func() error) error {
+	var err error
+	for attempt := 1; ; attempt++ {
+		if p.port, err = freePort(); err != nil {
+			return err
+		}
+		if err = start(); err == nil || attempt == 3 {
+			return err
+		}
+	}
+}
+
+// newDetachedPostgres makes a cluster in dir (which exists) and starts its
+// server detached from this process, with pg_ctl: it outlives the test
+// process that started it, for the other test processes of the run, and
+// is stopped by stopDetached.
+func newDetachedPostgres(dir string) (*Postgres, error) {
+	bin := postgresBinDir()
+	if bin == "" {
+		return nil, errNoPostgresBinaries
+	}
+	p := &Postgres{bin: bin, dir: dir}
+	if err := p.init(); err != nil {
+		return nil, err
+	}
+	err := p.onFreePort(func() error {
+		cmd := p.command("pg_ctl", "start", "-D", p.data(), "-w", "-t", "60", "-l", filepath.Join(p.dir, "postgres.log"),
+			"-o", fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s -c fsync=off", p.port, p.dir))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			log, _ := os.ReadFile(filepath.Join(p.dir, "postgres.log"))
+			return fmt.Errorf("pg_ctl start: %v\n%s%s", err, out, log)
+		}
+		return nil
+	})
+	return p, err
+}
+
+// stopDetached stops the detached server of the cluster in dir at once,
+// if it runs.
+func stopDetached(dir string) error {
+	p := &Postgres{bin: postgresBinDir(), dir: dir}
+	if _, err := os.Stat(filepath.Join(p.data(), "postmaster.pid")); err != nil {
+		return nil
+	}
+	if os.Geteuid() == 0 {
+		if err := p.runAsPostgres(); err != nil {
+			return err
+		}
+	}
+	if out, err := p.command("pg_ctl", "stop", "-D", p.data(), "-m", "immediate", "-w", "-t", "60").CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_ctl stop: %v\n%s", err, out)
+	}
+	return nil
 }
 
 const tempPrefix = "pact-pg-"
@@ -114,14 +162,10 @@ const tempPrefix = "pact-pg-"
 // run as the postgres OS user, which Debian's packages create.
 func (p *Postgres) init() error {
 	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return fmt.Errorf("running as root, the throwaway PostgreSQL runs as the postgres OS user (initdb refuses root): %w", err)
+		if err := p.runAsPostgres(); err != nil {
+			return err
 		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		p.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-		if err := os.Chown(p.dir, uid, gid); err != nil {
+		if err := os.Chown(p.dir, int(p.cred.Uid), int(p.cred.Gid)); err != nil {
 			return err
 		}
 	}
@@ -132,6 +176,18 @@ func (p *Postgres) init() error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %v\n%s", err, out)
 	}
+	return nil
+}
+
+// runAsPostgres makes the cluster's programs run as the postgres OS user.
+func (p *Postgres) runAsPostgres() error {
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return fmt.Errorf("running as root, the throwaway PostgreSQL runs as the postgres OS user (initdb refuses root): %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	p.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	return nil
 }
 

@@ -25,14 +25,26 @@ func TestMain(m *testing.M) {
 	case "nobinaries":
 		// PATH (for pg_config) is emptied by the test; this hides Debian's.
 		debianPostgresGlob = "/nonexistent/postgresql/*/bin"
-	case "gocommand":
-		// Stand in for the go command: run the tests with their output
-		// thrown away, as go test does when a package's tests pass.
-		tests := exec.Command(os.Args[0], "-test.run=^TestHelperSkips$", "-test.count=1")
-		tests.Env = helperEnviron("nobinaries")
-		if err := tests.Run(); err != nil {
-			fmt.Println(err)
-			os.Exit(1)
+	case "gocommand", "gocommand-throwaway":
+		// Stand in for the go command running two packages' tests, one
+		// after the other: the output of tests that skip is thrown away, as
+		// go test does when a package's tests pass; that of tests that use
+		// the run's cluster is printed.
+		run, mode := "^TestHelperSkips$", "nobinaries"
+		if os.Getenv(helperEnv) == "gocommand-throwaway" {
+			run, mode = "^TestHelperUsesPostgres$", "throwaway"
+		}
+		for range 2 {
+			tests := exec.Command(os.Args[0], "-test.run="+run, "-test.count=1", "-test.v")
+			tests.Env = helperEnviron(mode)
+			out, err := tests.CombinedOutput()
+			if mode == "throwaway" {
+				os.Stdout.Write(out)
+			}
+			if err != nil {
+				fmt.Println(err)
+				os.Exit(1)
+			}
 		}
 		os.Exit(0)
 	}
@@ -81,8 +93,8 @@ func TestHelperUsesPostgres(t *testing.T) {
 		if len(hosts) != 1 {
 			t.Errorf("the tests used the servers %v, want one throwaway cluster for the process", hosts)
 		}
-		if pg := throwaway.pg; pg != nil {
-			t.Logf("throwaway cluster in %s", pg.Dir())
+		if dir := throwaway.dir; dir != "" {
+			t.Logf("throwaway cluster in %s", dir)
 		}
 	})
 }
@@ -153,10 +165,11 @@ func TestHelperSkips(t *testing.T) {
 }
 
 // Without PACT_TEST_POSTGRES_URL and without the server binaries the tests
-// skip, and the person running go test is told, in one line, how many and
-// how to run them. go test discards the output of a package whose tests
-// pass, so the line must reach the go command's own stderr: here a copy of
-// this test binary named go stands in for it.
+// skip, and the person running go test is told, in one line at the end of
+// the run, how many, where, and how to run them. go test discards the
+// output of a package whose tests pass, so the line must reach the go
+// command's own stderr: here a copy of this test binary named go stands in
+// for it, running two packages' tests.
 func TestWithoutBinariesTheSkipsAreReported(t *testing.T) {
 	dir := t.TempDir()
 	goCommand := filepath.Join(dir, "go")
@@ -174,13 +187,57 @@ func TestWithoutBinariesTheSkipsAreReported(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the tests did not pass: %v\n%s%s", err, stdout.String(), stderr.String())
 	}
-	want := "github.com/pact-registry/pact/internal/storetest: 2 PostgreSQL tests skipped: set PACT_TEST_POSTGRES_URL, " +
-		"or install PostgreSQL's server binaries (initdb, postgres) for a throwaway cluster\n"
+	want := "4 PostgreSQL tests skipped, in github.com/pact-registry/pact/internal/storetest (2), " +
+		"github.com/pact-registry/pact/internal/storetest (2): set PACT_TEST_POSTGRES_URL, " +
+		"or install PostgreSQL's server binaries (initdb, postgres) for a throwaway cluster (Debian: apt-get install postgresql)\n"
 	if got := stderr.String(); got != want {
 		t.Errorf("the go command's stderr:\n%q\nwant\n%q", got, want)
 	}
 	if stdout.Len() > 0 {
 		t.Errorf("the go command's stdout: %q, want nothing", stdout.String())
+	}
+}
+
+// Under the go command, every test process of the run uses one throwaway
+// cluster, which is gone, directory and processes, when the run ends: here
+// a copy of this test binary named go runs two packages' tests.
+func TestOneThrowawayClusterPerGoTestRun(t *testing.T) {
+	if postgresBinDir() == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(errNoPostgresBinaries)
+		}
+		t.Skip(errNoPostgresBinaries)
+	}
+	dir := t.TempDir()
+	goCommand := filepath.Join(dir, "go")
+	if err := os.Link(os.Args[0], goCommand); err != nil {
+		copyFile(t, os.Args[0], goCommand)
+	}
+	cmd := exec.Command(goCommand)
+	cmd.Env = helperEnviron("gocommand-throwaway")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Run returns when the go command has exited and the watchdog, which
+	// holds its stderr, has done its work.
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the tests did not pass: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	clusters := regexp.MustCompile(`throwaway cluster in (\S+)`).FindAllStringSubmatch(stdout.String(), -1)
+	if len(clusters) != 2 || clusters[0][1] != clusters[1][1] {
+		t.Fatalf("want both test processes on one cluster, got %v:\n%s", clusters, stdout.String())
+	}
+	cluster := clusters[0][1]
+	if !strings.HasPrefix(cluster, runDir(cmd.Process.Pid)) {
+		t.Errorf("the cluster %s is not the run's (%s)", cluster, runDir(cmd.Process.Pid))
+	}
+	if _, err := os.Stat(runDir(cmd.Process.Pid)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the run's directory is still there after the run (%v)", err)
+	}
+	if procs := processesMentioning(t, cluster); len(procs) > 0 {
+		t.Errorf("processes of the cluster still running after the run: %v", procs)
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("the go command's stderr: %q, want nothing", stderr.String())
 	}
 }
 
@@ -203,7 +260,7 @@ func TestHelperPanics(t *testing.T) {
 		return
 	}
 	PostgresURL(t)
-	t.Logf("throwaway cluster in %s", throwaway.pg.Dir())
+	t.Logf("throwaway cluster in %s", throwaway.dir)
 	panic("the tests die with the cluster running")
 }
 

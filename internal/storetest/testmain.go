@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +35,11 @@ func (w withPostgres) Run() int {
 		}
 	}
 	if n := skipped.Load(); n > 0 {
+		if gopid := goCommandPID(); gopid != 0 {
+			if err := runSkipped(gopid, n); err == nil {
+				return code
+			}
+		}
 		reportSkipped(n)
 	}
 	return code
@@ -47,31 +50,35 @@ var (
 	skipped atomic.Int64 // PostgreSQL tests skipped for want of a server
 )
 
-// throwaway is the cluster of this test process, used by all its tests
-// when PACT_TEST_POSTGRES_URL is not set. One per test process rather than
-// one per `go test` run: go test runs each package's tests as a process of
-// its own, several at once, so a shared cluster would need an owner that
-// outlives them all to remove it; one per process lives and dies with the
-// process (see Postgres). It costs an initdb and a start, a second or two,
-// in each of the few packages that use PostgreSQL, and only when one of
-// their tests asks for it.
+// throwaway is the cluster the tests of this process use when
+// PACT_TEST_POSTGRES_URL is not set. Under the go command it is the run's
+// one cluster, shared by every test process of the run (see runCluster);
+// a test binary run by anything else starts one of its own, which lives and
+// dies with the process (see Postgres).
 var throwaway cluster
 
 type cluster struct {
 	mu  sync.Mutex
-	pg  *Postgres
-	err error // why it could not start: not retried by every test
+	url string
+	dir string    // the cluster's directory, for tests to check
+	pg  *Postgres // this process's own cluster, when not run by go
+	err error     // why it could not start: not retried by every test
 }
 
-func (c *cluster) get() (*Postgres, error) {
+func (c *cluster) get() (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.pg == nil && c.err == nil {
-		c.pg, c.err = NewPostgres()
+	if c.url == "" && c.err == nil {
+		if gopid := goCommandPID(); gopid != 0 {
+			c.url, c.dir, c.err = runCluster(gopid)
+		} else if c.pg, c.err = NewPostgres(); c.err == nil {
+			c.url, c.dir = c.pg.URL(), c.pg.Dir()
+		}
 	}
-	return c.pg, c.err
+	return c.url, c.err
 }
 
+// remove removes this process's own cluster; the run's is the watchdog's.
 func (c *cluster) remove() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -84,10 +91,7 @@ func (c *cluster) remove() error {
 }
 
 func reportSkipped(n int64) {
-	pkg := "this package"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		pkg = strings.TrimSuffix(info.Path, ".test")
-	}
+	pkg := packagePath()
 	out := noteOutput()
 	defer out.Close()
 	fmt.Fprintf(out, "%s: %d PostgreSQL tests skipped: set %s, or install PostgreSQL's server binaries (initdb, postgres) for a throwaway cluster\n",
@@ -102,9 +106,8 @@ func reportSkipped(n int64) {
 // when the go command appends to it too: otherwise its next line would
 // overwrite ours.
 func noteOutput() io.WriteCloser {
-	goCommand := os.Getppid()
-	stderr := fmt.Sprintf("/proc/%d/fd/2", goCommand)
-	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", goCommand)); err == nil && filepath.Base(exe) == "go" {
+	if goCommand := goCommandPID(); goCommand != 0 {
+		stderr := fmt.Sprintf("/proc/%d/fd/2", goCommand)
 		if fi, err := os.Stat(stderr); err == nil && (fi.Mode()&(os.ModeCharDevice|os.ModeNamedPipe) != 0 ||
 			fi.Mode().IsRegular() && appends(fmt.Sprintf("/proc/%d/fdinfo/2", goCommand))) {
 			if f, err := os.OpenFile(stderr, os.O_WRONLY|os.O_APPEND, 0); err == nil {

@@ -62,6 +62,23 @@ func (c *Client) GetPackage(ctx context.Context, owner, pack string) (*PackageDe
 	return &out, nil
 }
 
+// GetDownloads returns a package's download counts as the registry has
+// flushed them: in all, by version, and for each of the last 90 UTC days.
+func (c *Client) GetDownloads(ctx context.Context, owner, pack string) (*PackageDownloads, error) {
+	var out PackageDownloads
+	path := "/api/packages/" + url.PathEscape(owner) + "/" + url.PathEscape(pack) + "/downloads"
+	if err := c.doJSON(ctx, request{method: http.MethodGet, path: path, repeatable: true}, &out); err != nil {
+		return nil, err
+	}
+	if out.Versions == nil {
+		out.Versions = map[string]int64{}
+	}
+	if out.Days == nil {
+		out.Days = []DownloadDay{}
+	}
+	return &out, nil
+}
+
 // Raw downloads a raw pack document: the latest version when version is "",
 // else that version. sha256 is the hex digest the server vouches for (its
 // ETag); callers should compare it with the digest of content.

@@ -21,6 +21,11 @@ type (
 	Key = wire.Key
 	// PublishedVersion is the version a publish answers with.
 	PublishedVersion = wire.PublishedVersion
+	// PackageDownloads are a package's download counts: in all, by
+	// version and by day for the last 90 days.
+	PackageDownloads = wire.PackageDownloads
+	// DownloadDay is the downloads of a package on one UTC day.
+	DownloadDay = wire.DownloadDay
 )
 
 // PackageList is one page of the package list, newest latest version first: the

@@ -69,6 +69,9 @@ type Package struct {
 	// trusted publisher may publish the package: token and SSH-signed
 	// publishes are refused.
 	TrustedPublishingOnly bool `json:"trusted_publishing_only"`
+	// Downloads is how many times the package's raw documents were
+	// downloaded, as the server has flushed its counts so far.
+	Downloads int64 `json:"downloads"`
 }
 
 // FullName is "owner/pack", the name people type.

@@ -29,6 +29,8 @@ var wireTypes = map[string]reflect.Type{
 	"LogWitnesses":         reflect.TypeFor[wire.LogWitnesses](),
 	"LogWitness":           reflect.TypeFor[wire.LogWitness](),
 	"Package":              reflect.TypeFor[wire.Package](),
+	"PackageDownloads":     reflect.TypeFor[wire.PackageDownloads](),
+	"DownloadDay":          reflect.TypeFor[wire.DownloadDay](),
 	"Version":              reflect.TypeFor[wire.Version](),
 	"Signature":            reflect.TypeFor[wire.Signature](),
 	"Key":                  reflect.TypeFor[wire.Key](),

@@ -50,6 +50,13 @@ const (
 	ActionTrustedPublishingOnly  = "trusted_publishing_only"
 	ActionHookAdd                = "hook_add"
 	ActionHookRemove             = "hook_remove"
+	// Passkeys (passkey.go): added, removed, the second factor turned on
+	// or off (a user's own, or an organisation's requirement), and a
+	// log-in with a recovery code.
+	ActionPasskeyAdd      = "passkey_add"
+	ActionPasskeyRemove   = "passkey_remove"
+	ActionSecondFactor    = "second_factor"
+	ActionRecoveryCodeUse = "recovery_code_use"
 )
 
 // OperatorActor is the Actor of changes made by pactd's admin commands.

@@ -360,6 +360,11 @@ func (s *Service) memberChange(ctx context.Context, actor *Account, maker *Token
 	if err := s.Can(ctx, actor, ActMembers, o); err != nil {
 		return nil, nil, err
 	}
+	if maker == nil { // the dashboard
+		if err := s.CheckDashboardOrg(actor, o); err != nil {
+			return nil, nil, err
+		}
+	}
 	member, err := s.AccountByUsername(ctx, username)
 	if IsCode(err, NotFound) {
 		return nil, nil, Errorf(NotFound, "no user %s", clip.Text(username, 40))

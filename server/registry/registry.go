@@ -22,6 +22,10 @@ type Account struct {
 	// or password, and a DisplayName.
 	Kind        string
 	DisplayName string
+	// RequireSecondFactor: for a user, a log-in with the password needs
+	// a passkey or a recovery code too; for an organisation, its members
+	// need their own on to manage it in the dashboard (passkey.go).
+	RequireSecondFactor bool
 }
 
 // AccountSummary is an account with counts of what it holds, for the
@@ -104,6 +108,9 @@ type Package struct {
 	// publisher publish the package: token and SSH-signed publishes are
 	// refused (docs/protocol.md, Trusted publishing only).
 	TrustedPublishingOnly bool
+	// Downloads is the package's total of downloads, as flushed so far
+	// (downloads.go).
+	Downloads int64
 	// LogIndex is set only on the package a publish returns: the
 	// transparency log entry of the version published (or found identical).
 	LogIndex *int64

@@ -30,9 +30,10 @@ type Service struct {
 	onEvent          func(context.Context, Event) // audit.go
 	// checkPassword is CheckPassword; tests count its calls.
 	checkPassword  func(encoded, password string) bool
-	tokenRetention time.Duration // token.go
-	counts         countsCache   // counts.go
-	hooks          hookSettings  // hook.go
+	tokenRetention time.Duration   // token.go
+	counts         countsCache     // counts.go
+	downloads      downloadCounter // downloads.go
+	hooks          hookSettings    // hook.go
 }
 
 // Options are the settings of a Service; the zero value is usable.

@@ -25,6 +25,8 @@ type Store interface {
 	ReleaseStore
 	OrgStore
 	HookStore
+	DownloadStore
+	PasskeyStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Generation changes whenever a write through this Store may have

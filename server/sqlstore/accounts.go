@@ -9,7 +9,7 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-const accountColumns = `id, email, username, password_hash, created_at, disabled_at, kind, display_name`
+const accountColumns = `id, email, username, password_hash, created_at, disabled_at, kind, display_name, require_second_factor`
 
 func scanAccount(row scanner, extra ...any) (*registry.Account, error) {
 	var a registry.Account
@@ -24,7 +24,7 @@ func scanAccount(row scanner, extra ...any) (*registry.Account, error) {
 // accountDest are the destinations of accountColumns; finishAccount
 // completes a after the scan.
 func accountDest(a *registry.Account, disabled *sql.NullTime) []any {
-	return []any{&a.ID, &a.Email, &a.Username, &a.PasswordHash, &a.CreatedAt, disabled, &a.Kind, &a.DisplayName}
+	return []any{&a.ID, &a.Email, &a.Username, &a.PasswordHash, &a.CreatedAt, disabled, &a.Kind, &a.DisplayName, &a.RequireSecondFactor}
 }
 
 func finishAccount(a *registry.Account, disabled sql.NullTime) {
@@ -108,7 +108,7 @@ func (s *Store) ListAccounts(ctx context.Context, f registry.AccountFilter) ([]r
 		sum.Account = *a
 		return &sum, nil
 	}
-	return queryList(ctx, s, "list accounts", f.Limit, scan, `SELECT a.id, a.email, a.username, a.password_hash, a.created_at, a.disabled_at, a.kind, a.display_name,
+	return queryList(ctx, s, "list accounts", f.Limit, scan, `SELECT `+prefixed("a.", accountColumns)+`,
   (SELECT count(*) FROM tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?)),
   (SELECT count(*) FROM ssh_keys k WHERE k.account_id = a.id),
   (SELECT count(*) FROM packages p WHERE p.owner_id = a.id),

@@ -87,6 +87,11 @@ type BackupCounts struct {
 	OrgMembers int64 `json:"org_members"`
 	// Webhooks (dump_hooks.go), without their queue of deliveries.
 	Hooks int64 `json:"hooks"`
+	// Download counts (dump_downloads.go).
+	Downloads int64 `json:"downloads"`
+	// Passkeys and unused recovery codes (dump_passkeys.go).
+	Passkeys      int64 `json:"passkeys"`
+	RecoveryCodes int64 `json:"recovery_codes"`
 }
 
 func (c BackupCounts) String() string {
@@ -123,14 +128,14 @@ type table struct {
 }
 
 var tables = []table{
-	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at, disabled_at, kind, display_name`, `id`, true,
+	{"accounts", "account", "accounts", `id, email, username, password_hash, created_at, disabled_at, kind, display_name, require_second_factor`, `id`, true,
 		func() record { return new(accountRecord) }, func(c *BackupCounts) *int64 { return &c.Accounts }},
 	{"tokens", "token", "tokens", `id, account_id, name, hash, created_at, last_used_at, expires_at, revoked_at, scopes, packages, ci, trusted_publishers`, `id`, true,
 		func() record { return new(tokenRecord) }, func(c *BackupCounts) *int64 { return &c.Tokens }},
 	{"ssh_keys", "ssh_key", "SSH keys", `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`, `id`, true,
 		func() record { return new(sshKeyRecord) }, func(c *BackupCounts) *int64 { return &c.SSHKeys }},
 	{"packages", "package", "packages", `id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at,
-deprecated, trusted_publishing_only`, `id`, true,
+deprecated, trusted_publishing_only, downloads`, `id`, true,
 		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
 	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
 key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key,
@@ -172,17 +177,19 @@ type accountRecord struct {
 	// (dump_orgs.go).
 	Kind        string `json:"kind,omitempty"`
 	DisplayName string `json:"display_name,omitempty"`
+	// RequireSecondFactor (dump_passkeys.go) is written only when on.
+	RequireSecondFactor bool `json:"require_second_factor,omitempty"`
 }
 
 func (r *accountRecord) dest() []any {
-	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt, &r.DisabledAt, &r.Kind, &r.DisplayName}
+	return []any{&r.ID, &r.Email, &r.Username, &r.PasswordHash, &r.CreatedAt, &r.DisabledAt, &r.Kind, &r.DisplayName, &r.RequireSecondFactor}
 }
 func (r *accountRecord) args() []any {
 	kind := r.Kind
 	if kind == "" {
 		kind = "user"
 	}
-	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC(), nullable(r.DisabledAt), kind, r.DisplayName}
+	return []any{r.ID, r.Email, r.Username, r.PasswordHash, r.CreatedAt.UTC(), nullable(r.DisabledAt), kind, r.DisplayName, r.RequireSecondFactor}
 }
 func (r *accountRecord) normalize() {
 	r.CreatedAt = r.CreatedAt.UTC()
@@ -277,15 +284,19 @@ type packageRecord struct {
 	// without changing the version): absent when off, as in dumps made
 	// before it, which restore with it off.
 	TrustedPublishingOnly bool `json:"trusted_publishing_only,omitempty"`
+	// Downloads is the package's total of downloads (version 3, added
+	// without changing the version, with dump_downloads.go): absent when
+	// 0, as in dumps made before download counts.
+	Downloads int64 `json:"downloads,omitempty"`
 }
 
 func (r *packageRecord) dest() []any {
 	return []any{&r.ID, &r.OwnerID, &r.PackSlug, &r.Name, &r.Description, &r.Scheme, &r.Version, &r.SHA256,
-		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt, &r.Deprecated, &r.TrustedPublishingOnly}
+		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt, &r.Deprecated, &r.TrustedPublishingOnly, &r.Downloads}
 }
 func (r *packageRecord) args() []any {
 	return []any{r.ID, r.OwnerID, r.PackSlug, r.Name, r.Description, r.Scheme, r.Version, r.SHA256,
-		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC(), r.Deprecated, r.TrustedPublishingOnly}
+		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC(), r.Deprecated, r.TrustedPublishingOnly, r.Downloads}
 }
 func (r *packageRecord) normalize() {
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()

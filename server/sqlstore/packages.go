@@ -14,7 +14,7 @@ import (
 )
 
 const packageColumns = `p.id, p.owner_id, a.username, p.pack_slug, p.name, p.description, p.scheme,
-p.version, p.sha256, p.latest_version_id, p.created_at, p.updated_at, p.deprecated, p.trusted_publishing_only`
+p.version, p.sha256, p.latest_version_id, p.created_at, p.updated_at, p.deprecated, p.trusted_publishing_only, p.downloads`
 
 const packageFrom = ` FROM packages p JOIN accounts a ON a.id = p.owner_id`
 
@@ -24,7 +24,7 @@ func scanPackage(row scanner) (*registry.Package, error) { return scanPackageAnd
 func scanPackageAnd(row scanner, extra ...any) (*registry.Package, error) {
 	var p registry.Package
 	if err := row.Scan(append([]any{&p.ID, &p.OwnerID, &p.OwnerSlug, &p.PackSlug, &p.Name, &p.Description, &p.Scheme,
-		&p.Version, &p.SHA256, &p.LatestVersionID, &p.CreatedAt, &p.UpdatedAt, &p.Deprecated, &p.TrustedPublishingOnly}, extra...)...); err != nil {
+		&p.Version, &p.SHA256, &p.LatestVersionID, &p.CreatedAt, &p.UpdatedAt, &p.Deprecated, &p.TrustedPublishingOnly, &p.Downloads}, extra...)...); err != nil {
 		return nil, err
 	}
 	p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
@@ -487,7 +487,7 @@ func (s *Store) queryPackages(ctx context.Context, op string, capacity int, quer
 	var p registry.Package
 	var created, updated any
 	dest := []any{&p.ID, &p.OwnerID, &p.OwnerSlug, &p.PackSlug, &p.Name, &p.Description, &p.Scheme,
-		&p.Version, &p.SHA256, &p.LatestVersionID, &created, &updated, &p.Deprecated, &p.TrustedPublishingOnly}
+		&p.Version, &p.SHA256, &p.LatestVersionID, &created, &updated, &p.Deprecated, &p.TrustedPublishingOnly, &p.Downloads}
 	for rows.Next() {
 		p = registry.Package{}
 		if err := rows.Scan(dest...); err != nil {

@@ -349,6 +349,9 @@ func notBeforeVersion3(rec record, version int) error {
 		if r.TrustedPublishingOnly {
 			return fmt.Errorf("trusted_publishing_only is not part of format version %d", version)
 		}
+		if r.Downloads != 0 {
+			return fmt.Errorf("downloads is not part of format version %d", version)
+		}
 	case *tokenRecord:
 		if r.Scopes != nil || r.Packages != nil {
 			return fmt.Errorf("scopes and packages are not part of format version %d", version)

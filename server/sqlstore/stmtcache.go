@@ -51,7 +51,7 @@ RETURNING id`
 	// versions table as it was when the UPDATE began.
 	sqlTouchPackage = `UPDATE packages SET updated_at = ? WHERE id = ?
 RETURNING id, owner_id, (SELECT a.username FROM accounts a WHERE a.id = packages.owner_id), pack_slug, name,
-description, scheme, version, sha256, latest_version_id, created_at, updated_at, deprecated, trusted_publishing_only,
+description, scheme, version, sha256, latest_version_id, created_at, updated_at, deprecated, trusted_publishing_only, downloads,
 CASE WHEN latest_version_id = 0 THEN NULL ELSE version END`
 	sqlSetLatest = `UPDATE packages
 SET name = ?, description = ?, scheme = ?, version = ?, sha256 = ?, latest_version_id = ?

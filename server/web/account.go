@@ -32,6 +32,8 @@ type accountForm struct {
 	// Next is the page of this site a log-in goes on to ("" for the
 	// dashboard), such as the approval of a login of the command line.
 	Next string
+	// Passkeys: the page offers a log-in with a passkey (passkeys.go).
+	Passkeys bool
 }
 
 // loginNotices are the messages a redirect to the log-in page can carry;
@@ -124,7 +126,7 @@ func (pages *Pages) loginForm(c *gin.Context) {
 		c.Redirect(http.StatusSeeOther, cmp.Or(next, "/dashboard"))
 		return
 	}
-	form := accountForm{Notice: loginNotices[c.Query("done")], Next: next}
+	form := accountForm{Notice: loginNotices[c.Query("done")], Next: next, Passkeys: pages.rp != nil}
 	if strings.HasPrefix(next, "/login/device") {
 		form.Notice = "Log in to approve the login of the pact command line."
 	}
@@ -147,7 +149,7 @@ func (pages *Pages) login(c *gin.Context) {
 	noStore(c)
 	login := strings.TrimSpace(c.PostForm("login"))
 	password := c.PostForm("password")
-	form := accountForm{Login: login, Next: localPath(c.PostForm("next"))}
+	form := accountForm{Login: login, Next: localPath(c.PostForm("next")), Passkeys: pages.rp != nil}
 	if login == "" || password == "" {
 		form.Error = "Enter your username (or email address) and your password."
 		pages.render(c, http.StatusBadRequest, "login.html", "", form)
@@ -212,6 +214,10 @@ func (pages *Pages) login(c *gin.Context) {
 	pages.loginsPerIP.Release(addr)
 	pages.loginsPerAcct.Release(account)
 	pages.logins.Reset(pair)
+	if acct.RequireSecondFactor {
+		pages.askSecondFactor(c, acct, form.Next)
+		return
+	}
 	if err := pages.startSession(c, acct); err != nil {
 		pages.errorPage(c, err)
 		return

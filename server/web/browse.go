@@ -403,7 +403,13 @@ func (pages *Pages) packagePage(c *gin.Context) {
 		view.InstallCommand = httpx.InstallCommand(shown.RawURL, p.PackSlug)
 		view.GetCommand = pages.cliCommand("get", p.OwnerSlug+"/"+p.PackSlug+"@"+shown.Number)
 	}
+	_, downloads, err := pages.svc.PackageDownloads(c, p.OwnerSlug, p.PackSlug)
+	if err != nil {
+		pages.errorPage(c, err)
+		return
+	}
 	pages.render(c, http.StatusOK, "package.html", "", gin.H{
+		"Downloads":   newDownloadsChart(downloads),
 		"Package":     view,
 		"Shown":       shown,
 		"Latest":      shown.Number == p.Version,

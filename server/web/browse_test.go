@@ -526,3 +526,40 @@ func TestHomeCountsPackagesAndVersions(t *testing.T) {
 		}
 	})
 }
+
+// The package page shows the downloads flushed so far: the total, and a
+// bar for each of the last 90 days with its date and count; the home list
+// and the owner's page show the total.
+func TestPackagePageShowsDownloads(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		web := servertest.NewWebClient(t, env.URL)
+		publishDoc(t, env, alice, "# Counted\n\n```yaml pact:pack\nname: Counted\nversion: 1.0.0\n```\n")
+		v := rawVersion(t, env, "alice", "counted")
+		for range 1234 {
+			env.Service.CountDownload(v)
+		}
+		if err := env.Service.FlushDownloads(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		today := env.Clock.Now().UTC().Format(time.DateOnly)
+		page := web.Get("/alice/counted")
+		servertest.WantPage(t, page, http.StatusOK, `Downloads <span class="count">1,234 downloads</span>`,
+			"<title>"+today+": 1,234 downloads</title>", `1,234 downloads in the last 90 days`)
+		if n := strings.Count(page.Body, "<rect "); n != 90 {
+			t.Errorf("the chart has %d bars, want 90", n)
+		}
+		servertest.WantPage(t, web.Get("/"), http.StatusOK, `<span class="downloads">1,234 downloads</span>`)
+		servertest.WantPage(t, web.Get("/alice"), http.StatusOK, `<span class="downloads">1,234 downloads</span>`)
+	})
+}
+
+// rawVersion is the version a raw GET of owner/pack's latest serves.
+func rawVersion(t *testing.T, env *servertest.Env, owner, pack string) *registry.Version {
+	t.Helper()
+	v, err := env.Service.RawDocument(context.Background(), owner, pack, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

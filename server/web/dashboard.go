@@ -42,7 +42,7 @@ var dashboardPages = []dashboardPage{
 	{sectionOrgs, "/dashboard/orgs", "Organisations", "Organisations"},
 	{sectionTrusted, "/dashboard/trusted-publishers", "Trusted publishers", "Trusted publishers"},
 	{sectionHooks, "/dashboard/hooks", "Webhooks", "Webhooks"},
-	{sectionAccount, "/dashboard/account", "Account", "Password and sessions"},
+	{sectionAccount, "/dashboard/account", "Account", "Password, passkeys and sessions"},
 }
 
 func dashboardPath(section string) string {
@@ -73,6 +73,12 @@ var notices = map[string]struct{ section, text string }{
 	"member-removed-grants": {sectionOrgs, "The member is removed. Its publishing into the organisation has stopped: the trusted publishers it added for the organisation are removed too, and the tokens exchanged through them revoked; the transparency log records each."},
 	"password-changed":      {sectionAccount, "Your password is changed. Every other session of your account is logged out."},
 	"session-ended":         {sectionAccount, "The session is ended: that browser is logged out."},
+	"passkey-added":         {sectionAccount, "The passkey is added: log in with it instead of the password, or require it after the password."},
+	"passkey-removed":       {sectionAccount, "The passkey is removed: it can no longer log in to your account."},
+	"second-factor-off":     {sectionAccount, "Your account no longer asks for a passkey after the password; its recovery codes are deleted."},
+	"recovery-codes-low":    {sectionAccount, "You logged in with a recovery code, and few are left: make new ones below."},
+	"org-second-factor-on":  {sectionOrgs, "The organisation now requires a second factor of the members who manage it in the dashboard."},
+	"org-second-factor-off": {sectionOrgs, "The organisation no longer requires a second factor to manage it in the dashboard."},
 }
 
 // notice is the message of the request's ?done= if it is section's.
@@ -337,6 +343,9 @@ type confirmation struct {
 	Action string // the form's target: the same path, with confirm=yes
 	Button string
 	Cancel string // the link back
+	// Password: the removal needs the account's password (the last
+	// passkey of an account that requires a second factor).
+	Password bool
 }
 
 // removeByID ends a removal. The dashboard's button only asks: the form it

@@ -18,6 +18,9 @@ type orgRow struct {
 	Org   *registry.Org
 	Role  registry.Role
 	Owner bool
+	// Refused: the organisation requires a second factor to manage it
+	// here, and the account has none; the page says so instead.
+	Refused string
 }
 
 func (pages *Pages) dashboardOrgs(c *gin.Context, d *dashboardData) error {
@@ -30,7 +33,11 @@ func (pages *Pages) dashboardOrgs(c *gin.Context, d *dashboardData) error {
 		if err != nil {
 			return err
 		}
-		d.Orgs = append(d.Orgs, orgRow{Org: org, Role: m.Role, Owner: m.Role == registry.RoleOwner})
+		row := orgRow{Org: org, Role: m.Role, Owner: m.Role == registry.RoleOwner}
+		if err := pages.svc.CheckDashboardOrg(pages.currentAccount(c), org.Account); err != nil {
+			row.Refused = registry.ErrorMessage(err)
+		}
+		d.Orgs = append(d.Orgs, row)
 	}
 	return nil
 }

@@ -28,6 +28,13 @@ type accountPageData struct {
 	More        bool // the account has more sessions than are listed
 	MaxListed   int
 	MinPassword int
+
+	// Passkeys (passkeys.go).
+	Passkeys      []registry.Passkey
+	PasskeysOff   string   // why passkeys are off on this registry, or ""
+	SecondFactor  bool     // the account requires a passkey after the password
+	RecoveryLeft  int      // its unused recovery codes
+	RecoveryCodes []string // made just now, shown once
 }
 
 func (pages *Pages) accountPage(c *gin.Context) {
@@ -46,6 +53,15 @@ func (pages *Pages) renderAccountPage(c *gin.Context, status int, d *accountPage
 			Current: current != nil && s.ID == current.ID})
 	}
 	d.Section, d.More, d.MaxListed, d.MinPassword = sectionAccount, more, registry.MaxListedSessions, registry.MinPasswordLength
+	if d.Passkeys, err = pages.svc.ListPasskeys(c, acct.ID); err != nil {
+		pages.errorPage(c, err)
+		return
+	}
+	if d.RecoveryLeft, err = pages.svc.RecoveryCodesLeft(c, acct.ID); err != nil {
+		pages.errorPage(c, err)
+		return
+	}
+	d.PasskeysOff, d.SecondFactor = pages.rpProblem, acct.RequireSecondFactor
 	pages.render(c, status, "account.html", "", d)
 }
 

@@ -78,6 +78,11 @@ type Pages struct {
 	// deviceCodes and deviceCodesPerAcct count the codes typed on
 	// /login/device that name no login, per address and per account.
 	deviceCodes, deviceCodesPerAcct *throttle
+
+	// rp is pactd as a WebAuthn relying party (passkeys.go); nil when
+	// the base URL cannot carry passkeys, which rpProblem says why.
+	rp        *registry.RelyingParty
+	rpProblem string
 }
 
 type staticFile struct {
@@ -130,6 +135,7 @@ func (pages *Pages) Route(e *gin.Engine) {
 	dash.POST("/password", pages.changePassword)
 	dash.POST("/sessions/:id/end", pages.endOneSession)
 	dash.POST("/logout-everywhere", pages.logoutEverywhere)
+	pages.routePasskeys(e, dash)
 
 	httpx.GetAndHead(e, "/:owner", pages.ownerKeysOrPage)
 	httpx.GetAndHead(e, "/:owner/:pack", pages.packagePage)
@@ -168,6 +174,12 @@ func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
 		if err := pages.crossOrigin.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
 			shared.Log.Warn("base URL is not a usable origin", "base_url", cfg.BaseURL, "error", err.Error())
 		}
+	}
+	if rp, err := registry.NewRelyingParty(cfg.BaseURL); err != nil {
+		pages.rpProblem = err.Error()
+		shared.Log.Info("passkeys are off", "base_url", cfg.BaseURL, "reason", err.Error())
+	} else {
+		pages.rp = rp
 	}
 	pages.templates = parsePages(pages.templateFuncs())
 	return pages
@@ -233,11 +245,12 @@ func (pages *Pages) templateFuncs() template.FuncMap {
 			}
 			return "/static/" + name + "?v=" + f.version
 		},
-		"datetime": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-		"unix":     func(sec int64) time.Time { return time.Unix(sec, 0) },
-		"day":      func(t time.Time) string { return t.UTC().Format("2006-01-02") },
-		"lower":    strings.ToLower,
+		"datetime":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"downloads": func(n int64) string { return countOf(n, "download", "downloads") },
+		"when":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"unix":      func(sec int64) time.Time { return time.Unix(sec, 0) },
+		"day":       func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+		"lower":     strings.ToLower,
 		// dashboardMenu is the menu every dashboard page shares.
 		"dashboardMenu": func() []dashboardPage { return dashboardPages },
 		// schemeURL is the search filtered by a scheme.

@@ -1,0 +1,699 @@
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-webauthn/webauthn/protocol"
+	"github.com/go-webauthn/webauthn/webauthn"
+)
+
+// Passkeys for the dashboard (docs/protocol.md, Passkeys): a user registers
+// WebAuthn credentials, logs in with one instead of the password, and may
+// require one after the password (a second factor), with one-time recovery
+// codes for a lost passkey. go-webauthn does every check of the ceremonies
+// (challenge, origin, RP ID, signature, flags); the domain keeps their
+// state, single-use and short-lived, and decides who may do what.
+const (
+	// CeremonyLifetime is how long a ceremony (begin to finish) and a
+	// log-in waiting for its second factor last.
+	CeremonyLifetime = 5 * time.Minute
+	// MaxPendingCeremonies bounds the ceremonies of the whole registry
+	// waiting at once; beyond it a new one is refused until some expire.
+	// Beginning one is counted per address by the log-in throttle too.
+	MaxPendingCeremonies = 10_000
+	// MaxPasskeysPerAccount bounds the passkeys one account registers.
+	MaxPasskeysPerAccount = 20
+	// MaxPasskeyName bounds a passkey's name.
+	MaxPasskeyName = 100
+	// RecoveryCodeCount is how many recovery codes are made at once;
+	// making them again replaces every unused one.
+	RecoveryCodeCount = 10
+	// MaxCredentialBytes bounds the JSON a browser posts to finish a
+	// ceremony.
+	MaxCredentialBytes = 32 << 10
+
+	ceremonyIDLength = 43 // base62 ≈ 256 bits
+	// A recovery code is 16 characters of recoveryAlphabet (80 bits),
+	// shown in four groups of four.
+	recoveryAlphabet   = "abcdefghijkmnpqrstuvwxyz23456789"
+	recoveryCodeLength = 16
+)
+
+// The kinds of ceremony state.
+const (
+	CeremonyRegister     = "register"      // a logged-in user adds a passkey
+	CeremonyLogin        = "login"         // a log-in with a passkey instead of the password
+	CeremonySecondFactor = "second-factor" // a log-in whose password held, waiting for its passkey
+)
+
+// Passkey is a WebAuthn credential of a user.
+type Passkey struct {
+	ID           int64
+	AccountID    int64
+	CredentialID []byte
+	PublicKey    []byte
+	SignCount    uint32
+	Transports   []string
+	Name         string
+	// Record is go-webauthn's credential record, JSON (flags, AAGUID,
+	// attestation); SignCount wins over its counter.
+	Record     []byte
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+}
+
+// Ceremony is the state kept between two steps of a WebAuthn ceremony,
+// found by the SHA-256 of a random id the browser holds.
+type Ceremony struct {
+	Hash      []byte
+	Kind      string
+	AccountID int64  // 0 for a log-in that has not named its account yet
+	Session   []byte // go-webauthn's SessionData, JSON; empty before a begin
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// ErrCeremoniesFull refuses a new ceremony while MaxPendingCeremonies wait.
+var ErrCeremoniesFull = Errorf(Unavailable, "too many passkey ceremonies are under way; try again in a few minutes")
+
+// PasskeyStore keeps passkeys, recovery codes and the ceremonies between
+// their steps.
+type PasskeyStore interface {
+	// CreatePasskey sets p.ID and stores p. Conflict when its credential
+	// id is registered already, by any account.
+	CreatePasskey(ctx context.Context, p *Passkey) error
+	// ListPasskeys lists an account's passkeys, oldest first.
+	ListPasskeys(ctx context.Context, accountID int64) ([]Passkey, error)
+	// PasskeyByCredentialID finds a passkey by its credential id.
+	PasskeyByCredentialID(ctx context.Context, credentialID []byte) (*Passkey, error)
+	// UsePasskey records a use: the new signature count and when.
+	UsePasskey(ctx context.Context, id int64, signCount uint32, at time.Time) error
+	// DeletePasskey deletes one of accountID's passkeys. With keepOne it
+	// refuses (Conflict, nothing deleted) to delete the account's last
+	// one, in the same transaction, so two removals at once cannot both
+	// pass a count made before either. With secondFactorOff the account's
+	// second factor is turned off, its recovery codes deleted, in the same
+	// transaction too. NotFound when there is no such passkey.
+	DeletePasskey(ctx context.Context, accountID, id int64, keepOne, secondFactorOff bool) error
+	// SetRequireSecondFactor sets an account's require_second_factor.
+	// Turning it off for a user deletes its recovery codes too.
+	SetRequireSecondFactor(ctx context.Context, accountID int64, on bool) error
+	// ReplaceRecoveryCodes deletes an account's recovery codes and stores
+	// the SHA-256 of new ones.
+	ReplaceRecoveryCodes(ctx context.Context, accountID int64, hashes [][]byte, at time.Time) error
+	// UseRecoveryCode deletes one of an account's codes by its hash;
+	// NotFound when it has no such code (unknown or used already).
+	UseRecoveryCode(ctx context.Context, accountID int64, hash []byte) error
+	// CountRecoveryCodes counts an account's unused codes.
+	CountRecoveryCodes(ctx context.Context, accountID int64) (int, error)
+	// CreateCeremony stores c, unless maxPending ceremonies that have not
+	// expired at c.CreatedAt are stored already (ErrCeremoniesFull).
+	// Expired ones are deleted on the way.
+	CreateCeremony(ctx context.Context, c *Ceremony, maxPending int) error
+	// CeremonyByHash reads a ceremony that has not expired at now.
+	CeremonyByHash(ctx context.Context, hash []byte, now time.Time) (*Ceremony, error)
+	// SetCeremonySession replaces the session of a ceremony that has not
+	// expired at now; NotFound otherwise.
+	SetCeremonySession(ctx context.Context, hash, session []byte, now time.Time) error
+	// TakeCeremony deletes a ceremony and answers it when it had not
+	// expired at now; NotFound otherwise, so each is finished once.
+	TakeCeremony(ctx context.Context, hash []byte, now time.Time) (*Ceremony, error)
+}
+
+// RelyingParty is pactd as WebAuthn knows it: its RP ID is the host of
+// --base-url and the only origin it accepts is the base URL's.
+type RelyingParty struct {
+	w      *webauthn.WebAuthn
+	Origin string
+}
+
+// NewRelyingParty is the relying party of baseURL. Browsers allow passkeys
+// only on a domain name (localhost included), never on an IP address, and
+// only in a secure context (https, or http on localhost).
+func NewRelyingParty(baseURL string) (*RelyingParty, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" {
+		return nil, errors.New("passkeys need --base-url to be an absolute URL")
+	}
+	host := u.Hostname()
+	if net.ParseIP(host) != nil {
+		return nil, errors.New("passkeys need --base-url to name the host by a domain name, not an IP address")
+	}
+	if u.Scheme != "https" && host != "localhost" && !strings.HasSuffix(host, ".localhost") {
+		return nil, errors.New("passkeys need --base-url to be https (or http on localhost)")
+	}
+	origin := u.Scheme + "://" + u.Host
+	w, err := webauthn.New(&webauthn.Config{RPID: host, RPDisplayName: "pact (" + u.Host + ")", RPOrigins: []string{origin}})
+	if err != nil {
+		return nil, err
+	}
+	return &RelyingParty{w: w, Origin: origin}, nil
+}
+
+// passkeyUser is an account as go-webauthn sees it.
+type passkeyUser struct {
+	acct        *Account
+	credentials []webauthn.Credential
+}
+
+// WebAuthnID is the user handle: the account's id, 8 bytes big-endian,
+// which names no one outside this registry.
+func (u *passkeyUser) WebAuthnID() []byte                         { return userHandle(u.acct.ID) }
+func (u *passkeyUser) WebAuthnName() string                       { return u.acct.Username }
+func (u *passkeyUser) WebAuthnDisplayName() string                { return u.acct.Username }
+func (u *passkeyUser) WebAuthnCredentials() []webauthn.Credential { return u.credentials }
+
+func userHandle(accountID int64) []byte {
+	return binary.BigEndian.AppendUint64(nil, uint64(accountID))
+}
+
+func (s *Service) passkeyUser(ctx context.Context, acct *Account) (*passkeyUser, error) {
+	keys, err := s.store.ListPasskeys(ctx, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	u := &passkeyUser{acct: acct}
+	for i := range keys {
+		c, err := keys[i].credential()
+		if err != nil {
+			return nil, err
+		}
+		u.credentials = append(u.credentials, *c)
+	}
+	return u, nil
+}
+
+func (p *Passkey) credential() (*webauthn.Credential, error) {
+	var c webauthn.Credential
+	if err := json.Unmarshal(p.Record, &c); err != nil {
+		return nil, err
+	}
+	c.ID, c.PublicKey, c.Authenticator.SignCount = p.CredentialID, p.PublicKey, p.SignCount
+	return &c, nil
+}
+
+// ListPasskeys lists an account's passkeys, oldest first.
+func (s *Service) ListPasskeys(ctx context.Context, accountID int64) ([]Passkey, error) {
+	return s.store.ListPasskeys(ctx, accountID)
+}
+
+// newCeremony stores the state of a ceremony and answers the id the
+// browser keeps for it.
+func (s *Service) newCeremony(ctx context.Context, kind string, accountID int64, session *webauthn.SessionData) (string, error) {
+	id := NewSecret("", ceremonyIDLength)
+	now := s.now()
+	c := &Ceremony{Hash: hashSecret(id), Kind: kind, AccountID: accountID, CreatedAt: now, ExpiresAt: now.Add(CeremonyLifetime)}
+	if session != nil {
+		b, err := json.Marshal(session)
+		if err != nil {
+			return "", err
+		}
+		c.Session = b
+	}
+	if err := s.store.CreateCeremony(ctx, c, MaxPendingCeremonies); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+var errNoCeremony = Errorf(Unauthorized, "this passkey step has expired or was used already: begin again")
+
+// takeCeremony takes the ceremony of id, which must be of kind.
+func (s *Service) takeCeremony(ctx context.Context, id, kind string) (*Ceremony, *webauthn.SessionData, error) {
+	if id == "" || len(id) > maxSessionIDLength {
+		return nil, nil, errNoCeremony
+	}
+	c, err := s.store.TakeCeremony(ctx, hashSecret(id), s.now())
+	if IsCode(err, NotFound) || err == nil && (c.Kind != kind || len(c.Session) == 0) {
+		return nil, nil, errNoCeremony
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var session webauthn.SessionData
+	if err := json.Unmarshal(c.Session, &session); err != nil {
+		return nil, nil, err
+	}
+	return c, &session, nil
+}
+
+// refused words a refusal of go-webauthn: the library's details, which
+// say which check failed, never its internals.
+func refused(what string, err error) error {
+	var perr *protocol.Error
+	if errors.As(err, &perr) && perr.Details != "" {
+		return Errorf(Unauthorized, "%s: %s", what, perr.Details)
+	}
+	return Errorf(Unauthorized, "%s", what)
+}
+
+// BeginPasskeyRegistration starts adding a passkey to acct: it answers
+// the options for navigator.credentials.create and the id of the
+// ceremony, which FinishPasskeyRegistration needs.
+func (s *Service) BeginPasskeyRegistration(ctx context.Context, rp *RelyingParty, acct *Account) (*protocol.CredentialCreation, string, error) {
+	if err := checkUser(acct); err != nil {
+		return nil, "", err
+	}
+	u, err := s.passkeyUser(ctx, acct)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(u.credentials) >= MaxPasskeysPerAccount {
+		return nil, "", Errorf(Conflict, "%s has %d passkeys, the most one account may; remove one first", acct.Username, len(u.credentials))
+	}
+	creation, session, err := rp.w.BeginRegistration(u,
+		webauthn.WithResidentKeyRequirement(protocol.ResidentKeyRequirementRequired),
+		webauthn.WithExclusions(webauthn.Credentials(u.credentials).CredentialDescriptors()),
+		webauthn.WithAuthenticatorSelection(protocol.AuthenticatorSelection{
+			ResidentKey: protocol.ResidentKeyRequirementRequired, RequireResidentKey: protocol.ResidentKeyRequired(),
+			UserVerification: protocol.VerificationRequired}))
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := s.newCeremony(ctx, CeremonyRegister, acct.ID, session)
+	return creation, id, err
+}
+
+// FinishPasskeyRegistration checks the browser's answer (credential, the
+// JSON of a PublicKeyCredential) to the ceremony id began, and stores the
+// passkey under name. The ceremony is used up whatever the answer.
+func (s *Service) FinishPasskeyRegistration(ctx context.Context, rp *RelyingParty, acct *Account, ceremonyID, name string, credential []byte) (*Passkey, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = "Passkey"
+	}
+	if err := checkLabel("name", name, MaxPasskeyName, false); err != nil {
+		return nil, err
+	}
+	if len(credential) > MaxCredentialBytes {
+		return nil, Errorf(TooLarge, "the passkey's answer is larger than %d bytes", MaxCredentialBytes)
+	}
+	c, session, err := s.takeCeremony(ctx, ceremonyID, CeremonyRegister)
+	if err != nil {
+		return nil, err
+	}
+	if c.AccountID != acct.ID {
+		return nil, errNoCeremony
+	}
+	parsed, err := protocol.ParseCredentialCreationResponseBytes(credential)
+	if err != nil {
+		return nil, refused("the passkey's answer is not one", err)
+	}
+	u, err := s.passkeyUser(ctx, acct)
+	if err != nil {
+		return nil, err
+	}
+	cred, err := rp.w.CreateCredential(u, *session, parsed)
+	if err != nil {
+		return nil, refused("the passkey was refused", err)
+	}
+	record, err := json.Marshal(cred)
+	if err != nil {
+		return nil, err
+	}
+	p := &Passkey{AccountID: acct.ID, CredentialID: cred.ID, PublicKey: cred.PublicKey, SignCount: cred.Authenticator.SignCount,
+		Name: name, Record: record, CreatedAt: s.now()}
+	for _, t := range cred.Transport {
+		p.Transports = append(p.Transports, string(t))
+	}
+	if err := s.store.CreatePasskey(ctx, p); err != nil {
+		if IsCode(err, Conflict) {
+			return nil, Errorf(Conflict, "this passkey is registered already")
+		}
+		return nil, err
+	}
+	s.emit(ctx, Event{Action: ActionPasskeyAdd, Actor: acct.Username, Message: acct.Username + " added the passkey " + name})
+	return p, nil
+}
+
+// BeginPasskeyLogin starts a log-in with a passkey instead of the
+// password: the options for navigator.credentials.get (no account named:
+// the authenticator offers the passkeys it holds for this site) and the
+// id of the ceremony.
+func (s *Service) BeginPasskeyLogin(ctx context.Context, rp *RelyingParty) (*protocol.CredentialAssertion, string, error) {
+	assertion, session, err := rp.w.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := s.newCeremony(ctx, CeremonyLogin, 0, session)
+	return assertion, id, err
+}
+
+// FinishPasskeyLogin checks the browser's answer to the log-in ceremony
+// id began and answers the account it logs in. gate, when not nil, is
+// asked once the passkey's account is known, before its signature is
+// checked: a refusal (the log-in throttle) ends the log-in with it. The
+// ceremony is used up whatever the answer.
+func (s *Service) FinishPasskeyLogin(ctx context.Context, rp *RelyingParty, ceremonyID string, credential []byte, gate func(*Account) error) (*Account, error) {
+	if len(credential) > MaxCredentialBytes {
+		return nil, Errorf(TooLarge, "the passkey's answer is larger than %d bytes", MaxCredentialBytes)
+	}
+	_, session, err := s.takeCeremony(ctx, ceremonyID, CeremonyLogin)
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := protocol.ParseCredentialRequestResponseBytes(credential)
+	if err != nil {
+		return nil, refused("the passkey's answer is not one", err)
+	}
+	key, err := s.store.PasskeyByCredentialID(ctx, parsed.RawID)
+	if IsCode(err, NotFound) {
+		return nil, Errorf(Unauthorized, "this passkey is not registered here")
+	}
+	if err != nil {
+		return nil, err
+	}
+	acct, err := s.store.AccountByID(ctx, key.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	if gate != nil {
+		if err := gate(acct); err != nil {
+			return nil, err
+		}
+	}
+	u, err := s.passkeyUser(ctx, acct)
+	if err != nil {
+		return nil, err
+	}
+	_, cred, err := rp.w.ValidatePasskeyLogin(func(_, _ []byte) (webauthn.User, error) { return u, nil }, *session, parsed)
+	if err != nil {
+		return nil, refused("the passkey was refused", err)
+	}
+	if err := s.passkeyUsed(ctx, key, cred); err != nil {
+		return nil, err
+	}
+	if err := checkAccountEnabled(acct); err != nil {
+		return nil, err
+	}
+	return acct, nil
+}
+
+// passkeyUsed records a use of key, and refuses a passkey whose counter
+// went backwards: a clone of it is being used.
+func (s *Service) passkeyUsed(ctx context.Context, key *Passkey, cred *webauthn.Credential) error {
+	if cred.Authenticator.CloneWarning {
+		return Errorf(Unauthorized, "the passkey was refused: its signature counter went backwards, so it may have been copied; remove it and register a new one")
+	}
+	return s.store.UsePasskey(ctx, key.ID, cred.Authenticator.SignCount, s.now())
+}
+
+// StartSecondFactor is called when acct's password held and acct requires
+// a second factor: it answers the id of the log-in waiting for it.
+func (s *Service) StartSecondFactor(ctx context.Context, acct *Account) (string, error) {
+	return s.newCeremony(ctx, CeremonySecondFactor, acct.ID, nil)
+}
+
+// SecondFactorAccount answers the account of a log-in waiting for its
+// second factor; Unauthorized when there is none (expired, or finished).
+func (s *Service) SecondFactorAccount(ctx context.Context, id string) (*Account, error) {
+	if id == "" || len(id) > maxSessionIDLength {
+		return nil, errNoCeremony
+	}
+	c, err := s.store.CeremonyByHash(ctx, hashSecret(id), s.now())
+	if IsCode(err, NotFound) || err == nil && c.Kind != CeremonySecondFactor {
+		return nil, errNoCeremony
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.store.AccountByID(ctx, c.AccountID)
+}
+
+// BeginSecondFactor answers the options for navigator.credentials.get of
+// the log-in id, for its account's passkeys; each begin replaces the
+// challenge of the one before.
+func (s *Service) BeginSecondFactor(ctx context.Context, rp *RelyingParty, id string) (*protocol.CredentialAssertion, error) {
+	acct, err := s.SecondFactorAccount(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.passkeyUser(ctx, acct)
+	if err != nil {
+		return nil, err
+	}
+	if len(u.credentials) == 0 {
+		return nil, Errorf(Conflict, "%s has no passkey: log in with a recovery code", acct.Username)
+	}
+	assertion, session, err := rp.w.BeginLogin(u, webauthn.WithUserVerification(protocol.VerificationPreferred))
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(session)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.SetCeremonySession(ctx, hashSecret(id), b, s.now()); err != nil {
+		if IsCode(err, NotFound) {
+			return nil, errNoCeremony
+		}
+		return nil, err
+	}
+	return assertion, nil
+}
+
+// FinishSecondFactor checks the passkey's answer for the log-in id and
+// answers its account. The log-in is used up whatever the answer: a
+// refused passkey begins again with the password.
+func (s *Service) FinishSecondFactor(ctx context.Context, rp *RelyingParty, id string, credential []byte) (*Account, error) {
+	if len(credential) > MaxCredentialBytes {
+		return nil, Errorf(TooLarge, "the passkey's answer is larger than %d bytes", MaxCredentialBytes)
+	}
+	c, session, err := s.takeCeremony(ctx, id, CeremonySecondFactor)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := s.store.AccountByID(ctx, c.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := protocol.ParseCredentialRequestResponseBytes(credential)
+	if err != nil {
+		return nil, refused("the passkey's answer is not one", err)
+	}
+	u, err := s.passkeyUser(ctx, acct)
+	if err != nil {
+		return nil, err
+	}
+	cred, err := rp.w.ValidateLogin(u, *session, parsed)
+	if err != nil {
+		return nil, refused("the passkey was refused", err)
+	}
+	key, err := s.store.PasskeyByCredentialID(ctx, cred.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.passkeyUsed(ctx, key, cred); err != nil {
+		return nil, err
+	}
+	return acct, checkAccountEnabled(acct)
+}
+
+// RecoverSecondFactor finishes the log-in id with one of its account's
+// recovery codes, which is used up. A wrong code leaves the log-in
+// waiting (the log-in throttle counts the guesses).
+func (s *Service) RecoverSecondFactor(ctx context.Context, id, code string) (*Account, error) {
+	acct, err := s.SecondFactorAccount(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	code = NormalizeRecoveryCode(code)
+	if len(code) != recoveryCodeLength {
+		return nil, Errorf(Unauthorized, "wrong recovery code")
+	}
+	if err := s.store.UseRecoveryCode(ctx, acct.ID, hashSecret(code)); err != nil {
+		if IsCode(err, NotFound) {
+			return nil, Errorf(Unauthorized, "wrong recovery code")
+		}
+		return nil, err
+	}
+	// The code is spent: the log-in ends here even if this fails.
+	_, _ = s.store.TakeCeremony(ctx, hashSecret(id), s.now())
+	s.emit(ctx, Event{Action: ActionRecoveryCodeUse, Actor: acct.Username, Message: acct.Username + " logged in with a recovery code"})
+	return acct, checkAccountEnabled(acct)
+}
+
+// NormalizeRecoveryCode drops what people add when typing a code back:
+// spaces, dashes and capitals.
+func NormalizeRecoveryCode(code string) string {
+	if len(code) > 100 {
+		return ""
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == ' ' || r == '\t' {
+			return -1
+		}
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, code)
+}
+
+// NewRecoveryCodes makes RecoveryCodeCount recovery codes for acct,
+// replacing the ones it had; they are answered once, stored as SHA-256.
+func (s *Service) NewRecoveryCodes(ctx context.Context, acct *Account) ([]string, error) {
+	if err := checkUser(acct); err != nil {
+		return nil, err
+	}
+	codes := make([]string, RecoveryCodeCount)
+	hashes := make([][]byte, RecoveryCodeCount)
+	for i := range codes {
+		raw := randomFrom(recoveryAlphabet, recoveryCodeLength)
+		hashes[i] = hashSecret(raw)
+		codes[i] = raw[0:4] + "-" + raw[4:8] + "-" + raw[8:12] + "-" + raw[12:16]
+	}
+	if err := s.store.ReplaceRecoveryCodes(ctx, acct.ID, hashes, s.now()); err != nil {
+		return nil, err
+	}
+	return codes, nil
+}
+
+// RecoveryCodesLeft counts acct's unused recovery codes.
+func (s *Service) RecoveryCodesLeft(ctx context.Context, accountID int64) (int, error) {
+	return s.store.CountRecoveryCodes(ctx, accountID)
+}
+
+// SetSecondFactor turns acct's second factor on or off. On needs a
+// passkey, and answers new recovery codes when acct has none left; off
+// removes a factor, so it needs the password (Unauthorized when wrong),
+// and deletes the recovery codes.
+func (s *Service) SetSecondFactor(ctx context.Context, acct *Account, on bool, password string) ([]string, error) {
+	if err := checkUser(acct); err != nil {
+		return nil, err
+	}
+	if !on {
+		if acct.RequireSecondFactor && (acct.PasswordHash == "" || !s.checkPassword(acct.PasswordHash, password)) {
+			return nil, Errorf(Unauthorized, "your password is wrong: turning the second factor off needs it")
+		}
+		if err := s.store.SetRequireSecondFactor(ctx, acct.ID, false); err != nil {
+			return nil, err
+		}
+		acct.RequireSecondFactor = false
+		s.emit(ctx, Event{Action: ActionSecondFactor, Actor: acct.Username, Message: acct.Username + " turned its second factor off"})
+		return nil, nil
+	}
+	keys, err := s.store.ListPasskeys(ctx, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) == 0 {
+		return nil, Errorf(Conflict, "add a passkey first: the second factor is a passkey")
+	}
+	var codes []string
+	if n, err := s.store.CountRecoveryCodes(ctx, acct.ID); err != nil {
+		return nil, err
+	} else if n == 0 {
+		if codes, err = s.NewRecoveryCodes(ctx, acct); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.store.SetRequireSecondFactor(ctx, acct.ID, true); err != nil {
+		return nil, err
+	}
+	acct.RequireSecondFactor = true
+	s.emit(ctx, Event{Action: ActionSecondFactor, Actor: acct.Username, Message: acct.Username + " turned its second factor on"})
+	return codes, nil
+}
+
+// DeletePasskey removes one of acct's passkeys. The last one of an account
+// that requires a second factor is its last factor but the password: it
+// goes only with the password (Unauthorized when wrong), and the second
+// factor goes with it.
+func (s *Service) DeletePasskey(ctx context.Context, acct *Account, id int64, password string) error {
+	keys, err := s.store.ListPasskeys(ctx, acct.ID)
+	if err != nil {
+		return err
+	}
+	var name string
+	for _, k := range keys {
+		if k.ID == id {
+			name = k.Name
+		}
+	}
+	if name == "" {
+		return Errorf(NotFound, "no such passkey")
+	}
+	last := acct.RequireSecondFactor && len(keys) == 1
+	if last {
+		if acct.PasswordHash == "" || !s.checkPassword(acct.PasswordHash, password) {
+			return Errorf(Unauthorized, "your password is wrong: removing your last passkey turns the second factor off, which needs it")
+		}
+	}
+	err = s.store.DeletePasskey(ctx, acct.ID, id, acct.RequireSecondFactor && !last, last)
+	if IsCode(err, Conflict) {
+		return Errorf(Conflict, "this is now your last passkey: removing it needs your password")
+	}
+	if err != nil {
+		return err
+	}
+	s.emit(ctx, Event{Action: ActionPasskeyRemove, Actor: acct.Username, Message: acct.Username + " removed the passkey " + name})
+	if last {
+		acct.RequireSecondFactor = false
+	}
+	return nil
+}
+
+// IsLastFactor reports whether removing passkeys would remove acct's last
+// second factor, for the dashboard to ask the password.
+func (s *Service) IsLastFactor(acct *Account, passkeys int) bool {
+	return acct.RequireSecondFactor && passkeys == 1
+}
+
+// SetOrgRequiresSecondFactor sets whether the members of the organisation
+// named org need a second factor to manage it from the dashboard, on
+// behalf of actor, an owner, who must have one itself to turn it on.
+func (s *Service) SetOrgRequiresSecondFactor(ctx context.Context, actor *Account, org string, on bool) error {
+	o, err := s.orgAccount(ctx, org)
+	if err != nil {
+		return err
+	}
+	if err := s.Can(ctx, actor, ActSettings, o); err != nil {
+		return err
+	}
+	if err := s.CheckDashboardOrg(actor, o); err != nil {
+		return err
+	}
+	if on && !actor.RequireSecondFactor {
+		return Errorf(Conflict, "turn your own second factor on first (Account page): the requirement applies to you too")
+	}
+	if err := s.store.SetRequireSecondFactor(ctx, o.ID, on); err != nil {
+		return err
+	}
+	state := "off"
+	if on {
+		state = "on"
+	}
+	s.emit(ctx, Event{Action: ActionSecondFactor, Actor: actor.Username, Message: actor.Username + " turned " + o.Username + "'s second factor requirement " + state})
+	return nil
+}
+
+// CheckDashboardOrg refuses a member of org without a second factor when
+// org requires one of those who manage it from the dashboard. API tokens
+// are not asked: a token is its own credential, scoped by its maker.
+func (s *Service) CheckDashboardOrg(actor, org *Account) error {
+	if !org.RequireSecondFactor || actor.RequireSecondFactor {
+		return nil
+	}
+	return &Error{Code: Forbidden, Reason: "second_factor_required",
+		Message: "the organisation " + org.Username + " requires a second factor of the members who manage it in the dashboard: turn on \"Require a passkey after the password\" on your Account page"}
+}
+
+// randomFrom is n characters of alphabet (at most 256 long, a power of
+// two dividing 256), each equally likely.
+func randomFrom(alphabet string, n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails on supported platforms
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
