@@ -127,7 +127,7 @@ var tables = []table{
 	{"ssh_keys", "ssh_key", "SSH keys", `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`, `id`, true,
 		func() record { return new(sshKeyRecord) }, func(c *BackupCounts) *int64 { return &c.SSHKeys }},
 	{"packages", "package", "packages", `id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at,
-deprecated, trusted_publishing_only`, `id`, true,
+deprecated, trusted_publishing_only, log_head`, `id`, true,
 		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
 	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
 key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key,
@@ -274,15 +274,20 @@ type packageRecord struct {
 	// without changing the version): absent when off, as in dumps made
 	// before it, which restore with it off.
 	TrustedPublishingOnly bool `json:"trusted_publishing_only,omitempty"`
+	// LogHead is the log index of the package's newest pack-state entry
+	// (version 3, added without changing the version): absent in dumps
+	// made before pack-state entries, whose restore appends a first one
+	// (backfillPackStates).
+	LogHead *int64 `json:"log_head,omitempty"`
 }
 
 func (r *packageRecord) dest() []any {
 	return []any{&r.ID, &r.OwnerID, &r.PackSlug, &r.Name, &r.Description, &r.Scheme, &r.Version, &r.SHA256,
-		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt, &r.Deprecated, &r.TrustedPublishingOnly}
+		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt, &r.Deprecated, &r.TrustedPublishingOnly, &r.LogHead}
 }
 func (r *packageRecord) args() []any {
 	return []any{r.ID, r.OwnerID, r.PackSlug, r.Name, r.Description, r.Scheme, r.Version, r.SHA256,
-		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC(), r.Deprecated, r.TrustedPublishingOnly}
+		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC(), r.Deprecated, r.TrustedPublishingOnly, r.LogHead}
 }
 func (r *packageRecord) normalize() {
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
