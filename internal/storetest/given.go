@@ -339,6 +339,7 @@ func (su suite) testGiven(t *testing.T) {
 		if _, created, err := s.CreateRelease(ctx(), release(p, v, "abc1234", 4), marker("release", 4)); err != nil || !created {
 			t.Fatalf("CreateRelease: created %v, %v", created, err)
 		}
-		wantLogTail(t, s, marker("key", 1), marker("gone", 2), input(alice, "widget", "1.0.0", "one", at(3)).Ready().Entry, marker("release", 4))
+		ready := input(alice, "widget", "1.0.0", "one", at(3)).Ready()
+		wantLogTail(t, s, marker("key", 1), marker("gone", 2), ready.Entry, ready.State(registry.PackState{Latest: "1.0.0"}), marker("release", 4))
 	})
 }
