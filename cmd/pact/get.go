@@ -67,7 +67,12 @@ Before writing anything, pact checks the document against the registry's
 transparency log: the log's checkpoint is signed by the log's key, it
 extends the last checkpoint this machine saw, the version's entry is
 included in it, and the entry holds the document's sha256 and size, its
-owner, pack and version. The key is --log-key, else PACT_LOG_KEY, else
+owner, pack and version. The package's newest state in the log (the
+pack-state entry the registry names as its log_head) is proved included
+too: asked for the latest (OWNER/PACK or @latest), the version must be the
+latest it states; a pinned version it states yanked is fetched with a
+warning. A registry whose log holds no state of the package yet is
+trusted for the latest, and pact says so. The key is --log-key, else PACT_LOG_KEY, else
 the one pinned in the config file; on first use the registry's key is
 pinned there and printed (trust on first use). A failed check writes
 nothing and exits 6. --no-verify skips the check.

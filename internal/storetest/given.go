@@ -143,7 +143,7 @@ func (su suite) testGiven(t *testing.T) {
 		p := publish(t, s, input(alice, "foo", "3.0.0", "three", at(3)))
 		var states, packStates []string
 		var offered [][]string
-		change := registry.YankChange{State: stateMarker("yank-state", 4, &packStates),PackageID: p.ID, Version: "3.0.0", Yanked: true, Reason: "broken", At: at(4),
+		change := registry.YankChange{State: stateMarker("yank-state", 4, &packStates), PackageID: p.ID, Version: "3.0.0", Yanked: true, Reason: "broken", At: at(4),
 			Entry: func(wasYanked bool, oldReason string) *translog.Entry {
 				states = append(states, fmt.Sprint(wasYanked, " ", oldReason))
 				if wasYanked {
