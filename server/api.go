@@ -129,7 +129,7 @@ func (s *Server) packageDetail(c *gin.Context) {
 	for i := range versions {
 		out[i] = s.presentVersion(p, &versions[i])
 	}
-	httpx.JSON(c, http.StatusOK, wire.PackageDetail{OK: true, Package: s.presentPackage(p), Versions: out})
+	httpx.JSON(c, http.StatusOK, wire.PackageDetail{OK: true, Package: s.presentPackage(p), Versions: out, LogHead: p.LogHead})
 }
 
 // packageDownloads answers a package's download counts as flushed so far

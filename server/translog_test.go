@@ -49,8 +49,9 @@ func TestLogRecordsPublishesAndKeys(t *testing.T) {
 		// The identical version again: no new entry, the same index.
 		again := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.1.0")}, alice.Bearer())
 		wantStatus(t, again.Status, http.StatusOK, again.Body)
-		if a, b := logIndex(second.JSON(t)), logIndex(again.JSON(t)); a != b || a != 1 || logIndex(first.JSON(t)) != 0 {
-			t.Errorf("log_index: first %d, second %d, identical again %d; want 0, 1, 1", logIndex(first.JSON(t)), a, b)
+		// Each publish is followed by its package's pack-state entry.
+		if a, b := logIndex(second.JSON(t)), logIndex(again.JSON(t)); a != b || a != 2 || logIndex(first.JSON(t)) != 0 {
+			t.Errorf("log_index: first %d, second %d, identical again %d; want 0, 2, 2", logIndex(first.JSON(t)), a, b)
 		}
 
 		s := registerKey(t, env, alice, priv, pub)
@@ -58,33 +59,33 @@ func TestLogRecordsPublishesAndKeys(t *testing.T) {
 		ts, nonce := env.Clock.Now().Unix(), sshsign.NewNonce()
 		signed := env.API.PostJSON("/api/publish-signed", signedBody(t, s, ts, nonce, content, "", "Signed."))
 		wantStatus(t, signed.Status, http.StatusOK, signed.Body)
-		if logIndex(signed.JSON(t)) != 3 {
-			t.Errorf("signed publish log_index %d, want 3", logIndex(signed.JSON(t)))
+		if logIndex(signed.JSON(t)) != 5 {
+			t.Errorf("signed publish log_index %d, want 5", logIndex(signed.JSON(t)))
 		}
 		keys := env.API.Get("/api/ssh-keys", alice.Bearer()).JSON(t)["keys"].([]any)
 		keyID := keys[0].(map[string]any)["id"].(float64)
 		deleted := env.API.Delete(fmt.Sprintf("/api/ssh-keys/%d", int64(keyID)), alice.Bearer())
 		wantStatus(t, deleted.Status, http.StatusOK, deleted.Body)
 
-		l := logtest.WaitFor(t, env.URL, 5)
-		if l.Tree.N != 5 {
-			t.Fatalf("the log holds %d entries, want 5", l.Tree.N)
+		l := logtest.WaitFor(t, env.URL, 8)
+		if l.Tree.N != 8 {
+			t.Fatalf("the log holds %d entries, want 8", l.Tree.N)
 		}
 		kinds := []string{}
 		for _, e := range l.Entries {
 			kinds = append(kinds, logtest.Field(e, "kind")+" "+logtest.Field(e, "auth"))
 		}
-		if got := strings.Join(kinds, ","); got != "publish token,publish token,key-add ,publish ssh,key-remove " {
+		if got := strings.Join(kinds, ","); got != "publish token,pack-state ,publish token,pack-state ,key-add ,publish ssh,pack-state ,key-remove " {
 			t.Errorf("entry kinds %q", got)
 		}
 		keyLine := strings.Join(strings.Fields(sshtest.PublicKeyLine(t, pub))[:2], " ") // no comment
 		message, _ := sshsign.Message(ts, nonce, []byte(content), "", "Signed.")
-		sshEntry := l.Entries[3]
+		sshEntry := l.Entries[5]
 		if logtest.Field(sshEntry, "key") != keyLine || logtest.Field(sshEntry, "signed-lines") != base64.StdEncoding.EncodeToString(message) ||
 			logtest.Field(sshEntry, "owner") != "alice" || logtest.Field(sshEntry, "pack") != "signed" {
 			t.Errorf("the signed publish's entry:\n%s\nwant key %s and the signed lines\n%s", sshEntry, keyLine, message)
 		}
-		for _, i := range []int{2, 4} {
+		for _, i := range []int{4, 7} {
 			if logtest.Field(l.Entries[i], "key") != keyLine || logtest.Field(l.Entries[i], "fingerprint") != s.fingerprint {
 				t.Errorf("entry %d:\n%s\nwant the key and %s", i, l.Entries[i], s.fingerprint)
 			}
@@ -107,9 +108,9 @@ func TestLogRecordsPublishesAndKeys(t *testing.T) {
 		if key := env.API.Get("/log/key"); string(key.Body) != env.Service.LogVerifierKey()+"\n" {
 			t.Errorf("/log/key = %q", key.Body)
 		}
-		partial := env.API.Get("/log/tile/0/000.p/5")
-		if partial.Status != http.StatusOK || len(partial.Body) != 5*32 || partial.Header.Get("Cache-Control") != "public, max-age=60" {
-			t.Errorf("GET /log/tile/0/000.p/5: %d %q, %d bytes", partial.Status, partial.Header.Get("Cache-Control"), len(partial.Body))
+		partial := env.API.Get("/log/tile/0/000.p/8")
+		if partial.Status != http.StatusOK || len(partial.Body) != 8*32 || partial.Header.Get("Cache-Control") != "public, max-age=60" {
+			t.Errorf("GET /log/tile/0/000.p/8: %d %q, %d bytes", partial.Status, partial.Header.Get("Cache-Control"), len(partial.Body))
 		}
 	})
 }
@@ -122,11 +123,11 @@ func TestLogTileBounds(t *testing.T) {
 		alice := env.CreateUser(t, "alice")
 		resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}, alice.Bearer())
 		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
-		logtest.WaitFor(t, env.URL, 1)
+		logtest.WaitFor(t, env.URL, 2) // the publish and its pack-state entry
 		for path, status := range map[string]int{
 			"/log/tile/entries/000.p/1":                            http.StatusOK,
-			"/log/tile/0/000.p/1":                                  http.StatusOK,
-			"/log/tile/entries/000.p/2":                            http.StatusNotFound, // beyond the tree
+			"/log/tile/0/000.p/2":                                  http.StatusOK,
+			"/log/tile/entries/000.p/3":                            http.StatusNotFound, // beyond the tree
 			"/log/tile/entries/000":                                http.StatusNotFound,
 			"/log/tile/0/001.p/1":                                  http.StatusNotFound,
 			"/log/tile/1/000.p/1":                                  http.StatusNotFound,
@@ -155,7 +156,7 @@ func TestLogBeyondOneTile(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		var batch []registry.PublishInput
-		for i := range 600 {
+		for i := range 300 { // 600 entries: a publish and a pack-state each
 			content := []byte(packDoc(fmt.Sprintf("pack-%03d", i), "1.0.0"))
 			sum := sha256.Sum256(content)
 			batch = append(batch, registry.PublishInput{OwnerID: alice.Account.ID, OwnerSlug: "alice",
@@ -229,7 +230,7 @@ func TestLogProofVerifiesWithTorchwood(t *testing.T) {
 			resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", v)}, alice.Bearer())
 			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
 		}
-		l := logtest.WaitFor(t, env.URL, 3)
+		l := logtest.WaitFor(t, env.URL, 6) // three publishes, each with its pack-state entry
 		verifier, err := note.NewVerifier(l.VerifierKey)
 		if err != nil {
 			t.Fatal(err)
@@ -262,7 +263,7 @@ func TestLogProofVerifiesWithTorchwood(t *testing.T) {
 			t.Errorf("HEAD /log/proof/0: %d %q", h.Status, h.Body)
 		}
 		for path, status := range map[string]int{
-			"/log/proof/3":                    http.StatusNotFound, // the tree holds 0, 1, 2
+			"/log/proof/6":                    http.StatusNotFound, // the tree holds 0 to 5
 			"/log/proof/1099511627776":        http.StatusNotFound,
 			"/log/proof/-1":                   http.StatusBadRequest,
 			"/log/proof/01":                   http.StatusBadRequest,

@@ -131,17 +131,18 @@ func TestTrustedPublishingOnly(t *testing.T) {
 		resp = env.API.PostJSON("/api/publish", map[string]string{"content": packDoc("widget", "1.3.0")}, alice.Bearer())
 		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
 
-		// The log: key, 1.0.0, on, gadget, CI's 1.1.0, off, 1.2.0, 1.3.0;
-		// the second "on" changed nothing and is not logged.
-		l := logtest.WaitFor(t, env.URL, 8)
+		// The log: key, 1.0.0, on, gadget, CI's 1.1.0, off, 1.2.0, 1.3.0,
+		// each publish followed by its pack-state entry; the second "on"
+		// changed nothing and is not logged.
+		l := logtest.WaitFor(t, env.URL, 13)
 		var kinds []string
 		for _, e := range l.Entries {
 			kinds = append(kinds, logtest.Field(e, "kind"))
 		}
-		if want := "key-add publish trusted-publishing-only publish publish trusted-publishing-only publish publish"; strings.Join(kinds, " ") != want {
+		if want := "key-add publish pack-state trusted-publishing-only publish pack-state publish pack-state trusted-publishing-only publish pack-state publish pack-state"; strings.Join(kinds, " ") != want {
 			t.Errorf("log kinds %q, want %q", strings.Join(kinds, " "), want)
 		}
-		for i, want := range map[int]string{2: "true", 5: "false"} {
+		for i, want := range map[int]string{3: "true", 8: "false"} {
 			e := l.Entries[i]
 			if logtest.Field(e, "owner") != "alice" || logtest.Field(e, "pack") != "widget" || logtest.Field(e, "value") != want || logtest.Field(e, "by") != "alice" {
 				t.Errorf("log entry %d:\n%s\nwant alice/widget value %s by alice", i, e, want)
@@ -175,9 +176,9 @@ func TestTrustedPublishingOnlyInAnOrganisation(t *testing.T) {
 			resp = o.publish(t, u, map[string]any{"content": packDoc("rocket", "1.1.0"), "owner": "acme"})
 			wantError(t, resp.Status, resp.JSON(t), 403, "acme/rocket is set to trusted publishing only")
 		}
-		l := logtest.WaitFor(t, o.URL, 4) // alice and bob's member entries, rocket 1.0.0, the setting
-		if e := l.Entries[3]; logtest.Field(e, "kind") != "trusted-publishing-only" || logtest.Field(e, "owner") != "acme" || logtest.Field(e, "by") != "alice" {
-			t.Errorf("log entry 3:\n%s\nwant acme/rocket's setting, by alice", e)
+		l := logtest.WaitFor(t, o.URL, 5) // alice and bob's member entries, rocket 1.0.0 and its state, the setting
+		if e := l.Entries[4]; logtest.Field(e, "kind") != "trusted-publishing-only" || logtest.Field(e, "owner") != "acme" || logtest.Field(e, "by") != "alice" {
+			t.Errorf("log entry 4:\n%s\nwant acme/rocket's setting, by alice", e)
 		}
 		var report []string
 		if err := o.Service.CheckLog(t.Context(), func(line string) { report = append(report, line) }); err != nil {

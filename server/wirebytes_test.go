@@ -79,8 +79,8 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		})
 		signedID := resp.JSON(t)["package"].(map[string]any)["id"]
 		signedPkg := pkg(signedID, "signed-pack", "", signedDoc)
-		want("signed publish", resp, 200, `{"ok":true,"package":`+signedPkg+`,"auth":"ssh-signature","created":true,"warnings":[],"log_index":2,`+
-			`"published":`+published(signedDoc, 2)+`}`)
+		want("signed publish", resp, 200, `{"ok":true,"package":`+signedPkg+`,"auth":"ssh-signature","created":true,"warnings":[],"log_index":3,`+
+			`"published":`+published(signedDoc, 3)+`}`)
 
 		want("list", env.API.Get("/api/packages"), 200,
 			`{"ok":true,"packages":[`+signedPkg+`,`+tokenPkg+`],"next_cursor":null}`)
@@ -104,9 +104,9 @@ func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
 		provenance := fmt.Sprintf(`{"fingerprint":%q,"timestamp":%d,"nonce":%q,"signature":%s,"signed_lines_known":true,`+
 			`"signed_name":"","signed_description":"","public_key":%q}`, fingerprint, ts, nonce, quoteJSON(signature), publicKey)
 		want("signed detail", env.API.Get("/api/packages/alice/signed-pack"), 200,
-			`{"ok":true,"package":`+signedPkg+`,"versions":[`+version("signed-pack", "", signedDoc, provenance, 2, `{"username":"alice","auth":"ssh-signature","token_id":null}`)+`]}`)
+			`{"ok":true,"package":`+signedPkg+`,"versions":[`+version("signed-pack", "", signedDoc, provenance, 3, `{"username":"alice","auth":"ssh-signature","token_id":null}`)+`],"log_head":4}`)
 		want("token detail", env.API.Get("/api/packages/alice/token-pack"), 200,
-			`{"ok":true,"package":`+tokenPkg+`,"versions":[`+version("token-pack", "Tom & Jerry <3>", tokenDoc, "null", 0, fmt.Sprintf(`{"username":"alice","auth":"token","token_id":%v}`, aliceTokenID))+`]}`)
+			`{"ok":true,"package":`+tokenPkg+`,"versions":[`+version("token-pack", "Tom & Jerry <3>", tokenDoc, "null", 0, fmt.Sprintf(`{"username":"alice","auth":"token","token_id":%v}`, aliceTokenID))+`],"log_head":1}`)
 
 		want("me", env.API.Get("/api/me", alice.Bearer()), 200,
 			fmt.Sprintf(`{"ok":true,"user":{"id":%d,"email":"alice@example.com","username":"alice","created_at":%s},`+

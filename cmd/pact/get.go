@@ -67,7 +67,12 @@ Before writing anything, pact checks the document against the registry's
 transparency log: the log's checkpoint is signed by the log's key, it
 extends the last checkpoint this machine saw, the version's entry is
 included in it, and the entry holds the document's sha256 and size, its
-owner, pack and version. The key is --log-key, else PACT_LOG_KEY, else
+owner, pack and version. The package's newest state in the log (the
+pack-state entry the registry names as its log_head) is proved included
+too: asked for the latest (OWNER/PACK or @latest), the version must be the
+latest it states; a pinned version it states yanked is fetched with a
+warning. A registry whose log holds no state of the package yet is
+trusted for the latest, and pact says so. The key is --log-key, else PACT_LOG_KEY, else
 the one pinned in the config file; on first use the registry's key is
 pinned there and printed (trust on first use). A failed check writes
 nothing and exits 6. --no-verify skips the check.
@@ -292,13 +297,13 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	if got != want {
 		return fmt.Errorf("checksum mismatch for %s/%s %s: downloaded sha256 %s, the registry reports %s; nothing written", opts.Owner, opts.Pack, version, got, want)
 	}
-	var proof *client.VersionProof
+	var proof *verifiedDownload
 	var offlineProof []byte
 	if !opts.Verify.NoVerify {
 		var lv *client.LogVerifier
-		proof, lv, err = verifyDownload(ctx, opts.Factory, c, opts.Verify, opts.Owner, opts.Pack, detail, version, content)
+		proof, lv, err = verifyDownload(ctx, opts.Factory, c, opts.Verify, opts.Owner, opts.Pack, detail, opts.Version, version, content)
 		if err == nil && opts.SaveProof {
-			offlineProof, err = lv.ProofOfVersion(ctx, proof)
+			offlineProof, err = lv.ProofOfVersion(ctx, proof.VersionProof)
 		}
 		if err != nil {
 			return fmt.Errorf("%s/%s %s: %w; nothing written", opts.Owner, opts.Pack, version, err)
@@ -307,6 +312,9 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	// The download goes ahead (pins keep working); the owner's warnings go
 	// to stderr, where scripts that read stdout do not trip on them.
 	warnLifecycle(opts.IO, &detail.Package, v)
+	if proof != nil {
+		warnLoggedState(opts.IO, &detail.Package, v, version, proof.State)
+	}
 
 	if opts.Output == "-" {
 		if opts.IO.stdoutTTY {
@@ -372,6 +380,12 @@ func runGet(ctx context.Context, opts *getOptions) error {
 		if w := proof.Checkpoint.Witnessed; w != nil {
 			opts.IO.info("  cosigned by %s", describeCosigners(w))
 		}
+		switch st := proof.State; {
+		case st == nil:
+			opts.IO.info("  the log holds no state of %s/%s yet: whether %s is its latest version, or yanked, is not checked", opts.Owner, opts.Pack, version)
+		case isLatest(opts.Version):
+			opts.IO.info("  the latest version, as the log's state of the package (entry %d) says", st.Index)
+		}
 		if proofPath != "" {
 			opts.IO.info("  offline proof written to %s ('pact verify --offline %s' checks it with no network)", proofPath, path)
 		}
@@ -417,9 +431,78 @@ func warnLifecycle(io *iostreams, p *client.Package, v *client.Version) {
 	}
 }
 
+// verifiedDownload is what verifyDownload proved: the version's entry and,
+// when the log holds one, the package's newest state (nil otherwise).
+type verifiedDownload struct {
+	*client.VersionProof
+	State *client.StateProof
+}
+
 // verifyDownload checks content, the registry's version of owner/pack, against
-// its transparency log.
-func verifyDownload(ctx context.Context, f *factory, c *client.Client, flags verifyFlags, owner, pack string, detail *client.PackageDetail, version string, content []byte) (*client.VersionProof, *client.LogVerifier, error) {
+// its transparency log, and the package's state the registry names: asked
+// for the latest (asked "" or "latest"), the version must be the one the
+// log's newest state of the package names (docs/protocol.md, Package
+// state).
+func verifyDownload(ctx context.Context, f *factory, c *client.Client, flags verifyFlags, owner, pack string, detail *client.PackageDetail, asked, version string, content []byte) (*verifiedDownload, *client.LogVerifier, error) {
+	proof, v, err := verifyVersion(ctx, f, c, flags, owner, pack, detail, version, content)
+	if err != nil {
+		return nil, nil, err
+	}
+	logged := int64(-1)
+	for _, ver := range detail.Versions {
+		if ver.LogIndex != nil && *ver.LogIndex > logged {
+			logged = *ver.LogIndex
+		}
+	}
+	state, err := v.VerifyPackState(ctx, proof.Checkpoint, detail.Package.OwnerSlug, detail.Package.PackSlug, detail.LogHead, proof.Index, logged)
+	if err != nil {
+		return nil, nil, f.explainKeyMismatch(ctx, c, v, err)
+	}
+	if isLatest(asked) && state != nil && state.State.Latest != version {
+		return nil, nil, &client.VerificationError{Check: "state", Msg: fmt.Sprintf(
+			"the registry serves %s as the latest version of %s/%s, but the log's newest state of the package (entry %d) names %s%s",
+			version, owner, pack, state.Index, orNone(state.State.Latest), yankedNote(state, version))}
+	}
+	return &verifiedDownload{VersionProof: proof, State: state}, v, nil
+}
+
+// isLatest reports whether a version asked for is the latest.
+func isLatest(asked string) bool { return asked == "" || strings.EqualFold(asked, "latest") }
+
+// orNone shows a version that may be "" (none: every version yanked).
+func orNone(v string) string {
+	if v == "" {
+		return "none (every version yanked)"
+	}
+	return v
+}
+
+// yankedNote adds that the log's state shows version yanked.
+func yankedNote(st *client.StateProof, version string) string {
+	if st.State.IsYanked(version) {
+		return ", and shows " + version + " yanked"
+	}
+	return ""
+}
+
+// warnLoggedState tells the user what the log's state of the package says
+// that the registry did not: the version is yanked, the package
+// deprecated. On a pinned version it is the log's word on a yank.
+func warnLoggedState(io *iostreams, p *client.Package, v *client.Version, version string, st *client.StateProof) {
+	if st == nil {
+		return
+	}
+	if st.State.IsYanked(version) && (v == nil || !v.Yanked) {
+		io.info("warning: the log shows %s %s yanked (entry %d), though the registry does not say so", p.FullName(), version, st.Index)
+	}
+	if st.State.Deprecated != "" && p.Deprecated == "" {
+		io.info("warning: the log shows %s deprecated (entry %d), though the registry does not say so: %s", p.FullName(), st.Index, st.State.Deprecated)
+	}
+}
+
+// verifyVersion checks content, the registry's version of owner/pack,
+// against its entry in the transparency log.
+func verifyVersion(ctx context.Context, f *factory, c *client.Client, flags verifyFlags, owner, pack string, detail *client.PackageDetail, version string, content []byte) (*client.VersionProof, *client.LogVerifier, error) {
 	if !strings.EqualFold(detail.Package.OwnerSlug, owner) || !strings.EqualFold(detail.Package.PackSlug, pack) {
 		return nil, nil, &client.VerificationError{Check: "entry", Msg: fmt.Sprintf("the registry answered for %s when asked for %s/%s", detail.Package.FullName(), owner, pack)}
 	}

@@ -45,7 +45,8 @@ func newLogWatchCmd(f *factory) *cobra.Command {
 		Short: "Print an owner's events from the transparency log",
 		Long: `Print every event of the transparency log for one owner (versions
 published, SSH keys added or removed, yanks, packages set to trusted
-publishing only or taken off it; for an organisation, members who gained,
+publishing only or taken off it, deprecations, as the package's state
+that the log states after them; for an organisation, members who gained,
 changed or lost a role), one line each, from where
 the last run for that owner stopped; the first run starts at the log's
 beginning, --from N at entry N. It reads up to a checkpoint that covers
@@ -139,6 +140,16 @@ func watchOnce(ctx context.Context, opts *logWatchOptions, c *client.Client, v *
 	if err != nil {
 		return pos, opts.Factory.explainKeyMismatch(ctx, c, v, err)
 	}
+	// The entry before each one: a pack-state entry right after its
+	// package's publish, yank or unyank only restates it, and is not shown.
+	var before []byte
+	if pos > 0 && pos < cp.Size {
+		prev, err := v.Entries(ctx, cp, pos-1, pos)
+		if err != nil {
+			return pos, err
+		}
+		before = prev[0]
+	}
 	for pos < cp.Size {
 		end := min(cp.Size, pos+watchChunk)
 		entries, err := v.Entries(ctx, cp, pos, end)
@@ -146,9 +157,12 @@ func watchOnce(ctx context.Context, opts *logWatchOptions, c *client.Client, v *
 			return pos, err
 		}
 		for i, data := range entries {
-			if err := printLogEvent(opts, owner, pos+int64(i), data); err != nil {
-				return pos, err
+			if !restatesEvent(before, data) {
+				if err := printLogEvent(opts, owner, pos+int64(i), data); err != nil {
+					return pos, err
+				}
 			}
+			before = data
 		}
 		pos = end
 		if err := v.SetWatchPosition(owner, pos); err != nil {
@@ -156,6 +170,26 @@ func watchOnce(ctx context.Context, opts *logWatchOptions, c *client.Client, v *
 		}
 	}
 	return pos, nil
+}
+
+// restatesEvent reports whether data is a pack-state entry that follows
+// its package's publish, yank or unyank (before): it states what that
+// event left, which the event's line says. A pack-state entry after
+// anything else (a deprecation, which has no entry of its own) is shown.
+func restatesEvent(before, data []byte) bool {
+	e, err := translog.Parse(data)
+	if err != nil || e.Kind != translog.KindPackState || before == nil {
+		return false
+	}
+	b, err := translog.Parse(before)
+	if err != nil {
+		return false
+	}
+	switch b.Kind {
+	case translog.KindPublish, translog.KindYank, translog.KindUnyank:
+		return b.Get("owner") == e.Get("owner") && b.Get("pack") == e.Get("pack")
+	}
+	return false
 }
 
 // printLogEvent prints entry index if it is owner's.
@@ -218,6 +252,16 @@ func describeLogEvent(e *translog.Entry) string {
 	case translog.KindTrustedPublisherRemove:
 		return fmt.Sprintf("%s %s: trusted publisher %s (%s, packages %s), which %s added, went with its owner role; %s revoked (by %s)",
 			when, who, get("trusted-publisher"), get("issuer"), get("packages"), get("member"), pluralText(get("revoked-tokens"), "token", "tokens"), get("by"))
+	case translog.KindPackState:
+		st, _ := e.PackState()
+		line := fmt.Sprintf("%s %s: the state of %s is latest %s", when, who, get("pack"), safeText(orNone(st.Latest)))
+		if len(st.Yanked) > 0 {
+			line += ", yanked " + safeText(strings.Join(st.Yanked, " "))
+		}
+		if st.Deprecated != "" {
+			return line + ", deprecated: " + safeText(st.Deprecated)
+		}
+		return line + ", not deprecated"
 	case translog.KindTrustedPublishingOnly:
 		if e.Get("value") == "true" {
 			return fmt.Sprintf("%s %s set %s to trusted publishing only: only CI may publish it (by %s)", when, who, get("pack"), get("by"))
@@ -245,6 +289,11 @@ func logEventJSON(index int64, e *translog.Entry) map[string]any {
 	if e.Kind == translog.KindYank {
 		if reason, err := translog.ParseJSONString(e.Get("reason")); err == nil {
 			out["reason"] = reason
+		}
+	}
+	if e.Kind == translog.KindPackState {
+		if st, err := e.PackState(); err == nil {
+			out["yanked"], out["deprecated"] = append([]string{}, st.Yanked...), st.Deprecated
 		}
 	}
 	if e.Kind == translog.KindRelease {

@@ -52,6 +52,8 @@ type logScriptServer struct {
 //	                               second pactd on the copy at $COPY_URL
 //	resign-proof FILE              sign the checkpoint of the offline proof FILE with a new
 //	                               key of the log's name instead (the forger's key in $FORGED_KEY)
+//	sql STATEMENT...               run each statement on the database, as someone with access
+//	                               to it would, pactd restarted around them (no cache survives)
 func TestLogScripts(t *testing.T) {
 	bin := buildPactd(t)
 	sshtest.Require(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")
@@ -100,6 +102,7 @@ func TestLogScripts(t *testing.T) {
 					"tamper":        cmdTamper,
 					"pactd-copy":    cmdPactdCopy,
 					"resign-proof":  cmdResignProof,
+					"sql":           cmdSQL,
 				},
 				Condition: func(cond string) (bool, error) {
 					switch cond {
@@ -207,6 +210,36 @@ func cmdTamper(ts *testscript.TestScript, neg bool, args []string) {
 		_, err = conn.ExecContext(ctx, fmt.Sprintf(`UPDATE packages SET sha256 = %s WHERE version = %s AND pack_slug = %s`, ph(1), ph(2), ph(3)),
 			digest, args[2], args[1])
 		ts.Check(err)
+	})
+}
+
+// cmdSQL changes the database behind the registry's back, as an intruder
+// (or a careless operator) with access to it would: the statements are
+// plain SQL that both engines take.
+func cmdSQL(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: sql STATEMENT...")
+	}
+	ls := scriptServer(ts)
+	ls.restart(ts, func(db string) {
+		driver := "sqlite3"
+		if ls.backend == "postgres" {
+			driver = "pgx"
+		}
+		conn, err := sql.Open(driver, db)
+		ts.Check(err)
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for _, stmt := range args {
+			res, err := conn.ExecContext(ctx, stmt)
+			if err != nil {
+				ts.Fatalf("sql %s: %v", stmt, err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				ts.Fatalf("sql %s: no row changed", stmt)
+			}
+		}
 	})
 }
 

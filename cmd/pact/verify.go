@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -89,7 +90,18 @@ type verification struct {
 	Auth               string             `json:"auth"`
 	Signature          *signatureVerified `json:"signature"`
 	Witnesses          *witnessesVerified `json:"witnesses"`
-	Verified           bool               `json:"verified"`
+	// State is the package's newest state in the log, null when the log
+	// holds none (docs/protocol.md, Package state).
+	State    *stateVerified `json:"state"`
+	Verified bool           `json:"verified"`
+}
+
+// stateVerified is the package's newest pack-state entry, proved included.
+type stateVerified struct {
+	LogIndex   int64    `json:"log_index"`
+	Latest     string   `json:"latest"`
+	Yanked     []string `json:"yanked"`
+	Deprecated string   `json:"deprecated"`
 }
 
 // witnessesVerified is what a witness policy proved of the checkpoint:
@@ -138,10 +150,11 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	fail := func(err error) error {
 		return fmt.Errorf("%s/%s %s: %w", opts.Owner, opts.Pack, version, err)
 	}
-	proof, _, err := verifyDownload(ctx, opts.Factory, c, opts.Verify, opts.Owner, opts.Pack, detail, version, content)
+	verified, _, err := verifyDownload(ctx, opts.Factory, c, opts.Verify, opts.Owner, opts.Pack, detail, opts.Version, version, content)
 	if err != nil {
 		return fail(err)
 	}
+	proof := verified.VersionProof
 	var sig *client.SignatureProof
 	if ver.Signature != nil && ver.Signature.PublicKey != nil && proof.Publish.Auth != "ssh" {
 		return fail(&client.VerificationError{Check: "signature", Msg: fmt.Sprintf("the registry shows a signature by %s, but the log's entry %d records a publish with a token", ver.Signature.Fingerprint, proof.Index)})
@@ -179,6 +192,12 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 			out.Witnesses.QuorumTime = &q
 		}
 	}
+	if st := verified.State; st != nil {
+		out.State = &stateVerified{LogIndex: st.Index, Latest: st.State.Latest, Yanked: st.State.Yanked, Deprecated: st.State.Deprecated}
+		if out.State.Yanked == nil {
+			out.State.Yanked = []string{}
+		}
+	}
 	if sig != nil {
 		out.Signature = &signatureVerified{Key: sig.Key, Fingerprint: sig.Fingerprint, Timestamp: sig.Timestamp, Nonce: sig.Nonce,
 			Verified: sig.Unverifiable == "", Unverifiable: sig.Unverifiable}
@@ -210,6 +229,23 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	default:
 		row("signature", "none: published with an API token")
 	}
+	switch st := verified.State; {
+	case st == nil:
+		row("state", "none in the log yet: whether %s is the latest version, or yanked, is not checked", version)
+	default:
+		text := fmt.Sprintf("entry %d: latest %s", st.Index, orNone(st.State.Latest))
+		if len(st.State.Yanked) > 0 {
+			text += ", yanked " + strings.Join(st.State.Yanked, " ")
+		}
+		if st.State.Deprecated != "" {
+			text += ", deprecated"
+		}
+		if isLatest(opts.Version) {
+			text += ": " + version + " is the latest"
+		}
+		row("state", "%s", text)
+	}
+	warnLoggedState(opts.IO, &detail.Package, ver, version, verified.State)
 	opts.IO.success("%s/%s %s verified", out.Owner, out.Pack, version)
 	return nil
 }

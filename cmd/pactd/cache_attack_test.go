@@ -306,7 +306,7 @@ func documentCacheBytes(base string) (float64, error) {
 // bytes: it
 // churns only partial tiles' share.
 func TestLogTileCacheUnderAPartialTileSweep(t *testing.T) {
-	const full = 5 // full tiles at level 0, and full bundles
+	const full = 6 // full tiles at level 0, and full bundles (of publishes and the shorter pack-state entries)
 	const n = full*256 + 10
 	dsn := filepath.Join(t.TempDir(), "pact.db")
 	seedAlicePacks(t, dsn, n)

@@ -224,8 +224,10 @@ func withStore(t *testing.T, dsn string, use func(ctx context.Context, s *sqlsto
 	use(ctx, s)
 }
 
-// seedAlicePacks writes n packages of alice's, pack-0 to pack-(n-1), straight
-// into dsn's store: pactd sequences them into its log when it starts.
+// seedAlicePacks writes n/2 packages of alice's, pack-0 to pack-(n/2-1),
+// straight into dsn's store, n log entries (n even): each package's publish
+// and its pack-state entry. pactd sequences them into its log when it
+// starts.
 func seedAlicePacks(t *testing.T, dsn string, n int) {
 	t.Helper()
 	withStore(t, dsn, func(ctx context.Context, s *sqlstore.Store) {
@@ -234,7 +236,7 @@ func seedAlicePacks(t *testing.T, dsn string, n int) {
 			t.Fatal(err)
 		}
 		var batch []registry.PublishInput
-		for i := range n {
+		for i := range n / 2 {
 			name := fmt.Sprintf("pack-%d", i)
 			content := []byte(packDocument(name, "1.0.0", "Seeded."))
 			sum := sha256.Sum256(content)

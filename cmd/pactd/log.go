@@ -201,12 +201,18 @@ form), which clients pin: pact get --log-key KEY or PACT_LOG_KEY.`,
 func newLogCheckCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Recompute the log and compare it with every checkpoint, document, release and package setting",
+		Short: "Recompute the log and compare it with every checkpoint, document, release and package state",
 		Long: `Recompute the Merkle tree from the stored entries, compare it with every stored
 hash, full tile and signed checkpoint, compare each version's document (its bytes and
 sha256) with its log entry, each release record with its digest and its release
-entry, and each package's trusted-publishing-only setting with its last
-trusted-publishing-only entry. Exits 1 naming the first mismatch.`,
+entry, each package's trusted-publishing-only setting with its last
+trusted-publishing-only entry, and each package's latest version, yanked versions,
+deprecation and log head with its newest pack-state entry. Every pack-state entry
+is also checked against the package's events before it: it names the previous
+one, lists the versions the yank and unyank entries leave yanked, and names the
+latest version the rule of latest picks among the versions published and not
+yanked. Exits 1 naming the first mismatch (the package, what differs, the
+database's value and the log's).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withService(cmd, func(ctx context.Context, svc *registry.Service) error {

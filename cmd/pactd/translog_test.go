@@ -85,7 +85,7 @@ func TestLogCheckFindsTamperedDocuments(t *testing.T) {
 		key := registerKey(t, srv.URL, token, "laptop")
 		body := key.signedPublish(t, packDocument("signed", "1.0.0", "Signed."), "tamper-nonce-000000000001")
 		wantAnswer(t, "signed publish", call(t, httpClient, http.MethodPost, srv.URL+"/api/publish-signed", "", body), http.StatusOK)
-		l := logtest.WaitFor(t, srv.URL, 5)
+		l := logtest.WaitFor(t, srv.URL, 9) // each publish with its pack-state entry, and the key
 
 		if r := pactd(t, nil, "", "log", "key", "--db", dsn); r.code != 0 || strings.TrimSpace(r.stdout) != l.VerifierKey {
 			t.Errorf("pactd log key: code %d, %q; the server serves %q", r.code, r.stdout, l.VerifierKey)
@@ -97,7 +97,7 @@ func TestLogCheckFindsTamperedDocuments(t *testing.T) {
 		tamper(t, dsn, "alice", "widget", "1.1.0")
 		r := pactd(t, nil, "", "log", "check", "--db", dsn)
 		if r.code == 0 || !strings.Contains(r.stderr, "version alice/widget 1.1.0: document sha256") ||
-			!strings.Contains(r.stderr, "differs from log entry 1 ("+logtest.Field(l.Entries[1], "sha256")+")") {
+			!strings.Contains(r.stderr, "differs from log entry 2 ("+logtest.Field(l.Entries[2], "sha256")+")") {
 			t.Errorf("pactd log check after tampering: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 		}
 	})
@@ -186,7 +186,7 @@ func TestLogCheckFindsTamperedTrustedPublishingOnly(t *testing.T) {
 		}
 		wantAnswer(t, "set trusted publishing only", call(t, httpClient, http.MethodPatch, srv.URL+"/api/packages/alice/widget", token,
 			map[string]bool{"trusted_publishing_only": true}), http.StatusOK)
-		logtest.WaitFor(t, srv.URL, 3)
+		logtest.WaitFor(t, srv.URL, 5) // each publish with its pack-state entry, and the setting
 
 		if r := pactd(t, nil, "", "log", "check", "--db", dsn); r.code != 0 || !strings.Contains(r.stdout, "package settings: 1 packages trusted publishing only, as their log entries say") {
 			t.Fatalf("pactd log check before tampering: code %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -197,7 +197,7 @@ func TestLogCheckFindsTamperedTrustedPublishingOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := pactd(t, nil, "", "log", "check", "--db", dsn)
-		if r.code == 0 || !strings.Contains(r.stderr, "log entry 2: package alice/widget is logged as trusted publishing only, but the database does not set it") {
+		if r.code == 0 || !strings.Contains(r.stderr, "log entry 4: package alice/widget is logged as trusted publishing only, but the database does not set it") {
 			t.Errorf("pactd log check after turning it off behind the log: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 		}
 		if _, err := db.ExecContext(context.Background(), `UPDATE packages SET trusted_publishing_only = (pack_slug = 'widget' OR pack_slug = 'gadget')`); err != nil {
@@ -226,7 +226,7 @@ func TestLogOneLinearLogAcrossReplicas(t *testing.T) {
 	for i := range before {
 		wantAnswer(t, "publish", publish(t, replicas[i%2], token, packDocument("early", fmt.Sprintf("0.0.%d", i), "Early.")), http.StatusOK)
 	}
-	earlier := logtest.WaitFor(t, second.URL, before)
+	earlier := logtest.WaitFor(t, second.URL, 2*before) // each publish and its pack-state entry
 
 	const perWriter, writers = 15, 4
 	indexes := make(chan int64, perWriter*writers)
@@ -261,8 +261,9 @@ func TestLogOneLinearLogAcrossReplicas(t *testing.T) {
 		}
 		seen[i] = true
 	}
-	const total = before + perWriter*writers
-	for i := int64(before); i < total; i++ {
+	// Each publish's pack-state entry follows it at once.
+	const total = 2 * (before + perWriter*writers)
+	for i := int64(2 * before); i < total; i += 2 {
 		if !seen[i] {
 			t.Errorf("no publish got log index %d", i)
 		}
@@ -302,7 +303,7 @@ func TestLogSurvivesDumpAndRestore(t *testing.T) {
 	before := logtest.WaitFor(t, srv.URL, 4)
 
 	dumpFile := filepath.Join(dir, "dump.jsonl")
-	if r := pactd(t, nil, "", "dump", "--db", original, "-o", dumpFile); r.code != 0 || !strings.Contains(r.stdout, "log entries: 4") {
+	if r := pactd(t, nil, "", "dump", "--db", original, "-o", dumpFile); r.code != 0 || !strings.Contains(r.stdout, "log entries: 6") {
 		t.Fatalf("pactd dump: code %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	for _, target := range []string{filepath.Join(dir, "restored.db"), storetest.PostgresURL(t)} {

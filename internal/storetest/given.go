@@ -32,6 +32,31 @@ func wantLogTail(t *testing.T, s registry.Store, want ...*translog.Entry) {
 	}
 }
 
+// eventEntries is the log without its pack-state entries: the events.
+func eventEntries(t *testing.T, s registry.Store) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, e := range logEntries(t, s) {
+		if !bytes.Contains(e, []byte("\nkind "+translog.KindPackState+"\n")) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// stateMarker is a State that keeps the states it is given and answers a
+// marker.
+func stateMarker(name string, minute int, got *[]string) func(registry.PackState) *translog.Entry {
+	return func(st registry.PackState) *translog.Entry {
+		head := "none"
+		if st.Head != nil {
+			head = fmt.Sprint(*st.Head)
+		}
+		*got = append(*got, fmt.Sprintf("latest %s yanked %v deprecated %q head %s", st.Latest, st.Yanked, st.Deprecated, head))
+		return marker(name, minute)
+	}
+}
+
 // publishAsIs publishes in as it is, its log entry and rules included
 // (publish makes them the domain's).
 func publishAsIs(t *testing.T, s registry.Store, in registry.PublishInput) *registry.Package {
@@ -50,14 +75,15 @@ func (su suite) testGiven(t *testing.T) {
 	t.Run("a publish appends its entry and asks its rule of latest", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
+		var states []string
 		first := input(alice, "foo", "1.0.0", "one", at(1)).Ready()
-		first.Entry = marker("first", 1)
+		first.Entry, first.State = marker("first", 1), stateMarker("first-state", 1, &states)
 		publishAsIs(t, s, first)
-		wantLogTail(t, s, marker("first", 1))
+		wantLogTail(t, s, marker("first", 1), marker("first-state", 1))
 
 		var asked []string
 		never := input(alice, "foo", "2.0.0", "two", at(2)).Ready()
-		never.Entry = marker("never", 2)
+		never.Entry, never.State = marker("never", 2), stateMarker("never-state", 2, &states)
 		never.BecomesLatest = func(current, candidate string) bool {
 			asked = append(asked, current+" "+candidate)
 			return false
@@ -66,7 +92,7 @@ func (su suite) testGiven(t *testing.T) {
 			t.Errorf("latest %s after a publish its rule keeps out, want 1.0.0", p.Version)
 		}
 		always := input(alice, "foo", "0.1.0", "lower", at(3)).Ready()
-		always.Entry = marker("always", 3)
+		always.Entry, always.State = marker("always", 3), stateMarker("always-state", 3, &states)
 		always.BecomesLatest = func(current, candidate string) bool {
 			asked = append(asked, current+" "+candidate)
 			return true
@@ -77,7 +103,14 @@ func (su suite) testGiven(t *testing.T) {
 		if want := []string{"1.0.0 2.0.0", "1.0.0 0.1.0"}; !reflect.DeepEqual(asked, want) {
 			t.Errorf("the rule was asked %q, want %q", asked, want)
 		}
-		wantLogTail(t, s, marker("first", 1), marker("never", 2), marker("always", 3))
+		wantLogTail(t, s, marker("first", 1), marker("first-state", 1), marker("never", 2), marker("never-state", 2),
+			marker("always", 3), marker("always-state", 3))
+		// State is given the package as each publish leaves it, and
+		// the index of the entry it answered before.
+		if want := []string{`latest 1.0.0 yanked [] deprecated "" head none`, `latest 1.0.0 yanked [] deprecated "" head 1`,
+			`latest 0.1.0 yanked [] deprecated "" head 3`}; !reflect.DeepEqual(states, want) {
+			t.Errorf("State was given %q, want %q", states, want)
+		}
 	})
 
 	t.Run("a publish without the domain's parts, or whose precondition fails, stores nothing", func(t *testing.T) {
@@ -108,9 +141,9 @@ func (su suite) testGiven(t *testing.T) {
 		publish(t, s, input(alice, "foo", "1.0.0", "one", at(1)))
 		publish(t, s, input(alice, "foo", "2.0.0", "two", at(2)))
 		p := publish(t, s, input(alice, "foo", "3.0.0", "three", at(3)))
-		var states []string
+		var states, packStates []string
 		var offered [][]string
-		change := registry.YankChange{PackageID: p.ID, Version: "3.0.0", Yanked: true, Reason: "broken", At: at(4),
+		change := registry.YankChange{State: stateMarker("yank-state", 4, &packStates), PackageID: p.ID, Version: "3.0.0", Yanked: true, Reason: "broken", At: at(4),
 			Entry: func(wasYanked bool, oldReason string) *translog.Entry {
 				states = append(states, fmt.Sprint(wasYanked, " ", oldReason))
 				if wasYanked {
@@ -136,10 +169,34 @@ func (su suite) testGiven(t *testing.T) {
 		if want := [][]string{{"1.0.0", "2.0.0"}, {"1.0.0", "2.0.0"}}; !reflect.DeepEqual(offered, want) {
 			t.Errorf("LatestOf was offered %q, want %q", offered, want)
 		}
-		if st, _ := s.LogState(ctx()); st.Entries != 4 {
-			t.Errorf("%d entries, want 4: the second yank's Entry answered none", st.Entries)
+		if st, _ := s.LogState(ctx()); st.Entries != 8 {
+			t.Errorf("%d entries, want 8 (3 publishes and their states, the yank and its state): the second yank's Entry answered none", st.Entries)
 		}
-		wantLogTail(t, s, marker("yank", 4))
+		wantLogTail(t, s, marker("yank", 4), marker("yank-state", 4))
+		if want := []string{`latest 1.0.0 yanked [3.0.0] deprecated "" head 5`}; !reflect.DeepEqual(packStates, want) {
+			t.Errorf("State was given %q, want %q (and not asked after a yank that logged nothing)", packStates, want)
+		}
+		var was []string
+		deprecate := registry.DeprecationChange{PackageID: p.ID, Message: "use alice/bar",
+			State: func(before string, st registry.PackState) *translog.Entry {
+				was = append(was, before)
+				if before == "use alice/bar" {
+					return nil
+				}
+				return stateMarker("deprecate-state", 5, &packStates)(st)
+			}}
+		for range 2 {
+			if _, err := s.SetDeprecated(ctx(), deprecate); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wantLogTail(t, s, marker("yank", 4), marker("yank-state", 4), marker("deprecate-state", 5))
+		if want := []string{"", "use alice/bar"}; !reflect.DeepEqual(was, want) {
+			t.Errorf("the deprecation's State was given the messages before %q, want %q", was, want)
+		}
+		if got, want := packStates[len(packStates)-1], `latest 1.0.0 yanked [3.0.0] deprecated "use alice/bar" head 7`; got != want {
+			t.Errorf("the deprecation's State was given %q, want %q", got, want)
+		}
 	})
 
 	t.Run("member changes append what Entries builds from the grants they took", func(t *testing.T) {
@@ -282,6 +339,7 @@ func (su suite) testGiven(t *testing.T) {
 		if _, created, err := s.CreateRelease(ctx(), release(p, v, "abc1234", 4), marker("release", 4)); err != nil || !created {
 			t.Fatalf("CreateRelease: created %v, %v", created, err)
 		}
-		wantLogTail(t, s, marker("key", 1), marker("gone", 2), input(alice, "widget", "1.0.0", "one", at(3)).Ready().Entry, marker("release", 4))
+		ready := input(alice, "widget", "1.0.0", "one", at(3)).Ready()
+		wantLogTail(t, s, marker("key", 1), marker("gone", 2), ready.Entry, ready.State(registry.PackState{Latest: "1.0.0"}), marker("release", 4))
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
@@ -131,7 +130,7 @@ func (su suite) testLifecycle(t *testing.T) {
 
 		// The log holds each change once: the first yank, the new reason,
 		// the un-yank and the last yank; the repeats changed nothing.
-		entries := logEntries(t, s)
+		entries := eventEntries(t, s)
 		want := []*translog.Entry{
 			registry.YankLogEntry(true, "alice", "foo", "2.0.0", "first reason", at(5)),
 			registry.YankLogEntry(true, "alice", "foo", "2.0.0", "second reason", at(9)),
@@ -207,7 +206,7 @@ func (su suite) testLifecycle(t *testing.T) {
 			_, _, err = s.SetYanked(ctx(), registry.NewYankChange(&registry.Package{ID: p.ID + 100, OwnerSlug: "alice", PackSlug: "foo"}, "1.0.0", yanked, "", at(1)))
 			wantCode(t, "SetYanked of an unknown package", err, registry.NotFound)
 		}
-		_, err := s.SetDeprecated(ctx(), p.ID+100, "gone", time.Now())
+		_, err := s.SetDeprecated(ctx(), registry.NewDeprecationChange(&registry.Package{ID: p.ID + 100, OwnerSlug: "alice", PackSlug: "foo"}, "gone", at(1)))
 		wantCode(t, "SetDeprecated of an unknown package", err, registry.NotFound)
 		if got := yankState(t, s, p); len(got) != 0 {
 			t.Errorf("versions %v after refused yanks, want none yanked", got)
@@ -271,7 +270,7 @@ func (su suite) testLifecycle(t *testing.T) {
 			t.Errorf("a new package is deprecated: %q", p.Deprecated)
 		}
 		gen, genOK := s.Generation()
-		pkg, err := s.SetDeprecated(ctx(), p.ID, "use alice/bar", time.Now())
+		pkg, err := s.SetDeprecated(ctx(), registry.NewDeprecationChange(p, "use alice/bar", at(2)))
 		if err != nil || pkg.Deprecated != "use alice/bar" {
 			t.Fatalf("SetDeprecated = %+v, %v", pkg, err)
 		}
@@ -291,7 +290,7 @@ func (su suite) testLifecycle(t *testing.T) {
 		if pkg.Deprecated != "use alice/bar" {
 			t.Errorf("after a publish the package's deprecation is %q", pkg.Deprecated)
 		}
-		pkg, err = s.SetDeprecated(ctx(), p.ID, "", time.Now())
+		pkg, err = s.SetDeprecated(ctx(), registry.NewDeprecationChange(p, "", at(3)))
 		if err != nil || pkg.Deprecated != "" {
 			t.Errorf("SetDeprecated(\"\") = %+v, %v; want the deprecation undone", pkg, err)
 		}

@@ -66,44 +66,46 @@ func (su suite) testLog(t *testing.T) {
 		wantCode(t, "conflicting Publish", err, registry.Conflict)
 		key := createKey(t, s, alice, "laptop", at(3))
 		sp, _, err := s.Publish(ctx(), signed(input(alice, "signed", "2.0.0", "signed", at(4)), key, "nonce-0000000000000001").Ready())
-		if err != nil || *sp.LogIndex != 2 {
+		if err != nil || *sp.LogIndex != 3 {
 			t.Fatalf("signed Publish: %+v, %v", sp, err)
 		}
 		if err := s.DeleteSSHKey(ctx(), alice.ID, key.ID, registry.KeyRemoval(at(9))); err != nil {
 			t.Fatal(err)
 		}
 		entries := logEntries(t, s)
+		// Each publish is followed by its package's pack-state entry.
 		want := []*translog.Entry{
 			registry.PublishLogEntry("alice", "widget", "1.0.0", first.SHA256, int64(len(first.Content)), at(1), nil),
+			registry.PackStateLogEntry("alice", "widget", registry.PackState{Latest: "1.0.0"}, at(1)),
 			registry.KeyLogEntry(true, "alice", key, at(3)),
 		}
-		if len(entries) != 4 {
-			t.Fatalf("%d entries, want 4", len(entries))
+		if len(entries) != 6 {
+			t.Fatalf("%d entries, want 6", len(entries))
 		}
 		for i, w := range want {
 			if !bytes.Equal(entries[i], w.Marshal()) {
 				t.Errorf("entry %d:\n%s\nwant\n%s", i, entries[i], w.Marshal())
 			}
 		}
-		for i, kind := range []string{"publish", "key-add", "publish", "key-remove"} {
+		for i, kind := range []string{"publish", "pack-state", "key-add", "publish", "pack-state", "key-remove"} {
 			e, err := translog.Parse(entries[i])
 			if err != nil || e.Kind != kind {
 				t.Errorf("entry %d: %v, %v; want kind %s", i, e, err, kind)
 			}
 		}
-		if e, _ := translog.Parse(entries[2]); e.Get("auth") != "ssh" || e.Get("key") != key.PublicKey {
-			t.Errorf("signed publish entry:\n%s", entries[2])
+		if e, _ := translog.Parse(entries[3]); e.Get("auth") != "ssh" || e.Get("key") != key.PublicKey {
+			t.Errorf("signed publish entry:\n%s", entries[3])
 		}
 		versions := listVersions(t, s, sp.ID)
-		if versions[0].LogIndex == nil || *versions[0].LogIndex != 2 {
-			t.Errorf("ListVersions log index %v, want 2", versions[0].LogIndex)
+		if versions[0].LogIndex == nil || *versions[0].LogIndex != 3 {
+			t.Errorf("ListVersions log index %v, want 3", versions[0].LogIndex)
 		}
 	})
 
 	t.Run("sequencing hashes the entries and stores one checkpoint per new size", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
-		for i := range 5 {
+		for i := range 5 { // 10 entries: a publish and a pack-state each
 			if _, _, err := s.Publish(ctx(), input(alice, "p", fmt.Sprintf("1.0.%d", i), "x", at(i)).Ready()); err != nil {
 				t.Fatal(err)
 			}
@@ -112,13 +114,13 @@ func (su suite) testLog(t *testing.T) {
 		if err != nil || size != 3 {
 			t.Fatalf("SequenceLog(max 3) = %d, %v", size, err)
 		}
-		if size, err = s.SequenceLog(ctx(), 100, fakeSign); err != nil || size != 5 {
+		if size, err = s.SequenceLog(ctx(), 100, fakeSign); err != nil || size != 10 {
 			t.Fatalf("SequenceLog = %d, %v", size, err)
 		}
 		// Nothing new: no new checkpoint.
 		if size, err = s.SequenceLog(ctx(), 100, func(int64, tlog.Hash) ([]byte, error) {
 			return nil, fmt.Errorf("signed again")
-		}); err != nil || size != 5 {
+		}); err != nil || size != 10 {
 			t.Fatalf("SequenceLog with nothing new = %d, %v", size, err)
 		}
 		entries := logEntries(t, s)
@@ -138,20 +140,20 @@ func (su suite) testLog(t *testing.T) {
 		}
 		_, err = s.LogHashes(ctx(), []int64{int64(len(hashes))})
 		wantCode(t, "LogHashes beyond the tree", err, registry.NotFound)
-		root, _ := tlog.TreeHash(5, reader)
+		root, _ := tlog.TreeHash(10, reader)
 		size, note, err := s.LatestCheckpoint(ctx())
-		if err != nil || size != 5 || string(note) != fmt.Sprintf("checkpoint 5 %s\n", root) {
+		if err != nil || size != 10 || string(note) != fmt.Sprintf("checkpoint 10 %s\n", root) {
 			t.Errorf("LatestCheckpoint = %d %q, %v", size, note, err)
 		}
 		var sizes []int64
 		if err := s.LogCheckpoints(ctx(), func(size int64, _ []byte) error { sizes = append(sizes, size); return nil }); err != nil {
 			t.Fatal(err)
 		}
-		if fmt.Sprint(sizes) != "[3 5]" {
-			t.Errorf("checkpoints of sizes %v, want [3 5]", sizes)
+		if fmt.Sprint(sizes) != "[3 10]" {
+			t.Errorf("checkpoints of sizes %v, want [3 10]", sizes)
 		}
 		st, _ := s.LogState(ctx())
-		if st.Entries != 5 || st.TreeSize != 5 {
+		if st.Entries != 10 || st.TreeSize != 10 {
 			t.Errorf("LogState = %+v", st)
 		}
 	})
@@ -173,13 +175,14 @@ func (su suite) testLog(t *testing.T) {
 			})
 		}
 		wg.Wait()
+		// Each publish's pack-state entry follows it at once.
 		seen := map[int64]bool{}
 		for _, x := range got {
-			seen[x] = true
+			seen[x], seen[x+1] = true, true
 		}
-		for i := int64(0); i < n; i++ {
+		for i := int64(0); i < 2*n; i++ {
 			if !seen[i] {
-				t.Errorf("no publish got index %d: %v", i, got)
+				t.Errorf("no publish got index %d, nor its pack-state entry: %v", i, got)
 			}
 		}
 	})
@@ -187,11 +190,11 @@ func (su suite) testLog(t *testing.T) {
 	t.Run("full tiles are stored whole when the tree reaches them, in any batches", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
-		const n = 2*translog.TileWidth + 8
+		const n = 2*translog.TileWidth + 8 // entries: a publish and a pack-state each
 		var wg sync.WaitGroup
 		for w := range 8 {
 			wg.Go(func() {
-				for i := w; i < n; i += 8 {
+				for i := w; i < n/2; i += 8 {
 					if _, _, err := s.Publish(ctx(), input(alice, fmt.Sprintf("p%d", i), "1.0.0", "x", at(i)).Ready()); err != nil {
 						t.Error(err)
 						return

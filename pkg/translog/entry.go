@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,14 @@ const (
 	// trusted-publishing-only setting on or off (docs/protocol.md,
 	// Trusted publishing only).
 	KindTrustedPublishingOnly = "trusted-publishing-only"
+	// KindPackState states a package's state after an event of it (a
+	// publish, yank, unyank or deprecation): its latest version, its
+	// yanked versions and its deprecation, and the index of the package's
+	// previous pack-state entry (docs/protocol.md, Package state). It is
+	// an entry of its own, not lines added to the event's entry, so the
+	// event entries keep their format and clients that predate it read it
+	// as an unknown kind.
+	KindPackState = "pack-state"
 )
 
 // How a publish was authenticated.
@@ -122,6 +131,9 @@ var kindFields = map[string][]string{
 	KindTrustedPublisherRemove: {"owner", "member", "trusted-publisher", "issuer", "packages", "revoked-tokens", "by"},
 	KindRelease:                {"owner", "pack", "version", "sha256", "release", "artifacts", "commit"},
 	KindTrustedPublishingOnly:  {"owner", "pack", "value", "by"},
+	// Every field but owner and pack is left out when it has no value
+	// (PackStateEvent); PackState checks the canonical form.
+	KindPackState: {"owner", "pack", "prev", "latest", "yanked", "deprecated"},
 }
 
 // Parse reads an entry strictly: the version-1 header, `kind` then `time` (RFC 3339 UTC seconds), keys of
@@ -187,6 +199,9 @@ func (e *Entry) checkKind() error {
 	}
 	if e.Kind == KindRelease && e.Get("commit") == "" {
 		want = want[:6] // a release without a source commit
+	}
+	if e.Kind == KindPackState {
+		return e.checkPackState()
 	}
 	if len(e.Fields) != len(want) {
 		return fmt.Errorf("log entry: %s has %d fields, want %d", e.Kind, len(e.Fields), len(want))
@@ -542,4 +557,92 @@ func (e *Entry) TrustedPublishingOnly() (TrustedPublishingOnlyEvent, error) {
 		return TrustedPublishingOnlyEvent{}, errors.New("log entry: value is neither true nor false")
 	}
 	return ev, nil
+}
+
+// PackStateEvent is a package's state after an event of it, as the log
+// states it: Latest is its latest version ("" when every version is
+// yanked), Yanked its yanked versions in byte order, Deprecated its
+// deprecation message ("" when not deprecated) and Prev the index of the
+// package's previous pack-state entry (-1 for its first).
+type PackStateEvent struct {
+	Time        time.Time
+	Owner, Pack string
+	Prev        int64
+	Latest      string
+	Yanked      []string
+	Deprecated  string
+}
+
+// NewPackState makes a pack-state entry: `prev`, `latest`, `yanked` (the
+// versions separated by single spaces) and `deprecated` (a JSON string)
+// only when they have a value. Yanked is sorted here.
+func NewPackState(ev PackStateEvent) *Entry {
+	e := &Entry{Kind: KindPackState, Time: ev.Time.UTC().Truncate(time.Second), Fields: []Field{{"owner", ev.Owner}, {"pack", ev.Pack}}}
+	if ev.Prev >= 0 {
+		e.Fields = append(e.Fields, Field{"prev", strconv.FormatInt(ev.Prev, 10)})
+	}
+	if ev.Latest != "" {
+		e.Fields = append(e.Fields, Field{"latest", ev.Latest})
+	}
+	if len(ev.Yanked) > 0 {
+		yanked := slices.Clone(ev.Yanked)
+		slices.Sort(yanked)
+		e.Fields = append(e.Fields, Field{"yanked", strings.Join(slices.Compact(yanked), " ")})
+	}
+	if ev.Deprecated != "" {
+		e.Fields = append(e.Fields, Field{"deprecated", JSONString(ev.Deprecated)})
+	}
+	return e
+}
+
+// PackState reads a pack-state entry's fields.
+func (e *Entry) PackState() (PackStateEvent, error) {
+	if e.Kind != KindPackState {
+		return PackStateEvent{}, fmt.Errorf("log entry: kind %s, not %s", clip.Text(e.Kind, 40), KindPackState)
+	}
+	ev := PackStateEvent{Time: e.Time, Owner: e.Get("owner"), Pack: e.Get("pack"), Prev: -1, Latest: e.Get("latest")}
+	if ev.Owner == "" || ev.Pack == "" {
+		return PackStateEvent{}, errors.New("log entry: a pack-state without its owner or pack")
+	}
+	if prev := e.Get("prev"); prev != "" {
+		n, err := strconv.ParseInt(prev, 10, 64)
+		if err != nil || n < 0 || strconv.FormatInt(n, 10) != prev {
+			return PackStateEvent{}, errors.New("log entry: prev is not a non-negative decimal")
+		}
+		ev.Prev = n
+	}
+	if yanked := e.Get("yanked"); yanked != "" {
+		ev.Yanked = strings.Split(yanked, " ")
+		if slices.Contains(ev.Yanked, "") {
+			return PackStateEvent{}, errors.New("log entry: yanked is not versions separated by single spaces")
+		}
+	}
+	if d := e.Get("deprecated"); d != "" {
+		msg, err := ParseJSONString(d)
+		if err != nil || msg == "" {
+			return PackStateEvent{}, errors.New("log entry: deprecated is not a non-empty JSON string in canonical form")
+		}
+		ev.Deprecated = msg
+	}
+	return ev, nil
+}
+
+// IsYanked reports whether the state lists version as yanked.
+func (ev *PackStateEvent) IsYanked(version string) bool {
+	_, found := slices.BinarySearch(ev.Yanked, version)
+	return found
+}
+
+// checkPackState checks a pack-state entry: its fields in their order,
+// each at most once, and in the form NewPackState writes (yanked sorted,
+// without duplicates or empty names).
+func (e *Entry) checkPackState() error {
+	ev, err := e.PackState()
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(NewPackState(ev).Marshal(), e.Marshal()) {
+		return errors.New("log entry: pack-state fields are not in canonical form (owner, pack, then prev, latest, yanked and deprecated when set; yanked sorted, once each)")
+	}
+	return nil
 }

@@ -241,3 +241,47 @@ func TestTrustedPublisherRemoveEntry(t *testing.T) {
 		t.Error("a trusted-publisher-remove entry without revoked-tokens parsed")
 	}
 }
+
+func TestPackStateEntry(t *testing.T) {
+	at := time.Date(2026, 11, 22, 22, 0, 0, 0, time.UTC)
+	const head = "pact-log-entry v1\nkind pack-state\ntime 2026-11-22T22:00:00Z\nowner alice\npack widget\n"
+	full := NewPackState(PackStateEvent{Time: at, Owner: "alice", Pack: "widget", Prev: 7, Latest: "2.0.0",
+		Yanked: []string{"1.5.0", "1.0.0"}, Deprecated: `use "alice/other"`})
+	if got, want := string(full.Marshal()), head+"prev 7\nlatest 2.0.0\nyanked 1.0.0 1.5.0\ndeprecated \"use \\\"alice/other\\\"\"\n"; got != want {
+		t.Fatalf("marshal:\n%s\nwant\n%s", got, want)
+	}
+	first := NewPackState(PackStateEvent{Time: at, Owner: "alice", Pack: "widget", Prev: -1, Latest: "1.0.0"})
+	for _, e := range []*Entry{full, first} {
+		parsed, err := Parse(e.Marshal())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := parsed.PackState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(NewPackState(ev).Marshal(), e.Marshal()) {
+			t.Fatalf("round trip of %s", e.Marshal())
+		}
+	}
+	ev, _ := full.PackState()
+	if !ev.IsYanked("1.0.0") || ev.IsYanked("2.0.0") || ev.Prev != 7 || ev.Deprecated != `use "alice/other"` {
+		t.Fatalf("read %+v", ev)
+	}
+	for name, in := range map[string]string{
+		"unsorted yanked":     head + "yanked 2.0.0 1.0.0\n",
+		"duplicate yanked":    head + "yanked 1.0.0 1.0.0\n",
+		"empty yanked name":   head + "yanked  1.0.0\n",
+		"double space":        head + "yanked 1.0.0  2.0.0\n",
+		"fields out of order": head + "latest 1.0.0\nprev 3\n",
+		"unknown field":       head + "colour red\n",
+		"negative prev":       head + "prev -1\n",
+		"prev not decimal":    head + "prev 07\n",
+		"deprecated not json": head + "deprecated use other\n",
+		"no pack":             "pact-log-entry v1\nkind pack-state\ntime 2026-11-22T22:00:00Z\nowner alice\n",
+	} {
+		if _, err := Parse([]byte(in)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -161,6 +161,10 @@ type PackageDetail struct {
 	OK       bool      `json:"ok"`
 	Package  Package   `json:"package"`
 	Versions []Version `json:"versions"`
+	// LogHead is the log index of the package's newest pack-state entry,
+	// which states its latest version, yanked versions and deprecation
+	// (docs/protocol.md, Package state); null when the log holds none.
+	LogHead *int64 `json:"log_head"`
 }
 
 // FindVersion returns the version named v, or nil.

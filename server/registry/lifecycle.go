@@ -23,15 +23,18 @@ type LifecycleStore interface {
 	// c.PackageID and, in the same transaction, makes the package's latest
 	// version the one c.LatestOf chooses among the versions not yanked
 	// (none: Version and SHA256 "", LatestVersionID 0; name, description
-	// and scheme stay), and appends the entry c.Entry answers, if any.
+	// and scheme stay), and appends the entry c.Entry answers, if any,
+	// then the one c.State answers from the package's state after.
 	// Yanking a yanked version keeps its YankedAt and replaces its reason.
 	// NotFound when the package has no such version.
 	SetYanked(ctx context.Context, c YankChange) (*Package, *Version, error)
-	// SetDeprecated sets the package's deprecation message; "" undoes it.
-	// NotFound when the package does not exist. The webhooks of the
-	// change (HookRouting.Deprecation) are queued at at, in its
-	// transaction.
-	SetDeprecated(ctx context.Context, packageID int64, message string, at time.Time) (*Package, error)
+	// SetDeprecated sets the deprecation message of c.PackageID to
+	// c.Message ("" undoes it) and, in the same transaction, appends the
+	// entry c.State answers from the message before and the package's
+	// state after, if any. NotFound when the package does not exist.
+	// The webhooks of a change that is logged (HookRouting.Deprecation)
+	// are queued at c.At, in its transaction.
+	SetDeprecated(ctx context.Context, c DeprecationChange) (*Package, error)
 	// SetTrustedPublishingOnly turns the trusted-publishing-only setting
 	// of c.PackageID on (c.Only) or off and, in the same transaction,
 	// appends the entry c.Entry answers from the setting before, if any.
@@ -96,6 +99,36 @@ type YankChange struct {
 	// LatestOf picks the package's latest version among those not
 	// yanked, given in publish order.
 	LatestOf func(versions []string) int
+	// State answers the pack-state entry appended after Entry (when
+	// Entry answered one), from the package's state after the change.
+	State func(st PackState) *translog.Entry
+}
+
+// DeprecationChange sets or clears a package's deprecation message, with
+// the pack-state entry the domain logs of it (NewDeprecationChange).
+type DeprecationChange struct {
+	PackageID int64
+	Message   string
+	At        time.Time
+	// State answers the change's pack-state entry from the message
+	// before and the package's state after, as the store's transaction
+	// finds them; nil when nothing changes.
+	State func(was string, st PackState) *translog.Entry
+}
+
+// NewDeprecationChange is the change that deprecates p with message ("":
+// undoes its deprecation) at at. Only a change is logged, in the
+// package's pack-state entry: the deprecation has no entry of its own.
+func NewDeprecationChange(p *Package, message string, at time.Time) DeprecationChange {
+	owner, pack := p.OwnerSlug, p.PackSlug
+	return DeprecationChange{PackageID: p.ID, Message: message, At: at,
+		State: func(was string, st PackState) *translog.Entry {
+			if was == message {
+				return nil
+			}
+			return PackStateLogEntry(owner, pack, st, at)
+		},
+	}
 }
 
 // NewYankChange is the change that yanks (yanked true, with reason) or
@@ -112,6 +145,7 @@ func NewYankChange(p *Package, version string, yanked bool, reason string, at ti
 			return YankLogEntry(yanked, owner, pack, version, reason, at)
 		},
 		LatestOf: LatestOf,
+		State:    func(st PackState) *translog.Entry { return PackStateLogEntry(owner, pack, st, at) },
 	}
 }
 
@@ -193,7 +227,7 @@ func (s *Service) DeprecatePackage(ctx context.Context, actor *Account, owner, p
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := s.store.SetDeprecated(ctx, p.ID, message, s.now())
+	pkg, err := s.store.SetDeprecated(ctx, NewDeprecationChange(p, message, s.now()))
 	if err == nil && s.auditing() {
 		if message == "" {
 			s.emit(ctx, lifecycleEvent(ActionUndeprecate, actor.Username, p, "", fmt.Sprintf("%s withdrew the deprecation of %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug))))

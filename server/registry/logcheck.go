@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -19,9 +21,12 @@ const checkBatch = 1024
 
 // CheckLog recomputes the tree from the stored entries and compares it
 // with every stored hash, full tile and checkpoint, then every version's
-// document and every release record with its entry, and every package's
-// trusted-publishing-only setting with its last entry. The error names the
-// first mismatch; report gets a line per stage.
+// document and every release record with its entry, every package's
+// trusted-publishing-only setting with its last entry, and every package's
+// latest version, yanked versions and deprecation with its newest
+// pack-state entry, each of which must agree with the package's events
+// before it (packStates). The error names the first mismatch; report gets
+// a line per stage.
 func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
 	st, err := s.store.LogState(ctx)
 	if err != nil {
@@ -39,9 +44,10 @@ func (s *Service) CheckLog(ctx context.Context, report func(string)) error {
 		publishes: map[string]logged[translog.PublishEvent]{},
 		releases:  map[string]logged[translog.ReleaseEvent]{},
 		settings:  map[string]logged[translog.TrustedPublishingOnlyEvent]{},
+		packs:     map[string]*packReplay{},
 	}
 	for _, stage := range []func(context.Context) error{
-		c.entries, c.storedHashes, c.fullTiles, c.checkpoints, c.versions, c.releaseRecords, c.packageSettings,
+		c.entries, c.storedHashes, c.fullTiles, c.checkpoints, c.versions, c.releaseRecords, c.packageSettings, c.packageStates,
 	} {
 		if err := stage(ctx); err != nil {
 			return err
@@ -67,6 +73,9 @@ type logCheck struct {
 	// settings is the last trusted-publishing-only entry of each package,
 	// by publishKey with no version.
 	settings map[string]logged[translog.TrustedPublishingOnlyEvent]
+	// packs replays each package's events, by publishKey with no
+	// version.
+	packs map[string]*packReplay
 }
 
 // logged is an event and the index of its entry.
@@ -112,6 +121,10 @@ func (c *logCheck) entries(ctx context.Context) error {
 				err = c.releaseEntry(n, e)
 			case translog.KindTrustedPublishingOnly:
 				err = c.settingEntry(n, e)
+			case translog.KindYank, translog.KindUnyank:
+				err = c.yankEntry(n, e)
+			case translog.KindPackState:
+				err = c.packStateEntry(n, e)
 			}
 			if err != nil {
 				return err
@@ -134,6 +147,8 @@ func (c *logCheck) publishEntry(n int64, e *translog.Entry) error {
 		return fmt.Errorf("log entry %d: version %s/%s %s was logged already in entry %d", n, ev.Owner, ev.Pack, ev.Version, prev.index)
 	}
 	c.publishes[key] = logged[translog.PublishEvent]{n, ev}
+	r := c.pack(ev.Owner, ev.Pack)
+	r.versions = append(r.versions, ev.Version)
 	return nil
 }
 
@@ -159,6 +174,101 @@ func (c *logCheck) settingEntry(n int64, e *translog.Entry) error {
 	}
 	c.settings[publishKey(ev.Owner, ev.Pack, "")] = logged[translog.TrustedPublishingOnlyEvent]{n, ev}
 	return nil
+}
+
+// packReplay is a package as its log entries so far make it: its versions
+// in the order they were logged, the yanked ones, and its newest
+// pack-state entry.
+type packReplay struct {
+	versions []string
+	yanked   map[string]bool
+	head     int64 // the newest pack-state entry's index, -1 before one
+	state    translog.PackStateEvent
+}
+
+func (c *logCheck) pack(owner, pack string) *packReplay {
+	key := publishKey(owner, pack, "")
+	r := c.packs[key]
+	if r == nil {
+		r = &packReplay{yanked: map[string]bool{}, head: -1}
+		c.packs[key] = r
+	}
+	return r
+}
+
+// latest is the version the rule of latest (LatestOf) picks among the
+// versions not yanked, "" when there is none.
+func (r *packReplay) latest() string {
+	var candidates []string
+	for _, v := range r.versions {
+		if !r.yanked[v] {
+			candidates = append(candidates, v)
+		}
+	}
+	if i := LatestOf(candidates); i >= 0 {
+		return candidates[i]
+	}
+	return ""
+}
+
+// yankedList is the yanked versions in byte order, as a pack-state entry
+// lists them.
+func (r *packReplay) yankedList() []string {
+	out := make([]string, 0, len(r.yanked))
+	for v := range r.yanked {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// yankEntry yanks or un-yanks a logged version in its package's replay.
+func (c *logCheck) yankEntry(n int64, e *translog.Entry) error {
+	ev, err := e.Yank()
+	if err != nil {
+		return fmt.Errorf("log entry %d: %v", n, err)
+	}
+	r := c.pack(ev.Owner, ev.Pack)
+	if !slices.Contains(r.versions, ev.Version) {
+		return fmt.Errorf("log entry %d: %s of %s/%s %s, a version the log has not recorded a publish of", n, e.Kind, ev.Owner, ev.Pack, ev.Version)
+	}
+	if e.Kind == translog.KindYank {
+		r.yanked[ev.Version] = true
+	} else {
+		delete(r.yanked, ev.Version)
+	}
+	return nil
+}
+
+// packStateEntry checks a pack-state entry against its package's events
+// before it: it names the package's previous pack-state entry, lists the
+// yanked versions, and names the latest version the rule picks.
+func (c *logCheck) packStateEntry(n int64, e *translog.Entry) error {
+	ev, err := e.PackState()
+	if err != nil {
+		return fmt.Errorf("log entry %d: %v", n, err)
+	}
+	name := fmt.Sprintf("log entry %d: the state of %s/%s", n, ev.Owner, ev.Pack)
+	r := c.pack(ev.Owner, ev.Pack)
+	if ev.Prev != r.head {
+		return fmt.Errorf("%s names entry %d as its previous state, but the package's previous pack-state entry is %d", name, ev.Prev, r.head)
+	}
+	if got, want := strings.Join(ev.Yanked, " "), strings.Join(r.yankedList(), " "); got != want {
+		return fmt.Errorf("%s lists the yanked versions [%s], but its yank and unyank entries leave [%s]", name, got, want)
+	}
+	if want := r.latest(); ev.Latest != want {
+		return fmt.Errorf("%s names %s as its latest version, but its publishes and yanks make it %s", name, orNone(ev.Latest), orNone(want))
+	}
+	r.head, r.state = n, ev
+	return nil
+}
+
+// orNone shows a version that may be "" (none).
+func orNone(v string) string {
+	if v == "" {
+		return "none"
+	}
+	return v
 }
 
 // storedHashes compares every stored hash of the sequenced tree with the
@@ -375,6 +485,56 @@ func (c *logCheck) packageSettings(ctx context.Context) error {
 	}
 	c.report(fmt.Sprintf("package settings: %d packages trusted publishing only, as their log entries say", count))
 	return nil
+}
+
+// packageStates compares every package's latest version, yanked versions,
+// deprecation and log head in the database with its newest pack-state
+// entry (packStateEntry checked that entry against the events before it).
+func (c *logCheck) packageStates(ctx context.Context) error {
+	count, err := eachInBatches(ctx, c.s.store.PackageStates, func(p *StoredPackState) int64 { return p.ID }, func(p *StoredPackState) error {
+		return c.packageState(p)
+	})
+	if err != nil {
+		return err
+	}
+	c.report(fmt.Sprintf("package states: %d latest versions, yanks and deprecations as their newest pack-state entries say", count))
+	return nil
+}
+
+// packageState compares one package with its newest pack-state entry and
+// names the first field that differs.
+func (c *logCheck) packageState(p *StoredPackState) error {
+	name := fmt.Sprintf("package %s/%s", p.Owner, p.Pack)
+	r := c.packs[publishKey(p.Owner, p.Pack, "")]
+	if r == nil || r.head < 0 {
+		return fmt.Errorf("%s: the log holds no pack-state entry of it", name)
+	}
+	at := fmt.Sprintf("the log's newest pack-state entry of it, %d,", r.head)
+	yanked := slices.Clone(p.Yanked)
+	slices.Sort(yanked)
+	switch {
+	case p.Latest != r.state.Latest:
+		return fmt.Errorf("%s: latest version %s in the database, but %s says %s", name, orNone(p.Latest), at, orNone(r.state.Latest))
+	case strings.Join(yanked, " ") != strings.Join(r.state.Yanked, " "):
+		return fmt.Errorf("%s: yanked versions [%s] in the database, but %s says [%s]", name, strings.Join(yanked, " "), at, strings.Join(r.state.Yanked, " "))
+	case p.Deprecated != r.state.Deprecated:
+		return fmt.Errorf("%s: deprecation %s in the database, but %s says %s", name, quotedOrNone(p.Deprecated), at, quotedOrNone(r.state.Deprecated))
+	case p.Head == nil || *p.Head != r.head:
+		head := "none"
+		if p.Head != nil {
+			head = fmt.Sprint(*p.Head)
+		}
+		return fmt.Errorf("%s: log head %s in the database, but %s", name, head, strings.TrimSuffix(at, ",")+" is its newest")
+	}
+	return nil
+}
+
+// quotedOrNone shows a deprecation message that may be "" (none).
+func quotedOrNone(msg string) string {
+	if msg == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%q", msg)
 }
 
 // eachInBatches calls each for every record read reads, checkBatch at a

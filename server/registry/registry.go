@@ -114,6 +114,10 @@ type Package struct {
 	// LogIndex is set only on the package a publish returns: the
 	// transparency log entry of the version published (or found identical).
 	LogIndex *int64
+	// LogHead is set only on the package PackageBySlug answers: the log
+	// index of the package's newest pack-state entry, read with the rest
+	// of the row; nil when it has none (docs/protocol.md, Package state).
+	LogHead *int64
 	// Published is set only on the package a publish returns: the version
 	// published, or the identical one found, which the package's own
 	// fields do not name when it is not the latest. Only ID, PackageID,

@@ -210,14 +210,18 @@ type PublishInput struct {
 	// the package as the transaction finds it once it holds the row (a
 	// setting changed meanwhile, on any replica, is seen), and refuses the
 	// publish with its error.
+	// State builds the package's pack-state entry from its state as the
+	// publish leaves it (PackState, in the same transaction), appended
+	// right after Entry.
 	Entry         *translog.Entry
+	State         func(st PackState) *translog.Entry
 	BecomesLatest func(current, candidate string) bool
 	RequireMember int64
 	Admit         func(p *Package) error
 }
 
 // Ready answers in with what the store records and checks with it: its
-// log entry (PublishLogEntry), the rule of latest (BecomesLatest), the
+// log entry (PublishLogEntry) and its pack-state entry (PackStateLogEntry), the rule of latest (BecomesLatest), the
 // package's own rule of who may publish it (admitPublish) and, for a
 // member's publish into an organisation, the publisher's membership as a
 // precondition. Can decided the membership before; the store checks it
@@ -226,6 +230,8 @@ type PublishInput struct {
 // is made from in as it is.
 func (in PublishInput) Ready() PublishInput {
 	in.Entry = PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance, in.CI)
+	owner, pack, now := in.OwnerSlug, in.PackSlug, in.Now
+	in.State = func(st PackState) *translog.Entry { return PackStateLogEntry(owner, pack, st, now) }
 	in.BecomesLatest = BecomesLatest
 	in.Admit = admitPublish(in.CI != nil)
 	in.RequireMember = 0

@@ -61,9 +61,21 @@ type LogStore interface {
 	// after whose trusted-publishing-only setting is on, by id, for the
 	// log's check.
 	TrustedPublishingOnlyPackages(ctx context.Context, after int64, limit int) ([]Package, error)
+	// PackageStates answers up to limit packages with id > after, by id,
+	// each with its state as the database holds it (PackState: its
+	// latest version, yanked versions, deprecation and the log index of
+	// its newest pack-state entry), for the log's check.
+	PackageStates(ctx context.Context, after int64, limit int) ([]StoredPackState, error)
 	// LogAppended receives (without blocking the writer) after a write that
 	// appended to the log commits.
 	LogAppended() <-chan struct{}
+}
+
+// StoredPackState is a package's state as the database holds it.
+type StoredPackState struct {
+	ID          int64
+	Owner, Pack string
+	PackState
 }
 
 // LogState is where the log stands.
@@ -128,6 +140,33 @@ func KeyLogEntry(added bool, owner string, k *SSHKey, at time.Time) *translog.En
 	return translog.NewKeyRemove(ev)
 }
 
+// PackState is a package's state as the store's transaction finds it
+// right after an event of the package (a publish, yank, unyank or
+// deprecation), which the domain logs in a pack-state entry
+// (PackStateLogEntry): Latest is the version the rule of latest chose
+// (BecomesLatest, LatestOf) in that transaction, "" when every version is
+// yanked; Yanked its yanked versions; Deprecated its deprecation message;
+// Head the log index of its newest pack-state entry before this one, nil
+// when it has none (docs/protocol.md, Package state).
+type PackState struct {
+	Latest     string
+	Yanked     []string
+	Deprecated string
+	Head       *int64
+}
+
+// PackStateLogEntry is the pack-state entry of owner/pack in state st at
+// at: the state it states, chained to the package's previous pack-state
+// entry.
+func PackStateLogEntry(owner, pack string, st PackState, at time.Time) *translog.Entry {
+	prev := int64(-1)
+	if st.Head != nil {
+		prev = *st.Head
+	}
+	return translog.NewPackState(translog.PackStateEvent{Time: at, Owner: owner, Pack: pack, Prev: prev,
+		Latest: st.Latest, Yanked: st.Yanked, Deprecated: st.Deprecated})
+}
+
 // LogBackfill builds the log entries of what a database made before the
 // log holds: the store appends one for each version and SSH key it has, in
 // the order they were made, in the migration that makes the log and in the
@@ -138,6 +177,11 @@ type LogBackfill struct {
 	Publish func(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance) *translog.Entry
 	// KeyAdd is the entry of owner's key k, as added when it was made.
 	KeyAdd func(owner string, k *SSHKey) *translog.Entry
+	// PackState is the first pack-state entry of owner/pack, in state st
+	// at at, for a package made before pack-state entries: the migration
+	// that brings them (0024) and the restore of a dump from before it
+	// append one for every such package.
+	PackState func(owner, pack string, st PackState, at time.Time) *translog.Entry
 }
 
 // Backfill is the LogBackfill of pact's entries: PublishLogEntry (no CI
@@ -148,7 +192,8 @@ func Backfill() LogBackfill {
 		Publish: func(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance) *translog.Entry {
 			return PublishLogEntry(owner, pack, version, sha256Hex, size, at, p)
 		},
-		KeyAdd: func(owner string, k *SSHKey) *translog.Entry { return KeyLogEntry(true, owner, k, k.CreatedAt) },
+		KeyAdd:    func(owner string, k *SSHKey) *translog.Entry { return KeyLogEntry(true, owner, k, k.CreatedAt) },
+		PackState: PackStateLogEntry,
 	}
 }
 

@@ -119,7 +119,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	}
 	orphan, err := s.PackageBySlug(ctx, "bob", "orphan")
 	must(err)
-	_, err = s.SetDeprecated(ctx, orphan.ID, "use alice/odd & <more>", time.Now())
+	_, err = s.SetDeprecated(ctx, registry.NewDeprecationChange(orphan, "use alice/odd & <more>", at(41)))
 	must(err)
 	// A package only CI may publish: its setting and its log entry.
 	_, err = s.SetTrustedPublishingOnly(ctx, registry.NewTrustedPublishingChange(signed, true, "alice", at(41)))
@@ -215,8 +215,9 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 				}
 				// The nonce of the deleted key is remembered too.
 				// Ten versions published, two keys added and one removed, two yanks and an un-yank, a package set to trusted
-				// publishing only, a release: 18 log entries.
-				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 5, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 18,
+				// publishing only, a release: 18 log entries; and a pack-state entry after each publish, yank,
+				// un-yank and the deprecation: 14 more.
+				want := sqlstore.BackupCounts{Accounts: 2, Tokens: 5, SSHKeys: 1, Packages: 3, Versions: 10, Nonces: 5, Sessions: 1, LogEntries: 32,
 					TrustedPublishers: 1, SpentJTIs: 1, Releases: 1}
 				if counts != want {
 					t.Errorf("Restore counts %s, want %s", counts, want)

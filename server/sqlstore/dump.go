@@ -135,7 +135,7 @@ var tables = []table{
 	{"ssh_keys", "ssh_key", "SSH keys", `id, account_id, name, type, fingerprint, public_key, created_at, last_used_at`, `id`, true,
 		func() record { return new(sshKeyRecord) }, func(c *BackupCounts) *int64 { return &c.SSHKeys }},
 	{"packages", "package", "packages", `id, owner_id, pack_slug, name, description, scheme, version, sha256, latest_version_id, created_at, updated_at,
-deprecated, trusted_publishing_only, downloads`, `id`, true,
+deprecated, trusted_publishing_only, downloads, log_head`, `id`, true,
 		func() record { return new(packageRecord) }, func(c *BackupCounts) *int64 { return &c.Packages }},
 	{"versions", "version", "versions", `id, package_id, version, name, description, scheme, sha256, size, content, created_at,
 key_id, key_fingerprint, signed_timestamp, nonce, signature, signed_name, signed_description, public_key,
@@ -288,15 +288,20 @@ type packageRecord struct {
 	// without changing the version, with dump_downloads.go): absent when
 	// 0, as in dumps made before download counts.
 	Downloads int64 `json:"downloads,omitempty"`
+	// LogHead is the log index of the package's newest pack-state entry
+	// (version 3, added without changing the version): absent in dumps
+	// made before pack-state entries, whose restore appends a first one
+	// (backfillPackStates).
+	LogHead *int64 `json:"log_head,omitempty"`
 }
 
 func (r *packageRecord) dest() []any {
 	return []any{&r.ID, &r.OwnerID, &r.PackSlug, &r.Name, &r.Description, &r.Scheme, &r.Version, &r.SHA256,
-		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt, &r.Deprecated, &r.TrustedPublishingOnly, &r.Downloads}
+		&r.LatestVersionID, &r.CreatedAt, &r.UpdatedAt, &r.Deprecated, &r.TrustedPublishingOnly, &r.Downloads, &r.LogHead}
 }
 func (r *packageRecord) args() []any {
 	return []any{r.ID, r.OwnerID, r.PackSlug, r.Name, r.Description, r.Scheme, r.Version, r.SHA256,
-		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC(), r.Deprecated, r.TrustedPublishingOnly, r.Downloads}
+		r.LatestVersionID, r.CreatedAt.UTC(), r.UpdatedAt.UTC(), r.Deprecated, r.TrustedPublishingOnly, r.Downloads, r.LogHead}
 }
 func (r *packageRecord) normalize() {
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()

@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
+	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -16,7 +16,7 @@ import (
 // SetYanked yanks or un-yanks one version and moves the package's latest
 // version accordingly; see registry.LifecycleStore.
 func (s *Store) SetYanked(ctx context.Context, c registry.YankChange) (*registry.Package, *registry.Version, error) {
-	if c.Entry == nil || c.LatestOf == nil {
+	if c.Entry == nil || c.LatestOf == nil || c.State == nil {
 		return nil, nil, fmt.Errorf("sqlstore: the yank of %s comes without its log entry or rule of latest (registry.NewYankChange)", c.Version)
 	}
 	var pkg *registry.Package
@@ -80,6 +80,9 @@ WHERE package_id = ? AND version = ?`), packageID, version)
 		if _, err := s.appendLog(ctx, tx, entry); err != nil {
 			return nil, nil, err
 		}
+		if err := s.appendPackState(ctx, tx, packageID, c.State); err != nil {
+			return nil, nil, err
+		}
 	}
 	v, err := scanVersion(tx.QueryRowContext(ctx, s.q(`SELECT `+versionColumns+` FROM versions v
 WHERE v.package_id = ? AND v.version = ?`), packageID, version))
@@ -130,21 +133,48 @@ WHERE id = ?`), c.name, c.description, c.scheme, c.version, c.sha, c.id, package
 	return err
 }
 
-// SetDeprecated sets or clears a package's deprecation message.
-func (s *Store) SetDeprecated(ctx context.Context, packageID int64, message string, at time.Time) (*registry.Package, error) {
+// SetDeprecated sets or clears a package's deprecation message and appends
+// the pack-state entry c.State answers; see registry.LifecycleStore.
+func (s *Store) SetDeprecated(ctx context.Context, c registry.DeprecationChange) (*registry.Package, error) {
+	if c.State == nil {
+		return nil, fmt.Errorf("sqlstore: the deprecation of package %d comes without its log entry (registry.NewDeprecationChange)", c.PackageID)
+	}
 	var pkg *registry.Package
+	var logged bool
 	err := s.transact(ctx, "deprecate", func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET deprecated = ? WHERE id = ?`), message, packageID)
-		if err := s.oneRow(res, err, "deprecate", func() error { return notFound("no such package %d", packageID) }); err != nil {
+		logged = false
+		// The message before, read from the row this UPDATE locks
+		// (PostgreSQL), so the entry logged is the change that was made.
+		var was string
+		err := tx.QueryRowContext(ctx, s.q(`UPDATE packages SET deprecated = deprecated WHERE id = ? RETURNING deprecated`), c.PackageID).Scan(&was)
+		if errNoRows(err) {
+			return notFound("no such package %d", c.PackageID)
+		}
+		if err != nil {
 			return err
 		}
-		if pkg, err = s.packageByID(ctx, tx, packageID); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET deprecated = ? WHERE id = ?`), c.Message, c.PackageID); err != nil {
 			return err
 		}
-		return s.queueHooks(ctx, tx, s.hooks.Deprecation(pkg.OwnerSlug, pkg.PackSlug, message, at), nil)
+		err = s.appendPackState(ctx, tx, c.PackageID, func(st registry.PackState) *translog.Entry {
+			entry := c.State(was, st)
+			logged = entry != nil
+			return entry
+		})
+		if err != nil {
+			return err
+		}
+		if pkg, err = s.packageByID(ctx, tx, c.PackageID); err != nil || !logged {
+			return err
+		}
+		// The webhooks of a deprecation that changed something.
+		return s.queueHooks(ctx, tx, s.hooks.Deprecation(pkg.OwnerSlug, pkg.PackSlug, c.Message, c.At), nil)
 	})
 	if err != nil {
 		return nil, err
+	}
+	if logged {
+		s.notifyLog()
 	}
 	s.changedPackage(pkg)
 	return pkg, nil

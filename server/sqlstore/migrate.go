@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Migrations are numbered files, NNNN_what.sql, one directory per engine.
@@ -98,6 +99,11 @@ func (s *Store) applyMigration(ctx context.Context, m migration) error {
 	}
 	if m.version == logMigration {
 		if err := s.backfillLog(ctx, tx); err != nil {
+			return err
+		}
+	}
+	if m.version == packStateMigration {
+		if err := s.backfillPackStates(ctx, tx, time.Now()); err != nil {
 			return err
 		}
 	}

@@ -103,7 +103,7 @@ func scanVersion(row scanner, extra ...any) (*registry.Version, error) {
 // commit): one fsync makes a batch durable. On PostgreSQL each publish is
 // its own transaction, retried when it loses a race with another replica.
 func (s *Store) Publish(ctx context.Context, in registry.PublishInput) (*registry.Package, bool, error) {
-	if in.Entry == nil || in.BecomesLatest == nil || in.Admit == nil {
+	if in.Entry == nil || in.State == nil || in.BecomesLatest == nil || in.Admit == nil {
 		return nil, false, errNotReady(in)
 	}
 	var pkg *registry.Package
@@ -217,6 +217,9 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 			return nil, false, err
 		}
 		logIndex = sql.NullInt64{Int64: index, Valid: true}
+		if err := s.appendPackState(ctx, tx, packageID, in.State); err != nil {
+			return nil, false, err
+		}
 	}
 	if logIndex.Valid {
 		pkg.LogIndex = &logIndex.Int64
@@ -512,13 +515,17 @@ func (s *Store) queryPackages(ctx context.Context, op string, capacity int, quer
 func (s *Store) PackageBySlug(ctx context.Context, owner, pack string) (*registry.Package, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	p, err := scanPackage(s.read.QueryRowContext(ctx, s.q(`SELECT `+packageColumns+packageFrom+`
-WHERE lower(a.username) = lower(?) AND p.pack_slug = ?`), owner, strings.ToLower(pack)))
+	var head sql.NullInt64
+	p, err := scanPackageAnd(s.read.QueryRowContext(ctx, s.q(`SELECT `+packageColumns+`, p.log_head`+packageFrom+`
+WHERE lower(a.username) = lower(?) AND p.pack_slug = ?`), owner, strings.ToLower(pack)), &head)
 	if errNoRows(err) {
 		return nil, noSuchPackage(owner, pack)
 	}
 	if err != nil {
 		return nil, s.fault("read package", err)
+	}
+	if head.Valid {
+		p.LogHead = &head.Int64
 	}
 	return p, nil
 }

@@ -162,10 +162,14 @@ func TestRestoreReadsFormatVersion1(t *testing.T) {
 				}
 			}
 			// A dump from before the log: the log is built from it as the
-			// migration builds it, its two versions and one key.
-			if st, err := s.LogState(context.Background()); err != nil || st.Entries != 3 {
+			// migration builds it, its two versions and one key, then the
+			// package's first pack-state entry, as migration 0024 appends it.
+			if st, err := s.LogState(context.Background()); err != nil || st.Entries != 4 {
 				entries, _ := s.LogEntries(context.Background(), 0, st.Entries)
-				t.Errorf("the log after restoring version 1: %+v, %v; want 3 entries: %q", st, err, entries)
+				t.Errorf("the log after restoring version 1: %+v, %v; want 4 entries: %q", st, err, entries)
+			} else if last, _ := s.LogEntries(context.Background(), 3, 4); !bytes.Contains(last[0], []byte("kind pack-state\ntime ")) ||
+				!bytes.HasSuffix(last[0], []byte("\nowner alice\npack old\nlatest 1.1.0\n")) {
+				t.Errorf("the log's last entry after restoring version 1:\n%s\nwant the package's state", last[0])
 			}
 			wantOlderVersions(t, s)
 		})

@@ -140,6 +140,11 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 			return counts, s.fault("restore: build the transparency log", err)
 		}
 	}
+	// A dump made before pack-state entries: each package gets its first
+	// one, as the migration that brought them gave it.
+	if err := s.backfillPackStates(ctx, tx, time.Now()); err != nil {
+		return counts, s.fault("restore: log the packages' states", err)
+	}
 	if err := s.fillTrustMakers(ctx, tx); err != nil {
 		return counts, err
 	}

@@ -64,7 +64,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		if in.Provenance != nil {
 			return invalid("seed: package %s/%s: signed versions cannot be seeded", in.OwnerSlug, in.PackSlug)
 		}
-		if in.Entry == nil {
+		if in.Entry == nil || in.State == nil {
 			return errNotReady(*in)
 		}
 		now := dbTime(in.Now)
@@ -88,6 +88,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		}
 		if _, err := setLogIndex.ExecContext(ctx, index, versionID); err != nil {
 			return s.fault("seed", err)
+		}
+		if err := s.appendPackState(ctx, tx, packageID, in.State); err != nil {
+			return s.fault("seed: log the package's state", err)
 		}
 		if firstID < 0 {
 			firstID = packageID

@@ -15,7 +15,7 @@ import (
 var hotStatements = []string{
 	sqlSpendNonce, sqlKeyStillThere, sqlMemberRole, sqlPackageID, sqlInsertPackage, sqlSameVersion,
 	sqlInsertVersion, sqlTouchPackage, sqlSetLatest, sqlAppendLogHead, sqlAppendLogEntry,
-	sqlVersionLogged, sqlPackageByID,
+	sqlVersionLogged, sqlPackageByID, sqlPackState, sqlYankedVersions, sqlSetLogHead,
 }
 
 // The publish path's statements. A publish of a new version of a package
@@ -132,6 +132,14 @@ func (s *Store) txExec(ctx context.Context, tx *sql.Tx, query string, args ...an
 		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
 	return tx.ExecContext(ctx, s.q(query), args...)
+}
+
+// txQuery is txExec for a query answering rows.
+func (s *Store) txQuery(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
+	if st, ok := s.stmts[query]; ok {
+		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return tx.QueryContext(ctx, s.q(query), args...)
 }
 
 // txQueryRow is txExec for a query answering one row.

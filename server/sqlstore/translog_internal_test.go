@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,13 +60,15 @@ func TestGroupCommitBatchesLogAppends(t *testing.T) {
 	if batches >= n {
 		t.Errorf("%d publishes took %d transactions: group commit does not batch", n, batches)
 	}
+	// Each publish appends its entry and, right after it, its package's
+	// pack-state entry.
 	seen := map[int64]bool{}
 	for _, x := range indexes {
-		seen[x] = true
+		seen[x], seen[x+1] = true, true
 	}
-	for i := int64(0); i < n; i++ {
+	for i := int64(0); i < 2*n; i++ {
 		if !seen[i] {
-			t.Errorf("no publish got log index %d", i)
+			t.Errorf("no publish got log index %d, nor its pack-state entry", i)
 		}
 	}
 	t.Logf("%d publishes in %d transactions", n, batches)
@@ -95,7 +98,15 @@ func TestLogMigrationAppendsWhatExists(t *testing.T) {
 		if _, _, err := s.Publish(t.Context(), in.Ready()); err != nil {
 			t.Fatal(err)
 		}
-		want := logEntriesOf(t, s)
+		// The migration logs the publishes and keys; the packages' states
+		// come with the migration of pack-state entries (0024), which
+		// TestPackStateMigration shows.
+		var want [][]byte
+		for _, e := range logEntriesOf(t, s) {
+			if !bytes.Contains(e, []byte("\nkind pack-state\n")) {
+				want = append(want, e)
+			}
+		}
 
 		// Back to the schema before the log.
 		for _, stmt := range []string{`DROP TABLE log_entries`, `DROP TABLE log_hashes`, `DROP TABLE log_checkpoints`,
@@ -165,9 +176,9 @@ func TestLogTilesMigrationFillsTheSequencedTree(t *testing.T) {
 			t.Fatal(err)
 		}
 		alice := logTestAccount(t, s, "alice")
-		const n = translog.TileWidth + 44
+		const n = translog.TileWidth + 44 // entries: a publish and its pack-state each
 		var batch []registry.PublishInput
-		for i := range n {
+		for i := range n / 2 {
 			batch = append(batch, logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
 		}
 		if err := s.Seed(t.Context(), registry.ReadyAll(batch)); err != nil {
@@ -239,8 +250,9 @@ func TestSequencingCatchesUpWithMissingTiles(t *testing.T) {
 		alice := logTestAccount(t, s, "alice")
 		seed := func(from, to int) {
 			t.Helper()
+			// Entries from to to: a publish and its pack-state each.
 			var batch []registry.PublishInput
-			for i := from; i < to; i++ {
+			for i := from / 2; i < to/2; i++ {
 				batch = append(batch, logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
 			}
 			if err := s.Seed(t.Context(), registry.ReadyAll(batch)); err != nil {
@@ -290,6 +302,62 @@ func TestSequencingCatchesUpWithMissingTiles(t *testing.T) {
 		}
 		if stored(0, 3) || stored(-1, 3) {
 			t.Errorf("a tile the tree does not fill is stored")
+		}
+	})
+}
+
+// The migration that brings pack-state entries (0024) appends one for every
+// package that exists, stating its state then (latest, yanked versions,
+// deprecation), and makes it the package's log head; without the domain's
+// entries it refuses the database.
+func TestPackStateMigration(t *testing.T) {
+	onEachEngine(t, func(t *testing.T, dsn string) {
+		s := openForTest(t, dsn, Options{})
+		alice := logTestAccount(t, s, "alice")
+		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for _, v := range []string{"1.0.0", "2.0.0"} {
+			if _, _, err := s.Publish(t.Context(), logTestInput(alice, "widget", v, t0).Ready()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := s.PackageBySlug(t.Context(), "alice", "widget")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.SetYanked(t.Context(), registry.NewYankChange(p, "2.0.0", true, "bad", t0)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SetDeprecated(t.Context(), registry.NewDeprecationChange(p, "use alice/gadget", t0)); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := s.LogState(t.Context())
+		// Back to the schema before pack-state entries.
+		for _, stmt := range []string{`ALTER TABLE packages DROP COLUMN log_head`, `DELETE FROM schema_migrations WHERE version = 24`} {
+			if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		s.Close()
+		if _, err := Open(t.Context(), dsn, Options{}); !errors.Is(err, errNoBackfill) {
+			t.Fatalf("Open without Options.LogBackfill: %v, want the backfill refused", err)
+		}
+		s = openForTest(t, dsn, Options{LogBackfill: registry.Backfill()})
+		after, _ := s.LogState(t.Context())
+		if after.Entries != before.Entries+1 {
+			t.Fatalf("%d entries after the migration, want %d", after.Entries, before.Entries+1)
+		}
+		entries, _ := s.LogEntries(t.Context(), before.Entries, after.Entries)
+		e, err := translog.Parse(entries[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := e.PackState()
+		if err != nil || st.Latest != "1.0.0" || strings.Join(st.Yanked, " ") != "2.0.0" || st.Deprecated != "use alice/gadget" || st.Prev != -1 {
+			t.Errorf("the migration's entry:\n%s\nwant widget's state: latest 1.0.0, 2.0.0 yanked, deprecated, no prev (%v)", entries[0], err)
+		}
+		p, err = s.PackageBySlug(t.Context(), "alice", "widget")
+		if err != nil || p.LogHead == nil || *p.LogHead != before.Entries {
+			t.Errorf("log head after the migration: %v, %v; want %d", p.LogHead, err, before.Entries)
 		}
 	})
 }

@@ -73,7 +73,7 @@ func TestLogPageListsNewestEntriesAndPagesBack(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)
-		for i := range 60 {
+		for i := range 30 { // 60 entries: each publish and its pack-state entry
 			publishDoc(t, env, alice, packDoc("widget", fmt.Sprintf("1.0.%d", i)))
 		}
 		size := coverLog(t, env)
@@ -86,7 +86,7 @@ func TestLogPageListsNewestEntriesAndPagesBack(t *testing.T) {
 		first := web.Get("/log")
 		servertest.WantPage(t, first, http.StatusOK, "Transparency log", "Latest checkpoint", root,
 			"No witnesses are configured", "servertest/log",
-			`href="/alice/widget@1.0.59"`, `href="/log/entry/59"`, "publish", "by API token")
+			`href="/alice/widget@1.0.29"`, `href="/log/entry/59"`, "publish", "by API token", "pack-state")
 		if csp := first.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
 			t.Errorf("the log page's CSP = %q", csp)
 		}
@@ -180,7 +180,7 @@ func TestLogPagesEscapeHostileText(t *testing.T) {
 
 		list := web.Get("/log")
 		servertest.WantPage(t, list, http.StatusOK, "reason: "+reason, `href="/alice/`+p.PackSlug+`@1.0.0"`)
-		entry := web.Get(fmt.Sprintf("/log/entry/%d", size-1))
+		entry := web.Get(fmt.Sprintf("/log/entry/%d", size-2)) // the yank, before its pack-state entry
 		servertest.WantPage(t, entry, http.StatusOK, "yank", `href="/alice/`+p.PackSlug+`@1.0.0"`)
 		for name, page := range map[string]string{"log": list.Body, "entry": entry.Body} {
 			assertNoInlineCode(t, page)
