@@ -48,6 +48,7 @@ func validPackage() map[string]any {
 		"created_at":      "2026-03-01T12:00:00Z", "updated_at": "2026-03-02T08:30:00Z",
 		"deprecated":              "",
 		"trusted_publishing_only": false,
+		"downloads":               0,
 	}
 }
 
@@ -153,12 +154,12 @@ func TestHarnessReportsWhatTheDocumentDoesNotAllow(t *testing.T) {
 		},
 		{
 			name:    "package detail with a signed and an unsigned version passes",
-			handler: answerJSON(200, map[string]any{"ok": true, "package": validPackage(), "versions": []any{validVersion(map[string]any{"fingerprint": "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", "timestamp": 1772366400, "nonce": "0123456789abcdef", "signature": "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n", "signed_lines_known": true, "signed_name": "", "signed_description": "", "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"}), validVersion(nil)}}),
+			handler: answerJSON(200, map[string]any{"ok": true, "package": validPackage(), "log_head": nil, "versions": []any{validVersion(map[string]any{"fingerprint": "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", "timestamp": 1772366400, "nonce": "0123456789abcdef", "signature": "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n", "signed_lines_known": true, "signed_name": "", "signed_description": "", "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"}), validVersion(nil)}}),
 			send:    func(c *apitest.Client) { c.Get("/api/packages/alice/code-review") },
 		},
 		{
 			name:    "a version signed before the signed lines were kept passes",
-			handler: answerJSON(200, map[string]any{"ok": true, "package": validPackage(), "versions": []any{validVersion(map[string]any{"fingerprint": "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", "timestamp": 1772366400, "nonce": "0123456789abcdef", "signature": "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n", "signed_lines_known": false, "signed_name": nil, "signed_description": nil, "public_key": nil})}}),
+			handler: answerJSON(200, map[string]any{"ok": true, "package": validPackage(), "log_head": nil, "versions": []any{validVersion(map[string]any{"fingerprint": "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", "timestamp": 1772366400, "nonce": "0123456789abcdef", "signature": "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n", "signed_lines_known": false, "signed_name": nil, "signed_description": nil, "public_key": nil})}}),
 			send:    func(c *apitest.Client) { c.Get("/api/packages/alice/code-review") },
 		},
 		{
