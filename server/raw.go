@@ -52,10 +52,11 @@ func (s *Server) raw(c *gin.Context) {
 	c.Status(http.StatusOK)
 	if c.Request.Method != http.MethodHead {
 		// A download: a GET answered with the document (docs/protocol.md,
-		// Download counts); neither HEAD nor a 304 above counts.
-		if _, err := c.Writer.Write(v.Content); err == nil {
-			s.svc.CountDownload(v)
-		}
+		// Download counts); neither HEAD nor a 304 above counts. Counted
+		// before the body goes out, so that a client that has read it
+		// knows it is counted (a flush after that includes it).
+		s.svc.CountDownload(v)
+		c.Writer.Write(v.Content)
 	}
 }
 
