@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // addAuthenticator gives the tab a virtual platform authenticator (the
@@ -73,13 +74,25 @@ func (b tab) logOut(base string) {
 	}
 }
 
-// In Chromium with a virtual authenticator: register a passkey on the
+// In Chromium with a virtual authenticator, on SQLite and PostgreSQL: register a passkey on the
 // account page, log in with it and no password, require it after the
 // password, log in with a recovery code (once), and the organisation's
 // requirement of a second factor.
 func TestBrowserPasskeys(t *testing.T) {
+	for _, backend := range []struct {
+		name string
+		dsn  func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return t.TempDir() + "/pact.db" }},
+		{"postgres", func(t *testing.T) string { return storetest.PostgresURL(t) }},
+	} {
+		t.Run(backend.name, func(t *testing.T) { browserPasskeys(t, backend.dsn(t)) })
+	}
+}
+
+func browserPasskeys(t *testing.T, dsn string) {
 	ctx := newBrowser(t, 120*time.Second)
-	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{Localhost: true})
+	env := servertest.Start(t, dsn, servertest.Options{Localhost: true})
 	alice := env.CreateUser(t, "alice")
 	b := tab{t: t, ctx: ctx}
 	auth := addAuthenticator(t, ctx)
