@@ -199,7 +199,10 @@ func (d *Deliverer) send(ctx context.Context, c *registry.HookClaim, body []byte
 	req.Header.Set(wire.HeaderHookSignature, hooksig.Sign(c.Hook.Secret, time.Now(), body))
 	resp, err := d.client.Do(req)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The request's deadline and the transport's header timeout are
+		// both the timeout: whichever fires first, the same words.
+		var netErr net.Error
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
 			return registry.HookOutcome{Duration: time.Since(start), Error: "no answer within " + d.cfg.Timeout.String() + " (--webhook-timeout)"}
 		}
 		return registry.HookOutcome{Duration: time.Since(start), Error: err.Error()}
