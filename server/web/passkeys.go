@@ -68,6 +68,28 @@ type passkeyPost struct {
 	Next       string          `json:"next"` // where a log-in goes on to
 }
 
+// passkeyAnswer reads the browser's answer to a ceremony, or answers the
+// request itself (passkeys off, a bad body) and reports false.
+func (pages *Pages) passkeyAnswer(c *gin.Context) (*passkeyPost, bool) {
+	if pages.passkeysOff(c) {
+		return nil, false
+	}
+	post, err := readPasskeyPost(c)
+	if err != nil {
+		pages.jsonFailed(c, err)
+		return nil, false
+	}
+	return post, true
+}
+
+// takeCeremonyCookie answers the ceremony id the browser holds and clears
+// it: a ceremony is finished once.
+func (pages *Pages) takeCeremonyCookie(c *gin.Context) string {
+	id := cookieValue(c, pages.sessions.ceremonyCookie())
+	pages.setShortCookie(c, pages.sessions.ceremonyCookie(), "", -1)
+	return id
+}
+
 func readPasskeyPost(c *gin.Context) (*passkeyPost, error) {
 	body, err := io.ReadAll(c.Request.Body) // limitFormBody bounds it
 	if err != nil {
@@ -219,16 +241,11 @@ func (pages *Pages) beginPasskeyLogin(c *gin.Context) {
 
 func (pages *Pages) finishPasskeyLogin(c *gin.Context) {
 	noStore(c)
-	if pages.passkeysOff(c) {
+	post, ok := pages.passkeyAnswer(c)
+	if !ok {
 		return
 	}
-	post, err := readPasskeyPost(c)
-	if err != nil {
-		pages.jsonFailed(c, err)
-		return
-	}
-	id := cookieValue(c, pages.sessions.ceremonyCookie())
-	pages.setShortCookie(c, pages.sessions.ceremonyCookie(), "", -1)
+	id := pages.takeCeremonyCookie(c)
 	lc, err := pages.countAddress(c)
 	if err != nil {
 		pages.jsonFailed(c, err)
@@ -328,12 +345,8 @@ func (pages *Pages) secondFactorCounts(c *gin.Context) (*loginCounts, error) {
 
 func (pages *Pages) finishSecondFactor(c *gin.Context) {
 	noStore(c)
-	if pages.passkeysOff(c) {
-		return
-	}
-	post, err := readPasskeyPost(c)
-	if err != nil {
-		pages.jsonFailed(c, err)
+	post, ok := pages.passkeyAnswer(c)
+	if !ok {
 		return
 	}
 	lc, err := pages.secondFactorCounts(c)
@@ -418,16 +431,11 @@ func (pages *Pages) beginPasskeyRegistration(c *gin.Context) {
 }
 
 func (pages *Pages) finishPasskeyRegistration(c *gin.Context) {
-	if pages.passkeysOff(c) {
+	post, ok := pages.passkeyAnswer(c)
+	if !ok {
 		return
 	}
-	post, err := readPasskeyPost(c)
-	if err != nil {
-		pages.jsonFailed(c, err)
-		return
-	}
-	id := cookieValue(c, pages.sessions.ceremonyCookie())
-	pages.setShortCookie(c, pages.sessions.ceremonyCookie(), "", -1)
+	id := pages.takeCeremonyCookie(c)
 	if _, err := pages.svc.FinishPasskeyRegistration(c, pages.rp, pages.currentAccount(c), id, post.Name, post.Credential); err != nil {
 		pages.jsonFailed(c, err)
 		return
