@@ -80,6 +80,13 @@ func (s *Store) UsePasskey(ctx context.Context, id int64, signCount uint32, at t
 // its last one.
 func (s *Store) DeletePasskey(ctx context.Context, accountID, id int64, keepOne, secondFactorOff bool) error {
 	return s.transact(ctx, "delete passkey", func(ctx context.Context, tx *sql.Tx) error {
+		// Locking the account's row (PostgreSQL) makes two removals at
+		// once, on any replica, count the passkeys in turn: without it
+		// both count two and both delete, leaving none.
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET id = id WHERE id = ?`), accountID)
+		if err := s.oneRow(res, err, "delete passkey", func() error { return notFound("no such account %d", accountID) }); err != nil {
+			return err
+		}
 		if keepOne {
 			var n int
 			if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM passkeys WHERE account_id = ?`), accountID).Scan(&n); err != nil {
@@ -89,7 +96,7 @@ func (s *Store) DeletePasskey(ctx context.Context, accountID, id int64, keepOne,
 				return conflict("the last passkey of account %d", accountID)
 			}
 		}
-		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM passkeys WHERE id = ? AND account_id = ?`), id, accountID)
+		res, err = tx.ExecContext(ctx, s.q(`DELETE FROM passkeys WHERE id = ? AND account_id = ?`), id, accountID)
 		if err != nil {
 			return err
 		}
