@@ -237,11 +237,10 @@ func TestHookDeliveriesAreSignedAndProvable(t *testing.T) {
 			if _, err := hooksig.Verify(d.Signature, "not the secret at all", d.Body, time.Now(), 0); err == nil {
 				t.Errorf("%s: the signature verifies under another secret", what)
 			}
-			if p.Event == "deprecate" {
-				if p.LogIndex != nil || p.Entry != "" || p.Proof != "" || p.Message != "use gadget" || p.Package != "widget" {
-					t.Errorf("deprecation: %+v", p)
-				}
-				continue
+			// A deprecation carries the pack-state entry that records it.
+			if p.Event == "deprecate" && (p.Kind != "pack-state" || p.Message != "use gadget" || p.Package != "widget" ||
+				!strings.Contains(p.Entry, "\ndeprecated \"use gadget\"\n")) {
+				t.Errorf("deprecation: %+v", p)
 			}
 			if p.LogIndex == nil || !strings.Contains(p.Entry, "\nkind "+p.Kind+"\n") {
 				t.Errorf("%s: log_index %v, entry %q, kind %q", what, p.LogIndex, p.Entry, p.Kind)

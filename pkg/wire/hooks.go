@@ -94,8 +94,9 @@ type HookDeliveryResult struct {
 // HookPayload is the JSON body of a webhook delivery (docs/protocol.md,
 // Webhooks). Entry and Proof are the log entry's text and its offline
 // proof (C2SP tlog-proof, as GET /log/proof/{index} answers) against the
-// checkpoint served when it was sent; for a deprecation, which the log does
-// not record, LogIndex is null and both are "".
+// checkpoint served when it was sent; a deprecation carries the package's
+// pack-state entry that records it (Kind "pack-state"). LogIndex is null
+// only in a deprecation queued by a pactd older than pack-state entries.
 type HookPayload struct {
 	Event    string    `json:"event"`
 	Kind     string    `json:"kind"`

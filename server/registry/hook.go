@@ -97,7 +97,7 @@ type Hook struct {
 }
 
 // HookEvent is what a delivery tells of a change: its event, the kind of
-// its log entry (none for a deprecation, which the log does not record),
+// its log entry (a deprecation's is the pack-state entry that records it),
 // and what it concerns.
 type HookEvent struct {
 	Event, Kind             string
@@ -114,7 +114,7 @@ type HookEvent struct {
 type HookDelivery struct {
 	ID, HookID int64
 	HookEvent
-	LogIndex      *int64 // nil for a deprecation
+	LogIndex      *int64 // nil only for a deprecation queued before pack-state entries
 	CreatedAt     time.Time
 	State         string
 	Attempts      int
@@ -154,8 +154,8 @@ type HookAttempt struct {
 type HookRouting struct {
 	EventOf func(e *translog.Entry) (HookEvent, bool)
 	Match   func(h *Hook, ev HookEvent) bool
-	// Deprecation is the event of a package's deprecation (the log
-	// does not record it), queued the same way.
+	// Deprecation is the event of a package's deprecation, queued with
+	// the pack-state entry that records it.
 	Deprecation func(owner, pack, message string, at time.Time) HookEvent
 	// Queue is when a delivery queued at now is first tried, and when it
 	// gives up.
@@ -194,9 +194,10 @@ func HookEventOf(e *translog.Entry) (HookEvent, bool) {
 }
 
 // DeprecationEvent is the hook event of owner/pack deprecated with message
-// ("" un-deprecates); the log does not record deprecations.
+// ("" un-deprecates); the log records it in the package's pack-state entry,
+// which the delivery carries.
 func DeprecationEvent(owner, pack, message string, at time.Time) HookEvent {
-	return HookEvent{Event: HookDeprecate, Owner: owner, Package: pack, Message: message, At: at}
+	return HookEvent{Event: HookDeprecate, Kind: translog.KindPackState, Owner: owner, Package: pack, Message: message, At: at}
 }
 
 func hookMatches(h *Hook, ev HookEvent) bool {

@@ -60,7 +60,7 @@ func queued(t *testing.T, s *sqlstore.Store, h *registry.Hook) []registry.HookDe
 
 // Deliveries are queued in the transaction of their event: one for each
 // hook that hears it, none for a change that did not happen (an identical
-// publish, a refused one), a deprecation without a log index; a claim
+// publish, a refused one), a deprecation with its pack-state entry; a claim
 // takes only deliveries whose entry the tree holds, and leases them.
 func TestHookQueueFollowsItsEvents(t *testing.T) {
 	for _, b := range backends {
@@ -92,7 +92,7 @@ func TestHookQueueFollowsItsEvents(t *testing.T) {
 				t.Fatalf("deprecating no package: %v", err)
 			}
 			got := queued(t, s, all)
-			if len(got) != 3 || got[0].Event != "deprecate" || got[0].LogIndex != nil || got[0].Message != "use gadget" ||
+			if len(got) != 3 || got[0].Event != "deprecate" || got[0].Kind != "pack-state" || got[0].LogIndex == nil || got[0].Message != "use gadget" ||
 				got[1].Package != "gadget" || got[2].Package != "widget" || got[2].Kind != "publish" || got[2].LogIndex == nil || *got[2].LogIndex != 0 {
 				t.Fatalf("the hook of every event queued %+v", got)
 			}
@@ -103,16 +103,16 @@ func TestHookQueueFollowsItsEvents(t *testing.T) {
 				t.Fatalf("the widget hook queued %+v", w)
 			}
 
-			// Before the log is sequenced, only the deprecation can be sent.
+			// Before the log is sequenced, nothing can be sent.
 			claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
-			if err != nil || len(claims) != 1 || claims[0].Delivery.Event != "deprecate" || claims[0].Hook.Secret != all.Secret {
+			if err != nil || len(claims) != 0 {
 				t.Fatalf("claims before sequencing: %+v, %v", claims, err)
 			}
 			if _, err := svc.SequenceLog(ctx); err != nil {
 				t.Fatal(err)
 			}
 			claims, err = s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
-			if err != nil || len(claims) != 3 {
+			if err != nil || len(claims) != 4 || claims[0].Hook.Secret == "" {
 				t.Fatalf("claims after sequencing: %+v, %v", claims, err)
 			}
 			// Leased: nobody takes them again until the lease ends.

@@ -80,7 +80,7 @@ WHERE package_id = ? AND version = ?`), packageID, version)
 		if _, err := s.appendLog(ctx, tx, entry); err != nil {
 			return nil, nil, err
 		}
-		if err := s.appendPackState(ctx, tx, packageID, c.State); err != nil {
+		if _, err := s.appendPackState(ctx, tx, packageID, c.State); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -156,19 +156,19 @@ func (s *Store) SetDeprecated(ctx context.Context, c registry.DeprecationChange)
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE packages SET deprecated = ? WHERE id = ?`), c.Message, c.PackageID); err != nil {
 			return err
 		}
-		err = s.appendPackState(ctx, tx, c.PackageID, func(st registry.PackState) *translog.Entry {
-			entry := c.State(was, st)
-			logged = entry != nil
-			return entry
+		index, err := s.appendPackState(ctx, tx, c.PackageID, func(st registry.PackState) *translog.Entry {
+			return c.State(was, st)
 		})
 		if err != nil {
 			return err
 		}
+		logged = index != nil
 		if pkg, err = s.packageByID(ctx, tx, c.PackageID); err != nil || !logged {
 			return err
 		}
-		// The webhooks of a deprecation that changed something.
-		return s.queueHooks(ctx, tx, s.hooks.Deprecation(pkg.OwnerSlug, pkg.PackSlug, c.Message, c.At), nil)
+		// The webhooks of a deprecation that changed something, with the
+		// pack-state entry that records it.
+		return s.queueHooks(ctx, tx, s.hooks.Deprecation(pkg.OwnerSlug, pkg.PackSlug, c.Message, c.At), index)
 	})
 	if err != nil {
 		return nil, err

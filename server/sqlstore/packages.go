@@ -217,7 +217,7 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 			return nil, false, err
 		}
 		logIndex = sql.NullInt64{Int64: index, Valid: true}
-		if err := s.appendPackState(ctx, tx, packageID, in.State); err != nil {
+		if _, err := s.appendPackState(ctx, tx, packageID, in.State); err != nil {
 			return nil, false, err
 		}
 	}

@@ -57,24 +57,25 @@ func (s *Store) packStateTx(ctx context.Context, tx *sql.Tx, packageID int64) (r
 
 // appendPackState appends the entry build makes of packageID's state as tx
 // finds it, unless build answers nil, and makes it the package's log head.
-func (s *Store) appendPackState(ctx context.Context, tx *sql.Tx, packageID int64, build func(registry.PackState) *translog.Entry) error {
+// It answers the entry's index (nil: nothing appended).
+func (s *Store) appendPackState(ctx context.Context, tx *sql.Tx, packageID int64, build func(registry.PackState) *translog.Entry) (*int64, error) {
 	if build == nil {
-		return errors.New("sqlstore: a change of a package came without its pack-state entry (registry)")
+		return nil, errors.New("sqlstore: a change of a package came without its pack-state entry (registry)")
 	}
 	st, err := s.packStateTx(ctx, tx, packageID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	entry := build(st)
 	if entry == nil {
-		return nil
+		return nil, nil
 	}
 	index, err := s.appendLog(ctx, tx, entry)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, err = s.txExec(ctx, tx, sqlSetLogHead, index, packageID)
-	return err
+	return &index, err
 }
 
 // backfillPackStates appends a first pack-state entry for every package
@@ -108,7 +109,7 @@ WHERE p.log_head IS NULL ORDER BY p.id`)
 		return errNoBackfill
 	}
 	for _, p := range packs {
-		err := s.appendPackState(ctx, tx, p.id, func(st registry.PackState) *translog.Entry {
+		_, err := s.appendPackState(ctx, tx, p.id, func(st registry.PackState) *translog.Entry {
 			return s.backfill.PackState(p.owner, p.pack, st, at)
 		})
 		if err != nil {

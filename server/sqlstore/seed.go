@@ -89,7 +89,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		if _, err := setLogIndex.ExecContext(ctx, index, versionID); err != nil {
 			return s.fault("seed", err)
 		}
-		if err := s.appendPackState(ctx, tx, packageID, in.State); err != nil {
+		if _, err := s.appendPackState(ctx, tx, packageID, in.State); err != nil {
 			return s.fault("seed: log the package's state", err)
 		}
 		if firstID < 0 {
