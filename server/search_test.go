@@ -105,10 +105,13 @@ func TestSearch(t *testing.T) {
 					t.Errorf("q=%s: suggestions %q, want %q first", q, page.Suggestions, want[0])
 				}
 			}
-			// Enough found: no suggestions, not even an empty list.
-			resp := env.API.Get("/api/packages?q=widget")
-			if body := resp.JSON(t); body["suggestions"] != nil {
-				t.Errorf("q=widget: suggestions %v", body["suggestions"])
+			// Enough found, or the package the query names: no
+			// suggestions, not even an empty list.
+			for _, q := range []string{"widget", "bob%2Fwidget-cli", "my-widget"} {
+				resp := env.API.Get("/api/packages?q=" + q)
+				if body := resp.JSON(t); body["suggestions"] != nil {
+					t.Errorf("q=%s: suggestions %v", q, body["suggestions"])
+				}
 			}
 		})
 

@@ -93,10 +93,13 @@ const (
 
 // Suggestions returns the slugs nearest to q's words, for a search whose
 // first page found fewer than suggestBelow packages (found), leaving out
-// the slugs it found; nil for a plain list, a later page, or a search that
-// found enough.
+// the slugs it found; nil for a plain list, a later page, a search that
+// found enough, or one that found the package it names.
 func (s *Service) Suggestions(ctx context.Context, q ListQuery, found []Package) ([]string, error) {
-	if strings.TrimSpace(q.Query) == "" || q.Cursor != "" || len(found) >= suggestBelow {
+	// A search that found the package it names (rank SearchExact) is
+	// not a typo.
+	if strings.TrimSpace(q.Query) == "" || q.Cursor != "" || len(found) >= suggestBelow ||
+		len(found) > 0 && found[0].SearchRank == SearchExact {
 		return nil, nil
 	}
 	if err := checkSearch(q.Query); err != nil {

@@ -233,17 +233,20 @@ GROUP BY slug ORDER BY min(d), min(whole), slug LIMIT ?`
 			if g := padded[i : i+3]; !seen[g] {
 				seen[g] = true
 				grams = append(grams, `"`+g+`"`)
-				shared = append(shared, `(instr(' ' || p.pack_slug || ' ', ?) > 0)`)
+				shared = append(shared, `(instr(padded, ?) > 0)`)
 				args = append(args, g)
 			}
 		}
-		q = `SELECT slug FROM (
-  SELECT p.pack_slug AS slug, (` + strings.Join(shared, " + ") + `) AS shared
-  FROM (SELECT rowid AS id FROM package_slugs WHERE package_slugs MATCH ? ORDER BY rowid DESC LIMIT ?) h
-  JOIN packages p ON p.id = h.id
-  WHERE p.latest_version_id > 0 AND p.pack_slug <> ?
-  GROUP BY p.pack_slug) c
-WHERE CAST(shared AS REAL) / (? + length(slug) - shared) >= 0.2
+		// MATERIALIZED: the share is counted once per slug; flattened
+		// into the outer query it was counted again for the filter and
+		// the order (three times the work).
+		q = `WITH c AS MATERIALIZED (
+  SELECT slug, (` + strings.Join(shared, " + ") + `) AS shared FROM (
+    SELECT DISTINCT p.pack_slug AS slug, ' ' || p.pack_slug || ' ' AS padded
+    FROM (SELECT rowid AS id FROM package_slugs WHERE package_slugs MATCH ? ORDER BY rowid DESC LIMIT ?) h
+    JOIN packages p ON p.id = h.id
+    WHERE p.latest_version_id > 0 AND p.pack_slug <> ?))
+SELECT slug FROM c WHERE CAST(shared AS REAL) / (? + length(slug) - shared) >= 0.2
 ORDER BY CAST(shared AS REAL) / (? + length(slug) - shared) DESC, length(slug), slug LIMIT ?`
 		args = append(args, strings.Join(grams, " OR "), suggestWindow, key, len(grams), len(grams), limit)
 	}

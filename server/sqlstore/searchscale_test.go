@@ -70,8 +70,15 @@ func BenchmarkSearchScale(b *testing.B) {
 			k := j % len(kinds)
 			q := queryOf[k](j * n / searches)
 			t0 := time.Now()
-			if _, err := s.ListPackages(ctx, registry.PackageFilter{Limit: 21, Query: q}); err != nil {
+			found, err := s.ListPackages(ctx, registry.PackageFilter{Limit: 21, Query: q})
+			if err != nil {
 				b.Fatalf("q=%q: %v", q, err)
+			}
+			// As GET /api/packages?q= does (registry.Service.Suggestions).
+			if len(found) < 3 && (len(found) == 0 || found[0].SearchRank != registry.SearchExact) {
+				if _, err := s.SuggestSlugs(ctx, q, 5+len(found)); err != nil {
+					b.Fatalf("suggestions for q=%q: %v", q, err)
+				}
 			}
 			d := time.Since(t0)
 			if len(took[k]) == 0 || d > slices.Max(took[k]) {
