@@ -160,6 +160,9 @@ func TestPostgresSearchSessionsPlanEachSearch(t *testing.T) {
 		if got := pragmaPG(t, s.searchPool(), "jit"); got != "off" {
 			t.Errorf("URL %q: jit = %s on the search pool, want off", c.query, got)
 		}
+		if got := pragmaPG(t, s.searchPool(), "pg_trgm.strict_word_similarity_threshold"); got != "0.25" {
+			t.Errorf("URL %q: the suggestions' similarity floor is %s on the search pool, want 0.25", c.query, got)
+		}
 	}
 }
 

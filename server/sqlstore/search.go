@@ -35,6 +35,10 @@ const defaultSearchWindow = 1000
 // ranks for suggestions: the newest so many.
 const suggestWindow = 2000
 
+// suggestFloor is the least strict word similarity of a suggestion on
+// PostgreSQL (a distance under 0.75).
+const suggestFloor = "0.25"
+
 // searchTerms is a query cut into what the statement needs.
 type searchTerms struct {
 	// words are the query's words, each a phrase of the index's tokens
@@ -217,14 +221,17 @@ func (s *Store) SuggestSlugs(ctx context.Context, query string, limit int) ([]st
 	if s.dialect.name() == "postgres" {
 		// Strict word similarity: "postgers" is near "postgres-backup",
 		// whose word "postgres" it misspells; "bakup" nearer "backup" than
-		// "bakery". Distance is 1 - similarity.
+		// "bakery". Distance is 1 - similarity. `<<%` keeps only slugs at
+		// least suggestFloor similar (the search pool's
+		// pg_trgm.strict_word_similarity_threshold), which bounds the
+		// index's walk when nothing is near.
 		q = `SELECT slug FROM (
   SELECT p.pack_slug AS slug, ? <<<-> p.pack_slug AS d, p.pack_slug <-> ? AS whole
-  FROM packages p WHERE p.latest_version_id > 0
+  FROM packages p WHERE p.latest_version_id > 0 AND ? <<% p.pack_slug
   ORDER BY ? <<<-> p.pack_slug LIMIT 50) n
-WHERE d < 0.75 AND slug <> ?
+WHERE slug <> ?
 GROUP BY slug ORDER BY min(d), min(whole), slug LIMIT ?`
-		args = []any{key, key, key, key, limit}
+		args = []any{key, key, key, key, key, limit}
 	} else {
 		padded := " " + key + " "
 		var grams, shared []string
