@@ -185,3 +185,59 @@ func pragmaPG(t *testing.T, db *sql.DB, name string) string {
 	}
 	return value
 }
+
+// Every change of a package reads its yanked versions (its pack-state
+// entry lists them) through versions_yanked, not by walking every version
+// of the package: a package's thousandth publish costs what its first did.
+func TestYankedVersionsAreReadThroughTheirIndex(t *testing.T) {
+	ctx := context.Background()
+	t.Run("sqlite", func(t *testing.T) {
+		s := openForTest(t, storetest.SQLiteDSN(t), Options{})
+		var plan []string
+		rows, err := s.read.QueryContext(ctx, `EXPLAIN QUERY PLAN `+sqlYankedVersions, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		if got := strings.Join(plan, "; "); !strings.Contains(got, "USING INDEX versions_yanked") {
+			t.Errorf("the plan of a package's yanked versions: %s", got)
+		}
+	})
+	t.Run("postgres", func(t *testing.T) {
+		s := openForTest(t, storetest.PostgresURL(t), Options{})
+		tx, err := s.read.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		// An empty table is read whole by any plan: the question is
+		// whether the index serves the query at all.
+		if _, err := tx.ExecContext(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		rows, err := tx.QueryContext(ctx, `EXPLAIN `+s.q(sqlYankedVersions), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, line)
+		}
+		if got := strings.Join(plan, "; "); !strings.Contains(got, "versions_yanked") {
+			t.Errorf("the plan of a package's yanked versions: %s", got)
+		}
+	})
+}
