@@ -156,7 +156,7 @@ func TestLogCheckFindsTamperedReleases(t *testing.T) {
 		release := `{"contract_id":"alice/widget","version":"1.0.0","artifact_index_url":"https://example.com/widget/1.0.0",` +
 			`"artifacts":[{"name":"widget-linux-amd64","sha256":"` + strings.Repeat("ab", 32) + `"}],"source_git_commit":"0123abc"}`
 		wantAnswer(t, "register the release", call(t, httpClient, http.MethodPost, srv.URL+"/api/releases", token, json.RawMessage(release)), http.StatusOK)
-		logtest.WaitFor(t, srv.URL, 2)
+		logtest.WaitFor(t, srv.URL, 3) // the publish with its pack-state entry, and the release
 
 		if r := pactd(t, nil, "", "log", "check", "--db", dsn); r.code != 0 || !strings.Contains(r.stdout, "releases: 1 records equal to their log entries") {
 			t.Fatalf("pactd log check before tampering: code %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -169,6 +169,21 @@ func TestLogCheckFindsTamperedReleases(t *testing.T) {
 		r := pactd(t, nil, "", "log", "check", "--db", dsn)
 		if r.code == 0 || !strings.Contains(r.stderr, "release of alice/widget 1.0.0: the stored record hashes to") {
 			t.Errorf("pactd log check after tampering: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		}
+
+		// A checkpoint larger than the tree is left out only while a
+		// serving replica may have signed it since the check began: one
+		// that no tree backs is refused.
+		if _, err := db.ExecContext(context.Background(), `UPDATE releases SET source_git_commit = '0123abc'`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(context.Background(), `INSERT INTO log_checkpoints (size, note, created_at)
+SELECT 99, note, created_at FROM log_checkpoints WHERE size = 3`); err != nil {
+			t.Fatal(err)
+		}
+		r = pactd(t, nil, "", "log", "check", "--db", dsn)
+		if r.code == 0 || !strings.Contains(r.stderr, "checkpoint of size 99: the tree has 3 entries") {
+			t.Errorf("pactd log check with a checkpoint past the tree: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 		}
 	})
 }
