@@ -185,6 +185,17 @@ SELECT 99, note, created_at FROM log_checkpoints WHERE size = 3`); err != nil {
 		if r.code == 0 || !strings.Contains(r.stderr, "checkpoint of size 99: the tree has 3 entries") {
 			t.Errorf("pactd log check with a checkpoint past the tree: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 		}
+		// So is a package whose state names an entry past the log.
+		if _, err := db.ExecContext(context.Background(), `DELETE FROM log_checkpoints WHERE size = 99`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(context.Background(), `UPDATE packages SET log_head = 500`); err != nil {
+			t.Fatal(err)
+		}
+		r = pactd(t, nil, "", "log", "check", "--db", dsn)
+		if r.code == 0 || !strings.Contains(r.stderr, "log entry 500: the database names it, but the log has 3 entries") {
+			t.Errorf("pactd log check with a log head past the log: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		}
 	})
 }
 
