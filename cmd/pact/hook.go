@@ -195,6 +195,22 @@ func hookState(h *client.Hook) string {
 	return "ok"
 }
 
+// hookArgs is the prologue of the commands on one hook: its ID and, for
+// redeliver, the DELIVERY, parsed in that order, and the client.
+func hookArgs(f *factory, args []string) (*client.Client, []int64, error) {
+	names := []string{"ID", "DELIVERY"}
+	ids := make([]int64, len(args))
+	for i, arg := range args {
+		id, err := hookIDArg(arg, names[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		ids[i] = id
+	}
+	c, err := f.Client()
+	return c, ids, err
+}
+
 func hookIDArg(arg, what string) (int64, error) {
 	id, err := strconv.ParseInt(arg, 10, 64)
 	if err != nil || id <= 0 {
@@ -213,14 +229,11 @@ func newHookRemoveCmd(f *factory) *cobra.Command {
 		Example: `  $ pact hook remove 3`,
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := hookIDArg(args[0], "ID")
+			c, ids, err := hookArgs(opts.Factory, args)
 			if err != nil {
 				return err
 			}
-			c, err := opts.Factory.Client()
-			if err != nil {
-				return err
-			}
+			id := ids[0]
 			if err := c.RemoveHook(cmd.Context(), id); err != nil {
 				return err
 			}
@@ -242,14 +255,11 @@ HTTP status, duration and error.`,
   $ pact hook deliveries 3 --json`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := hookIDArg(args[0], "ID")
+			c, ids, err := hookArgs(opts.Factory, args)
 			if err != nil {
 				return err
 			}
-			c, err := opts.Factory.Client()
-			if err != nil {
-				return err
-			}
+			id := ids[0]
 			h, list, err := c.HookDeliveries(cmd.Context(), id)
 			if err != nil {
 				return err
@@ -299,18 +309,11 @@ func newHookRedeliverCmd(f *factory) *cobra.Command {
 		Example: `  $ pact hook redeliver 3 41`,
 		Args:    usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := hookIDArg(args[0], "ID")
+			c, ids, err := hookArgs(opts.Factory, args)
 			if err != nil {
 				return err
 			}
-			delivery, err := hookIDArg(args[1], "DELIVERY")
-			if err != nil {
-				return err
-			}
-			c, err := opts.Factory.Client()
-			if err != nil {
-				return err
-			}
+			id, delivery := ids[0], ids[1]
 			if _, err := c.Redeliver(cmd.Context(), id, delivery); err != nil {
 				return err
 			}
