@@ -471,3 +471,57 @@ func restoreWithoutMakers(t *testing.T, dsn func(testing.TB) string) {
 		t.Errorf("restored %+v, %v; want alice's, made by alice with no token and no expiry", list, err)
 	}
 }
+
+// backend is one of backends.
+type backend = struct {
+	name string
+	dsn  func(t testing.TB) string
+}
+
+// dumpTime is when the dump tests make what they dump.
+var dumpTime = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+
+// acrossEngines runs test, in parallel, for every pair of engines a dump is
+// made on and restored into: source is a fresh store of the first, holding
+// the accounts named (NAME@example.com, made at dumpTime), and to is the
+// engine roundTrip restores into.
+func acrossEngines(t *testing.T, usernames []string, test func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to backend)) {
+	for _, from := range backends {
+		for _, to := range backends {
+			t.Run(from.name+" to "+to.name, func(t *testing.T) {
+				t.Parallel()
+				source := open(t, from.dsn(t), sqlstore.Options{})
+				accounts := make([]*registry.Account, len(usernames))
+				for i, name := range usernames {
+					accounts[i] = &registry.Account{Email: name + "@example.com", Username: name, CreatedAt: dumpTime}
+					if err := source.CreateAccount(context.Background(), accounts[i]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				test(t, source, accounts, to)
+			})
+		}
+	}
+}
+
+// roundTrip dumps source, whose dump must hold each of want, restores it
+// into a fresh store of to's engine, which must dump the same records, and
+// answers the restore's counts and that store.
+func roundTrip(t *testing.T, source *sqlstore.Store, to backend, want ...string) (sqlstore.BackupCounts, *sqlstore.Store) {
+	t.Helper()
+	first := dump(t, source)
+	for _, w := range want {
+		if !bytes.Contains(first, []byte(w)) {
+			t.Fatalf("the dump lacks %s:\n%s", w, first)
+		}
+	}
+	target := open(t, to.dsn(t), sqlstore.Options{})
+	counts, err := target.Restore(context.Background(), bytes.NewReader(first))
+	if err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	if got, want := records(t, dump(t, target)), records(t, first); got != want {
+		t.Errorf("the restored database dumps differently:\n--- restored\n%s\n--- original\n%s", got, want)
+	}
+	return counts, target
+}

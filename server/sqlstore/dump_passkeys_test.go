@@ -16,67 +16,47 @@ import (
 // recovery codes. Without them a user who requires a second factor would
 // be locked out of a restored registry.
 func TestDumpRestoreKeepsPasskeys(t *testing.T) {
-	for _, from := range backends {
-		for _, to := range backends {
-			t.Run(from.name+" to "+to.name, func(t *testing.T) {
-				t.Parallel()
-				ctx := context.Background()
-				source := open(t, from.dsn(t), sqlstore.Options{})
-				now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
-				alice := &registry.Account{Email: "alice@example.com", Username: "alice", CreatedAt: now}
-				if err := source.CreateAccount(ctx, alice); err != nil {
-					t.Fatal(err)
-				}
-				key := &registry.Passkey{AccountID: alice.ID, CredentialID: []byte{0, 1, 255}, PublicKey: []byte{9, 8, 7}, SignCount: 3,
-					Transports: []string{"internal"}, Name: "Laptop", Record: []byte(`{"flags":{"userPresent":true}}`), CreatedAt: now}
-				if err := source.CreatePasskey(ctx, key); err != nil {
-					t.Fatal(err)
-				}
-				if err := source.UsePasskey(ctx, key.ID, 4, now.Add(time.Hour)); err != nil {
-					t.Fatal(err)
-				}
-				code := sha256.Sum256([]byte("abcdabcdabcdabcd"))
-				if err := source.ReplaceRecoveryCodes(ctx, alice.ID, [][]byte{code[:]}, now); err != nil {
-					t.Fatal(err)
-				}
-				if err := source.SetRequireSecondFactor(ctx, alice.ID, true); err != nil {
-					t.Fatal(err)
-				}
-				// A ceremony under way is not dumped.
-				if err := source.CreateCeremony(ctx, &registry.Ceremony{Hash: []byte("h"), Kind: registry.CeremonyLogin, CreatedAt: now, ExpiresAt: now.Add(time.Minute)}, 10); err != nil {
-					t.Fatal(err)
-				}
-				first := dump(t, source)
-				if !bytes.Contains(first, []byte(`"require_second_factor":true`)) || !bytes.Contains(first, []byte(`"type":"passkey"`)) || !bytes.Contains(first, []byte(`"type":"recovery_code"`)) {
-					t.Fatalf("the dump lacks the passkeys:\n%s", first)
-				}
-				target := open(t, to.dsn(t), sqlstore.Options{})
-				counts, err := target.Restore(ctx, bytes.NewReader(first))
-				if err != nil {
-					t.Fatalf("Restore: %v", err)
-				}
-				if counts.Passkeys != 1 || counts.RecoveryCodes != 1 {
-					t.Errorf("Restore counts %s, want 1 passkey and 1 recovery code", counts)
-				}
-				if got, want := records(t, dump(t, target)), records(t, first); got != want {
-					t.Errorf("the restored database dumps differently:\n--- restored\n%s\n--- original\n%s", got, want)
-				}
-				acct, err := target.AccountByUsername(ctx, "alice")
-				if err != nil || !acct.RequireSecondFactor {
-					t.Fatalf("restored alice = %+v, %v", acct, err)
-				}
-				got, err := target.PasskeyByCredentialID(ctx, []byte{0, 1, 255})
-				if err != nil || got.SignCount != 4 || got.LastUsedAt == nil || !bytes.Equal(got.PublicKey, key.PublicKey) || string(got.Record) != string(key.Record) {
-					t.Fatalf("restored passkey = %+v, %v", got, err)
-				}
-				if err := target.UseRecoveryCode(ctx, acct.ID, code[:]); err != nil {
-					t.Errorf("the restored recovery code: %v", err)
-				}
-				// Restore set the sequence past the restored id.
-				if err := target.CreatePasskey(ctx, &registry.Passkey{AccountID: acct.ID, CredentialID: []byte{2}, PublicKey: []byte{2}, Name: "Phone", Record: []byte("{}"), CreatedAt: now}); err != nil {
-					t.Errorf("a new passkey after restore: %v", err)
-				}
-			})
+	acrossEngines(t, []string{"alice"}, func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to backend) {
+		ctx := context.Background()
+		now := dumpTime
+		alice := accounts[0]
+		key := &registry.Passkey{AccountID: alice.ID, CredentialID: []byte{0, 1, 255}, PublicKey: []byte{9, 8, 7}, SignCount: 3,
+			Transports: []string{"internal"}, Name: "Laptop", Record: []byte(`{"flags":{"userPresent":true}}`), CreatedAt: now}
+		if err := source.CreatePasskey(ctx, key); err != nil {
+			t.Fatal(err)
 		}
-	}
+		if err := source.UsePasskey(ctx, key.ID, 4, now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		code := sha256.Sum256([]byte("abcdabcdabcdabcd"))
+		if err := source.ReplaceRecoveryCodes(ctx, alice.ID, [][]byte{code[:]}, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := source.SetRequireSecondFactor(ctx, alice.ID, true); err != nil {
+			t.Fatal(err)
+		}
+		// A ceremony under way is not dumped.
+		if err := source.CreateCeremony(ctx, &registry.Ceremony{Hash: []byte("h"), Kind: registry.CeremonyLogin, CreatedAt: now, ExpiresAt: now.Add(time.Minute)}, 10); err != nil {
+			t.Fatal(err)
+		}
+		counts, target := roundTrip(t, source, to, `"require_second_factor":true`, `"type":"passkey"`, `"type":"recovery_code"`)
+		if counts.Passkeys != 1 || counts.RecoveryCodes != 1 {
+			t.Errorf("Restore counts %s, want 1 passkey and 1 recovery code", counts)
+		}
+		acct, err := target.AccountByUsername(ctx, "alice")
+		if err != nil || !acct.RequireSecondFactor {
+			t.Fatalf("restored alice = %+v, %v", acct, err)
+		}
+		got, err := target.PasskeyByCredentialID(ctx, []byte{0, 1, 255})
+		if err != nil || got.SignCount != 4 || got.LastUsedAt == nil || !bytes.Equal(got.PublicKey, key.PublicKey) || string(got.Record) != string(key.Record) {
+			t.Fatalf("restored passkey = %+v, %v", got, err)
+		}
+		if err := target.UseRecoveryCode(ctx, acct.ID, code[:]); err != nil {
+			t.Errorf("the restored recovery code: %v", err)
+		}
+		// Restore set the sequence past the restored id.
+		if err := target.CreatePasskey(ctx, &registry.Passkey{AccountID: acct.ID, CredentialID: []byte{2}, PublicKey: []byte{2}, Name: "Phone", Record: []byte("{}"), CreatedAt: now}); err != nil {
+			t.Errorf("a new passkey after restore: %v", err)
+		}
+	})
 }
