@@ -231,6 +231,12 @@ func (pages *Pages) beginPasskeyLogin(c *gin.Context) {
 		return
 	}
 	options, id, err := pages.svc.BeginPasskeyLogin(c, pages.rp)
+	pages.ceremonyBegun(c, options, id, err)
+}
+
+// ceremonyBegun answers a passkey ceremony's options and keeps its id in
+// the ceremony cookie, or answers err.
+func (pages *Pages) ceremonyBegun(c *gin.Context, options any, id string, err error) {
 	if err != nil {
 		pages.jsonFailed(c, err)
 		return
@@ -422,12 +428,7 @@ func (pages *Pages) beginPasskeyRegistration(c *gin.Context) {
 		return
 	}
 	options, id, err := pages.svc.BeginPasskeyRegistration(c, pages.rp, pages.currentAccount(c))
-	if err != nil {
-		pages.jsonFailed(c, err)
-		return
-	}
-	pages.setShortCookie(c, pages.sessions.ceremonyCookie(), id, int(registry.CeremonyLifetime/time.Second))
-	c.JSON(http.StatusOK, options)
+	pages.ceremonyBegun(c, options, id, err)
 }
 
 func (pages *Pages) finishPasskeyRegistration(c *gin.Context) {
