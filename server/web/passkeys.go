@@ -234,6 +234,19 @@ func (pages *Pages) beginPasskeyLogin(c *gin.Context) {
 	pages.ceremonyBegun(c, options, id, err)
 }
 
+// passkeyLoggedIn starts acct's session after a passkey ceremony and
+// answers where to go next, or answers err.
+func (pages *Pages) passkeyLoggedIn(c *gin.Context, acct *registry.Account, err error, next string) {
+	if err == nil {
+		err = pages.startSession(c, acct)
+	}
+	if err != nil {
+		pages.jsonFailed(c, err)
+		return
+	}
+	pages.jsonDone(c, afterLogin(next))
+}
+
 // ceremonyBegun answers a passkey ceremony's options and keeps its id in
 // the ceremony cookie, or answers err.
 func (pages *Pages) ceremonyBegun(c *gin.Context, options any, id string, err error) {
@@ -259,15 +272,7 @@ func (pages *Pages) finishPasskeyLogin(c *gin.Context) {
 	}
 	acct, err := pages.svc.FinishPasskeyLogin(c, pages.rp, id, post.Credential, func(a *registry.Account) error { return lc.countAccount(c, a) })
 	lc.settle(err)
-	if err != nil {
-		pages.jsonFailed(c, err)
-		return
-	}
-	if err := pages.startSession(c, acct); err != nil {
-		pages.jsonFailed(c, err)
-		return
-	}
-	pages.jsonDone(c, afterLogin(post.Next))
+	pages.passkeyLoggedIn(c, acct, err, post.Next)
 }
 
 func afterLogin(next string) string {
@@ -363,15 +368,7 @@ func (pages *Pages) finishSecondFactor(c *gin.Context) {
 	acct, err := pages.svc.FinishSecondFactor(c, pages.rp, cookieValue(c, pages.sessions.loginCookie()), post.Credential)
 	lc.settle(err)
 	pages.setShortCookie(c, pages.sessions.loginCookie(), "", -1)
-	if err != nil {
-		pages.jsonFailed(c, err)
-		return
-	}
-	if err := pages.startSession(c, acct); err != nil {
-		pages.jsonFailed(c, err)
-		return
-	}
-	pages.jsonDone(c, afterLogin(post.Next))
+	pages.passkeyLoggedIn(c, acct, err, post.Next)
 }
 
 func (pages *Pages) recoverSecondFactor(c *gin.Context) {
