@@ -519,8 +519,10 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 		searchConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
 	// The similarity floor of suggestions (`<<%`, SuggestSlugs), which
-	// lets their index skip what is too far.
-	searchConfig.RuntimeParams["pg_trgm.strict_word_similarity_threshold"] = suggestFloor
+	// lets their index skip what is too far; a URL may set its own.
+	if _, set := searchConfig.RuntimeParams["pg_trgm.strict_word_similarity_threshold"]; !set {
+		searchConfig.RuntimeParams["pg_trgm.strict_word_similarity_threshold"] = suggestFloor
+	}
 	search := stdlib.OpenDB(*searchConfig)
 	sizePool(search, searchConns(conns))
 	s := &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, search: search, timeout: opts.StatementTimeout}
