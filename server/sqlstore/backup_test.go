@@ -472,20 +472,17 @@ func restoreWithoutMakers(t *testing.T, dsn func(testing.TB) string) {
 	}
 }
 
-// backend is one of backends.
-type backend = struct {
-	name string
-	dsn  func(t testing.TB) string
-}
+// newDSN makes a fresh, empty database of one engine (backends' dsn).
+type newDSN = func(t testing.TB) string
 
 // dumpTime is when the dump tests make what they dump.
 var dumpTime = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 
 // acrossEngines runs test, in parallel, for every pair of engines a dump is
 // made on and restored into: source is a fresh store of the first, holding
-// the accounts named (NAME@example.com, made at dumpTime), and to is the
-// engine roundTrip restores into.
-func acrossEngines(t *testing.T, usernames []string, test func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to backend)) {
+// the accounts named (NAME@example.com, made at dumpTime), and to makes the
+// database of the engine roundTrip restores into.
+func acrossEngines(t *testing.T, usernames []string, test func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to newDSN)) {
 	for _, from := range backends {
 		for _, to := range backends {
 			t.Run(from.name+" to "+to.name, func(t *testing.T) {
@@ -498,7 +495,7 @@ func acrossEngines(t *testing.T, usernames []string, test func(t *testing.T, sou
 						t.Fatal(err)
 					}
 				}
-				test(t, source, accounts, to)
+				test(t, source, accounts, to.dsn)
 			})
 		}
 	}
@@ -507,7 +504,7 @@ func acrossEngines(t *testing.T, usernames []string, test func(t *testing.T, sou
 // roundTrip dumps source, whose dump must hold each of want, restores it
 // into a fresh store of to's engine, which must dump the same records, and
 // answers the restore's counts and that store.
-func roundTrip(t *testing.T, source *sqlstore.Store, to backend, want ...string) (sqlstore.BackupCounts, *sqlstore.Store) {
+func roundTrip(t *testing.T, source *sqlstore.Store, to newDSN, want ...string) (sqlstore.BackupCounts, *sqlstore.Store) {
 	t.Helper()
 	first := dump(t, source)
 	for _, w := range want {
@@ -515,7 +512,7 @@ func roundTrip(t *testing.T, source *sqlstore.Store, to backend, want ...string)
 			t.Fatalf("the dump lacks %s:\n%s", w, first)
 		}
 	}
-	target := open(t, to.dsn(t), sqlstore.Options{})
+	target := open(t, to(t), sqlstore.Options{})
 	counts, err := target.Restore(context.Background(), bytes.NewReader(first))
 	if err != nil {
 		t.Fatalf("Restore: %v", err)

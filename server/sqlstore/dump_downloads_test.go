@@ -12,7 +12,7 @@ import (
 // Download counts survive a dump and restore, across engines: each
 // version's count of each day, and each package's total.
 func TestDumpRestoreKeepsDownloads(t *testing.T) {
-	acrossEngines(t, []string{"alice"}, func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to backend) {
+	acrossEngines(t, []string{"alice"}, func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to newDSN) {
 		ctx := context.Background()
 		now := dumpTime
 		alice := accounts[0]

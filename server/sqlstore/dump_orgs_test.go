@@ -13,7 +13,7 @@ import (
 // organisation's account (kind, display name), its members and roles, and
 // who published each version with which token.
 func TestDumpRestoreKeepsOrganisations(t *testing.T) {
-	acrossEngines(t, []string{"alice", "bob"}, func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to backend) {
+	acrossEngines(t, []string{"alice", "bob"}, func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to newDSN) {
 		ctx := context.Background()
 		now := dumpTime
 		alice, bob := accounts[0], accounts[1]
@@ -65,7 +65,7 @@ func TestDumpRestoreKeepsOrganisations(t *testing.T) {
 // Webhooks survive a dump and restore, across engines, secret and state
 // included; their queue of deliveries does not travel.
 func TestDumpRestoreKeepsHooks(t *testing.T) {
-	acrossEngines(t, []string{"alice"}, func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to backend) {
+	acrossEngines(t, []string{"alice"}, func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to newDSN) {
 		ctx := context.Background()
 		now := dumpTime
 		alice := accounts[0]

@@ -16,7 +16,7 @@ import (
 // recovery codes. Without them a user who requires a second factor would
 // be locked out of a restored registry.
 func TestDumpRestoreKeepsPasskeys(t *testing.T) {
-	acrossEngines(t, []string{"alice"}, func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to backend) {
+	acrossEngines(t, []string{"alice"}, func(t *testing.T, source *sqlstore.Store, accounts []*registry.Account, to newDSN) {
 		ctx := context.Background()
 		now := dumpTime
 		alice := accounts[0]
