@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,17 +138,30 @@ func startWatchdog(dir string, gopid int) error {
 	if err != nil {
 		return err
 	}
+	// ready is closed by the watchdog once it holds the go command's
+	// stderr: a go command that ends first (a run of a package or two)
+	// would leave it nowhere to print.
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer ready.Close()
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), watchdogEnv+"="+dir, "PACT_STORETEST_GOPID="+strconv.Itoa(gopid))
 	cmd.Dir = dir
+	cmd.ExtraFiles = []*os.File{readyW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	readyW.Close()
+	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "watchdog"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
 		cmd.Process.Kill()
 		return err
 	}
+	ready.SetReadDeadline(time.Now().Add(10 * time.Second))
+	io.Copy(io.Discard, ready) // EOF: the watchdog is ready, or gone
 	return cmd.Process.Release()
 }
 
@@ -165,6 +179,7 @@ func runWatchdog(dir string) int {
 		out = f
 		defer out.Close()
 	}
+	os.NewFile(3, "ready").Close() // startWatchdog may return
 	for alive(gopid) {
 		time.Sleep(50 * time.Millisecond)
 	}
