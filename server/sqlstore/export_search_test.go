@@ -53,3 +53,11 @@ func SetSearchWindow(t interface{ Cleanup(func()) }, s *Store, n int) {
 	s.searchWindow = n
 	t.Cleanup(func() { s.searchWindow = old })
 }
+
+// SetScoreBound sets how many packages a word may be in and still be
+// scored on SQLite, until the test ends.
+func SetScoreBound(t interface{ Cleanup(func()) }, s *Store, n int) {
+	old := s.scoreBound
+	s.scoreBound = n
+	t.Cleanup(func() { s.scoreBound = old })
+}

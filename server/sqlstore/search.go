@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pact-registry/pact/pkg/packfmt"
 	"github.com/pact-registry/pact/server/registry"
@@ -29,7 +30,11 @@ import (
 
 // defaultSearchWindow is how many matches of the name rank, and of the
 // other, one search scores (docs/design.md, "Search").
-const defaultSearchWindow = 1000
+const defaultSearchWindow = 250
+
+// defaultScoreBound is how many packages a word may be in and still be
+// scored on SQLite (ftsQueries; docs/design.md, "Search").
+const defaultScoreBound = 2000
 
 // suggestWindow is how many slugs sharing a trigram with the query SQLite
 // ranks for suggestions: the newest so many.
@@ -75,24 +80,6 @@ func parseSearch(query string) searchTerms {
 	return t
 }
 
-// ftsMatch is the words as an FTS5 query: a quoted phrase each (tokens are
-// letters and digits only), the last one a prefix; for an owner, its name
-// as a phrase in the owner column.
-func (t searchTerms) ftsMatch(owner string) string {
-	var parts []string
-	if owner != "" {
-		parts = append(parts, `owner : "`+strings.Join(packfmt.SearchWords(owner), " ")+`"`)
-	}
-	for i, w := range t.words {
-		phrase := `"` + strings.Join(w, " ") + `"`
-		if i == len(t.words)-1 {
-			phrase += "*"
-		}
-		parts = append(parts, phrase)
-	}
-	return strings.Join(parts, " ")
-}
-
 // tsQuery is the words as a PostgreSQL tsquery: tokens of a word joined by
 // <-> (a phrase), words by &, the last token a prefix (:*); for an owner,
 // its name restricted to the owner's weight (B, migration 0017).
@@ -109,6 +96,142 @@ func (t searchTerms) tsQuery(owner string) string {
 		parts = append(parts, "("+phrase+")")
 	}
 	return strings.Join(parts, " & ")
+}
+
+// ftsQueries are a search's FTS5 expressions on SQLite: match selects the
+// rows (every word, the owner), scored is what bm25() weighs: the words
+// whose every token is in at most Store.scoreBound packages (all of them,
+// usually). FTS5's bm25() counts every row holding each phrase it weighs
+// (its IDF), and a word in half the packages would cost that count on
+// every search; bm25 gives such a word almost no weight anyway (none
+// above half the rows). An owner's name counts as a word.
+type ftsQueries struct{ match, scored string }
+
+// ftsQueries probes how many packages hold each token of the query, up to
+// the bound, and builds the expressions. The last word matches as a
+// prefix, but as typed when that word is itself in more than the bound's
+// packages: FTS5 would merge the postings of every word it begins (a
+// prefix longer than the three letters of the index's prefixes), and with
+// so many matches the window is full of the word's own.
+func (s *Store) ftsQueries(ctx context.Context, t searchTerms, owner string) (ftsQueries, error) {
+	bound := s.scoreBound
+	if bound <= 0 {
+		bound = defaultScoreBound
+	}
+	common := func(match string) (bool, error) {
+		ctx, cancel := s.deadline(ctx)
+		defer cancel()
+		var n int
+		err := s.searchPool().QueryRowContext(ctx,
+			`SELECT count(*) FROM (SELECT 1 FROM package_texts WHERE package_texts MATCH ? LIMIT ?)`, match, bound+1).Scan(&n)
+		if err != nil {
+			return false, s.fault("search", err)
+		}
+		return n > bound, nil
+	}
+	// anyCommon says whether a token of a phrase (in column, if given) is
+	// in more packages than the bound.
+	anyCommon := func(column string, tokens []string) (bool, error) {
+		for _, token := range tokens {
+			if c, err := common(column + `"` + token + `"`); c || err != nil {
+				return c, err
+			}
+		}
+		return false, nil
+	}
+	// lastToken says how the query's last token matches (as a prefix, or as
+	// typed) and whether its word is to be left unscored, known says so
+	// already from the word's other tokens.
+	lastToken := func(token string, known bool) (prefix, frequent bool, err error) {
+		if utf8.RuneCountInString(token) <= 3 { // the index holds its prefixes
+			if known {
+				return true, true, nil
+			}
+			frequent, err = common(`"` + token + `"*`)
+			return true, frequent, err
+		}
+		// Its first three letters bound cheaply how many rows the words it
+		// begins are in.
+		if wide, err := common(`"` + string([]rune(token)[:3]) + `"*`); err != nil || !wide {
+			return true, known, err
+		}
+		if typed, err := common(`"` + token + `"`); err != nil || typed {
+			return false, true, err
+		}
+		if known {
+			return true, true, nil
+		}
+		frequent, err = common(`"` + token + `"*`)
+		return true, frequent, err
+	}
+
+	var match, scored []string
+	if owner != "" {
+		tokens := packfmt.SearchWords(owner)
+		phrase := `owner : "` + strings.Join(tokens, " ") + `"`
+		frequent, err := anyCommon("owner : ", tokens)
+		if err != nil {
+			return ftsQueries{}, err
+		}
+		match = append(match, phrase)
+		if !frequent {
+			scored = append(scored, phrase)
+		}
+	}
+	for i, w := range t.words {
+		phrase := `"` + strings.Join(w, " ") + `"`
+		var frequent bool
+		var err error
+		if i < len(t.words)-1 {
+			frequent, err = anyCommon("", w)
+		} else if frequent, err = anyCommon("", w[:len(w)-1]); err == nil {
+			var prefix bool
+			if prefix, frequent, err = lastToken(w[len(w)-1], frequent); prefix {
+				phrase += "*"
+			}
+		}
+		if err != nil {
+			return ftsQueries{}, err
+		}
+		match = append(match, phrase)
+		if !frequent {
+			scored = append(scored, phrase)
+		}
+	}
+	return ftsQueries{match: strings.Join(match, " "), scored: strings.Join(scored, " ")}, nil
+}
+
+// rankStatement is the statement of one rank's window (names or texts)
+// and its arguments; on SQLite, with words not scored, also the CTE that
+// scores the others (scores, named by the table) and its arguments.
+type rankStatement struct {
+	sql, scores      string
+	args, scoresArgs []any
+}
+
+// ranked is the statement of one rank's window on table: the newest
+// window rows matching q.match, each with bm25() of q.scored (weights are
+// the columns'), or 0 when no word is scored. When some are not (an owner,
+// a common word), the scores are those of q.scored's matches, kept in a
+// CTE: at most the bound's rows.
+func (q ftsQueries) ranked(table, weights string, window int) rankStatement {
+	switch q.scored {
+	case "":
+		return rankStatement{sql: `SELECT rowid AS id, 0.0 AS score FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY rowid DESC LIMIT ?`,
+			args: []any{q.match, window}}
+	case q.match:
+		return rankStatement{sql: `SELECT rowid AS id, bm25(` + table + `, ` + weights + `) AS score
+FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY rowid DESC LIMIT ?`, args: []any{q.match, window}}
+	}
+	return rankStatement{
+		scores: table + `_scored AS MATERIALIZED (SELECT rowid AS id, bm25(` + table + `, ` + weights + `) AS score
+FROM ` + table + ` WHERE ` + table + ` MATCH ?)`,
+		scoresArgs: []any{q.scored},
+		sql: `SELECT w.id, coalesce(s.score, 0.0) AS score
+FROM (SELECT rowid AS id FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY rowid DESC LIMIT ?) w
+LEFT JOIN ` + table + `_scored s ON s.id = w.id`,
+		args: []any{q.match, window},
+	}
 }
 
 // searchPackages returns a page of a search in rank order, starting after
@@ -132,53 +255,65 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 		window = defaultSearchWindow
 	}
 
-	var names, texts string
-	var args []any
+	var names, texts rankStatement
 	if s.dialect.name() == "postgres" {
 		match := t.tsQuery(owner)
-		names = `SELECT s.package_id AS id, -CAST(ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', s.names, q.q, 1) AS DOUBLE PRECISION) AS score
+		names.sql = `SELECT s.package_id AS id, -CAST(ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', s.names, q.q, 1) AS DOUBLE PRECISION) AS score
 FROM package_search s, to_tsquery('pact_search', ?) q WHERE s.names @@ q.q ORDER BY s.package_id DESC LIMIT ?`
-		texts = `SELECT s.package_id AS id, -CAST(ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', s.texts, q.q, 1) AS DOUBLE PRECISION) AS score
+		texts.sql = `SELECT s.package_id AS id, -CAST(ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', s.texts, q.q, 1) AS DOUBLE PRECISION) AS score
 FROM package_search s, to_tsquery('pact_search', ?) q WHERE s.texts @@ q.q ORDER BY s.package_id DESC LIMIT ?`
-		args = append(args, match, window, match, window)
+		names.args = []any{match, window}
+		texts.args = names.args
 	} else {
-		match := t.ftsMatch(owner)
-		names = `SELECT rowid AS id, bm25(package_names, 2.0, 10.0) AS score
-FROM package_names WHERE package_names MATCH ? ORDER BY rowid DESC LIMIT ?`
-		texts = `SELECT rowid AS id, bm25(package_texts, 2.0, 10.0, 1.0) AS score
-FROM package_texts WHERE package_texts MATCH ? ORDER BY rowid DESC LIMIT ?`
-		args = append(args, match, window, match, window)
+		q, err := s.ftsQueries(ctx, t, owner)
+		if err != nil {
+			return nil, err
+		}
+		names = q.ranked("package_names", "2.0, 10.0", window)
+		texts = q.ranked("package_texts", "2.0, 10.0, 1.0", window)
 	}
 
 	// The exact match: by slug, through packages_slug_latest.
 	exact := `SELECT p.id FROM packages p WHERE p.pack_slug` + s.slugBytewise() + ` = ?`
-	args = append(args, t.key)
+	exactArgs := []any{t.key}
 	if owner != "" {
 		exact += ` AND p.owner_id = (SELECT id FROM accounts WHERE lower(username) = ?)`
-		args = append(args, owner)
+		exactArgs = append(exactArgs, owner)
 	}
 	if t.key == "" || len(t.words) == 0 && t.owner == "" {
 		exact += ` AND 1 = 0`
 	}
 
 	where := []string{`p.latest_version_id > 0`}
+	var whereArgs []any
 	if owner != "" {
 		where = append(where, `p.owner_id = (SELECT id FROM accounts WHERE lower(username) = ?)`)
-		args = append(args, owner)
+		whereArgs = append(whereArgs, owner)
 	}
 	if f.Scheme != "" {
 		where = append(where, `p.scheme = ?`)
-		args = append(args, f.Scheme)
+		whereArgs = append(whereArgs, f.Scheme)
 	}
 	if f.Before > 0 {
 		// After the cursor's package in (rank, score, newest latest
 		// version) order.
 		where = append(where, `(h.tier > ? OR (h.tier = ? AND (h.score > ? OR (h.score = ? AND p.latest_version_id < ?))))`)
-		args = append(args, f.Rank, f.Rank, f.Score, f.Score, f.Before)
+		whereArgs = append(whereArgs, f.Rank, f.Rank, f.Score, f.Score, f.Before)
 	}
-	args = append(args, f.Limit)
-	query := `WITH names AS (` + names + `),
-texts AS (` + texts + `),
+	whereArgs = append(whereArgs, f.Limit)
+
+	var ctes []string
+	var args []any
+	for _, r := range []rankStatement{names, texts} {
+		if r.scores != "" {
+			ctes = append(ctes, r.scores)
+			args = append(args, r.scoresArgs...)
+		}
+	}
+	ctes = append(ctes, `names AS (`+names.sql+`)`, `texts AS (`+texts.sql+`)`)
+	args = append(append(append(append(args, names.args...), texts.args...), exactArgs...), whereArgs...)
+	query := `WITH ` + strings.Join(ctes, `,
+`) + `,
 exact AS (` + exact + `),
 hits AS (
   SELECT id, 0 AS tier, CAST(0 AS DOUBLE PRECISION) AS score FROM exact

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -319,5 +320,70 @@ func TestSearchWindowBoundsTheRankedMatches(t *testing.T) {
 				t.Errorf("q=pack-005: %q, want pack-005 first", page)
 			}
 		})
+	}
+}
+
+// TestSearchScoresOnlyWordsUnderTheBound (SQLite): a word in more packages
+// than the bound is matched but not weighed by bm25() (whose document
+// frequency would count every row holding it), so a package scores for
+// "common rare" what it scores for "rare"; under the bound both words
+// count. A last word itself past the bound matches as typed, not as the
+// start of longer words.
+func TestSearchScoresOnlyWordsUnderTheBound(t *testing.T) {
+	s := open(t, backends[0].dsn(t), sqlstore.Options{})
+	seedDescribed(t, s, 60, func(i int) string {
+		d := "plain"
+		if i%3 == 0 {
+			d = "a common word"
+		}
+		if i%5 == 0 {
+			d += " and a rare one" + strings.Repeat(" padding", i%3)
+		}
+		if i == 7 {
+			d = "commonplace"
+		}
+		return d
+	})
+	ctx := context.Background()
+	scores := func(q string) map[string]float64 {
+		t.Helper()
+		page, err := s.ListPackages(ctx, registry.PackageFilter{Query: q, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]float64{}
+		for _, p := range page {
+			m[p.PackSlug] = p.SearchScore
+		}
+		return m
+	}
+	both, rare := scores("common rare"), scores("rare")
+	if len(both) != 4 || len(rare) != 12 {
+		t.Fatalf("q=common rare found %d, q=rare %d; want 4 and 12", len(both), len(rare))
+	}
+	for slug, score := range both {
+		if score == rare[slug] {
+			t.Errorf("under the default bound, %s scores %v for both queries: common is not weighed", slug, score)
+		}
+	}
+	if _, ok := scores("common")["pack-007"]; !ok {
+		t.Errorf("under the default bound, q=common does not find commonplace (pack-007)")
+	}
+
+	sqlstore.SetScoreBound(t, s, 15) // common is in 20 packages, rare in 12
+	bounded := scores("common rare")
+	if len(bounded) != 4 {
+		t.Fatalf("past the bound, q=common rare found %d packages, want the same 4", len(bounded))
+	}
+	for slug, score := range bounded {
+		if _, ok := both[slug]; !ok || score != rare[slug] {
+			t.Errorf("past the bound, %s scores %v for common rare, want its score for rare alone (%v)", slug, score, rare[slug])
+		}
+	}
+	if found := scores("common"); len(found) != 20 {
+		t.Errorf("past the bound, q=common found %d packages, want the 20 that say common (not commonplace)", len(found))
+	}
+	if _, ok := scores("commonp")["pack-007"]; !ok {
+		t.Errorf("q=commonp does not find commonplace (pack-007)")
 	}
 }

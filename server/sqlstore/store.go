@@ -122,7 +122,10 @@ type Store struct {
 	// searchWindow is how many matches a search scores per rank
 	// (search.go); 0 is defaultSearchWindow. Set by tests.
 	searchWindow int
-	timeout      time.Duration
+	// scoreBound is how many packages a word may be in and still be
+	// scored on SQLite (search.go); 0 is defaultScoreBound. Set by tests.
+	scoreBound int
+	timeout    time.Duration
 	// group runs concurrent publishes in shared transactions on SQLite
 	// (groupcommit.go; nil on PostgreSQL); cache serves hot reads
 	// (readcache.go; nil when Options.CacheBytes or, on PostgreSQL,
