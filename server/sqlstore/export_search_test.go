@@ -28,10 +28,10 @@ func SearchIndex(ctx context.Context, s *Store) (rows int64, triggersOn bool, er
 // package.
 func WrongSearchTexts(ctx context.Context, s *Store) (int64, error) {
 	query := `SELECT
-  (SELECT count(*) FROM packages p WHERE NOT EXISTS (SELECT 1 FROM package_texts t WHERE t.rowid = p.id))
-+ (SELECT count(*) FROM package_texts t WHERE NOT EXISTS (SELECT 1 FROM packages p WHERE p.id = t.rowid))
-+ (SELECT count(*) FROM packages p WHERE NOT EXISTS (SELECT 1 FROM package_names t WHERE t.rowid = p.id))
-+ (SELECT count(*) FROM packages p WHERE NOT EXISTS (SELECT 1 FROM package_slugs t WHERE t.rowid = p.id))`
+  (SELECT count(*) FROM packages p WHERE NOT EXISTS (SELECT 1 FROM package_texts t WHERE t.rowid = -p.id))
++ (SELECT count(*) FROM package_texts t WHERE NOT EXISTS (SELECT 1 FROM packages p WHERE p.id = -t.rowid))
++ (SELECT count(*) FROM packages p WHERE NOT EXISTS (SELECT 1 FROM package_names t WHERE t.rowid = -p.id))
++ (SELECT count(*) FROM packages p WHERE NOT EXISTS (SELECT 1 FROM package_slugs t WHERE t.rowid = -p.id))`
 	if s.dialect.name() == "postgres" {
 		query = `SELECT
   (SELECT count(*) FROM packages p JOIN accounts a ON a.id = p.owner_id

@@ -12,7 +12,8 @@ import (
 )
 
 // A search (docs/protocol.md, "Search"; docs/design.md, "Search") runs on
-// each engine's own full-text index, kept by triggers (migration 0017):
+// each engine's own full-text index, kept by triggers (migrations 0017,
+// 0027 on SQLite):
 // FTS5 tables on SQLite, ranked by bm25; a table of tsvectors with GIN
 // indexes on PostgreSQL, ranked by ts_rank_cd. One statement answers a
 // page, in three ranks:
@@ -38,7 +39,7 @@ const defaultScoreBound = 2000
 
 // suggestWindow is how many slugs sharing a trigram with the query SQLite
 // ranks for suggestions: the newest so many.
-const suggestWindow = 2000
+const suggestWindow = 500
 
 // suggestFloor is the least strict word similarity of a suggestion on
 // PostgreSQL (a distance under 0.75).
@@ -217,18 +218,18 @@ type rankStatement struct {
 func (q ftsQueries) ranked(table, weights string, window int) rankStatement {
 	switch q.scored {
 	case "":
-		return rankStatement{sql: `SELECT rowid AS id, 0.0 AS score FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY rowid DESC LIMIT ?`,
+		return rankStatement{sql: `SELECT -rowid AS id, 0.0 AS score FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY rowid LIMIT ?`,
 			args: []any{q.match, window}}
 	case q.match:
-		return rankStatement{sql: `SELECT rowid AS id, bm25(` + table + `, ` + weights + `) AS score
-FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY rowid DESC LIMIT ?`, args: []any{q.match, window}}
+		return rankStatement{sql: `SELECT -rowid AS id, bm25(` + table + `, ` + weights + `) AS score
+FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY rowid LIMIT ?`, args: []any{q.match, window}}
 	}
 	return rankStatement{
-		scores: table + `_scored AS MATERIALIZED (SELECT rowid AS id, bm25(` + table + `, ` + weights + `) AS score
+		scores: table + `_scored AS MATERIALIZED (SELECT -rowid AS id, bm25(` + table + `, ` + weights + `) AS score
 FROM ` + table + ` WHERE ` + table + ` MATCH ?)`,
 		scoresArgs: []any{q.scored},
 		sql: `SELECT w.id, coalesce(s.score, 0.0) AS score
-FROM (SELECT rowid AS id FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY rowid DESC LIMIT ?) w
+FROM (SELECT -rowid AS id FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY rowid LIMIT ?) w
 LEFT JOIN ` + table + `_scored s ON s.id = w.id`,
 		args: []any{q.match, window},
 	}
@@ -302,6 +303,23 @@ FROM package_search s, to_tsquery('pact_search', ?) q WHERE s.texts @@ q.q ORDER
 	}
 	whereArgs = append(whereArgs, f.Limit)
 
+	// A page that the exact and name matches fill needs no look at the
+	// descriptions: it is answered without the other rank's window, which
+	// costs what the names' does (an owner's name: the same packages).
+	if f.Before == 0 || f.Rank < registry.SearchOther {
+		none := rankStatement{sql: `SELECT 0 AS id, 0.0 AS score WHERE 1 = 0`}
+		found, err := s.searchPage(ctx, f, names, none, exact, exactArgs, where, whereArgs)
+		if err != nil || len(found) == f.Limit {
+			return found, err
+		}
+	}
+	return s.searchPage(ctx, f, names, texts, exact, exactArgs, where, whereArgs)
+}
+
+// searchPage runs the statement of a search's page from its parts: the
+// windows of the names and other ranks, the exact match, and the
+// conditions on the packages.
+func (s *Store) searchPage(ctx context.Context, f registry.PackageFilter, names, texts rankStatement, exact string, exactArgs []any, where []string, whereArgs []any) ([]registry.Package, error) {
 	var ctes []string
 	var args []any
 	for _, r := range []rankStatement{names, texts} {
@@ -312,6 +330,9 @@ FROM package_search s, to_tsquery('pact_search', ?) q WHERE s.texts @@ q.q ORDER
 	}
 	ctes = append(ctes, `names AS (`+names.sql+`)`, `texts AS (`+texts.sql+`)`)
 	args = append(append(append(append(args, names.args...), texts.args...), exactArgs...), whereArgs...)
+	// CROSS JOIN: SQLite reads the hits first and each package by its key
+	// (its planner, which cannot see through -rowid, walked an owner's
+	// packages and ran the hits for each: 200 ms at a million packages).
 	query := `WITH ` + strings.Join(ctes, `,
 `) + `,
 exact AS (` + exact + `),
@@ -322,8 +343,8 @@ hits AS (
   UNION ALL
   SELECT id, 2, score FROM texts WHERE id NOT IN (SELECT id FROM names) AND id NOT IN (SELECT id FROM exact)
 )
-SELECT ` + packageColumns + `, h.tier, h.score FROM hits h JOIN packages p ON p.id = h.id JOIN accounts a ON a.id = p.owner_id
-WHERE ` + strings.Join(where, ` AND `) + `
+SELECT ` + packageColumns + `, h.tier, h.score FROM hits h CROSS JOIN packages p JOIN accounts a ON a.id = p.owner_id
+WHERE p.id = h.id AND ` + strings.Join(where, ` AND `) + `
 ORDER BY h.tier, h.score, p.latest_version_id DESC
 LIMIT ?`
 	return queryListOn(ctx, s, s.searchPool(), "search", f.Limit, func(row scanner) (*registry.Package, error) {
@@ -385,7 +406,7 @@ GROUP BY slug ORDER BY min(d), min(whole), slug LIMIT ?`
 		q = `WITH c AS MATERIALIZED (
   SELECT slug, (` + strings.Join(shared, " + ") + `) AS shared FROM (
     SELECT DISTINCT p.pack_slug AS slug, ' ' || p.pack_slug || ' ' AS padded
-    FROM (SELECT rowid AS id FROM package_slugs WHERE package_slugs MATCH ? ORDER BY rowid DESC LIMIT ?) h
+    FROM (SELECT -rowid AS id FROM package_slugs WHERE package_slugs MATCH ? ORDER BY rowid LIMIT ?) h
     JOIN packages p ON p.id = h.id
     WHERE p.latest_version_id > 0 AND p.pack_slug <> ?))
 SELECT slug FROM c WHERE CAST(shared AS REAL) / (? + length(slug) - shared) >= 0.2
@@ -430,16 +451,17 @@ func (s *Store) deferSearchIndex(ctx context.Context, tx *sql.Tx) error {
 }
 
 // indexPackages indexes the packages with ids from fromID on, as the
-// triggers of migration 0017 do, and turns the triggers back on.
+// triggers of migrations 0017 (PostgreSQL) and 0027 (SQLite: keyed by the id
+// negated) do, and turns the triggers back on.
 func (s *Store) indexPackages(ctx context.Context, tx *sql.Tx, fromID int64) error {
 	queries := []string{
 		`INSERT INTO package_names (rowid, owner, name)
-SELECT p.id, pact_fold(a.username), pact_fold(p.pack_slug || ' ' || p.name)
-FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ? ORDER BY p.id`,
+SELECT -p.id, pact_fold(a.username), pact_fold(p.pack_slug || ' ' || p.name)
+FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ? ORDER BY p.id DESC`,
 		`INSERT INTO package_texts (rowid, owner, name, description)
-SELECT p.id, pact_fold(a.username), pact_fold(p.pack_slug || ' ' || p.name), pact_fold(p.description)
-FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ? ORDER BY p.id`,
-		`INSERT INTO package_slugs (rowid, slug) SELECT id, ' ' || pack_slug || ' ' FROM packages WHERE id >= ? ORDER BY id`,
+SELECT -p.id, pact_fold(a.username), pact_fold(p.pack_slug || ' ' || p.name), pact_fold(p.description)
+FROM packages p JOIN accounts a ON a.id = p.owner_id WHERE p.id >= ? ORDER BY p.id DESC`,
+		`INSERT INTO package_slugs (rowid, slug) SELECT -id, ' ' || pack_slug || ' ' FROM packages WHERE id >= ? ORDER BY id DESC`,
 	}
 	on := `UPDATE search_index_state SET deferred = 0`
 	if s.dialect.name() == "postgres" {
