@@ -3,8 +3,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/pact-registry/pact/pkg/packfmt"
@@ -34,12 +36,17 @@ import (
 const defaultSearchWindow = 250
 
 // defaultScoreBound is how many packages a word may be in and still be
-// scored on SQLite (ftsQueries; docs/design.md, "Search").
+// scored on SQLite (ftsQueries), and the last word in and still match as a
+// prefix on both engines (docs/design.md, "Search").
 const defaultScoreBound = 2000
 
 // suggestWindow is how many slugs sharing a trigram with the query SQLite
 // ranks for suggestions: the newest so many.
 const suggestWindow = 500
+
+// defaultSuggestBudget is how long PostgreSQL may look for a search's
+// suggestions (suggestWithinBudget).
+const defaultSuggestBudget = 10 * time.Millisecond
 
 // suggestFloor is the least strict word similarity of a suggestion on
 // PostgreSQL (a distance under 0.75).
@@ -82,16 +89,16 @@ func parseSearch(query string) searchTerms {
 }
 
 // tsQuery is the words as a PostgreSQL tsquery: tokens of a word joined by
-// <-> (a phrase), words by &, the last token a prefix (:*); for an owner,
+// <-> (a phrase), words by &, the last token a prefix (:*) if prefix; for an owner,
 // its name restricted to the owner's weight (B, migration 0017).
-func (t searchTerms) tsQuery(owner string) string {
+func (t searchTerms) tsQuery(owner string, prefix bool) string {
 	var parts []string
 	if owner != "" {
 		parts = append(parts, "("+strings.Join(packfmt.SearchWords(owner), ":B <-> ")+":B)")
 	}
 	for i, w := range t.words {
 		phrase := strings.Join(w, " <-> ")
-		if i == len(t.words)-1 {
+		if i == len(t.words)-1 && prefix {
 			phrase += ":*"
 		}
 		parts = append(parts, "("+phrase+")")
@@ -115,20 +122,9 @@ type ftsQueries struct{ match, scored string }
 // prefix longer than the three letters of the index's prefixes), and with
 // so many matches the window is full of the word's own.
 func (s *Store) ftsQueries(ctx context.Context, t searchTerms, owner string) (ftsQueries, error) {
-	bound := s.scoreBound
-	if bound <= 0 {
-		bound = defaultScoreBound
-	}
 	common := func(match string) (bool, error) {
-		ctx, cancel := s.deadline(ctx)
-		defer cancel()
-		var n int
-		err := s.searchPool().QueryRowContext(ctx,
-			`SELECT count(*) FROM (SELECT 1 FROM package_texts WHERE package_texts MATCH ? LIMIT ?)`, match, bound+1).Scan(&n)
-		if err != nil {
-			return false, s.fault("search", err)
-		}
-		return n > bound, nil
+		n, err := s.countUpTo(ctx, `SELECT count(*) FROM (SELECT 1 FROM package_texts WHERE package_texts MATCH ? LIMIT ?)`, match)
+		return n > s.bound(), err
 	}
 	// anyCommon says whether a token of a phrase (in column, if given) is
 	// in more packages than the bound.
@@ -202,6 +198,27 @@ func (s *Store) ftsQueries(ctx context.Context, t searchTerms, owner string) (ft
 	return ftsQueries{match: strings.Join(match, " "), scored: strings.Join(scored, " ")}, nil
 }
 
+// bound is how many packages a word may be in and still be scored (SQLite)
+// or matched as a prefix (the last word, both engines).
+func (s *Store) bound() int {
+	if s.scoreBound > 0 {
+		return s.scoreBound
+	}
+	return defaultScoreBound
+}
+
+// countUpTo runs a probe of a search (query, with the match and the limit
+// as arguments) that counts matches up to the bound and one more.
+func (s *Store) countUpTo(ctx context.Context, query, match string) (int, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var n int
+	if err := s.searchPool().QueryRowContext(ctx, s.q(query), match, s.bound()+1).Scan(&n); err != nil {
+		return 0, s.fault("search", err)
+	}
+	return n, nil
+}
+
 // rankStatement is the statement of one rank's window (names or texts)
 // and its arguments; on SQLite, with words not scored, also the CTE that
 // scores the others (scores, named by the table) and its arguments.
@@ -258,7 +275,22 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 
 	var names, texts rankStatement
 	if s.dialect.name() == "postgres" {
-		match := t.tsQuery(owner)
+		// The last word as typed when its last token is itself in more
+		// packages than the bound: a prefix is GIN's partial match, which collects the
+		// postings of every word it begins before anything else (50 ms
+		// for a word in every one of a million packages, even beside a
+		// word no package has); the probe stops at the bound, on the path
+		// the planner picks for the word.
+		prefix := true
+		if len(t.words) > 0 {
+			last := t.words[len(t.words)-1]
+			n, err := s.countUpTo(ctx, `SELECT count(*) FROM (SELECT 1 FROM package_search WHERE texts @@ to_tsquery('pact_search', ?) LIMIT ?) c`, last[len(last)-1])
+			if err != nil {
+				return nil, err
+			}
+			prefix = n <= s.bound()
+		}
+		match := t.tsQuery(owner, prefix)
 		names.sql = `SELECT s.package_id AS id, -CAST(ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', s.names, q.q, 1) AS DOUBLE PRECISION) AS score
 FROM package_search s, to_tsquery('pact_search', ?) q WHERE s.names @@ q.q ORDER BY s.package_id DESC LIMIT ?`
 		texts.sql = `SELECT s.package_id AS id, -CAST(ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', s.texts, q.q, 1) AS DOUBLE PRECISION) AS score
@@ -388,6 +420,7 @@ func (s *Store) SuggestSlugs(ctx context.Context, query string, limit int) ([]st
 WHERE slug <> ?
 GROUP BY slug ORDER BY min(d), min(whole), slug LIMIT ?`
 		args = []any{key, key, key, key, key, limit}
+		return s.suggestWithinBudget(ctx, q, args, limit)
 	} else {
 		padded := " " + key + " "
 		var grams, shared []string
@@ -417,6 +450,51 @@ ORDER BY CAST(shared AS REAL) / (? + length(slug) - shared) DESC, length(slug), 
 		var slug string
 		return &slug, row.Scan(&slug)
 	}, q, args...)
+}
+
+// suggestWithinBudget runs PostgreSQL's suggestion statement with at most
+// Store.suggestBudget of the server's time (statement_timeout, in a
+// read-only transaction of its own). Suggestions are an extra: past the
+// budget the answer has none rather than making the search wait. Among a
+// million slugs that differ only in digits, the GiST walk of a query close
+// to all of them took 30-250 ms (docs/design.md, "Search").
+func (s *Store) suggestWithinBudget(ctx context.Context, q string, args []any, limit int) ([]string, error) {
+	budget := s.suggestBudget
+	if budget <= 0 {
+		budget = defaultSuggestBudget
+	}
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	tx, err := s.searchPool().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, s.fault("search suggestions", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", max(1, budget.Milliseconds()))); err != nil {
+		return nil, s.fault("search suggestions", err)
+	}
+	var slugs []string
+	rows, err := tx.QueryContext(ctx, s.q(q), args...)
+	if err == nil {
+		for rows.Next() {
+			var slug string
+			if err = rows.Scan(&slug); err != nil {
+				break
+			}
+			slugs = append(slugs, slug)
+		}
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	switch {
+	case err != nil && pgCode(err) == "57014" && ctx.Err() == nil: // past the budget
+		return nil, nil
+	case err != nil:
+		return nil, s.fault("search suggestions", err)
+	}
+	return slugs, nil
 }
 
 // searchPool is the pool a search's statements run on: on PostgreSQL one

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -385,5 +386,76 @@ func TestSearchScoresOnlyWordsUnderTheBound(t *testing.T) {
 	}
 	if _, ok := scores("commonp")["pack-007"]; !ok {
 		t.Errorf("q=commonp does not find commonplace (pack-007)")
+	}
+}
+
+// TestSuggestionsHaveABudget (PostgreSQL): suggestions get at most the
+// store's budget of the server's time; past it a search has none, with no
+// error, instead of waiting. Here the packages table is locked by another
+// session, so the statement waits past the budget.
+func TestSuggestionsHaveABudget(t *testing.T) {
+	dsn := backends[1].dsn(t)
+	s := open(t, dsn, sqlstore.Options{})
+	seedDescribed(t, s, 5, func(i int) string { return "a widget" })
+	ctx := context.Background()
+	if got, err := s.SuggestSlugs(ctx, "pack-00x", 5); err != nil || len(got) == 0 {
+		t.Fatalf("SuggestSlugs(pack-00x) = %q, %v; want suggestions", got, err)
+	}
+	sqlstore.SetSuggestBudget(t, s, 50*time.Millisecond)
+	other, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE packages IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.SuggestSlugs(ctx, "pack-00x", 5)
+	if err != nil || len(got) != 0 {
+		t.Errorf("past the budget SuggestSlugs = %q, %v; want none and no error", got, err)
+	}
+	tx.Rollback()
+	if got, err := s.SuggestSlugs(ctx, "pack-00x", 5); err != nil || len(got) == 0 {
+		t.Errorf("after the lock SuggestSlugs = %q, %v; want suggestions", got, err)
+	}
+}
+
+// TestCommonLastWordMatchesAsTyped: on both engines, a last word itself in
+// more packages than the bound matches as typed, not as the start of
+// longer words; under the bound it is a prefix.
+func TestCommonLastWordMatchesAsTyped(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := open(t, b.dsn(t), sqlstore.Options{})
+			seedDescribed(t, s, 12, func(i int) string {
+				if i == 7 {
+					return "commonplace"
+				}
+				return "a common word"
+			})
+			count := func(q string) int {
+				t.Helper()
+				page, err := s.ListPackages(context.Background(), registry.PackageFilter{Query: q, Limit: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return len(page)
+			}
+			if n := count("common"); n != 12 {
+				t.Errorf("under the bound, q=common found %d packages, want 12 (commonplace too)", n)
+			}
+			sqlstore.SetScoreBound(t, s, 5)
+			if n := count("common"); n != 11 {
+				t.Errorf("past the bound, q=common found %d packages, want the 11 that say common", n)
+			}
+			if n := count("commonp"); n != 1 {
+				t.Errorf("q=commonp found %d packages, want commonplace", n)
+			}
+		})
 	}
 }

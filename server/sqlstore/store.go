@@ -125,7 +125,10 @@ type Store struct {
 	// scoreBound is how many packages a word may be in and still be
 	// scored on SQLite (search.go); 0 is defaultScoreBound. Set by tests.
 	scoreBound int
-	timeout    time.Duration
+	// suggestBudget is how long PostgreSQL may look for suggestions
+	// (search.go); 0 is defaultSuggestBudget. Set by tests.
+	suggestBudget time.Duration
+	timeout       time.Duration
 	// group runs concurrent publishes in shared transactions on SQLite
 	// (groupcommit.go; nil on PostgreSQL); cache serves hot reads
 	// (readcache.go; nil when Options.CacheBytes or, on PostgreSQL,
