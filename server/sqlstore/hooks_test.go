@@ -174,16 +174,7 @@ func TestHookClaimSkipsLockedDeliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	list := queued(t, s, all)
-	other, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	tx, err := other.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	tx := otherSession(t, dsn)
 	var id int64
 	if err := tx.QueryRowContext(ctx, `SELECT id FROM hook_deliveries WHERE id = $1 FOR UPDATE`, list[0].ID).Scan(&id); err != nil {
 		t.Fatal(err)
@@ -198,4 +189,22 @@ func TestHookClaimSkipsLockedDeliveries(t *testing.T) {
 			t.Errorf("delivery %d, locked by another transaction, was claimed", c.Delivery.ID)
 		}
 	}
+}
+
+// otherSession begins a transaction in a session of its own on the
+// PostgreSQL database at dsn, rolled back when the test ends (if not
+// before), for a test that holds a lock beside the store's.
+func otherSession(t *testing.T, dsn string) *sql.Tx {
+	t.Helper()
+	other, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	tx, err := other.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	return tx
 }

@@ -3,7 +3,6 @@ package sqlstore_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -402,16 +401,7 @@ func TestSuggestionsHaveABudget(t *testing.T) {
 		t.Fatalf("SuggestSlugs(pack-00x) = %q, %v; want suggestions", got, err)
 	}
 	sqlstore.SetSuggestBudget(t, s, 50*time.Millisecond)
-	other, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	tx, err := other.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	tx := otherSession(t, dsn)
 	if _, err := tx.ExecContext(ctx, "LOCK TABLE packages IN ACCESS EXCLUSIVE MODE"); err != nil {
 		t.Fatal(err)
 	}
