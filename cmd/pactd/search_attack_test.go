@@ -145,6 +145,8 @@ func TestHostileSearches(t *testing.T) {
 				{"dotted capital I", strings.Repeat("İ", 100), 200, 0, ""},
 				{"right-to-left marks around a word", "\u202ealpha\u202c", 200, 100, ""},
 				{"a typo's suggestions among 20,000 similar slugs", "pakc-00123", 200, 0, ""},
+				{"one word of 66 rare tokens: a frequency probe each (SQLite)", rareTokens(66), 200, 0, ""},
+				{"one word of 40 tokens, each in every package", strings.Repeat("pack-", 39) + "pack", 200, 0, ""},
 				{"quotes and FTS5 syntax", `"alpha" OR omega* NEAR(pack) {owner}: ^made -side`, 200, 0, ""},
 				{"tsquery syntax", `alpha & !omega | (pack <-> made):*`, 200, 0, ""},
 				{"201 bytes", strings.Repeat("a", 201), 400, -1, "at most 200 bytes"},
@@ -209,4 +211,15 @@ func TestHostileSearches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rareTokens is one word of n distinct two-letter tokens no package holds,
+// joined by hyphens: before its statement a search probes how many
+// packages hold each.
+func rareTokens(n int) string {
+	var tokens []string
+	for i := range n {
+		tokens = append(tokens, fmt.Sprintf("%c%c", 'w'+i/26, 'a'+i%26))
+	}
+	return strings.Join(tokens, "-")
 }
