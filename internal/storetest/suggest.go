@@ -46,4 +46,18 @@ func (su suite) testSuggestSlugs(t *testing.T) {
 			t.Errorf("SuggestSlugs(%q) = %q, %v; want none", q, got, err)
 		}
 	}
+	// A misspelt word inside longer slugs: both engines rank by strict
+	// word similarity, then by similarity of the whole slug, so the slugs
+	// holding the word "backup" come before "bakery".
+	t.Run("a word inside longer slugs", func(t *testing.T) {
+		s := su.store(t)
+		carol := createAccount(t, s, "carol")
+		for i, slug := range []string{"bakery", "postgres-backup", "backup-tools", "the-bakers-backup-kit", "pg-saver"} {
+			publish(t, s, input(carol, slug, "1.0.0", slug, at(i)))
+		}
+		want := []string{"backup-tools", "the-bakers-backup-kit", "postgres-backup", "bakery"}
+		if got, err := s.SuggestSlugs(ctx(), "bakup", 5); err != nil || !slices.Equal(got, want) {
+			t.Errorf("SuggestSlugs(bakup) = %q, %v; want %q", got, err, want)
+		}
+	})
 }

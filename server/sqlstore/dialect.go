@@ -525,7 +525,8 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	}
 	search := stdlib.OpenDB(*searchConfig)
 	sizePool(search, searchConns(conns))
-	s := &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, search: search, timeout: opts.StatementTimeout}
+	s := &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, search: search, timeout: opts.StatementTimeout,
+		suggestBudget: opts.SuggestBudget}
 	if opts.CacheBytes > 0 && opts.CacheTTL > 0 {
 		// Other replicas write unseen: entries expire (readcache.go).
 		s.cache = newReadCache(opts.CacheBytes, opts.CacheTTL)

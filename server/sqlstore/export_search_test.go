@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"time"
 )
 
 // SearchIndex counts the packages in the search index and says whether its
@@ -63,12 +62,4 @@ func SetScoreBound(t interface{ Cleanup(func()) }, s *Store, n int) {
 	old := s.scoreBound
 	s.scoreBound = n
 	t.Cleanup(func() { s.scoreBound = old })
-}
-
-// SetSuggestBudget sets how long PostgreSQL may look for suggestions, until
-// the test ends.
-func SetSuggestBudget(t interface{ Cleanup(func()) }, s *Store, d time.Duration) {
-	old := s.suggestBudget
-	s.suggestBudget = d
-	t.Cleanup(func() { s.suggestBudget = old })
 }

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -48,9 +49,12 @@ const suggestWindow = 500
 // suggestions (suggestWithinBudget).
 const defaultSuggestBudget = 10 * time.Millisecond
 
-// suggestFloor is the least strict word similarity of a suggestion on
-// PostgreSQL (a distance under 0.75).
-const suggestFloor = "0.25"
+// suggestFloor is the least strict word similarity of a suggestion (a
+// distance under 0.75): PostgreSQL's setting, and its value for SQLite.
+const (
+	suggestFloor      = "0.25"
+	suggestFloorValue = 0.25
+)
 
 // searchTerms is a query cut into what the statement needs.
 type searchTerms struct {
@@ -394,18 +398,15 @@ LIMIT ?`
 // SuggestSlugs returns up to limit slugs of listed packages closest to
 // query, for a search that found little (docs/protocol.md, "Search"). On
 // PostgreSQL they are pg_trgm's nearest neighbours by strict word
-// similarity (through the GiST index of migration 0017). On SQLite the FTS5
-// trigram index finds the newest suggestWindow slugs that share a trigram
-// with the query, and SQLite ranks them by the share of trigrams the two
-// have in common (the Jaccard index, as pg_trgm's similarity), each padded
-// with a space at both ends so that a shared start or end counts.
+// similarity (through the GiST index of migration 0017), then by
+// similarity of the whole slug. On SQLite the FTS5 trigram index finds the
+// newest suggestWindow slugs that share a trigram with the query, ranked
+// by the same two measures (trigramMatch).
 func (s *Store) SuggestSlugs(ctx context.Context, query string, limit int) ([]string, error) {
 	key := parseSearch(query).key
 	if len(key) < 3 || limit <= 0 {
 		return nil, nil
 	}
-	var q string
-	var args []any
 	if s.dialect.name() == "postgres" {
 		// Strict word similarity: "postgers" is near "postgres-backup",
 		// whose word "postgres" it misspells; "bakup" nearer "backup" than
@@ -413,43 +414,59 @@ func (s *Store) SuggestSlugs(ctx context.Context, query string, limit int) ([]st
 		// least suggestFloor similar (the search pool's
 		// pg_trgm.strict_word_similarity_threshold), which bounds the
 		// index's walk when nothing is near.
-		q = `SELECT slug FROM (
+		q := `SELECT slug FROM (
   SELECT p.pack_slug AS slug, ? <<<-> p.pack_slug AS d, p.pack_slug <-> ? AS whole
   FROM packages p WHERE p.latest_version_id > 0 AND ? <<% p.pack_slug
   ORDER BY ? <<<-> p.pack_slug LIMIT 50) n
 WHERE slug <> ?
 GROUP BY slug ORDER BY min(d), min(whole), slug LIMIT ?`
-		args = []any{key, key, key, key, key, limit}
-		return s.suggestWithinBudget(ctx, q, args, limit)
-	} else {
-		padded := " " + key + " "
-		var grams, shared []string
-		seen := map[string]bool{}
-		for i := 0; i+3 <= len(padded); i++ {
-			if g := padded[i : i+3]; !seen[g] {
-				seen[g] = true
-				grams = append(grams, `"`+g+`"`)
-				shared = append(shared, `(instr(padded, ?) > 0)`)
-				args = append(args, g)
-			}
-		}
-		// MATERIALIZED: the share is counted once per slug; flattened
-		// into the outer query it was counted again for the filter and
-		// the order (three times the work).
-		q = `WITH c AS MATERIALIZED (
-  SELECT slug, (` + strings.Join(shared, " + ") + `) AS shared FROM (
-    SELECT DISTINCT p.pack_slug AS slug, ' ' || p.pack_slug || ' ' AS padded
-    FROM (SELECT -rowid AS id FROM package_slugs WHERE package_slugs MATCH ? ORDER BY rowid LIMIT ?) h
-    JOIN packages p ON p.id = h.id
-    WHERE p.latest_version_id > 0 AND p.pack_slug <> ?))
-SELECT slug FROM c WHERE CAST(shared AS REAL) / (? + length(slug) - shared) >= 0.2
-ORDER BY CAST(shared AS REAL) / (? + length(slug) - shared) DESC, length(slug), slug LIMIT ?`
-		args = append(args, strings.Join(grams, " OR "), suggestWindow, key, len(grams), len(grams), limit)
+		return s.suggestWithinBudget(ctx, q, []any{key, key, key, key, key, limit}, limit)
 	}
-	return queryListOn(ctx, s, s.searchPool(), "search suggestions", limit, func(row scanner) (*string, error) {
+	// SQLite: the newest suggestWindow listed slugs that share a trigram
+	// with the query (padded with a space at both ends, as the index holds
+	// the slugs), through the FTS5 trigram index, ranked here as
+	// PostgreSQL ranks them (trigramMatch).
+	var grams []string
+	for padded, i := " "+key+" ", 0; i+3 <= len(padded); i++ {
+		if g := `"` + padded[i:i+3] + `"`; !slices.Contains(grams, g) {
+			grams = append(grams, g)
+		}
+	}
+	candidates, err := queryListOn(ctx, s, s.searchPool(), "search suggestions", suggestWindow, func(row scanner) (*string, error) {
 		var slug string
 		return &slug, row.Scan(&slug)
-	}, q, args...)
+	}, `SELECT DISTINCT p.pack_slug
+FROM (SELECT -rowid AS id FROM package_slugs WHERE package_slugs MATCH ? ORDER BY rowid LIMIT ?) h
+JOIN packages p ON p.id = h.id
+WHERE p.latest_version_id > 0 AND p.pack_slug <> ?`, strings.Join(grams, " OR "), suggestWindow, key)
+	if err != nil {
+		return nil, err
+	}
+	type near struct {
+		slug        string
+		word, whole float64
+	}
+	m := newTrigramMatch(key)
+	var nearest []near
+	for _, slug := range candidates {
+		if word, whole := m.similarity(slug); word >= suggestFloorValue {
+			nearest = append(nearest, near{slug, word, whole})
+		}
+	}
+	slices.SortFunc(nearest, func(a, b near) int {
+		if c := cmp.Compare(b.word, a.word); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.whole, a.whole); c != 0 {
+			return c
+		}
+		return strings.Compare(a.slug, b.slug)
+	})
+	var slugs []string
+	for _, n := range nearest[:min(limit, len(nearest))] {
+		slugs = append(slugs, n.slug)
+	}
+	return slugs, nil
 }
 
 // suggestWithinBudget runs PostgreSQL's suggestion statement with at most

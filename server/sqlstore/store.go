@@ -44,6 +44,10 @@ type Options struct {
 	// PostgreSQL. SQLite's cache never expires: every write passes
 	// through this process.
 	CacheTTL time.Duration
+	// SuggestBudget is how long PostgreSQL may look for a search's
+	// suggestions before the answer goes without them (search.go,
+	// suggestWithinBudget); 0 picks 10 ms. SQLite's have no budget.
+	SuggestBudget time.Duration
 	// Logger receives the store's own lines: when the database becomes
 	// unreachable, and why, and when it answers again (outage.go). nil is
 	// slog.Default().
@@ -126,7 +130,7 @@ type Store struct {
 	// scored on SQLite (search.go); 0 is defaultScoreBound. Set by tests.
 	scoreBound int
 	// suggestBudget is how long PostgreSQL may look for suggestions
-	// (search.go); 0 is defaultSuggestBudget. Set by tests.
+	// (search.go); 0 is defaultSuggestBudget. Options.SuggestBudget.
 	suggestBudget time.Duration
 	timeout       time.Duration
 	// group runs concurrent publishes in shared transactions on SQLite

@@ -1,0 +1,33 @@
+package sqlstore
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pact-registry/pact/internal/storetest"
+)
+
+// SQLite's suggestions rank by what pg_trgm computes: for pairs of a query
+// and a slug, trigramMatch gives PostgreSQL's own strict_word_similarity
+// and similarity.
+func TestTrigramMatchIsPgTrgms(t *testing.T) {
+	s := openForTest(t, storetest.PostgresURL(t), Options{})
+	pairs := [][2]string{
+		{"bakup", "backup"}, {"bakup", "backup-tools"}, {"bakup", "postgres-backup"}, {"bakup", "bakery"},
+		{"bakup", "the-bakers-backup-kit"}, {"postgers", "postgres-backup"}, {"mysql-backp", "mysql-backup"},
+		{"kubernets", "kubernetes-deploy"}, {"widget-cly", "widget-cli"}, {"widget-cly", "widget"},
+		{"00059", "pack-0000059"}, {"called-0000123", "pack-0000123"}, {"a", "a-b-a-b"}, {"ab-ab", "ab"},
+		{"qqqqqqqq", "backup"}, {"x1-y2-z3", "z3-y2-x1-y2"},
+	}
+	for _, p := range pairs {
+		var word, whole float64
+		if err := s.read.QueryRow(`SELECT strict_word_similarity($1, $2), similarity($1, $2)`, p[0], p[1]).Scan(&word, &whole); err != nil {
+			t.Fatal(err)
+		}
+		gotWord, gotWhole := newTrigramMatch(p[0]).similarity(p[1])
+		// pg_trgm computes in single precision.
+		if math.Abs(gotWord-word) > 1e-6 || math.Abs(gotWhole-whole) > 1e-6 {
+			t.Errorf("%q ~ %q: %.6f, %.6f; pg_trgm says %.6f, %.6f", p[0], p[1], gotWord, gotWhole, word, whole)
+		}
+	}
+}
