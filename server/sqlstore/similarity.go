@@ -35,10 +35,10 @@ func appendTrigrams(out []trigram, from int, w string) []trigram {
 // trigramMatch compares slugs with a query: the trigrams of all the
 // query's words, and room for a slug's.
 type trigramMatch struct {
-	query   map[trigram]bool
-	words   []int // where each word's trigrams start in grams
-	grams   []trigram
-	extent  []trigram
+	query  map[trigram]bool
+	words  []int // where each word's trigrams start in grams
+	grams  []trigram
+	extent []trigram
 }
 
 func newTrigramMatch(query string) *trigramMatch {
