@@ -124,7 +124,7 @@ func TestDumpRestoreAcrossBackends(t *testing.T) {
 			{"restore from a missing file", []string{"restore", "--db", empty("a.db"), "-i", filepath.Join(dir, "nope.jsonl")}, 1, "no dump file"},
 			{"restore from a truncated file", []string{"restore", "--db", empty("b.db"), "-i", truncated}, 1, "cut short"},
 			{"restore of something else", []string{"restore", "--db", empty("c.db"), "-i", original}, 1, "not a pact dump"},
-			{"dump of a SQLite file that does not exist", []string{"dump", "--db", filepath.Join(dir, "typo.db")}, 2, "no database at " + filepath.Join(dir, "typo.db") + ": pass --db or set PACTD_DB"},
+			{"dump of a SQLite file that does not exist", []string{"dump", "--db", filepath.Join(dir, "typo.db")}, 2, "no database at " + filepath.Join(dir, "typo.db") + ": pass --db or set PACTD_DB, or make a new one with pactd migrate"},
 			{"dump with an unknown flag", []string{"dump", "--db", final, "--format", "xml"}, 2, "unknown flag"},
 			{"restore with an argument", []string{"restore", "--db", final, dumpFile}, 2, "unknown command"},
 		}

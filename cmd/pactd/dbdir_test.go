@@ -27,7 +27,7 @@ func TestDBInMissingDirectory(t *testing.T) {
 		{"serve, a file: URI", []string{"serve", "--addr", "127.0.0.1:0", "--db", "file:" + db + "?_busy_timeout=10"}, 1, "the directory " + missing + " does not exist"},
 		{"migrate", []string{"migrate", "--db", db}, 1, "the directory " + missing + " does not exist"},
 		// The other commands never make a database, nor its directory.
-		{"user list", []string{"user", "list", "--db", db}, 2, "no database at " + db + ": pass --db or set PACTD_DB"},
+		{"user list", []string{"user", "list", "--db", db}, 2, "no database at " + db + ": pass --db or set PACTD_DB, or make a new one with pactd migrate"},
 		{"a file where the directory should be", []string{"user", "list", "--db", filepath.Join(notDir, "pact.db")}, 1, notDir + " is not a directory"},
 	}
 	for _, tc := range cases {

@@ -64,7 +64,7 @@ func TestHostCommandsNeverCreateADatabase(t *testing.T) {
 				{"PACTD_DB", []string{"PACTD_DB=" + elsewhere}, args, elsewhere},
 			} {
 				r := run(t, c.env, "long enough\n", c.args...)
-				want := "pactd: no database at " + c.path + ": pass --db or set PACTD_DB\n"
+				want := "pactd: no database at " + c.path + ": pass --db or set PACTD_DB, or make a new one with pactd migrate\n"
 				if r.code != 2 || r.stderr != want || r.stdout != "" {
 					t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2, nothing and %q", c.how, r.code, r.stdout, r.stderr, want)
 				}

@@ -211,7 +211,7 @@ func existingDBSetting(cmd *cobra.Command) (string, error) {
 	}
 	if path, ok := sqlitePath(db); ok {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return "", usageError{fmt.Errorf("no database at %s: pass --db or set PACTD_DB", path)}
+			return "", usageError{fmt.Errorf("no database at %s: pass --db or set PACTD_DB, or make a new one with pactd migrate", path)}
 		}
 	}
 	return db, nil
