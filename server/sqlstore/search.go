@@ -413,14 +413,15 @@ func (s *Store) SuggestSlugs(ctx context.Context, query string, limit int) ([]st
 		// "bakery". Distance is 1 - similarity. `<<%` keeps only slugs at
 		// least suggestFloor similar (the search pool's
 		// pg_trgm.strict_word_similarity_threshold), which bounds the
-		// index's walk when nothing is near.
+		// index's walk when nothing is near. The walk stops at four
+		// times the slugs asked (room for a slug several owners have).
 		q := `SELECT slug FROM (
   SELECT p.pack_slug AS slug, ? <<<-> p.pack_slug AS d, p.pack_slug <-> ? AS whole
   FROM packages p WHERE p.latest_version_id > 0 AND ? <<% p.pack_slug
-  ORDER BY ? <<<-> p.pack_slug LIMIT 50) n
+  ORDER BY ? <<<-> p.pack_slug LIMIT ?) n
 WHERE slug <> ?
 GROUP BY slug ORDER BY min(d), min(whole), slug LIMIT ?`
-		return s.suggestWithinBudget(ctx, q, []any{key, key, key, key, key, limit}, limit)
+		return s.suggestWithinBudget(ctx, q, []any{key, key, key, key, 4 * limit, key, limit}, limit)
 	}
 	// SQLite: the newest suggestWindow listed slugs that share a trigram
 	// with the query (padded with a space at both ends, as the index holds
