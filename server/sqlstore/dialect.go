@@ -521,7 +521,7 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	// The similarity floor of suggestions (`<<%`, SuggestSlugs), which
 	// lets their index skip what is too far; a URL may set its own.
 	if _, set := searchConfig.RuntimeParams["pg_trgm.strict_word_similarity_threshold"]; !set {
-		searchConfig.RuntimeParams["pg_trgm.strict_word_similarity_threshold"] = suggestFloor
+		searchConfig.RuntimeParams["pg_trgm.strict_word_similarity_threshold"] = strconv.FormatFloat(suggestFloor, 'g', -1, 64)
 	}
 	search := stdlib.OpenDB(*searchConfig)
 	sizePool(search, searchConns(conns))

@@ -50,11 +50,8 @@ const suggestWindow = 500
 const defaultSuggestBudget = 10 * time.Millisecond
 
 // suggestFloor is the least strict word similarity of a suggestion (a
-// distance under 0.75): PostgreSQL's setting, and its value for SQLite.
-const (
-	suggestFloor      = "0.25"
-	suggestFloorValue = 0.25
-)
+// distance under 0.75), on both engines.
+const suggestFloor = 0.25
 
 // searchTerms is a query cut into what the statement needs.
 type searchTerms struct {
@@ -450,7 +447,7 @@ WHERE p.latest_version_id > 0 AND p.pack_slug <> ?`, strings.Join(grams, " OR ")
 	m := newTrigramMatch(key)
 	var nearest []near
 	for _, slug := range candidates {
-		if word, whole := m.similarity(slug); word >= suggestFloorValue {
+		if word, whole := m.similarity(slug); word >= suggestFloor {
 			nearest = append(nearest, near{slug, word, whole})
 		}
 	}
