@@ -30,6 +30,7 @@ func serveOpenAPI(c *gin.Context) {
 }
 
 func (s *Server) routeAPI(e *gin.Engine) {
+	e.Use(s.gate) // first: every route below passes the authority table
 	e.NoRoute(func(c *gin.Context) {
 		s.shared.Fail(c, registry.Errorf(registry.NotFound, "no such route: %s %s", c.Request.Method, c.Request.URL.Path))
 	})
@@ -47,23 +48,23 @@ func (s *Server) routeAPI(e *gin.Engine) {
 	httpx.GetAndHead(e, "/raw/:owner/:file", s.raw)
 	s.routeLog(e)
 
-	api := e.Group("/api", s.limitByIP)
+	api := e.Group("/api")
 	httpx.GetAndHead(api, "/packages", newFirstPageCache(s.svc).serve, s.listPackages)
 	httpx.GetAndHead(api, "/packages/:owner/:pack", s.packageDetail)
 	httpx.GetAndHead(api, "/packages/:owner/:pack/downloads", s.packageDownloads)
 	api.POST("/publish-signed", s.publishSigned)
 	s.routeDeviceLogin(api)
 
-	// Each route that changes something names the scope it needs
-	// (docs/protocol.md, Token scopes); reads need only an active token.
-	token := api.Group("", s.requireToken)
-	token.POST("/publish", s.requireScope(registry.ScopePublish), s.publish)
+	// What each route needs is its row in registry.Routes, which gate
+	// applies (docs/protocol.md, Who may do what).
+	token := api
+	token.POST("/publish", s.publish)
 	httpx.GetAndHead(token, "/me", s.me)
 	httpx.GetAndHead(token, "/ssh-keys", s.listKeys)
-	token.POST("/ssh-keys", s.requireScope(registry.ScopeKeys), s.addKey)
-	token.DELETE("/ssh-keys/:id", s.requireScope(registry.ScopeKeys), s.deleteKey)
+	token.POST("/ssh-keys", s.addKey)
+	token.DELETE("/ssh-keys/:id", s.deleteKey)
 	s.routeLifecycle(token)
-	tokens := token.Group("/tokens", s.requireScope(registry.ScopeTokens))
+	tokens := token.Group("/tokens")
 	httpx.GetAndHead(tokens, "", s.listTokens)
 	tokens.POST("", s.createToken)
 	tokens.DELETE("/:id", s.revokeToken)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -16,9 +17,35 @@ const (
 	tokenKey   = "pact.token"
 )
 
-// requireToken is the one auth middleware of the token routes. It accepts
-// "Authorization: Bearer <token>" and "X-Pact-Token: <token>" alike.
-func (s *Server) requireToken(c *gin.Context) {
+// gate is the first handler of every API route: it finds the route's row
+// in the domain's authority table (registry.Routes) and lets the request
+// on only as the row's rule says (registry.Permit), so no route decides
+// who may use it. A route without a row is refused, and the every-route
+// test names it. An API route first passes the per-address limit, so
+// floods of bad tokens are limited too; a route that needs a token then
+// authenticates it ("Authorization: Bearer <token>" or "X-Pact-Token:
+// <token>") and passes the per-token limit.
+func (s *Server) gate(c *gin.Context) {
+	path := c.FullPath()
+	if path == "" { // no route: the 404 and 405 answers
+		c.Next()
+		return
+	}
+	op, ok := registry.RouteOp(c.Request.Method, path)
+	if !ok {
+		s.shared.Fail(c, fmt.Errorf("route %s %s has no row in the authority table (registry.Routes)", c.Request.Method, path))
+		return
+	}
+	if strings.HasPrefix(path, "/api/") {
+		if ok, after := s.limitIP.allow(httpx.AddressKey(c.ClientIP()), time.Now()); !ok {
+			s.shared.Fail(c, httpx.TooManyRequests("from this address", after))
+			return
+		}
+	}
+	if rule, _ := registry.RuleOf(op); rule.Reach == registry.ReachPublic {
+		c.Next()
+		return
+	}
 	secret := tokenFromRequest(c)
 	if secret == "" {
 		s.shared.Fail(c, registry.Errorf(registry.Unauthorized,
@@ -32,6 +59,10 @@ func (s *Server) requireToken(c *gin.Context) {
 	}
 	if ok, after := s.limitToken.allow(strconv.FormatInt(token.ID, 10), time.Now()); !ok {
 		s.shared.Fail(c, httpx.TooManyRequests("with this token", after))
+		return
+	}
+	if err := registry.Permit(token, op, acct.Username, c.Param("owner"), c.Param("pack")); err != nil {
+		s.shared.Fail(c, err)
 		return
 	}
 	c.Set(accountKey, acct)
@@ -49,32 +80,12 @@ func tokenFromRequest(c *gin.Context) string {
 	return strings.TrimSpace(c.GetHeader("X-Pact-Token"))
 }
 
-// account is the account requireToken authenticated.
+// account is the account gate authenticated.
 func account(c *gin.Context) *registry.Account {
 	return c.MustGet(accountKey).(*registry.Account)
 }
 
-// apiToken is the token requireToken authenticated, whose scopes
-// requireScope checks.
+// apiToken is the token gate authenticated.
 func apiToken(c *gin.Context) *registry.Token {
 	return c.MustGet(tokenKey).(*registry.Token)
-}
-
-// requireScope is the one check of a token's scopes (docs/protocol.md,
-// Token scopes), for routes behind requireToken: 403 naming the scope the
-// token lacks, or the pack when the route has a :pack outside the token's
-// packages. A publish names its pack only in the document, so the
-// registry checks that pack once the document is parsed.
-func (s *Server) requireScope(scope registry.Scope) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		holder := ""
-		if a, ok := c.Get(accountKey); ok {
-			holder = a.(*registry.Account).Username
-		}
-		if err := apiToken(c).AuthorizeIn(scope, holder, c.Param("owner"), c.Param("pack")); err != nil {
-			s.shared.Fail(c, err)
-			return
-		}
-		c.Next()
-	}
 }

@@ -142,7 +142,7 @@ func TestOrgChangesNeedATokenWithoutAPackLimit(t *testing.T) {
 			wantError(t, resp.Status, resp.JSON(t), http.StatusForbidden, "so it cannot create an organisation")
 		}
 		resp := o.API.PutJSON("/api/orgs/acme/members/mallory", map[string]any{"role": "owner"}, bearer(narrow))
-		wantError(t, resp.Status, resp.JSON(t), http.StatusForbidden, "this token may publish and yank only the packs widget")
+		wantError(t, resp.Status, resp.JSON(t), http.StatusForbidden, "this token is limited to the packs widget, so it cannot change an organisation's members")
 		if m := o.members(t); len(m) != 2 || m["alice"] != "owner" || m["bob"] != "maintainer" {
 			t.Errorf("members after the refusals: %v", m)
 		}

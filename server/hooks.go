@@ -19,7 +19,7 @@ import (
 const maxHookBodyBytes = 16 << 10
 
 func (s *Server) routeHooks(token *gin.RouterGroup) {
-	hooks := token.Group("/hooks", s.requireScope(registry.ScopeHooks))
+	hooks := token.Group("/hooks")
 	hooks.POST("", s.createHook)
 	httpx.GetAndHead(hooks, "", s.listHooks)
 	hooks.DELETE("/:id", s.deleteHook)
@@ -44,7 +44,7 @@ func (s *Server) createHook(c *gin.Context) {
 }
 
 func (s *Server) listHooks(c *gin.Context) {
-	hooks, err := s.svc.ListHooks(c, account(c), c.Query("owner"))
+	hooks, err := s.svc.ListHooks(c, account(c), apiToken(c), c.Query("owner"))
 	if err != nil {
 		s.shared.Fail(c, err)
 		return
@@ -83,7 +83,7 @@ func (s *Server) listHookDeliveries(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	h, list, err := s.svc.HookDeliveries(c, account(c), id)
+	h, list, err := s.svc.HookDeliveries(c, account(c), apiToken(c), id)
 	if err != nil {
 		s.shared.Fail(c, err)
 		return

@@ -121,12 +121,12 @@ func TestHookRoutes(t *testing.T) {
 		wantError(t, resp.Status, resp.JSON(t), 403, `lacks the "hooks" scope`)
 		widgetOnly := token([]string{"hooks", "publish"}, []string{"acme/widget"})
 		resp = env.API.PostJSON("/api/hooks", map[string]any{"owner": "acme", "url": "https://x.example.com/", "secret": hookSecret, "events": []string{"publish"}}, widgetOnly.Bearer())
-		wantError(t, resp.Status, resp.JSON(t), 403, "cannot manage a hook of every pack of acme")
+		wantError(t, resp.Status, resp.JSON(t), 403, "cannot manage webhooks of every pack of acme")
 		resp = env.API.PostJSON("/api/hooks", map[string]any{"owner": "acme", "package": "gadget", "url": "https://x.example.com/", "secret": hookSecret, "events": []string{"publish"}}, widgetOnly.Bearer())
 		wantError(t, resp.Status, resp.JSON(t), 403, `"acme/gadget" is not one of them`)
 		addHook(t, env, widgetOnly, map[string]any{"owner": "acme", "package": "widget", "url": "https://x.example.com/", "secret": hookSecret, "events": []string{"yank"}})
 		resp = env.API.Delete(fmt.Sprintf("/api/hooks/%d", h.ID), widgetOnly.Bearer())
-		wantError(t, resp.Status, resp.JSON(t), 403, "cannot manage a hook of every pack of alice")
+		wantError(t, resp.Status, resp.JSON(t), 404, "cannot manage webhooks of every pack of alice")
 
 		for _, c := range []struct {
 			name string

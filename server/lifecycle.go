@@ -21,13 +21,12 @@ import (
 const maxLifecycleBodyBytes = 16 << 10
 
 func (s *Server) routeLifecycle(token *gin.RouterGroup) {
-	yank := s.requireScope(registry.ScopeYank)
-	token.POST("/packages/:owner/:pack/versions/:version/yank", yank, s.yankVersion)
-	token.POST("/packages/:owner/:pack/versions/:version/unyank", yank, s.unyankVersion)
-	token.POST("/packages/:owner/:pack/deprecate", yank, s.deprecatePackage)
-	// The domain checks the token: the yank scope, as deprecating needs,
-	// and first that it is not one a CI job exchanged (a CI job must not
-	// lift its own lock), which that message says.
+	token.POST("/packages/:owner/:pack/versions/:version/yank", s.yankVersion)
+	token.POST("/packages/:owner/:pack/versions/:version/unyank", s.unyankVersion)
+	token.POST("/packages/:owner/:pack/deprecate", s.deprecatePackage)
+	// Turning trusted_publishing_only off is another operation than on
+	// (registry.OpUnlock, never a token's): the domain decides once it
+	// has read the body.
 	token.PATCH("/packages/:owner/:pack", s.updatePackage)
 }
 

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
 
 	"github.com/pact-registry/pact/server/internal/httpx"
@@ -111,15 +110,6 @@ func (k *keyedLimiter) sweep(now time.Time) {
 			delete(k.buckets, key)
 		}
 	}
-}
-
-// limitByIP is the first guard of every API request.
-func (s *Server) limitByIP(c *gin.Context) {
-	if ok, after := s.limitIP.allow(httpx.AddressKey(c.ClientIP()), time.Now()); !ok {
-		s.shared.Fail(c, httpx.TooManyRequests("from this address", after))
-		return
-	}
-	c.Next()
 }
 
 // publishSlots bounds concurrent publishes: parsing is CPU-bound and

@@ -19,7 +19,7 @@ import (
 func (s *Server) routeOrgs(api, token *gin.RouterGroup) {
 	httpx.GetAndHead(api, "/orgs/:org", s.showOrg)
 	httpx.GetAndHead(api, "/orgs/:org/members", s.listMembers)
-	manage := token.Group("/orgs", s.requireScope(registry.ScopeTokens))
+	manage := token.Group("/orgs")
 	manage.POST("", s.createOrg)
 	manage.PUT("/:org/members/:username", s.setMember)
 	manage.DELETE("/:org/members/:username", s.removeMember)

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"net/url"
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -18,6 +20,16 @@ import (
 // setTrustedOnly sends PATCH /api/packages/{pkg} {"trusted_publishing_only": only}.
 func setTrustedOnly(env *servertest.Env, pkg string, only bool, header string) *apitest.Response {
 	return env.API.PatchJSON("/api/packages/"+pkg, map[string]any{"trusted_publishing_only": only}, header)
+}
+
+// logSize is how many entries the log holds, sequenced or not.
+func logSize(t *testing.T, env *servertest.Env) int64 {
+	t.Helper()
+	size, _, err := env.Service.LogHead(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return size
 }
 
 // trustedOnlyOf reads the setting as GET /api/packages/{pkg} and the list
@@ -118,10 +130,23 @@ func TestTrustedPublishingOnly(t *testing.T) {
 			t.Fatal("the CI job's token turned the setting off")
 		}
 
-		// Off again: tokens and keys publish; the refused signed publish
-		// spent no nonce.
+		// No token lifts the lock, not even the owner's full-power one:
+		// it is there for the day a token is stolen (docs/protocol.md,
+		// Who may do what). Nothing changes, nothing is logged.
+		size := logSize(t, env)
 		resp = setTrustedOnly(env, "alice/widget", false, alice.Bearer())
-		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		wantError(t, resp.Status, resp.JSON(t), 403, "an API token cannot turn trusted_publishing_only off")
+		if detail, _ := trustedOnlyOf(t, env, "alice/widget"); !detail || logSize(t, env) != size {
+			t.Fatal("the owner's token turned the setting off")
+		}
+
+		// Off again, in the owner's logged-in browser session: tokens and
+		// keys publish; the refused signed publish spent no nonce.
+		web.Login(alice)
+		r := web.Post("/dashboard/packages/widget/trusted-publishing-only", url.Values{"only": {"false"}})
+		if r.Status != http.StatusSeeOther {
+			t.Fatalf("turning it off on the dashboard: status %d; body:\n%s", r.Status, r.Body)
+		}
 		if detail, listed := trustedOnlyOf(t, env, "alice/widget"); detail || listed {
 			t.Errorf("after turning it off: detail %v, list %v", detail, listed)
 		}

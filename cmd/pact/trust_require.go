@@ -25,17 +25,18 @@ func newTrustRequireCmd(f *factory) *cobra.Command {
 		Long: `Set a package to trusted publishing only: from now on only CI jobs of its
 trusted publishers publish it, with the tokens they exchange for their ID
 tokens. Publishes with any other API token and SSH-signed publishes are
-refused, naming the setting. --off lets them publish again. The package's
-page and the API show the setting, and the transparency log records each
-change.
+refused, naming the setting. The package's page and the API show the
+setting, and the transparency log records each change.
 
-Only the package's owner may change it (for an organisation's package, one
-of its owners), with a token holding the yank scope. A token exchanged by a
-CI job cannot: a CI job must not lift its own lock. Without OWNER the
-package is one of the token's account.`,
+Only the package's owner may set it (for an organisation's package, one of
+its owners), with a token holding the yank scope; a token exchanged by a CI
+job cannot. No token lifts it: the lock is there for the day a token is
+stolen, so the owner turns it off in a logged-in browser session, on the
+dashboard's Trusted publishers page (--off sends the request, and the
+registry refuses it saying so). Without OWNER the package is one of the
+token's account.`,
 		Example: `  $ pact trust require widget
-  $ pact trust require acme/rocket
-  $ pact trust require --off alice/widget`,
+  $ pact trust require acme/rocket`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			owner, pack, hasOwner := strings.Cut(args[0], "/")
@@ -49,7 +50,7 @@ package is one of the token's account.`,
 			return runTrustRequire(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.Off, "off", false, "let tokens and SSH keys publish the package again")
+	cmd.Flags().BoolVar(&opts.Off, "off", false, "let tokens and SSH keys publish the package again (refused to every token: use the dashboard)")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
@@ -69,7 +70,7 @@ func runTrustRequire(ctx context.Context, opts *trustRequireOptions) error {
 	name := p.FullName()
 	if p.TrustedPublishingOnly {
 		opts.IO.success("Only CI may publish %s now: trusted publishing only", name)
-		opts.IO.info("Publishes with API tokens and SSH keys are refused; CI jobs of its trusted publishers publish it ('pact trust list'). Undo: pact trust require --off %s", name)
+		opts.IO.info("Publishes with API tokens and SSH keys are refused; CI jobs of its trusted publishers publish it ('pact trust list'). Undo: on the dashboard, %s/dashboard/trusted-publishers (no token can)", c.BaseURL())
 		return nil
 	}
 	opts.IO.success("%s takes publishes with API tokens and SSH keys again", name)

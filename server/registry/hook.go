@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -259,7 +260,7 @@ func (s *Service) CreateHook(ctx context.Context, actor *Account, maker *Token, 
 	if pack != "" && (len(pack) > 64 || !slugLike(pack)) {
 		return nil, Errorf(Invalid, "package %q is not a pack's name: a-z, 0-9 and '-', at most 64 characters", clip.Text(spec.Package, 40))
 	}
-	if err := checkHookGrant(maker, owner, actor, pack); err != nil {
+	if err := Permit(maker, OpHooks, actor.Username, owner.Username, cmp.Or(pack, EveryPack)); err != nil {
 		return nil, err
 	}
 	events, err := parseHookEvents(spec.Events, pack != "")
@@ -296,13 +297,24 @@ func hookScope(h *Hook) string {
 	return h.Owner + "/" + h.Package
 }
 
-// ListHooks lists the hooks of owner (actor's own when "").
-func (s *Service) ListHooks(ctx context.Context, actor *Account, owner string) ([]Hook, error) {
+// ListHooks lists the hooks of owner (actor's own when "") that actor
+// manages with maker, the request's token (nil from the dashboard): one
+// limited to packs sees only the hooks of those packs.
+func (s *Service) ListHooks(ctx context.Context, actor *Account, maker *Token, owner string) ([]Hook, error) {
+	if err := Permit(maker, OpHooks, actor.Username, owner, ""); err != nil {
+		return nil, err
+	}
 	o, err := s.hookOwner(ctx, actor, owner)
 	if err != nil {
 		return nil, err
 	}
-	return s.store.ListHooks(ctx, o.ID)
+	hooks, err := s.store.ListHooks(ctx, o.ID)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(hooks, func(h Hook) bool {
+		return Permit(maker, OpHooks, actor.Username, o.Username, cmp.Or(h.Package, EveryPack)) != nil
+	}), nil
 }
 
 // DeleteHook deletes hook id, which actor must manage.
@@ -320,9 +332,9 @@ func (s *Service) DeleteHook(ctx context.Context, actor *Account, maker *Token, 
 }
 
 // HookDeliveries lists the newest deliveries of hook id, which actor must
-// manage.
-func (s *Service) HookDeliveries(ctx context.Context, actor *Account, id int64) (*Hook, []HookDelivery, error) {
-	h, err := s.managedHook(ctx, actor, nil, id)
+// manage with maker.
+func (s *Service) HookDeliveries(ctx context.Context, actor *Account, maker *Token, id int64) (*Hook, []HookDelivery, error) {
+	h, err := s.managedHook(ctx, actor, maker, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -345,9 +357,9 @@ func (s *Service) Redeliver(ctx context.Context, actor *Account, maker *Token, i
 	return s.store.RedeliverHook(ctx, h.ID, delivery, now, now.Add(HookRetryFor))
 }
 
-// managedHook finds hook id when actor manages its owner's hooks (maker,
-// when not nil, must also reach the hook's packs); NotFound otherwise, so
-// the hooks of others are not told apart from missing ones.
+// managedHook finds hook id when actor manages its owner's hooks and maker
+// (nil from the dashboard) reaches the hook's packs; NotFound otherwise,
+// so the hooks of others are not told apart from missing ones.
 func (s *Service) managedHook(ctx context.Context, actor *Account, maker *Token, id int64) (*Hook, error) {
 	h, err := s.store.HookByID(ctx, id)
 	if err != nil {
@@ -357,11 +369,11 @@ func (s *Service) managedHook(ctx context.Context, actor *Account, maker *Token,
 	if err != nil {
 		return nil, err
 	}
+	if err := Permit(maker, OpHooks, actor.Username, owner.Username, cmp.Or(h.Package, EveryPack)); err != nil {
+		return nil, Errorf(NotFound, "no hook %d that this token manages: %s", id, ErrorMessage(err))
+	}
 	if err := s.Can(ctx, actor, ActHooks, owner); err != nil {
 		return nil, Errorf(NotFound, "no hook %d that you manage", id)
-	}
-	if err := checkHookGrant(maker, owner, actor, h.Package); err != nil {
-		return nil, err
 	}
 	return h, nil
 }
@@ -388,26 +400,6 @@ func (s *Service) hookOwner(ctx context.Context, actor *Account, owner string) (
 		return nil, err
 	}
 	return o, nil
-}
-
-// checkHookGrant bounds a hook by its maker's token: a token limited to
-// some packs makes and manages only hooks of one of those packs.
-func checkHookGrant(maker *Token, owner, actor *Account, pack string) error {
-	if maker == nil || maker.Packages == nil {
-		return nil
-	}
-	if pack == "" {
-		return Errorf(Forbidden, "this token may act only on the packs %s, so it cannot manage a hook of every pack of %s; name a package or use a token without packages",
-			strings.Join(maker.Packages, ", "), owner.Username)
-	}
-	name := pack
-	if owner.ID != actor.ID {
-		name = owner.Username + "/" + pack
-	}
-	if !MatchesPackages(maker.Packages, name) {
-		return Errorf(Forbidden, "this token may act only on the packs %s, and %q is not one of them", strings.Join(maker.Packages, ", "), name)
-	}
-	return nil
 }
 
 func parseHookEvents(names []string, onePack bool) ([]string, error) {

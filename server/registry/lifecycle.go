@@ -80,7 +80,7 @@ func admitPublish(viaCI bool) func(p *Package) error {
 		name := p.OwnerSlug + "/" + p.PackSlug
 		return &Error{Code: Forbidden, Reason: "trusted_publishing_only",
 			Message: name + " is set to trusted publishing only (trusted_publishing_only): only CI jobs of its trusted publishers publish it, " +
-				"with the tokens they exchange; token and SSH-signed publishes are refused. Its owner turns this off with: pact trust require --off " + name}
+				"with the tokens they exchange; token and SSH-signed publishes are refused. Its owner turns this off on the dashboard (Trusted publishers)"}
 	}
 }
 
@@ -241,21 +241,19 @@ func (s *Service) DeprecatePackage(ctx context.Context, actor *Account, owner, p
 // SetTrustedPublishingOnly turns the trusted-publishing-only setting of
 // owner/pack on (only) or off on behalf of actor, who must own the package
 // or be an owner of its organisation (as for deprecating). token is the
-// API token the request came with (nil from the dashboard): it needs the
-// yank scope for the pack, as deprecating does, and must not be one
-// exchanged through a trusted publisher: a CI job must not lift the lock
-// that makes it the only way to publish. Setting the value the package has
+// API token the request came with (nil from the dashboard). Turning it on
+// is OpLock, which a token with the yank scope for the pack may do, but
+// not one exchanged through a trusted publisher; turning it off is
+// OpUnlock, which only a logged-in browser session may do: the lock is
+// there for the day a token is stolen. Setting the value the package has
 // succeeds and logs nothing.
 func (s *Service) SetTrustedPublishingOnly(ctx context.Context, actor *Account, token *Token, owner, pack string, only bool) (*Package, error) {
-	if token != nil {
-		if token.CI != nil {
-			return nil, &Error{Code: Forbidden, Reason: "trusted_publishing_token",
-				Message: "a token from trusted publishing cannot change trusted_publishing_only: a CI job must not lift the lock that makes it the only way to publish; " +
-					"the package's owner changes it with a token of its own (pact trust require)"}
-		}
-		if err := token.AuthorizeIn(ScopeYank, actor.Username, owner, pack); err != nil {
-			return nil, err
-		}
+	op := OpLock
+	if !only {
+		op = OpUnlock
+	}
+	if err := Permit(token, op, actor.Username, owner, pack); err != nil {
+		return nil, err
 	}
 	p, err := s.ownedPackage(ctx, actor, owner, pack, ActSettings, "change the settings of")
 	if err != nil {

@@ -218,7 +218,7 @@ func (s *Service) CreateOrg(ctx context.Context, creator *Account, maker *Token,
 	if err := checkUser(creator); err != nil {
 		return nil, err
 	}
-	if err := checkWholeNamespace(maker, "create an organisation"); err != nil {
+	if err := Permit(maker, OpOrgs, creator.Username, "", ""); err != nil {
 		return nil, err
 	}
 	u, err := NormalizeUsername(name)
@@ -331,26 +331,8 @@ func (s *Service) grantsRevoked(ctx context.Context, actor, org, member *Account
 	}
 }
 
-// checkWholeNamespace refuses a token limited to some packs where a change
-// reaches every pack of an organisation, as creating one and changing its
-// members do: an owner may add trusted publishers and members for all of
-// it, so a grant made so would exceed its maker.
-func checkWholeNamespace(maker *Token, what string) error {
-	if maker == nil {
-		return nil
-	}
-	if err := maker.Authorize(ScopeTokens, ""); err != nil {
-		return err
-	}
-	if maker.Packages != nil {
-		return Errorf(Forbidden, "this token may publish and yank only the packs %s, so it cannot %s, which reaches every pack of the organisation; use a token without packages",
-			strings.Join(maker.Packages, ", "), what)
-	}
-	return nil
-}
-
 func (s *Service) memberChange(ctx context.Context, actor *Account, maker *Token, org, username string) (*Account, *Account, error) {
-	if err := checkWholeNamespace(maker, "change an organisation's members"); err != nil {
+	if err := Permit(maker, OpMembers, actor.Username, "", ""); err != nil {
 		return nil, nil, err
 	}
 	o, err := s.orgAccount(ctx, org)

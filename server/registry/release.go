@@ -141,10 +141,8 @@ func (s *Service) RegisterRelease(ctx context.Context, caller *Account, token *T
 	if err != nil {
 		return nil, false, err
 	}
-	if token != nil {
-		if err := token.AuthorizeIn(ScopePublish, caller.Username, r.Owner, r.Pack); err != nil {
-			return nil, false, err
-		}
+	if err := Permit(token, OpRelease, caller.Username, r.Owner, r.Pack); err != nil {
+		return nil, false, err
 	}
 	p, err := s.ownedPackage(ctx, caller, r.Owner, r.Pack, ActPublish, "register releases of")
 	if err != nil {

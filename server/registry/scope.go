@@ -32,7 +32,8 @@ const (
 // Scopes are every scope, in the order lists show them.
 var Scopes = []Scope{ScopePublish, ScopeYank, ScopeKeys, ScopeTokens, ScopeHooks}
 
-// packScoped are the scopes a token's Packages limit: those that act on a pack.
+// packScoped are the scopes of the pack-scoped operations (authority.go),
+// the only ones a token limited to packs may use.
 var packScoped = []Scope{ScopePublish, ScopeYank}
 
 // Bounds of what a token may carry.
@@ -61,42 +62,6 @@ func (t *Token) FullPower() bool { return t.Scopes == nil }
 // HasScope reports whether t holds scope, whatever pack it acts on.
 func (t *Token) HasScope(scope Scope) bool {
 	return t.Scopes == nil || slices.Contains(t.Scopes, scope)
-}
-
-// Allows reports whether t may use scope on pack. pack "" asks about the
-// scope alone (the pack is not known yet, as before a publish is parsed).
-func (t *Token) Allows(scope Scope, pack string) bool {
-	return t.Authorize(scope, pack) == nil
-}
-
-// Authorize is Allows with the Forbidden error that says what is missing:
-// the scope, or the pack among the token's Packages. The pack is taken to
-// be in the token holder's own namespace; AuthorizeIn names the owner.
-func (t *Token) Authorize(scope Scope, pack string) error {
-	return t.AuthorizeIn(scope, "", "", pack)
-}
-
-// AuthorizeIn is Authorize for the pack owner/pack, acted on by the token
-// of holder: a glob without '/' covers the holder's own packs, one of the
-// form org/glob the packs of org (docs/protocol.md, Token scopes). owner
-// "" (or holder) means the holder's own namespace.
-func (t *Token) AuthorizeIn(scope Scope, holder, owner, pack string) error {
-	if !t.HasScope(scope) {
-		return Errorf(Forbidden, "this token lacks the %q scope; make a token with it (pact token create --scope %s)", scope, scope)
-	}
-	if pack == "" || t.Packages == nil || !slices.Contains(packScoped, scope) {
-		return nil
-	}
-	owner, holder = strings.ToLower(owner), strings.ToLower(holder)
-	name := strings.ToLower(pack)
-	if owner != "" && owner != holder {
-		name = owner + "/" + name
-	}
-	if !MatchesPackages(t.Packages, name) {
-		return Errorf(Forbidden, "this token's %q scope is limited to the packs %s, and %q is not one of them",
-			scope, strings.Join(t.Packages, ", "), name)
-	}
-	return nil
 }
 
 // MatchesPackages reports whether pack (a pack slug of the token holder's,
@@ -245,9 +210,9 @@ type TokenSpec struct {
 
 // checkIssue applies the rule for tokens made with a token: the new token
 // may hold no more power than the one making it (docs/protocol.md, Token
-// scopes): its scopes are among the maker's, its packs among the maker's
-// (each glob one of the maker's, or a pack name the maker's globs match),
-// and it expires no later than the maker.
+// scopes): its scopes are among the maker's, and it expires no later than
+// the maker. A maker limited to packs makes no tokens at all (Permit:
+// tokens are an account-wide power).
 func checkIssue(maker, t *Token) error {
 	if !maker.FullPower() {
 		if t.Scopes == nil {
@@ -257,18 +222,6 @@ func checkIssue(maker, t *Token) error {
 		for _, s := range t.Scopes {
 			if !maker.HasScope(s) {
 				return Errorf(Forbidden, "this token lacks the %q scope, so the tokens it makes cannot hold it", s)
-			}
-		}
-	}
-	if maker.Packages != nil && holdsPackScope(t) {
-		if t.Packages == nil {
-			return Errorf(Forbidden, "this token may publish and yank only the packs %s; a token it makes with the publish or yank scope must list packages among those",
-				strings.Join(maker.Packages, ", "))
-		}
-		for _, g := range t.Packages {
-			if !withinPackages(maker.Packages, g) {
-				return Errorf(Forbidden, "package glob %q is not among this token's packs %s: use one of its globs or a pack name they match",
-					g, strings.Join(maker.Packages, ", "))
 			}
 		}
 	}

@@ -137,7 +137,7 @@ func (s *Service) Publish(ctx context.Context, actor *Account, req PublishReques
 	}
 	in.PublisherID = actor.ID
 	if req.Token != nil {
-		if err := req.Token.AuthorizeIn(ScopePublish, actor.Username, owner.Username, in.PackSlug); err != nil {
+		if err := Permit(req.Token, OpPublish, actor.Username, owner.Username, in.PackSlug); err != nil {
 			return nil, false, err
 		}
 		in.CI = req.Token.CI

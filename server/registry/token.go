@@ -92,10 +92,8 @@ func (s *Service) issueToken(ctx context.Context, accountID int64, maker *Token,
 // prepareToken checks spec and answers the token it makes, not stored yet:
 // every rule of IssueToken but the storing.
 func (s *Service) prepareToken(ctx context.Context, accountID int64, maker *Token, spec TokenSpec) (*Token, error) {
-	if maker != nil {
-		if err := maker.Authorize(ScopeTokens, ""); err != nil {
-			return nil, err
-		}
+	if err := Permit(maker, OpTokens, "", "", ""); err != nil {
+		return nil, err
 	}
 	if spec.CI == nil {
 		// An organisation holds only the tokens its trusted publishers

@@ -163,13 +163,8 @@ func CheckIssuerURL(u string) error {
 // within the token's publish packs (withinPackages), and it expires when
 // the token does.
 func (s *Service) AddTrustedPublisher(ctx context.Context, actor *Account, maker *Token, spec TrustedPublisherSpec) (*TrustedPublisher, error) {
-	if maker != nil {
-		if err := maker.Authorize(ScopeTokens, ""); err != nil {
-			return nil, err
-		}
-		if !maker.HasScope(ScopePublish) {
-			return nil, Errorf(Forbidden, "this token lacks the %q scope, so it cannot add a trusted publisher, whose CI jobs publish; use a token with it (pact token create --scope publish --scope tokens)", ScopePublish)
-		}
+	if err := Permit(maker, OpTrustAdd, actor.Username, spec.Owner, ""); err != nil {
+		return nil, err
 	}
 	owner, err := s.trustOwner(ctx, actor, spec.Owner)
 	if err != nil {
@@ -284,40 +279,53 @@ func checkClaims(claims map[string]string) (map[string]string, error) {
 
 // ListTrustedPublishers lists the trusted publishers of actor, or of the
 // organisation owner ("" for actor's own) when actor is one of its owners,
-// oldest first.
-func (s *Service) ListTrustedPublishers(ctx context.Context, actor *Account, owner string) ([]TrustedPublisher, error) {
+// oldest first. maker is the token the request came with (nil from the
+// dashboard): one limited to packs sees only the publishers within them.
+func (s *Service) ListTrustedPublishers(ctx context.Context, actor *Account, maker *Token, owner string) ([]TrustedPublisher, error) {
+	if err := Permit(maker, OpTrust, actor.Username, owner, ""); err != nil {
+		return nil, err
+	}
 	o, err := s.trustOwner(ctx, actor, owner)
 	if err != nil {
 		return nil, err
 	}
-	return s.store.ListTrustedPublishers(ctx, o.ID)
+	list, err := s.store.ListTrustedPublishers(ctx, o.ID)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(list, func(p TrustedPublisher) bool {
+		return checkTrustWithin(maker, o, actor, p.Packages) != nil
+	}), nil
 }
 
 // DeleteTrustedPublisher deletes one of the trusted publishers of actor,
 // or of the organisation owner when actor is one of its owners.
 func (s *Service) DeleteTrustedPublisher(ctx context.Context, actor *Account, owner string, maker *Token, id int64) error {
-	if maker != nil {
-		if err := maker.Authorize(ScopeTokens, ""); err != nil {
-			return err
-		}
+	if err := Permit(maker, OpTrust, actor.Username, owner, ""); err != nil {
+		return err
 	}
 	o, err := s.trustOwner(ctx, actor, owner)
 	if err != nil {
 		return err
 	}
-	if !s.auditing() {
-		return s.store.DeleteTrustedPublisher(ctx, o.ID, id)
-	}
-	// The publisher is described before it is gone.
+	// The publisher is read first: a token limited to packs removes only
+	// the publishers within them (the others are not told apart from
+	// missing ones), and the audit line describes it once it is gone.
 	gone := &TrustedPublisher{ID: id}
-	if list, err := s.store.ListTrustedPublishers(ctx, o.ID); err == nil {
-		for i := range list {
-			if list[i].ID == id {
-				gone = &list[i]
-			}
+	if maker != nil && maker.Packages != nil || s.auditing() {
+		list, err := s.store.ListTrustedPublishers(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(list, func(p TrustedPublisher) bool { return p.ID == id })
+		if i >= 0 {
+			gone = &list[i]
+		}
+		if i < 0 || checkTrustWithin(maker, o, actor, gone.Packages) != nil {
+			return Errorf(NotFound, "no trusted publisher %d", id)
 		}
 	}
-	if err := s.store.DeleteTrustedPublisher(ctx, o.ID, id); err != nil {
+	if err := s.store.DeleteTrustedPublisher(ctx, o.ID, id); err != nil || !s.auditing() {
 		return err
 	}
 	s.emit(ctx, Event{Action: ActionTrustedPublisherRemove, Actor: actor.Username, TrustedPublisherID: id,

@@ -244,7 +244,7 @@ func (pages *Pages) dashboardTrusted(c *gin.Context, d *dashboardData) error {
 	if err := pages.dashboardPackages(c, d); err != nil {
 		return err
 	}
-	trusted, err := pages.svc.ListTrustedPublishers(c, pages.currentAccount(c), "")
+	trusted, err := pages.svc.ListTrustedPublishers(c, pages.currentAccount(c), nil, "")
 	if err != nil {
 		return err
 	}
@@ -278,7 +278,7 @@ func (pages *Pages) createToken(c *gin.Context) {
 		return
 	}
 	// The secret is on this page only: it is not stored, so the answer to
-	// this POST must not be cached anywhere (requireLogin set no-store).
+	// this POST must not be cached anywhere (gate set no-store).
 	pages.renderDashboard(c, http.StatusOK, &dashboardData{Section: sectionTokens, NewToken: secret, Token: newTokenForm(""),
 		LoginCommand: pages.cliCommand("login", "--token", secret)})
 }
@@ -437,7 +437,7 @@ func (pages *Pages) addTrustedPublisher(c *gin.Context) {
 func (pages *Pages) removeTrustedPublisher(c *gin.Context) {
 	pages.removeByID(c, removal{
 		describe: func(_, id int64) (*confirmation, error) {
-			trusted, err := pages.svc.ListTrustedPublishers(c, pages.currentAccount(c), "")
+			trusted, err := pages.svc.ListTrustedPublishers(c, pages.currentAccount(c), nil, "")
 			if err != nil {
 				return nil, err
 			}

@@ -13,7 +13,7 @@ import (
 
 func (pages *Pages) dashboardHooks(c *gin.Context, d *dashboardData) error {
 	acct := pages.currentAccount(c)
-	hooks, err := pages.svc.ListHooks(c, acct, "")
+	hooks, err := pages.svc.ListHooks(c, acct, nil, "")
 	if err != nil {
 		return err
 	}
@@ -26,7 +26,7 @@ func (pages *Pages) dashboardHooks(c *gin.Context, d *dashboardData) error {
 		if m.Role != registry.RoleOwner {
 			continue
 		}
-		hooks, err := pages.svc.ListHooks(c, acct, m.Username)
+		hooks, err := pages.svc.ListHooks(c, acct, nil, m.Username)
 		if err != nil {
 			return err
 		}

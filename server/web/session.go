@@ -1,7 +1,10 @@
 package web
 
 import (
+	"cmp"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -116,11 +119,47 @@ func (pages *Pages) lookupSession(c *gin.Context) (*registry.Account, *registry.
 	return acct, sess
 }
 
-// requireLogin sends visitors without a session to the log-in page.
-func (pages *Pages) requireLogin(c *gin.Context) {
+// gate is the first handler of every page: it finds the route's row in the
+// domain's authority table (registry.Routes) and lets the request on only
+// as the row's rule says, so no page decides who may see it. Pages of a
+// logged-in session send visitors without one to the log-in page (the
+// device page's with a way back, code included); the domain's own checks
+// (an account's objects, organisation roles) follow in each call. A route
+// without a row is refused.
+func (pages *Pages) gate(c *gin.Context) {
+	path := c.FullPath()
+	if path == "" { // no route: the 404 and 405 pages
+		c.Next()
+		return
+	}
+	op, ok := registry.RouteOp(c.Request.Method, path)
+	if !ok {
+		pages.errorPage(c, fmt.Errorf("route %s %s has no row in the authority table (registry.Routes)", c.Request.Method, path))
+		c.Abort()
+		return
+	}
+	if rule, _ := registry.RuleOf(op); rule.Reach == registry.ReachPublic {
+		c.Next()
+		return
+	}
 	noStore(c)
-	if pages.currentAccount(c) == nil {
-		c.Redirect(http.StatusSeeOther, "/login")
+	acct := pages.currentAccount(c)
+	if acct == nil {
+		login := "/login"
+		if strings.HasPrefix(path, "/login/device") {
+			back := "/login/device"
+			if code := strings.TrimSpace(cmp.Or(c.Query("code"), c.PostForm("code"))); code != "" {
+				back += "?code=" + url.QueryEscape(code)
+			}
+			login += "?next=" + url.QueryEscape(back)
+		}
+		c.Redirect(http.StatusSeeOther, login)
+		c.Abort()
+		return
+	}
+	// A session holds every power of its account (a nil token).
+	if err := registry.Permit(nil, op, acct.Username, c.Param("owner"), c.Param("pack")); err != nil {
+		pages.errorPage(c, err)
 		c.Abort()
 		return
 	}

@@ -94,7 +94,7 @@ type staticFile struct {
 // Route registers every page on e, the engine of every path that is not the
 // API's.
 func (pages *Pages) Route(e *gin.Engine) {
-	e.Use(pages.securityHeaders, pages.refuseCrossOrigin, pages.limitFormBody)
+	e.Use(pages.securityHeaders, pages.refuseCrossOrigin, pages.limitFormBody, pages.gate)
 	e.NoRoute(pages.notFound)
 	e.NoMethod(func(c *gin.Context) {
 		pages.errorPage(c, httpx.Errorf(httpx.MethodNotAllowed, "%s is not allowed here", c.Request.Method))
@@ -114,7 +114,7 @@ func (pages *Pages) Route(e *gin.Engine) {
 	pages.routeDeviceLogin(e)
 	pages.routeLog(e)
 
-	dash := e.Group("/dashboard", pages.requireLogin)
+	dash := e.Group("/dashboard")
 	httpx.GetAndHead(dash, "", pages.dashboard)
 	httpx.GetAndHead(dash, "/tokens", pages.showDashboard(sectionTokens))
 	httpx.GetAndHead(dash, "/keys", pages.showDashboard(sectionKeys))
