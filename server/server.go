@@ -114,6 +114,24 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	s.web.ServeHTTP(w, r)
 }
 
+// Routes lists every route the API's and the pages' routers serve, for
+// UnlistedRoutes and the every-route test.
+func (s *Server) Routes() []gin.RouteInfo {
+	return append(s.api.Routes(), s.web.Routes()...)
+}
+
+// UnlistedRoutes names the routes of routes that have no row in the
+// authority table (registry.Routes): each would be refused at its gate.
+func UnlistedRoutes(routes []gin.RouteInfo) []string {
+	var out []string
+	for _, r := range routes {
+		if _, ok := registry.RouteOp(r.Method, r.Path); !ok {
+			out = append(out, r.Method+" "+r.Path)
+		}
+	}
+	return out
+}
+
 // Handler returns the http.Handler of the whole service.
 func (s *Server) Handler() http.Handler { return s.handler }
 

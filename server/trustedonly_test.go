@@ -1,10 +1,10 @@
 package server_test
 
 import (
-	"net/url"
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"

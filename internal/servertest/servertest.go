@@ -6,6 +6,7 @@ package servertest
 import (
 	"context"
 	"fmt"
+	"github.com/gin-gonic/gin"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -30,6 +31,8 @@ type Env struct {
 	Service *registry.Service
 	API     *apitest.Client // validates every response against openapi.json
 	Clock   *Clock
+	// Routes are every route the server serves (server.Server.Routes).
+	Routes []gin.RouteInfo
 	// Webhooks is the deliverer run with Options.Webhooks; nil without.
 	Webhooks *webhook.Deliverer
 }
@@ -129,7 +132,7 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	srv := server.New(svc, server.Config{BaseURL: baseURL, Signup: opts.Signup, Limits: opts.Limits,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)), RequestLog: logs})
 	ts.Config.Handler = srv.Handler()
-	env := &Env{URL: baseURL, Store: store, Service: svc, API: apitest.New(t, baseURL), Clock: clock}
+	env := &Env{URL: baseURL, Store: store, Service: svc, API: apitest.New(t, baseURL), Clock: clock, Routes: srv.Routes()}
 	if opts.Webhooks {
 		env.Webhooks = webhook.New(svc, webhook.Config{Timeout: opts.WebhookTimeout, Poll: 20 * time.Millisecond,
 			Logger: slog.New(slog.NewJSONHandler(logs, nil))})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -76,7 +77,10 @@ func (pages *Pages) removeOrgMember(c *gin.Context) {
 // unknown user, a role the caller lacks) on the organisations page.
 func (pages *Pages) orgFormDone(c *gin.Context, d *dashboardData, err error, done string) {
 	if registry.IsCode(err, registry.NotFound) || registry.IsCode(err, registry.Forbidden) {
-		err = registry.Errorf(registry.Invalid, "%s", registry.ErrorMessage(err))
+		// The form again, saying why, with the refusal's own status.
+		d.Error = registry.ErrorMessage(err)
+		pages.renderDashboard(c, httpx.Status(err), d)
+		return
 	}
 	pages.formDone(c, d, err, done)
 }
