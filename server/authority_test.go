@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +24,7 @@ import (
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server"
+	"github.com/pact-registry/pact/server/openapi"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
 )
@@ -609,4 +612,96 @@ func TestAPackLimitedTokenHoldsOnlyPackPowers(t *testing.T) {
 			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
 		})
 	})
+}
+
+// openAPIRoute is the route of registry.Routes an operation of
+// openapi.json documents.
+func openAPIRoute(path string) string {
+	switch {
+	case strings.HasPrefix(path, "/raw/"):
+		return "/raw/:owner/:file"
+	case strings.HasPrefix(path, "/log/tile/"):
+		return "/log/tile/*path"
+	case path == "/{owner}.keys":
+		return "/:owner"
+	}
+	return regexp.MustCompile(`\{([a-z_]+)\}`).ReplaceAllString(path, ":$1")
+}
+
+// /openapi.json says what each operation needs, as the authority table
+// does (x-pact-authority).
+func TestOpenAPISaysWhatEachRouteNeeds(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(openapi.JSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for path, ops := range doc.Paths {
+		for method, raw := range ops {
+			if method == "parameters" {
+				continue
+			}
+			var op struct {
+				Authority *struct {
+					Operation string           `json:"operation"`
+					Reach     string           `json:"reach"`
+					Scopes    []registry.Scope `json:"scopes"`
+				} `json:"x-pact-authority"`
+			}
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatal(err)
+			}
+			m := strings.ToUpper(method)
+			route := openAPIRoute(path)
+			id, ok := registry.RouteOp(m, route)
+			if !ok {
+				t.Errorf("%s %s: no route %s in the authority table", m, path, route)
+				continue
+			}
+			documented[strings.Replace(m, "HEAD", "GET", 1)+" "+route] = true
+			rule, _ := registry.RuleOf(id)
+			if a := op.Authority; a == nil || a.Operation != string(id) || a.Reach != string(rule.Reach) || !slices.Equal(a.Scopes, rule.Scopes) {
+				t.Errorf("%s %s: x-pact-authority %+v, want operation %s, reach %s, scopes %v", m, path, a, id, rule.Reach, rule.Scopes)
+			}
+		}
+	}
+	for _, r := range registry.Routes {
+		if api := strings.HasPrefix(r.Path, "/api/"); api && !documented[r.Method+" "+r.Path] {
+			t.Errorf("%s %s is not in openapi.json", r.Method, r.Path)
+		}
+	}
+}
+
+// authorityTable renders registry.Routes as docs/protocol.md shows them.
+func authorityTable() string {
+	var b strings.Builder
+	b.WriteString("| Method | Path | Operation | Who may | Token scopes |\n|---|---|---|---|---|\n")
+	for _, r := range registry.Routes {
+		rule, _ := registry.RuleOf(r.Op)
+		scopes := make([]string, len(rule.Scopes))
+		for i, s := range rule.Scopes {
+			scopes[i] = "`" + string(s) + "`"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s | %s |\n", r.Method, r.Path, r.Op, rule.Reach, strings.Join(scopes, ", "))
+	}
+	return b.String()
+}
+
+// docs/protocol.md's authority table holds the rows of the code.
+func TestDocsAuthorityTable(t *testing.T) {
+	const begin, end = "<!-- authority table: the rows of server/registry/authority.go -->\n", "<!-- end of the authority table -->"
+	doc, err := os.ReadFile("../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), begin)
+	table, _, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("docs/protocol.md has no authority table between %q and %q", begin, end)
+	}
+	if want := authorityTable(); table != want {
+		t.Errorf("docs/protocol.md's authority table differs from the code's; it should read:\n%s", want)
+	}
 }
