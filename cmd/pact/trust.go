@@ -38,8 +38,8 @@ expires with it. --owner ORG manages the trusted publishers of an
 organisation you own instead of your own.
 
 'pact trust require PACK' lets only those CI jobs publish a package: tokens
-and SSH-signed publishes are then refused, until 'pact trust require --off
-PACK'.`,
+and SSH-signed publishes are then refused, until the owner turns it off on
+the dashboard (no token can).`,
 		Example: `  $ pact trust add --github alice/widget --repository-id 123456 --workflow release.yml --package widget --package 'widget-*'
   $ pact trust add --gitlab alice/gadget --project-id 20 --package gadget
   $ pact trust add --issuer https://token.actions.githubusercontent.com --package widget \
