@@ -193,5 +193,20 @@ func TestDashboardAddsAndRemovesHooks(t *testing.T) {
 			t.Fatalf("acme has %d hooks after the removal", n)
 		}
 		servertest.WantPage(t, web.Get("/dashboard/hooks/"+id), http.StatusNotFound)
+
+		// acme requires a second factor of those who manage it here:
+		// alice has none, so the dashboard refuses her its hooks.
+		org, err := env.Service.AccountByUsername(ctx, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Store.SetRequireSecondFactor(ctx, org.ID, true); err != nil {
+			t.Fatal(err)
+		}
+		servertest.WantPage(t, web.Post("/dashboard/hooks", url.Values{"url": {"https://example.com/acme"}, "owner": {"acme"}}), http.StatusForbidden,
+			"requires a second factor")
+		if n := count(alice, "acme"); n != 0 {
+			t.Fatalf("the refused form added a hook to acme")
+		}
 	})
 }
