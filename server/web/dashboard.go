@@ -30,7 +30,7 @@ const (
 )
 
 type dashboardPage struct {
-	Section string // also the id of the page's entry on the overview, the anchor its section had on the one long page
+	Section string // also the id of the page's entry on the overview, the anchor its section had on the one long page (packages': packages-section, as #packages is the overview's list)
 	Path    string
 	Label   string // in the menu
 	Title   string // the page's heading

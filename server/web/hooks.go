@@ -121,6 +121,9 @@ func (pages *Pages) addHook(c *gin.Context) {
 }
 
 // removeHook deletes a hook, as DELETE /api/hooks/{id} does, after asking.
+// HookDeliveries reads the hook as the domain lets the account read it
+// (NotFound for one it does not manage), for the question and for the
+// second factor its organisation may require here.
 func (pages *Pages) removeHook(c *gin.Context) {
 	pages.removeByID(c, removal{
 		describe: func(_, id int64) (*confirmation, error) {
