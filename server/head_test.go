@@ -73,6 +73,7 @@ func TestHeadAnswersWhereverGetDoes(t *testing.T) {
 			{"/", 200}, {"/?q=head", 200}, {"/docs", 200}, {"/login", 200}, {"/signup", 200}, {"/logout", 200},
 			{"/dashboard", http.StatusSeeOther}, {"/dashboard/tokens", http.StatusSeeOther}, {"/dashboard/keys", http.StatusSeeOther},
 			{"/dashboard/orgs", http.StatusSeeOther}, {"/dashboard/trusted-publishers", http.StatusSeeOther}, {"/alice", 200}, {"/alice/head-pack", 200},
+			{"/dashboard/packages", http.StatusSeeOther}, {"/dashboard/package/alice/head-pack", http.StatusSeeOther}, {"/dashboard/hooks/1", http.StatusSeeOther},
 			{"/alice/missing", 404}, {"/nobody", 404}, {static, 200},
 		}
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -418,6 +418,7 @@ func (pages *Pages) packagePage(c *gin.Context) {
 		"Document":    withoutTitle(pages.documents.Markdown(doc.Content), shown.Name),
 		"Release":     pages.releaseOf(c, p, doc),
 		"Deprecation": pages.deprecationHTML(c, p.Deprecated),
+		"Manage":      pages.manageLink(c, p),
 	})
 }
 
@@ -456,5 +457,6 @@ func (pages *Pages) allYankedPage(c *gin.Context, p *registry.Package, versions 
 		"AllYanked":   true,
 		"Versions":    rows,
 		"Deprecation": pages.deprecationHTML(c, p.Deprecated),
+		"Manage":      pages.manageLink(c, p),
 	})
 }

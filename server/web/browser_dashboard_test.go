@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -89,8 +90,15 @@ func TestBrowserDashboardPagesTablesFit(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, err := env.Service.CreateHook(bg, alice.Account, nil, registry.HookSpec{URL: "https://203.0.113.10/a-rather-long-path/for-a-phone-screen/hook",
-		Secret: "browser-secret-0123456789", Events: registry.HookEvents}); err != nil {
+	hook, err := env.Service.CreateHook(bg, alice.Account, nil, registry.HookSpec{URL: "https://203.0.113.10/a-rather-long-path/for-a-phone-screen/hook",
+		Secret: "browser-secret-0123456789", Events: registry.HookEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := env.Service.Publish(bg, alice.Account, registry.PublishRequest{Content: []byte(packDoc("widget", "1.1.0"))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := env.Service.YankVersion(bg, alice.Account, "alice", "widget", "1.0.0", "a reason long enough to need more than one line on a phone"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -108,11 +116,15 @@ func TestBrowserDashboardPagesTablesFit(t *testing.T) {
 		button string         // one button of the table that must be on screen
 	}{
 		{"/dashboard", nil, ""},
+		{"/dashboard/packages", map[string]int{"table.managed-packages": 2}, "a[aria-label^='Yank or deprecate alice/a-rather-long']"},
+		{"/dashboard/package/alice/a-rather-long-pack-name-for-a-phone-screen", map[string]int{"table.manage-versions": 1}, "button[aria-label='Yank 1.0.0']"},
+		{"/dashboard/package/alice/widget", map[string]int{"table.manage-versions": 2}, "button[aria-label='Un-yank 1.0.0']"},
 		{"/dashboard/tokens", map[string]int{"table.tokens": 2}, "button[aria-label^='Revoke token release']"},
 		{"/dashboard/keys", map[string]int{"table.keys": 1}, "button[aria-label^='Delete key']"},
 		{"/dashboard/orgs", map[string]int{"#org-acme table.members": 2}, "button[aria-label='Remove " + long.Account.Username + " from acme']"},
 		{"/dashboard/trusted-publishers", map[string]int{"table.trusted": 1, "table.trusted-only": 2}, "form[action$='/trusted-publishing-only'] button"},
-		{"/dashboard/hooks", map[string]int{"table.hooks": 1}, ""},
+		{"/dashboard/hooks", map[string]int{"table.hooks": 1}, "button[aria-label='Remove webhook " + fmt.Sprint(hook.ID) + "']"},
+		{"/dashboard/hooks/" + fmt.Sprint(hook.ID), nil, ""},
 		{"/dashboard/account", map[string]int{"table.sessions": 2}, "tr:not(.current-session) button"},
 	}
 	for _, size := range []struct {
@@ -129,11 +141,17 @@ func TestBrowserDashboardPagesTablesFit(t *testing.T) {
 				t.Fatalf("%s: status %d", p.path, resp.Status)
 			}
 			current := evaluate[[]string](b, `Array.from(document.querySelectorAll("nav.dashboard-menu a[aria-current='page']")).map(a => a.getAttribute("href"))`)
-			if len(current) != 1 || current[0] != p.path {
+			menu := p.path // a package's or a hook's page is under its list's
+			for _, list := range []string{"/dashboard/packages", "/dashboard/hooks"} {
+				if strings.HasPrefix(p.path, list+"/") || strings.HasPrefix(p.path, strings.TrimSuffix(list, "s")+"/") {
+					menu = list
+				}
+			}
+			if len(current) != 1 || current[0] != menu {
 				t.Errorf("%s: the dashboard menu marks %q as the current page", p.path, current)
 			}
-			if n := evaluate[int](b, `document.querySelectorAll("nav.dashboard-menu a").length`); n != 7 {
-				t.Errorf("%s: the dashboard menu has %d links, want 7", p.path, n)
+			if n := evaluate[int](b, `document.querySelectorAll("nav.dashboard-menu a").length`); n != 8 {
+				t.Errorf("%s: the dashboard menu has %d links, want 8", p.path, n)
 			}
 			for sel, rows := range p.tables {
 				if n := evaluate[int](b, `document.querySelectorAll("`+sel+` tbody tr").length`); n != rows {

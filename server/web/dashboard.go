@@ -20,6 +20,7 @@ import (
 // to that page.
 const (
 	sectionOverview = "overview"
+	sectionPackages = "packages"
 	sectionTokens   = "tokens"
 	sectionKeys     = "keys"
 	sectionOrgs     = "orgs"
@@ -29,7 +30,7 @@ const (
 )
 
 type dashboardPage struct {
-	Section string // also the id of the page's entry on the overview, the anchor its section had on the one long page
+	Section string // also the id of the page's entry on the overview, the anchor its section had on the one long page (packages': packages-section, as #packages is the overview's list)
 	Path    string
 	Label   string // in the menu
 	Title   string // the page's heading
@@ -37,6 +38,7 @@ type dashboardPage struct {
 
 var dashboardPages = []dashboardPage{
 	{sectionOverview, "/dashboard", "Overview", "Dashboard"},
+	{sectionPackages, "/dashboard/packages", "Packages", "Packages"},
 	{sectionTokens, "/dashboard/tokens", "API tokens", "API tokens"},
 	{sectionKeys, "/dashboard/keys", "SSH keys", "SSH keys"},
 	{sectionOrgs, "/dashboard/orgs", "Organisations", "Organisations"},
@@ -58,6 +60,12 @@ func dashboardPath(section string) string {
 // each on its page; the query names one, so no text from the URL reaches
 // the page.
 var notices = map[string]struct{ section, text string }{
+	"version-yanked":   {sectionPackages, "The version is yanked: it is no longer the latest or listed, and its page says so. Whoever pinned it still gets it. The transparency log records the yank."},
+	"version-unyanked": {sectionPackages, "The version is un-yanked: it is listed again, and is the latest if it is the newest. The transparency log records the change."},
+	"deprecated":       {sectionPackages, "The package is deprecated: its page, pact get and pact info show the message. The transparency log records the change."},
+	"undeprecated":     {sectionPackages, "The deprecation is withdrawn. The transparency log records the change."},
+	"hook-added":       {sectionHooks, "The webhook is added. Each event it asks for is now POSTed to its URL, signed with its secret."},
+	"hook-removed":     {sectionHooks, "The webhook is removed. No more events are sent to its URL."},
 	"token-revoked":    {sectionTokens, "The token is revoked. Requests that send it are now refused."},
 	"key-added":        {sectionKeys, "The SSH key is added. Publishes signed with it are accepted."},
 	"key-deleted":      {sectionKeys, "The SSH key is deleted."},
@@ -121,8 +129,18 @@ type dashboardData struct {
 	TrustClaims   string
 
 	// Webhooks (hooks.go): the account's and those of the
-	// organisations it owns.
-	Hooks []registry.Hook
+	// organisations it owns; the owners it may add hooks for (itself
+	// first), the form's values, and a hook's secret made just now,
+	// shown once.
+	Hooks         []registry.Hook
+	HookOwners    []string
+	Hook          hookForm
+	NewHookSecret string
+	NewHookID     int64
+
+	// Packages (packages.go): the account's, then those of each
+	// organisation it belongs to.
+	Managed []ownerPackages
 
 	// Organisations (orgs.go).
 	Orgs           []orgRow
@@ -173,6 +191,8 @@ func (pages *Pages) renderDashboard(c *gin.Context, status int, d *dashboardData
 	case sectionOverview:
 		tmpl = "dashboard.html"
 		err = pages.dashboardPackages(c, d)
+	case sectionPackages:
+		err = pages.dashboardManaged(c, d)
 	case sectionTokens:
 		err = pages.dashboardTokens(c, d)
 	case sectionKeys:
@@ -346,7 +366,12 @@ type confirmation struct {
 	// Password: the removal needs the account's password (the last
 	// passkey of an account that requires a second factor).
 	Password bool
+	// Fields are sent again with confirm=yes: what the first form held,
+	// such as a yank's reason.
+	Fields []hiddenField
 }
+
+type hiddenField struct{ Name, Value string }
 
 // removeByID ends a removal. The dashboard's button only asks: the form it
 // sends has no confirm=yes, and the answer is a page that says what goes

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"filippo.io/torchwood"
@@ -109,6 +110,11 @@ func summarise(index int64, data []byte) logRow {
 	if owner != "" {
 		row.Subject, row.Link = owner, "/"+owner
 	}
+	// An entry about a package, not one version of it (its pack-state,
+	// its trusted publishing only), names the package.
+	if owner != "" && pack != "" {
+		row.Subject, row.Link = owner+"/"+pack, "/"+owner+"/"+pack
+	}
 	if owner != "" && pack != "" && version != "" {
 		row.Version = owner + "/" + pack + "@" + version
 		row.Subject, row.Link = row.Version, "/"+row.Version
@@ -129,10 +135,32 @@ func summarise(index int64, data []byte) logRow {
 		row.Detail = "member " + e.Get("member") + " as " + e.Get("role") + ", by " + e.Get("by")
 	case translog.KindMemberRemove:
 		row.Detail = "member " + e.Get("member") + " removed by " + e.Get("by")
+	case translog.KindPackState:
+		row.Detail = packStateDetail(e)
 	case translog.KindTrustedPublisherRemove:
 		row.Detail = "trusted publisher " + e.Get("trusted-publisher") + " of " + e.Get("member") + ", by " + e.Get("by")
 	}
 	return row
+}
+
+// packStateDetail says a pack-state entry's state in words: its latest
+// version, its yanked versions and whether it is deprecated.
+func packStateDetail(e *translog.Entry) string {
+	st, err := e.PackState()
+	if err != nil {
+		return ""
+	}
+	parts := []string{"no latest version"}
+	if st.Latest != "" {
+		parts[0] = "latest " + st.Latest
+	}
+	if len(st.Yanked) > 0 {
+		parts = append(parts, "yanked "+strings.Join(st.Yanked, ", "))
+	}
+	if st.Deprecated != "" {
+		parts = append(parts, "deprecated")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // logPage lists the newest entries of the latest checkpoint's tree, a page

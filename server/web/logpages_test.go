@@ -193,3 +193,46 @@ func TestLogPagesEscapeHostileText(t *testing.T) {
 		}
 	})
 }
+
+// A pack-state row of /log names its package, owner/pack, linked to the
+// package's page, and says the state in words; a trusted-publishing-only
+// row names its package too.
+func TestLogPageNamesThePackageOfPackageRows(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		web := servertest.NewWebClient(t, env.URL)
+		ctx := context.Background()
+		publishDoc(t, env, alice, packDoc("widget", "1.0.0"))
+		publishDoc(t, env, alice, packDoc("widget", "1.1.0"))
+		if _, _, err := env.Service.YankVersion(ctx, alice.Account, "alice", "widget", "1.1.0", "broken"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.Service.DeprecatePackage(ctx, alice.Account, "alice", "widget", "use alice/gadget"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.Service.SetTrustedPublishingOnly(ctx, alice.Account, nil, "alice", "widget", true); err != nil {
+			t.Fatal(err)
+		}
+		coverLog(t, env)
+		page := web.Get("/log")
+		whats := regexp.MustCompile(`<span class="tag">([a-z-]+)</span></td>\s*<td data-label="What">(.*?)</td>`).FindAllStringSubmatch(page.Body, -1)
+		got := map[string][]string{}
+		for _, m := range whats {
+			got[m[1]] = append(got[m[1]], html.UnescapeString(m[2]))
+		}
+		want := map[string][]string{
+			"pack-state": {
+				`<a href="/alice/widget">alice/widget</a> <span class="muted">latest 1.0.0 · yanked 1.1.0 · deprecated</span>`,
+				`<a href="/alice/widget">alice/widget</a> <span class="muted">latest 1.0.0 · yanked 1.1.0</span>`,
+				`<a href="/alice/widget">alice/widget</a> <span class="muted">latest 1.1.0</span>`,
+				`<a href="/alice/widget">alice/widget</a> <span class="muted">latest 1.0.0</span>`,
+			},
+			"trusted-publishing-only": {`<a href="/alice/widget">alice/widget</a>`},
+		}
+		for kind, rows := range want {
+			if strings.Join(got[kind], "\n") != strings.Join(rows, "\n") {
+				t.Errorf("the %s rows of /log read\n%s\nwant\n%s", kind, strings.Join(got[kind], "\n"), strings.Join(rows, "\n"))
+			}
+		}
+	})
+}

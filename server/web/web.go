@@ -121,6 +121,9 @@ func (pages *Pages) Route(e *gin.Engine) {
 	httpx.GetAndHead(dash, "/orgs", pages.showDashboard(sectionOrgs))
 	httpx.GetAndHead(dash, "/trusted-publishers", pages.showDashboard(sectionTrusted))
 	httpx.GetAndHead(dash, "/hooks", pages.showDashboard(sectionHooks))
+	httpx.GetAndHead(dash, "/hooks/:id", pages.showHook)
+	httpx.GetAndHead(dash, "/packages", pages.showDashboard(sectionPackages))
+	httpx.GetAndHead(dash, "/package/:owner/:pack", pages.showPackage)
 	dash.POST("/tokens", pages.createToken)
 	dash.POST("/tokens/:id/revoke", pages.revokeToken)
 	dash.POST("/keys", pages.addKey)
@@ -128,6 +131,14 @@ func (pages *Pages) Route(e *gin.Engine) {
 	dash.POST("/trusted-publishers", pages.addTrustedPublisher)
 	dash.POST("/trusted-publishers/:id/remove", pages.removeTrustedPublisher)
 	dash.POST("/packages/:pack/trusted-publishing-only", pages.setTrustedPublishingOnly)
+	// A package's page and its forms are under /dashboard/package/, not
+	// /dashboard/packages/: the trusted-publishing-only form above names
+	// the pack where these name the owner.
+	dash.POST("/package/:owner/:pack/versions/:version/yank", pages.yankVersion)
+	dash.POST("/package/:owner/:pack/versions/:version/unyank", pages.unyankVersion)
+	dash.POST("/package/:owner/:pack/deprecate", pages.deprecatePackage)
+	dash.POST("/hooks", pages.addHook)
+	dash.POST("/hooks/:id/remove", pages.removeHook)
 	dash.POST("/orgs", pages.createOrg)
 	dash.POST("/orgs/:org/members", pages.setOrgMember)
 	dash.POST("/orgs/:org/members/:username/remove", pages.removeOrgMember)
