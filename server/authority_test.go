@@ -333,6 +333,24 @@ func (f *authFixture) request(t *testing.T, method, path string) (authRequest, b
 	case "GET /dashboard", "GET /dashboard/tokens", "GET /dashboard/keys", "GET /dashboard/orgs", "GET /dashboard/trusted-publishers",
 		"GET /dashboard/hooks", "GET /dashboard/account":
 		return authRequest{path: path, own: true, ok: 200}, true
+	case "GET /dashboard/packages":
+		return authRequest{path: path, own: true, ok: 200}, true
+	case "GET /dashboard/hooks/:id":
+		return authRequest{path: fmt.Sprintf("/dashboard/hooks/%d", f.aliceHook(t, "")), ok: 200}, true
+	case "GET /dashboard/package/:owner/:pack":
+		return authRequest{path: "/dashboard/package/alice/unrelated", ok: 200}, true
+	case "POST /dashboard/package/:owner/:pack/versions/:version/yank":
+		return authRequest{path: "/dashboard/package/alice/unrelated/versions/1.0.0/yank", form: url.Values{"confirm": {"yes"}, "reason": {"broken"}}, ok: 303}, true
+	case "POST /dashboard/package/:owner/:pack/versions/:version/unyank":
+		return authRequest{path: "/dashboard/package/alice/unrelated/versions/1.0.0/unyank", form: url.Values{}, ok: 303}, true
+	case "POST /dashboard/package/:owner/:pack/deprecate":
+		return authRequest{path: "/dashboard/package/alice/unrelated/deprecate", form: url.Values{"message": {"use alice/other"}}, ok: 303,
+			orgOwnerOnly: &authRequest{path: "/dashboard/package/acme/rocket/deprecate", form: url.Values{"message": {"gone"}}}}, true
+	case "POST /dashboard/hooks":
+		return authRequest{path: path, form: url.Values{"url": {"http://127.0.0.1:9/web"}, "secret": {hookSecret}, "event": {"publish"}}, own: true, ok: 303,
+			orgOwnerOnly: &authRequest{path: path, form: url.Values{"owner": {"acme"}, "url": {"http://127.0.0.1:9/web"}, "secret": {hookSecret}, "event": {"publish"}}}}, true
+	case "POST /dashboard/hooks/:id/remove":
+		return authRequest{path: fmt.Sprintf("/dashboard/hooks/%d/remove", f.aliceHook(t, "")), form: url.Values{"confirm": {"yes"}}, ok: 303}, true
 	case "POST /dashboard/tokens":
 		return authRequest{path: path, form: url.Values{"name": {"web"}, "scope": {"publish"}}, own: true, ok: 200}, true
 	case "POST /dashboard/tokens/:id/revoke":

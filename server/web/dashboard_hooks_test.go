@@ -91,7 +91,7 @@ func TestDashboardAddsAndRemovesHooks(t *testing.T) {
 		other.Login(bob)
 		count := func(who *servertest.User, owner string) int {
 			t.Helper()
-			hooks, err := env.Service.ListHooks(ctx, who.Account, owner)
+			hooks, err := env.Service.ListHooks(ctx, who.Account, nil, owner)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -127,7 +127,7 @@ func (pages *Pages) addHook(c *gin.Context) {
 func (pages *Pages) removeHook(c *gin.Context) {
 	pages.removeByID(c, removal{
 		describe: func(_, id int64) (*confirmation, error) {
-			h, _, err := pages.svc.HookDeliveries(c, pages.currentAccount(c), id)
+			h, _, err := pages.svc.HookDeliveries(c, pages.currentAccount(c), nil, id)
 			if err != nil {
 				return nil, err
 			}
@@ -141,7 +141,7 @@ func (pages *Pages) removeHook(c *gin.Context) {
 			}, nil
 		},
 		remove: func(_, id int64) error {
-			h, _, err := pages.svc.HookDeliveries(c, pages.currentAccount(c), id)
+			h, _, err := pages.svc.HookDeliveries(c, pages.currentAccount(c), nil, id)
 			if err != nil {
 				return err
 			}
@@ -180,7 +180,7 @@ func (pages *Pages) showHook(c *gin.Context) {
 		pages.notFound(c)
 		return
 	}
-	h, deliveries, err := pages.svc.HookDeliveries(c, pages.currentAccount(c), id)
+	h, deliveries, err := pages.svc.HookDeliveries(c, pages.currentAccount(c), nil, id)
 	if err != nil {
 		pages.errorPage(c, err)
 		return
