@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -409,6 +410,92 @@ func TestHookPrivateAddressesRefused(t *testing.T) {
 		if n := recv.Requests(); n != 0 {
 			t.Errorf("the receiver on loopback got %d requests", n)
 		}
+	})
+}
+
+// A receiver that answers a delivery with 307 or 308 to another host gets
+// that answer recorded as a failure, and the other host gets nothing: the
+// redirect is not followed, for its target was never checked when the hook
+// was made. Private addresses are allowed here, so that nothing but the
+// refusal to follow stops the body going to the receiver on loopback, as
+// nothing would stop it going to another public host.
+func TestHookRedirectsAreNotFollowed(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, WebhookAllowPrivate: true})
+		alice := env.CreateUser(t, "alice")
+		elsewhere, elsewhereURL := hooktest.NewServer(t, hookSecret, hooktest.Behaviour{})
+		target := strings.Replace(elsewhereURL, "127.0.0.1", "localhost", 1) + "/stolen"
+		for _, status := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+			var asked atomic.Int64
+			redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				asked.Add(1)
+				io.Copy(io.Discard, r.Body)
+				http.Redirect(w, r, target, status)
+			}))
+			t.Cleanup(redirector.Close)
+			h := addHook(t, env, alice, map[string]any{"url": redirector.URL + "/hook", "secret": hookSecret, "package": fmt.Sprintf("p%d", status), "events": []string{"publish"}})
+			resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc(fmt.Sprintf("p%d", status), "1.0.0")}, alice.Bearer())
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			d := waitDeliveries(t, env, alice, h.ID, "one attempt", func(d []wire.HookDelivery) bool { return len(d) == 1 && d[0].Attempts >= 1 })[0]
+			if d.Status != status || d.State == "delivered" {
+				t.Errorf("a delivery answered %d: %+v", status, d)
+			}
+			if asked.Load() < 1 {
+				t.Errorf("the receiver answering %d was never asked", status)
+			}
+		}
+		// The deliverer has finished both deliveries; give a followed
+		// redirect, were there one, time to arrive.
+		time.Sleep(200 * time.Millisecond)
+		if n := elsewhere.Requests(); n != 0 {
+			t.Errorf("the redirects' target got %d requests: %+v", n, elsewhere.Deliveries())
+		}
+	})
+}
+
+// Without --webhook-allow-private, the IPv4-mapped forms of the shared
+// (100.64.0.0/10), benchmarking (198.18.0.0/15) and reserved (240.0.0.0/4)
+// ranges, and the IPv6 prefixes that embed an IPv4 address (NAT64
+// 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16; here each embedding
+// 10.0.0.1) are refused when a hook is made; and, when the resolver said
+// otherwise then, at dial: the address dialled is checked.
+func TestHookMappedAndEmbeddedAddressesRefused(t *testing.T) {
+	hosts := []string{"::ffff:100.64.0.1", "::ffff:198.18.0.1", "::ffff:240.0.0.1", "64:ff9b::a00:1", "64:ff9b:1::a00:1", "2002:a00:1::1"}
+	t.Run("made", func(t *testing.T) {
+		servertest.Backends(t, func(t *testing.T, dsn string) {
+			env := servertest.Start(t, dsn, servertest.Options{})
+			alice := env.CreateUser(t, "alice")
+			for _, host := range hosts {
+				resp := env.API.PostJSON("/api/hooks", map[string]any{"url": "http://[" + host + "]/hook", "secret": hookSecret, "events": []string{"publish"}}, alice.Bearer())
+				wantError(t, resp.Status, resp.JSON(t), 400, "not public")
+			}
+			if hooks, err := env.Service.ListHooks(context.Background(), alice.Account, "alice"); err != nil || len(hooks) != 0 {
+				t.Errorf("hooks stored: %+v, %v", hooks, err)
+			}
+		})
+	})
+	t.Run("dialled", func(t *testing.T) {
+		servertest.Backends(t, func(t *testing.T, dsn string) {
+			// The resolver of a hook's host, when it is made, calls each of
+			// these addresses public, as a resolver lying about a name would.
+			public := func(ctx context.Context, host string) ([]netip.Addr, error) {
+				return []netip.Addr{netip.MustParseAddr("203.0.113.7")}, nil
+			}
+			env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, ResolveHost: public, WebhookTimeout: 2 * time.Second})
+			alice := env.CreateUser(t, "alice")
+			var ids []int64
+			for _, host := range hosts {
+				ids = append(ids, addHook(t, env, alice, map[string]any{"url": "http://[" + host + "]/hook", "secret": hookSecret, "events": []string{"publish"}}).ID)
+			}
+			resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}, alice.Bearer())
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			for i, id := range ids {
+				d := waitDeliveries(t, env, alice, id, "a refused attempt", func(d []wire.HookDelivery) bool { return len(d) == 1 && d[0].Attempts >= 1 })[0]
+				if d.State != "pending" || d.Status != 0 || !strings.Contains(d.Error, "not public") {
+					t.Errorf("a delivery dialling %s: %+v", hosts[i], d)
+				}
+			}
+		})
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"filippo.io/torchwood"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for tampering with PostgreSQL
 	_ "github.com/mattn/go-sqlite3"    // the "sqlite3" driver, for tampering with SQLite
 	"github.com/rogpeppe/go-internal/testscript"
@@ -23,6 +25,7 @@ import (
 	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/internal/storetest"
+	"github.com/pact-registry/pact/pkg/translog"
 )
 
 // logServers holds each log script's pactd (by $WORK), for the commands
@@ -52,6 +55,9 @@ type logScriptServer struct {
 //	                               second pactd on the copy at $COPY_URL
 //	resign-proof FILE              sign the checkpoint of the offline proof FILE with a new
 //	                               key of the log's name instead (the forger's key in $FORGED_KEY)
+//	forge-proof FILE DOC           rewrite the offline proof FILE as one of a log of one entry, the
+//	                               publish of DOC, keeping the genuine signature lines under the
+//	                               checkpoint's changed body
 //	sql STATEMENT...               run each statement on the database, as someone with access
 //	                               to it would, pactd restarted around them (no cache survives)
 func TestLogScripts(t *testing.T) {
@@ -102,6 +108,7 @@ func TestLogScripts(t *testing.T) {
 					"tamper":        cmdTamper,
 					"pactd-copy":    cmdPactdCopy,
 					"resign-proof":  cmdResignProof,
+					"forge-proof":   cmdForgeProof,
 					"sql":           cmdSQL,
 				},
 				Condition: func(cond string) (bool, error) {
@@ -179,6 +186,35 @@ func cmdResignProof(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(os.WriteFile(path, []byte(head+"\n\n"+string(signed)), 0o644))
 	ts.Setenv("FORGED_KEY", vkey)
+}
+
+func cmdForgeProof(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: forge-proof FILE DOC")
+	}
+	proof := ts.ReadFile(args[0])
+	doc := []byte(ts.ReadFile(args[1]))
+	entry, err := torchwood.ProofExtraData([]byte(proof))
+	ts.Check(err)
+	parsed, err := translog.Parse(entry)
+	ts.Check(err)
+	ev, err := parsed.Publish()
+	ts.Check(err)
+	sum := sha256.Sum256(doc)
+	ev.SHA256, ev.Size = hex.EncodeToString(sum[:]), int64(len(doc))
+	forged := translog.NewPublish(ev).Marshal()
+	_, checkpoint, ok := strings.Cut(proof, "\n\n")
+	text, sigs, ok2 := strings.Cut(checkpoint, "\n\n")
+	if !ok || !ok2 {
+		ts.Fatalf("%s holds no checkpoint", args[0])
+	}
+	origin, _, _ := strings.Cut(text, "\n")
+	// A tree of one entry: its root is the entry's record hash, and the
+	// proof of index 0 has no hashes.
+	root := translog.RecordHash(forged)
+	out := "c2sp.org/tlog-proof@v1\nextra " + base64.StdEncoding.EncodeToString(forged) + "\nindex 0\n\n" +
+		origin + "\n1\n" + base64.StdEncoding.EncodeToString(root[:]) + "\n\n" + sigs
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(out), 0o644))
 }
 
 func cmdTamper(ts *testscript.TestScript, neg bool, args []string) {

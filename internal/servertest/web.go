@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -36,6 +37,25 @@ func NewWebClient(t *testing.T, base string) *WebClient {
 	return &WebClient{t: t, base: base, http: &http.Client{
 		Jar:           jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// From returns a client that shares c's cookies (its session) and
+// connects from the loopback address addr (any of 127.0.0.0/8), as the
+// same browser seen from another address.
+func (c *WebClient) From(addr string) *WebClient {
+	c.t.Helper()
+	ip := net.ParseIP(addr)
+	if ip == nil || !ip.IsLoopback() {
+		c.t.Fatalf("From(%q): not a loopback address", addr)
+	}
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}}
+	transport := &http.Transport{DialContext: dialer.DialContext}
+	c.t.Cleanup(transport.CloseIdleConnections)
+	return &WebClient{t: c.t, base: c.base, http: &http.Client{
+		Jar:           c.http.Jar,
+		Transport:     transport,
+		CheckRedirect: c.http.CheckRedirect,
 	}}
 }
 

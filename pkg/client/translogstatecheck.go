@@ -25,15 +25,20 @@ type StateProof struct {
 //
 // head nil answers nil, nil (the log holds no state of the package: a
 // registry from before pack-state entries), unless the entry that follows
-// the publish at versionIndex states the package: then the registry hides
-// a state the log holds.
+// the publish at versionIndex, or the one that follows the newest publish
+// the registry lists (at logged), states the package: then the registry
+// hides a state the log holds. A version published before pack-state
+// entries has none after it, but a newer one of the package does.
 func (v *LogVerifier) VerifyPackState(ctx context.Context, cp *Checkpoint, owner, pack string, head *int64, versionIndex, logged int64) (*StateProof, error) {
 	if head == nil {
-		if versionIndex+1 < cp.Size {
-			if _, e, err := v.ProveEntry(ctx, cp, versionIndex+1); err == nil && statesPack(e, owner, pack) {
-				return nil, verifyErrorf("state", "the registry names no state of %s/%s in its log, but the log's entry %d, after the version's publish, states it", owner, pack, versionIndex+1)
-			} else if err != nil {
+		for i, publish := range []int64{versionIndex, logged} {
+			if publish < 0 || publish+1 >= cp.Size || (i == 1 && publish == versionIndex) {
+				continue
+			}
+			if _, e, err := v.ProveEntry(ctx, cp, publish+1); err != nil {
 				return nil, err
+			} else if statesPack(e, owner, pack) {
+				return nil, verifyErrorf("state", "the registry names no state of %s/%s in its log, but the log's entry %d, after the publish at %d, states it", owner, pack, publish+1, publish)
 			}
 		}
 		return nil, nil

@@ -3,6 +3,9 @@ package translog
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +20,7 @@ type policyFixture struct {
 	signer    note.Signer
 	vkey      string
 	witnesses map[string]*torchwood.CosignatureSigner
+	keys      map[string]ed25519.PrivateKey // the witnesses', to cosign at a chosen time
 }
 
 func newPolicyFixture(t *testing.T) *policyFixture {
@@ -29,7 +33,7 @@ func newPolicyFixture(t *testing.T) *policyFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &policyFixture{signer: signer, vkey: vkey, witnesses: map[string]*torchwood.CosignatureSigner{}}
+	f := &policyFixture{signer: signer, vkey: vkey, witnesses: map[string]*torchwood.CosignatureSigner{}, keys: map[string]ed25519.PrivateKey{}}
 	for _, name := range []string{"w1", "w2", "w3"} {
 		_, priv, err := ed25519.GenerateKey(rand.Reader)
 		if err != nil {
@@ -38,6 +42,7 @@ func newPolicyFixture(t *testing.T) *policyFixture {
 		if f.witnesses[name], err = torchwood.NewCosignatureSigner(name+".example", priv); err != nil {
 			t.Fatal(err)
 		}
+		f.keys[name] = priv
 	}
 	return f
 }
@@ -75,6 +80,19 @@ func (f *policyFixture) cosign(t *testing.T, signed []byte, name string) []byte 
 	}
 	_, sigs, _ := strings.Cut(string(out), "\n\n")
 	return []byte(sigs)
+}
+
+// cosignAt answers name's cosignature line of signed made at a chosen
+// time, as C2SP tlog-cosignature defines it: the key hash, the time and
+// the Ed25519 signature of "cosignature/v1", the time and the checkpoint.
+func (f *policyFixture) cosignAt(t *testing.T, signed []byte, name string, at time.Time) []byte {
+	t.Helper()
+	text, _, _ := strings.Cut(string(signed), "\n\n")
+	msg := fmt.Sprintf("cosignature/v1\ntime %d\n%s\n", at.Unix(), text)
+	sig := binary.BigEndian.AppendUint32(nil, f.witnesses[name].KeyHash())
+	sig = binary.BigEndian.AppendUint64(sig, uint64(at.Unix()))
+	sig = append(sig, ed25519.Sign(f.keys[name], []byte(msg))...)
+	return []byte("— " + name + ".example " + base64.StdEncoding.EncodeToString(sig) + "\n")
 }
 
 func TestParsePolicy(t *testing.T) {
@@ -178,6 +196,47 @@ func TestPolicyVerify(t *testing.T) {
 	theirs := other.checkpoint(t)
 	if _, err := p.Verify(append(append([]byte(nil), theirs...), f.cosign(t, theirs, "w1")...)); err == nil {
 		t.Error("a checkpoint of another key is accepted")
+	}
+}
+
+// The time of a quorum is when the newest cosignatures that meet it were
+// all made: the oldest of them, however fresh the others are; cosignatures
+// older than a quorum of newer ones do not make it older.
+func TestPolicyQuorumTimeIsTheOldestOfTheNewestQuorum(t *testing.T) {
+	f := newPolicyFixture(t)
+	signed := f.checkpoint(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	fresh, hour, day := now.Add(-10*time.Second), now.Add(-time.Hour), now.Add(-24*time.Hour)
+	// The note holds the oldest first, so that an order kept as written
+	// is not the order of their times.
+	note := func(cosigs ...[]byte) []byte {
+		out := append([]byte(nil), signed...)
+		for _, c := range cosigs {
+			out = append(out, c...)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, tail string
+		note       []byte
+		want       time.Time
+	}{
+		{"both of two, one an hour old", "group both all w1 w2\nquorum both\n",
+			note(f.cosignAt(t, signed, "w2", hour), f.cosignAt(t, signed, "w1", fresh)), hour},
+		{"two of three, the newest two", "group two 2 w1 w2 w3\nquorum two\n",
+			note(f.cosignAt(t, signed, "w3", day), f.cosignAt(t, signed, "w2", hour), f.cosignAt(t, signed, "w1", fresh)), hour},
+		{"one of three, the newest", "group one any w1 w2 w3\nquorum one\n",
+			note(f.cosignAt(t, signed, "w3", day), f.cosignAt(t, signed, "w2", hour), f.cosignAt(t, signed, "w1", fresh)), fresh},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := f.policy(t, tc.tail).Verify(tc.note)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !w.QuorumTime.Equal(tc.want) {
+				t.Errorf("quorum time %v, want %v (cosigned %v)", w.QuorumTime, tc.want, w.Cosigned)
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
+	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver, to raise the stored count
 
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/internal/storetest"
@@ -255,5 +257,78 @@ func TestBrowserPasskeyFromAnotherOrigin(t *testing.T) {
 	}
 	if status, body := relay(env.URL + "/login"); status != http.StatusOK || !strings.Contains(body, `"redirect":"/dashboard"`) {
 		t.Errorf("the same relay from pact's own origin: %d %s, want 200", status, body)
+	}
+}
+
+// A passkey whose signature counter is lower than the one stored is
+// refused, as a copy of it would be: the stored count is raised in the
+// database, as if the original had been used since, and Chromium's
+// virtual authenticator then signs with a lower one. The log-in fails
+// with the reason and nothing is recorded of it.
+func TestBrowserPasskeyCounterGoingBackIsRefused(t *testing.T) {
+	ctx := newBrowser(t, 60*time.Second)
+	dbPath := t.TempDir() + "/pact.db"
+	env := servertest.Start(t, dbPath, servertest.Options{Localhost: true})
+	alice := env.CreateUser(t, "alice")
+	b := tab{t: t, ctx: ctx}
+	auth := addAuthenticator(t, ctx)
+	b.logInWithPassword(env.URL, "alice", alice.Password)
+	b.open(env.URL + "/dashboard/account")
+	b.do("adding a passkey", chromedp.Click(chromedp.CSS("#add-passkey")))
+	b.waitLocation(env.URL + "/dashboard/account?done=passkey-added#passkeys")
+
+	db, err := sql.Open("sqlite3", dbPath+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	stored := func() (count int64, lastUsed sql.NullString) {
+		t.Helper()
+		if err := db.QueryRow("SELECT sign_count, last_used_at FROM passkeys").Scan(&count, &lastUsed); err != nil {
+			t.Fatal(err)
+		}
+		return count, lastUsed
+	}
+
+	// A log-in with it works, and stores the authenticator's counter.
+	b.logOut(env.URL)
+	b.open(env.URL + "/login")
+	b.do("logging in with a passkey", chromedp.Click(chromedp.CSS("#passkey-login")))
+	b.waitLocation(env.URL + "/dashboard")
+	creds, err := chromedp.Call(ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams{AuthenticatorID: auth})
+	if err != nil || len(creds.Credentials) != 1 {
+		t.Fatalf("the authenticator holds %+v (%v)", creds, err)
+	}
+	count, _ := stored()
+	if float64(count) != creds.Credentials[0].SignCount || count == 0 {
+		t.Fatalf("stored sign count %d, the authenticator's %v", count, creds.Credentials[0].SignCount)
+	}
+
+	// The stored count raised: the authenticator's next is lower.
+	b.logOut(env.URL)
+	if _, err := db.Exec("UPDATE passkeys SET sign_count = sign_count + 1000"); err != nil {
+		t.Fatal(err)
+	}
+	raised, lastUsed := stored()
+	b.open(env.URL + "/login")
+	b.do("logging in with the passkey again", chromedp.Click(chromedp.CSS("#passkey-login")))
+	deadline := time.Now().Add(15 * time.Second)
+	alert := ""
+	for alert == "" && time.Now().Before(deadline) {
+		if loc := b.location(); loc != env.URL+"/login" {
+			t.Fatalf("a passkey whose counter went back logged in (at %s)", loc)
+		}
+		alert = evaluate[string](b, `Array.from(document.querySelectorAll("[role=alert]:not([hidden])")).map(e => e.textContent).join(" | ")`)
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(alert, "its signature counter went backwards, so it may have been copied") {
+		t.Errorf("the log-in page says %q", alert)
+	}
+	b.open(env.URL + "/dashboard")
+	if loc := b.location(); loc != env.URL+"/login" {
+		t.Fatalf("the refused passkey opened the dashboard (at %s)", loc)
+	}
+	if count, used := stored(); count != raised || used != lastUsed {
+		t.Errorf("the refused log-in changed the stored passkey: count %d, last used %v; was %d, %v", count, used, raised, lastUsed)
 	}
 }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -133,4 +134,54 @@ func TestDeviceLoginCodeGuessesAreThrottled(t *testing.T) {
 	if !stillWaiting(env, code) {
 		t.Error("a throttled approval decided the login")
 	}
+}
+
+// guessCodes types n codes that name no login, each answered 404.
+func guessCodes(t *testing.T, browser *servertest.WebClient, n int) {
+	t.Helper()
+	for i := range n {
+		if r := browser.Post("/login/device", url.Values{"code": {"BBBB-BBBB"}}); r.Status != http.StatusNotFound {
+			t.Fatalf("guess %d: status %d, want 404", i+1, r.Status)
+		}
+	}
+}
+
+// The address's limit on codes that name no login holds alone: guesses
+// spread over accounts, none of which reaches its own limit, are refused
+// past ten from one address, while the same account goes on from
+// another address. The client's address is the connection's (each
+// browser binds its own loopback address).
+func TestDeviceLoginCodeGuessesAreLimitedPerAddress(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	var browsers []*servertest.WebClient
+	for _, name := range []string{"alice", "bob", "carol"} {
+		b := servertest.NewWebClient(t, env.URL)
+		b.Login(env.CreateUser(t, name))
+		browsers = append(browsers, b.From("127.0.1.1"))
+	}
+	guessCodes(t, browsers[0], 4)
+	guessCodes(t, browsers[1], 4)
+	guessCodes(t, browsers[2], 2)
+	// The address's eleventh, carol's third.
+	r := browsers[2].Post("/login/device", url.Values{"code": {"BBBB-BBBB"}})
+	servertest.WantPage(t, r, http.StatusTooManyRequests, "Too many codes that name no login")
+	// carol from another address: her account is not limited.
+	guessCodes(t, browsers[2].From("127.0.1.2"), 1)
+}
+
+// The account's limit holds alone: one account's guesses, each from a new
+// address, are refused past ten, while another account goes on from the
+// address that was refused.
+func TestDeviceLoginCodeGuessesAreLimitedPerAccount(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := servertest.NewWebClient(t, env.URL)
+	alice.Login(env.CreateUser(t, "alice"))
+	for i := range 10 {
+		guessCodes(t, alice.From(fmt.Sprintf("127.0.2.%d", i+1)), 1)
+	}
+	r := alice.From("127.0.2.11").Post("/login/device", url.Values{"code": {"BBBB-BBBB"}})
+	servertest.WantPage(t, r, http.StatusTooManyRequests, "Too many codes that name no login")
+	bob := servertest.NewWebClient(t, env.URL)
+	bob.Login(env.CreateUser(t, "bob"))
+	guessCodes(t, bob.From("127.0.2.11"), 1)
 }
