@@ -469,7 +469,7 @@ func TestHookMappedAndEmbeddedAddressesRefused(t *testing.T) {
 				resp := env.API.PostJSON("/api/hooks", map[string]any{"url": "http://[" + host + "]/hook", "secret": hookSecret, "events": []string{"publish"}}, alice.Bearer())
 				wantError(t, resp.Status, resp.JSON(t), 400, "not public")
 			}
-			if hooks, err := env.Service.ListHooks(context.Background(), alice.Account, "alice"); err != nil || len(hooks) != 0 {
+			if hooks, err := env.Service.ListHooks(context.Background(), alice.Account, nil, "alice"); err != nil || len(hooks) != 0 {
 				t.Errorf("hooks stored: %+v, %v", hooks, err)
 			}
 		})

@@ -143,7 +143,7 @@ func TestDashboardAddsAndRemovesHooks(t *testing.T) {
 		if secret == nil {
 			t.Fatalf("the page does not show the new secret:\n%s", page.Body)
 		}
-		hooks, err := env.Service.ListHooks(ctx, alice.Account, "")
+		hooks, err := env.Service.ListHooks(ctx, alice.Account, nil, "")
 		if err != nil || len(hooks) != 1 {
 			t.Fatalf("alice has %d hooks (%v), want 1", len(hooks), err)
 		}
