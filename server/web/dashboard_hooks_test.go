@@ -160,7 +160,7 @@ func TestDashboardAddsAndRemovesHooks(t *testing.T) {
 		if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), "/dashboard/hooks?done=hook-added#hook-") {
 			t.Fatalf("adding with a secret answers %d to %q", r.Status, r.Header.Get("Location"))
 		}
-		acme, err := env.Service.ListHooks(ctx, alice.Account, "acme")
+		acme, err := env.Service.ListHooks(ctx, alice.Account, nil, "acme")
 		if err != nil || len(acme) != 1 {
 			t.Fatalf("acme has %d hooks (%v)", len(acme), err)
 		}
