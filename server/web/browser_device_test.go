@@ -81,7 +81,7 @@ func TestBrowserDeviceLoginScopes(t *testing.T) {
 	}
 	resp := b.submit("button[name=decision][value=approve]")
 	if resp.Status != 400 {
-		t.Errorf("Approve with no scope: status %d, want 400", resp.Status)
+		t.Fatalf("Approve with no scope: status %d, want 400 (at %s)", resp.Status, b.location())
 	}
 	if alert := b.text("[role=alert]"); alert != registry.ErrNoDeviceScope.Message {
 		t.Errorf("Approve with no scope: the page says %q, want %q", alert, registry.ErrNoDeviceScope.Message)
