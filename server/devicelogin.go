@@ -35,12 +35,12 @@ func (s *Server) startDeviceLogin(c *gin.Context) {
 	}
 	var body wire.DeviceLoginRequest
 	if c.Request.ContentLength != 0 { // the body is optional
-		if err := s.decodeStrictLimited(c, &body, wire.DeviceLoginRequestFields, "a login request has name", maxDeviceBodyBytes); err != nil {
+		if err := s.decodeStrictLimited(c, &body, wire.DeviceLoginRequestFields, "a login request has name and scopes", maxDeviceBodyBytes); err != nil {
 			s.shared.Fail(c, err)
 			return
 		}
 	}
-	start, err := s.svc.StartDeviceLogin(c, deref(body.Name), registry.SessionClient{UserAgent: c.Request.UserAgent(), IP: c.ClientIP()})
+	start, err := s.svc.StartDeviceLogin(c, deref(body.Name), body.Scopes, registry.SessionClient{UserAgent: c.Request.UserAgent(), IP: c.ClientIP()})
 	if err != nil {
 		s.shared.Fail(c, err)
 		return

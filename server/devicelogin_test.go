@@ -127,6 +127,64 @@ func TestDeviceLoginApprovedInTheBrowser(t *testing.T) {
 	})
 }
 
+// The approval page ticks the scopes the command line asked for (pact
+// login --scope) and only those, and says what was asked; a login that
+// asked for none ticks none. Approve with no box ticked is refused on the
+// page and approves nothing: the login still waits, and the poll says so.
+func TestDeviceLoginScopesAskedForAndNoneTicked(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *servertest.Env) {
+		alice := env.CreateUser(t, "alice")
+		browser := servertest.NewWebClient(t, env.URL)
+		browser.Login(alice)
+		ticked := regexp.MustCompile(`name="scope" value="([a-z]+)" checked`)
+		tickedOn := func(page servertest.WebResponse) string {
+			var out []string
+			for _, m := range ticked.FindAllStringSubmatch(page.Body, -1) {
+				out = append(out, m[1])
+			}
+			return strings.Join(out, " ")
+		}
+
+		deviceCode, userCode := startDeviceLogin(t, env, map[string]any{"scopes": []string{"yank", "PUBLISH", "yank"}})
+		page := browser.Post("/login/device", url.Values{"code": {userCode}})
+		servertest.WantPage(t, page, http.StatusOK, "Scopes asked for", "publish, yank", "(tick at least one)")
+		if got := tickedOn(page); got != "publish yank" {
+			t.Errorf("a login asking for yank and publish: the page ticks %q", got)
+		}
+		browser.ApproveDevice(userCode, url.Values{"scope": {"publish", "yank"}})
+		env.Clock.Advance(5 * time.Second)
+		resp := pollDevice(env, deviceCode)
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		if got := resp.JSON(t); fmt.Sprint(got["scopes"]) != "[publish yank]" {
+			t.Errorf("the collected token's scopes = %v", got["scopes"])
+		}
+
+		for _, body := range []any{nil, map[string]any{"scopes": []string{}}} {
+			deviceCode, userCode := startDeviceLogin(t, env, body)
+			page := browser.Post("/login/device", url.Values{"code": {userCode}})
+			servertest.WantPage(t, page, http.StatusOK, "none: tick what it may do")
+			before := len(listTokens(t, env, alice.Bearer()))
+			if got := tickedOn(page); got != "" {
+				t.Errorf("a login with body %v: the page ticks %q, want none", body, got)
+			}
+			refused := browser.Post("/login/device/decide", url.Values{"code": {userCode}, "decision": {"approve"}, "name": {"laptop"}})
+			servertest.WantPage(t, refused, http.StatusBadRequest,
+				"Tick at least one scope: the command line gets only the scopes you tick. Nothing was approved.", `value="laptop"`)
+			wantDeviceRefusal(t, pollDevice(env, deviceCode), http.StatusBadRequest, "authorization_pending")
+			if tokens := listTokens(t, env, alice.Bearer()); len(tokens) != before {
+				t.Errorf("an approval with no scope made a token: %v", tokens)
+			}
+			browser.ApproveDevice(userCode, url.Values{"scope": {"keys"}})
+			env.Clock.Advance(5 * time.Second)
+			resp := pollDevice(env, deviceCode)
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			if got := resp.JSON(t); fmt.Sprint(got["scopes"]) != "[keys]" {
+				t.Errorf("the collected token's scopes = %v, want [keys]", got["scopes"])
+			}
+		}
+	})
+}
+
 // A login denied in the browser is answered access_denied, and makes no
 // token.
 func TestDeviceLoginDenied(t *testing.T) {
@@ -161,7 +219,7 @@ func TestDeviceLoginExpiresAfterTenMinutes(t *testing.T) {
 		browser.Login(alice)
 
 		env.Clock.Advance(9*time.Minute + 59*time.Second)
-		browser.ApproveDevice(approvedCode, nil)
+		browser.ApproveDevice(approvedCode, url.Values{"scope": {"publish"}})
 		env.Clock.Advance(time.Second)
 
 		servertest.WantPage(t, browser.Post("/login/device", url.Values{"code": {waitingCode}}), http.StatusNotFound, "no login waits for this code")
@@ -189,7 +247,9 @@ func TestDeviceLoginRefusesMalformedRequests(t *testing.T) {
 			code   string
 			says   string
 		}{
-			{"/api/login/device", map[string]any{"name": "x", "scopes": []string{"publish"}}, 400, "", `field "scopes" is not known`},
+			{"/api/login/device", map[string]any{"name": "x", "client_id": "pact"}, 400, "", `field "client_id" is not known`},
+			{"/api/login/device", map[string]any{"scopes": []string{"publish", "admin"}}, 400, "", `scope "admin" is not known: use publish, yank, keys, tokens, hooks`},
+			{"/api/login/device", map[string]any{"scopes": "publish"}, 400, "", "scopes"},
 			{"/api/login/device", map[string]any{"name": strings.Repeat("n", 101)}, 400, "", "token name"},
 			{"/api/login/device/token", map[string]any{}, 400, "", "device_code is required"},
 			{"/api/login/device/token", map[string]any{"device_code": "x", "client_id": "pact"}, 400, "", `field "client_id" is not known`},

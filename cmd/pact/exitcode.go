@@ -59,6 +59,7 @@ func exitStatus(err error) (code int, message string) {
 	var notLoggedIn *notLoggedInError
 	var plainHTTP *client.PlainHTTPError
 	var notRegistry *client.NotRegistryError
+	var redirect *client.RedirectError
 	var notFound *notFoundError
 	switch {
 	case errors.As(err, &notFound):
@@ -75,7 +76,11 @@ func exitStatus(err error) (code int, message string) {
 		return exitVerify, err.Error()
 	case errors.Is(err, context.Canceled):
 		return exitError, "interrupted"
-	case errors.As(err, &plainHTTP), errors.As(err, &notRegistry):
+	case errors.As(err, &redirect) && !redirect.Downgrade():
+		// A registry that moved (to https://, say) is what a user most
+		// likely meets: say how to follow it on purpose.
+		return exitError, err.Error() + "; if the registry has moved there, use --host " + redirect.ToOrigin()
+	case errors.As(err, &plainHTTP), errors.As(err, &notRegistry), errors.As(err, &redirect):
 		return exitError, err.Error()
 	case errors.As(err, &apiErr):
 		switch {

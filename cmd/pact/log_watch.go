@@ -109,11 +109,12 @@ func runLogWatch(ctx context.Context, opts *logWatchOptions) error {
 		next, err := watchOnce(ctx, opts, c, v, owner, pos)
 		pos = next
 		var verr *client.VerificationError
+		var redirect *client.RedirectError
 		switch {
 		case err == nil:
 		case opts.Follow && ctx.Err() != nil:
 			return nil // interrupting --follow is how it ends
-		case opts.Follow && !errors.As(err, &verr):
+		case opts.Follow && !errors.As(err, &verr) && !errors.As(err, &redirect):
 			// The registry is unreachable for a while: say so, keep watching.
 			opts.IO.info("warning: %v; trying again in %s", err, opts.Interval)
 		default:

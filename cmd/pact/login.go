@@ -19,6 +19,8 @@ type loginOptions struct {
 
 	Token      string
 	TokenStdin bool
+	// Scopes are the scopes a login through the browser asks for.
+	Scopes []string
 }
 
 func newLoginCmd(f *factory) *cobra.Command {
@@ -37,6 +39,11 @@ dashboard, check the code, choose what the token may do and how long it
 lasts, and approve. pact login then receives the token and stores it.
 The code lasts 10 minutes and works once; Ctrl-C gives up.
 
+The page ticks no scope unless asked: --scope (publish, yank, keys, tokens,
+hooks; repeatable) names the scopes pact login asks for, which the page
+ticks first. You decide there; at least one scope must be ticked to
+approve, so a login never holds every scope by default.
+
 Scripts give a token instead, made in the dashboard, with 'pact token
 create', or on the server with 'pactd token create': on standard input
 with --token-stdin (best: it stays out of your shell history; on a
@@ -48,6 +55,7 @@ Tokens are stored per registry, so you can be logged in to several at once
 registry it was stored for: 'pact --host OTHER ...' sends none, unless you
 give one with --token or PACT_TOKEN. 'pact auth status' lists them.`,
 		Example: `  $ pact login --host https://pact.example.com
+  $ pact login --scope publish --scope yank
   $ pact login --token-stdin < token.txt
   $ echo "$PACT_TOKEN" | pact login --token-stdin`,
 		Args: usageArgs(cobra.NoArgs),
@@ -57,6 +65,7 @@ give one with --token or PACT_TOKEN. 'pact auth status' lists them.`,
 	}
 	cmd.Flags().StringVar(&opts.Token, "token", "", "the API token to store")
 	cmd.Flags().BoolVar(&opts.TokenStdin, "token-stdin", false, "read the API token from standard input (asked for on a terminal)")
+	cmd.Flags().StringArrayVar(&opts.Scopes, "scope", nil, "a scope the browser login asks for, ticked first on the approval page: publish, yank, keys, tokens, hooks (repeatable)")
 	return cmd
 }
 
@@ -65,6 +74,8 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 	switch {
 	case opts.Token != "" && opts.TokenStdin:
 		return usageErrorf("use either --token or --token-stdin, not both")
+	case len(opts.Scopes) > 0 && (opts.Token != "" || opts.TokenStdin):
+		return usageErrorf("--scope asks the browser login for scopes; a token given with --token or --token-stdin keeps the scopes it was made with")
 	case opts.TokenStdin && opts.IO.stdinTTY:
 		var err error
 		if token, err = opts.IO.promptSecret("Paste your API token: ", nil); err != nil {
@@ -126,7 +137,7 @@ func loginThroughBrowser(ctx context.Context, opts *loginOptions, host string) (
 	if err != nil {
 		return "", err
 	}
-	login, err := c.StartDeviceLogin(ctx, deviceTokenName())
+	login, err := c.StartDeviceLogin(ctx, deviceTokenName(), opts.Scopes...)
 	if err != nil {
 		return "", err
 	}

@@ -184,6 +184,42 @@ func TestLoginOnATerminalThroughTheBrowser(t *testing.T) {
 		}
 	})
 
+	// --scope asks for scopes: the approval page ticks them, and only
+	// them; approved as offered, the token holds them.
+	t.Run("asks for scopes", func(t *testing.T) {
+		xdg := t.TempDir()
+		pact := startOnTerminal(t, []string{"XDG_CONFIG_HOME=" + xdg, "HOME=" + t.TempDir()},
+			"--host", srv.URL, "login", "--scope", "yank", "--scope", "publish")
+		code := pact.waitFor(codeShown)[1]
+		browser := servertest.NewWebClient(t, srv.URL)
+		servertest.WantRedirect(t, browser.Post("/login", url.Values{"login": {"alice"}, "password": {password}}), "/dashboard")
+		page := browser.Post("/login/device", url.Values{"code": {code}})
+		var ticked []string
+		for _, m := range regexp.MustCompile(`name="scope" value="([a-z]+)" checked`).FindAllStringSubmatch(page.Body, -1) {
+			ticked = append(ticked, m[1])
+		}
+		if strings.Join(ticked, " ") != "publish yank" {
+			t.Errorf("pact login --scope yank --scope publish: the page ticks %v", ticked)
+		}
+		browser.ApproveDevice(code, url.Values{"scope": ticked})
+		pact.waitFor(regexp.MustCompile(`✓ Logged in to ` + regexp.QuoteMeta(srv.URL) + ` as alice\n`))
+		if code := pact.exitCode(); code != 0 {
+			t.Fatalf("exit %d; the terminal showed:\n%s", code, pact.shown())
+		}
+		file, err := readConfigFile(filepath.Join(xdg, "pact", "config.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.New(srv.URL, client.WithToken(file.tokens()[srv.URL]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, tok, err := c.MeAndToken(context.Background()); err != nil || tok == nil || tok.Scopes == nil ||
+			strings.Join(*tok.Scopes, " ") != "publish yank" {
+			t.Fatalf("the stored token: %+v, %v; want the scopes publish and yank", tok, err)
+		}
+	})
+
 	t.Run("interrupted", func(t *testing.T) {
 		xdg := t.TempDir()
 		pact := startOnTerminal(t, []string{"XDG_CONFIG_HOME=" + xdg, "HOME=" + t.TempDir()}, "--host", srv.URL, "login")

@@ -66,7 +66,8 @@ func githubIDToken(ctx context.Context, requestURL, requestToken, audience strin
 	}
 	req.Header.Set("Authorization", "bearer "+requestToken)
 	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	// The request token goes to the endpoint's own origin only.
+	resp, err := (&http.Client{CheckRedirect: client.CheckSameOrigin}).Do(req)
 	if err != nil {
 		return "", fmt.Errorf("GitHub's ID token endpoint: %v", errors.Unwrap(err))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"html"
@@ -88,6 +89,8 @@ func TestScripts(t *testing.T) {
 			"busyserver":  cmdBusyServer,
 			"plainserver": cmdPlainServer,
 			"webserver":   cmdWebServer,
+			"redirect":    cmdRedirect,
+			"catchserver": cmdCatchServer,
 			"downloads":   cmdDownloads,
 		},
 		Condition: func(cond string) (bool, error) {
@@ -289,6 +292,75 @@ func cmdWebServer(ts *testscript.TestScript, neg bool, args []string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(status)
 		io.WriteString(w, "<!doctype html>\n<title>Example</title>\n<p>Nothing for "+html.EscapeString(r.URL.Path)+" here.</p>\n")
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL)
+}
+
+// cmdRedirect starts an HTTP server that answers every request with
+// STATUS and a Location of TARGET plus the request's path, and sets VAR to
+// its address; with -tls it serves HTTPS and writes the certificate that
+// signs it to CERTFILE, for SSL_CERT_FILE:
+//
+//	redirect MOVED 307 $CATCH
+//	redirect -tls SECURE 308 $CATCH $WORK/ca.pem
+func cmdRedirect(ts *testscript.TestScript, neg bool, args []string) {
+	tls := len(args) > 0 && args[0] == "-tls"
+	if tls {
+		args = args[1:]
+	}
+	if neg || len(args) != 3+map[bool]int{true: 1}[tls] {
+		ts.Fatalf("usage: redirect [-tls] VAR STATUS TARGET [CERTFILE]")
+	}
+	status, err := strconv.Atoi(args[1])
+	if err != nil || status < 300 || status > 399 {
+		ts.Fatalf("redirect: %q is not a redirect status", args[1])
+	}
+	target := args[2]
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target+r.URL.Path, status)
+	})
+	var srv *httptest.Server
+	if tls {
+		srv = httptest.NewTLSServer(handler)
+		cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+		ts.Check(os.WriteFile(ts.MkAbs(args[3]), cert, 0o644))
+	} else {
+		srv = httptest.NewServer(handler)
+	}
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL)
+}
+
+// cmdCatchServer starts a plain HTTP server on its own port that answers
+// every request as a registry would (200 and a JSON body) and appends a
+// line per request to LOGFILE, saying whether it carried credentials and
+// how long its body was, so a script can show that nothing reached it:
+//
+//	catchserver CATCH $WORK/catch.log
+//	! grep . $WORK/catch.log
+func cmdCatchServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: catchserver VAR LOGFILE")
+	}
+	logFile := ts.MkAbs(args[1])
+	ts.Check(os.WriteFile(logFile, nil, 0o600))
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		credentials := "none"
+		if r.Header.Get("Authorization") != "" || r.Header.Get("X-Pact-Token") != "" {
+			credentials = "sent"
+		}
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		f, err := os.OpenFile(logFile, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintf(f, "%s %s credentials=%s body=%d\n", r.Method, r.URL.Path, credentials, len(body))
+			f.Close()
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`)
 	}))
 	ts.Defer(srv.Close)
 	ts.Setenv(args[0], srv.URL)

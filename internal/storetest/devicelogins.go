@@ -36,6 +36,28 @@ func (su suite) testDeviceLogins(t *testing.T) {
 			Scopes: g.Scopes, Packages: g.Packages, ExpiresAt: g.ExpiresAt}
 	}
 
+	t.Run("a login keeps the scopes it asked for", func(t *testing.T) {
+		s := su.store(t)
+		d := &registry.DeviceLogin{DeviceHash: tokenHash("device asks"), UserHash: tokenHash("user asks"), Name: "laptop",
+			RequestedScopes: []registry.Scope{registry.ScopePublish, registry.ScopeYank}, CreatedAt: at(0), ExpiresAt: at(10)}
+		if err := s.CreateDeviceLogin(ctx(), d, registry.MaxPendingDeviceLogins); err != nil {
+			t.Fatal(err)
+		}
+		plain := deviceLogin(t, s, "asks for nothing", 0)
+		got, err := s.PendingDeviceLogin(ctx(), d.UserHash, at(1))
+		if err != nil || !slices.Equal(got.RequestedScopes, d.RequestedScopes) {
+			t.Errorf("PendingDeviceLogin = %+v, %v; want the scopes asked for, %v", got, err, d.RequestedScopes)
+		}
+		polled, _, err := s.PollDeviceLogin(ctx(), d.DeviceHash, at(1), at(0))
+		if err != nil || !slices.Equal(polled.RequestedScopes, d.RequestedScopes) {
+			t.Errorf("PollDeviceLogin = %+v, %v; want the scopes asked for", polled, err)
+		}
+		got, err = s.PendingDeviceLogin(ctx(), plain.UserHash, at(1))
+		if err != nil || got.RequestedScopes != nil {
+			t.Errorf("PendingDeviceLogin of a login asking for none = %+v, %v; want RequestedScopes nil", got, err)
+		}
+	})
+
 	t.Run("a login waits, is decided once and gives one token", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")

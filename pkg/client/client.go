@@ -8,7 +8,9 @@
 // is a no-op) are retried with exponential backoff and jitter on 429
 // (honouring Retry-After), 5xx and connection errors, except those that
 // a retry cannot fix: a host name that does not exist, a server that does
-// not speak TLS, a certificate that does not verify.
+// not speak TLS, a certificate that does not verify. Redirects are followed
+// only within the registry's origin (scheme, host and port): one that leaves
+// it is refused before anything is sent, as *RedirectError.
 //
 //	c, err := client.New("https://pact.example.com", client.WithToken(token))
 //	res, err := c.Publish(ctx, client.PublishRequest{Content: doc})
@@ -89,7 +91,8 @@ func WithVersion(version string) Option {
 	return func(c *Client) { c.userAgent = "pact/" + version }
 }
 
-// WithHTTPClient replaces the HTTP client (and with it the default timeout).
+// WithHTTPClient replaces the HTTP client (and with it the default timeout);
+// the client still refuses redirects to another origin.
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.httpClient = hc } }
 
 // WithTimeout sets the timeout of each attempt.
@@ -145,6 +148,9 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if c.retry.MaxAttempts < 1 {
 		c.retry.MaxAttempts = 1
 	}
+	// Whatever HTTP client it was given, a redirect never takes the token
+	// or a body to another origin (redirect.go).
+	c.httpClient = sameOriginOnly(c.httpClient)
 	return c, nil
 }
 
@@ -292,6 +298,9 @@ func (c *Client) once(ctx context.Context, r request) (*response, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if redirect, ok := redirectError(err); ok {
+			return nil, redirect // not retried: the registry would say the same
 		}
 		if rest, ok := strings.CutPrefix(c.baseURL, "https://"); ok && errors.Is(err, http.ErrSchemeMismatch) {
 			return nil, &PlainHTTPError{Host: c.Host(), HTTPAddress: "http://" + rest, Err: err}

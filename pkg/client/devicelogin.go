@@ -19,10 +19,11 @@ import (
 type DeviceLogin = wire.DeviceLogin
 
 // StartDeviceLogin begins a login of the command line; name is the name
-// of the token it makes ("" for the registry's default), which the user may
-// change when approving. Needs no token.
-func (c *Client) StartDeviceLogin(ctx context.Context, name string) (*DeviceLogin, error) {
-	body, err := jsonBody(wire.DeviceLoginRequest{Name: wire.Optional(name)})
+// of the token it makes ("" for the registry's default), scopes the scopes
+// it asks for, which the approval page ticks first (none: the user ticks
+// them); the user decides both when approving. Needs no token.
+func (c *Client) StartDeviceLogin(ctx context.Context, name string, scopes ...string) (*DeviceLogin, error) {
+	body, err := jsonBody(wire.DeviceLoginRequest{Name: wire.Optional(name), Scopes: scopes})
 	if err != nil {
 		return nil, err
 	}

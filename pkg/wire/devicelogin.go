@@ -9,11 +9,15 @@ type DeviceLoginRequest struct {
 	// Name is the name of the token the login makes, which the user may
 	// change when approving; absent: "pact login".
 	Name *string `json:"name,omitempty"`
+	// Scopes are the scopes the command line asks for (pact login
+	// --scope): the approval page ticks them first, and the user decides.
+	// Absent or empty: it asks for none, and the page ticks none.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // DeviceLoginRequestFields are the fields of DeviceLoginRequest; the
 // server refuses others.
-var DeviceLoginRequestFields = []string{"name"}
+var DeviceLoginRequestFields = []string{"name", "scopes"}
 
 // DeviceLogin answers POST /api/login/device: the codes of a login that
 // waits for its approval in the browser.

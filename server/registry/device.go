@@ -47,6 +47,9 @@ type DeviceLogin struct {
 	// Name is what the command line asked to call its token; the user may
 	// change it when approving.
 	Name string
+	// RequestedScopes are the scopes the command line asked for, which the
+	// approval page ticks first; nil when it asked for none.
+	RequestedScopes []Scope
 	// What the request that began it said of the command line, for the
 	// user to recognise it: its User-Agent and address (as sessions keep
 	// them).
@@ -99,6 +102,9 @@ var (
 		Message: "too many logins wait for approval on this registry: try again in a few minutes, or log in with a token (pact login --token-stdin)"}
 )
 
+// ErrNoDeviceScope refuses an approval that names no scope.
+var ErrNoDeviceScope = Errorf(Invalid, "Tick at least one scope: the command line gets only the scopes you tick. Nothing was approved.")
+
 // errNoSuchUserCode answers a user code that names no waiting login, for
 // whatever reason (mistyped, decided, expired): the page says the same.
 var errNoSuchUserCode = Errorf(NotFound, "no login waits for this code: check it against your terminal, or run pact login again")
@@ -112,9 +118,10 @@ type DeviceStart struct {
 }
 
 // StartDeviceLogin begins a login of the command line. name is the token's
-// name it asks for ("" for DeviceLoginName); client is what the request
-// said of it.
-func (s *Service) StartDeviceLogin(ctx context.Context, name string, client SessionClient) (*DeviceStart, error) {
+// name it asks for ("" for DeviceLoginName), scopes the scopes it asks for
+// (none: nil), which only preselect the approval's; client is what the
+// request said of it.
+func (s *Service) StartDeviceLogin(ctx context.Context, name string, scopes []string, client SessionClient) (*DeviceStart, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = DeviceLoginName
@@ -122,13 +129,20 @@ func (s *Service) StartDeviceLogin(ctx context.Context, name string, client Sess
 	if err := checkLabel("token name", name, 100, false); err != nil {
 		return nil, err
 	}
+	var requested []Scope
+	if len(scopes) > 0 {
+		var err error
+		if requested, err = ParseScopes(scopes); err != nil {
+			return nil, err
+		}
+	}
 	now := s.now()
 	// A clash of user codes is rare (10,000 waiting among 20^8); a new
 	// pair of codes ends it.
 	for attempt := 1; ; attempt++ {
 		start := &DeviceStart{DeviceCode: NewSecret("", deviceCodeLength), UserCode: newUserCode()}
 		start.Login = &DeviceLogin{DeviceHash: hashSecret(start.DeviceCode), UserHash: hashSecret(NormalizeUserCode(start.UserCode)),
-			Name: name, UserAgent: CleanUserAgent(client.UserAgent), IP: cleanIP(client.IP),
+			Name: name, RequestedScopes: requested, UserAgent: CleanUserAgent(client.UserAgent), IP: cleanIP(client.IP),
 			CreatedAt: now, ExpiresAt: now.Add(DeviceLoginLifetime)}
 		err := s.store.CreateDeviceLogin(ctx, start.Login, MaxPendingDeviceLogins)
 		if err == nil {
@@ -216,12 +230,17 @@ func (s *Service) PendingDeviceLogin(ctx context.Context, userCode string) (*Dev
 // ApproveDeviceLogin approves, for accountID, the login userCode names,
 // granting the token spec describes: the dashboard's token, by the same
 // rules (IssueToken with no maker), checked now; without a name, the one
-// the command line asked for. The token is made when the command line
-// collects it. NotFound when no login waits for the code.
+// the command line asked for. Unlike the dashboard's, it must name its
+// scopes (ErrNoDeviceScope): a login approved in passing never holds every
+// scope. The token is made when the command line collects it. NotFound
+// when no login waits for the code.
 func (s *Service) ApproveDeviceLogin(ctx context.Context, accountID int64, userCode string, spec TokenSpec) error {
 	hash, err := s.userCodeHash(userCode)
 	if err != nil {
 		return err
+	}
+	if len(spec.Scopes) == 0 {
+		return ErrNoDeviceScope
 	}
 	if strings.TrimSpace(spec.Name) == "" {
 		d, err := s.PendingDeviceLogin(ctx, userCode)

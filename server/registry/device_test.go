@@ -49,7 +49,7 @@ func TestStartDeviceLoginCodes(t *testing.T) {
 	svc := registry.NewService(store, registry.Options{})
 	seen := map[string]bool{}
 	for range 50 {
-		start, err := svc.StartDeviceLogin(ctx, "", registry.SessionClient{UserAgent: "pact/1.0\x1b[31m", IP: "::ffff:192.0.2.1"})
+		start, err := svc.StartDeviceLogin(ctx, "", nil, registry.SessionClient{UserAgent: "pact/1.0\x1b[31m", IP: "::ffff:192.0.2.1"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,10 +9,11 @@ import (
 )
 
 // The logins of the command line approved in the browser
-// (registry.DeviceLoginStore, migrations/*/0018_device_login.sql).
+// (registry.DeviceLoginStore, migrations/*/0018_device_login.sql,
+// 0028_device_login_requested_scopes.sql).
 
 const deviceLoginColumns = `id, device_hash, user_hash, name, user_agent, ip, created_at, expires_at, polled_at,
-decision, account_id, decided_at, token_name, scopes, packages, token_expires_at`
+decision, account_id, decided_at, token_name, scopes, packages, token_expires_at, requested_scopes`
 
 // The values of device_logins.decision.
 const (
@@ -23,25 +24,33 @@ const (
 func scanDeviceLogin(row scanner) (*registry.DeviceLogin, error) {
 	var d registry.DeviceLogin
 	var polled, decided, tokenExpires sql.NullTime
-	var decision, tokenName, scopes, packages sql.NullString
+	var decision, tokenName, scopes, packages, requested sql.NullString
 	var accountID sql.NullInt64
 	if err := row.Scan(&d.ID, &d.DeviceHash, &d.UserHash, &d.Name, &d.UserAgent, &d.IP, &d.CreatedAt, &d.ExpiresAt, &polled,
-		&decision, &accountID, &decided, &tokenName, &scopes, &packages, &tokenExpires); err != nil {
+		&decision, &accountID, &decided, &tokenName, &scopes, &packages, &tokenExpires, &requested); err != nil {
 		return nil, err
 	}
+	d.RequestedScopes = wordScopes(splitWords(requested))
 	d.CreatedAt, d.ExpiresAt = d.CreatedAt.UTC(), d.ExpiresAt.UTC()
 	d.PolledAt, d.DecidedAt = timePtr(polled), timePtr(decided)
 	d.AccountID = accountID.Int64
 	if decision.String == deviceApproved {
 		d.Grant = &registry.DeviceGrant{Name: tokenName.String, Packages: splitWords(packages), ExpiresAt: timePtr(tokenExpires)}
-		if words := splitWords(scopes); words != nil {
-			d.Grant.Scopes = make([]registry.Scope, len(words))
-			for i, w := range words {
-				d.Grant.Scopes[i] = registry.Scope(w)
-			}
-		}
+		d.Grant.Scopes = wordScopes(splitWords(scopes))
 	}
 	return &d, nil
+}
+
+// wordScopes are the scopes of stored words; nil stays nil.
+func wordScopes(words []string) []registry.Scope {
+	if words == nil {
+		return nil
+	}
+	out := make([]registry.Scope, len(words))
+	for i, w := range words {
+		out[i] = registry.Scope(w)
+	}
+	return out
 }
 
 // CreateDeviceLogin stores d, in one statement that counts the logins
@@ -52,9 +61,13 @@ func (s *Store) CreateDeviceLogin(ctx context.Context, d *registry.DeviceLogin, 
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	d.CreatedAt, d.ExpiresAt = dbTime(d.CreatedAt), dbTime(d.ExpiresAt)
-	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO device_logins (device_hash, user_hash, name, user_agent, ip, created_at, expires_at)
-SELECT ?, ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM device_logins WHERE expires_at > ?) < ? RETURNING id`),
-		d.DeviceHash, d.UserHash, d.Name, d.UserAgent, d.IP, d.CreatedAt, d.ExpiresAt, d.CreatedAt, maxPending).Scan(&d.ID)
+	var requested any
+	if len(d.RequestedScopes) > 0 {
+		requested = joinWords(d.RequestedScopes)
+	}
+	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO device_logins (device_hash, user_hash, name, user_agent, ip, created_at, expires_at, requested_scopes)
+SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM device_logins WHERE expires_at > ?) < ? RETURNING id`),
+		d.DeviceHash, d.UserHash, d.Name, d.UserAgent, d.IP, d.CreatedAt, d.ExpiresAt, requested, d.CreatedAt, maxPending).Scan(&d.ID)
 	switch {
 	case err == nil:
 		return nil

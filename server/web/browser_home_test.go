@@ -63,6 +63,11 @@ func TestBrowserHomeGetStarted(t *testing.T) {
 				t.Errorf("%s: %s is cut (%v) or has no copy button (%v)", size, line.ID, line.Cut, !line.Button)
 			}
 		}
+		// pact login goes through the browser: no token to paste.
+		if label := evaluate[string](b, `document.querySelectorAll(".get-started .copy-label")[1].textContent`); label !=
+			"Log in (pact shows a code that you approve in your browser on this site: no token to copy; no account yet? sign up)" {
+			t.Errorf("%s: the log-in line's label reads %q", size, label)
+		}
 		if counts := b.text(".registry-counts"); counts != "2 packages, 3 versions" {
 			t.Errorf("%s: the home page says %q, want 2 packages, 3 versions", size, counts)
 		}

@@ -71,7 +71,19 @@ func (pages *Pages) confirmDeviceLogin(c *gin.Context) {
 		return
 	}
 	pages.render(c, http.StatusOK, "device.html", "", &deviceData{Code: registry.FormatUserCode(registry.NormalizeUserCode(code)),
-		Login: login, Token: newTokenForm(login.Name)})
+		Login: login, Token: deviceTokenForm(login)})
+}
+
+// deviceTokenForm is the token form as the approval first offers it: the
+// name and the scopes the command line asked for (pact login --scope), none
+// ticked when it asked for none; a scope must be ticked to approve.
+func deviceTokenForm(login *registry.DeviceLogin) tokenForm {
+	f := newTokenForm(login.Name)
+	for _, sc := range login.RequestedScopes {
+		f.Scopes = append(f.Scopes, string(sc))
+	}
+	f.ScopesRequired = true
+	return f
 }
 
 // decideDeviceLogin approves the login, with the token the fields
@@ -84,6 +96,7 @@ func (pages *Pages) decideDeviceLogin(c *gin.Context) {
 	}
 	acct := pages.currentAccount(c)
 	d := &deviceData{Code: registry.FormatUserCode(registry.NormalizeUserCode(code)), Login: login, Token: readTokenForm(c)}
+	d.Token.ScopesRequired = true
 	var err error
 	switch c.PostForm("decision") {
 	case "approve":
@@ -99,7 +112,8 @@ func (pages *Pages) decideDeviceLogin(c *gin.Context) {
 	switch {
 	case registry.IsCode(err, registry.Invalid) || registry.IsCode(err, registry.Conflict):
 		// The fields ask for what the account may not have (too many
-		// tokens, a glob of no pack scope): the same page, saying why.
+		// tokens, a glob of no pack scope) or name no scope: the same
+		// page, saying why.
 		d.Error = registry.ErrorMessage(err)
 		pages.render(c, httpx.Status(err), "device.html", "", d)
 	case registry.IsCode(err, registry.NotFound): // decided or expired meanwhile

@@ -12,11 +12,11 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// beginDeviceLogin begins a login of the command line, as POST
-// /api/login/device does, and answers its user code.
-func beginDeviceLogin(t *testing.T, env *servertest.Env, name string) string {
+// beginDeviceLogin begins a login of the command line asking for scopes,
+// as POST /api/login/device does, and answers its user code.
+func beginDeviceLogin(t *testing.T, env *servertest.Env, name string, scopes ...string) string {
 	t.Helper()
-	start, err := env.Service.StartDeviceLogin(context.Background(), name, registry.SessionClient{UserAgent: "pact/1.2.3", IP: "192.0.2.7"})
+	start, err := env.Service.StartDeviceLogin(context.Background(), name, scopes, registry.SessionClient{UserAgent: "pact/1.2.3", IP: "192.0.2.7"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,4 +184,27 @@ func TestDeviceLoginCodeGuessesAreLimitedPerAccount(t *testing.T) {
 	bob := servertest.NewWebClient(t, env.URL)
 	bob.Login(env.CreateUser(t, "bob"))
 	guessCodes(t, bob.From("127.0.2.11"), 1)
+}
+
+// What a user reads about logging in from the command line: the home page
+// says pact login goes through the browser (no token to paste), and the
+// page that approves it is titled in plain English.
+func TestLoginTextsSayTheBrowserFlow(t *testing.T) {
+	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
+	alice := env.CreateUser(t, "alice")
+	browser := servertest.NewWebClient(t, env.URL)
+	home := browser.Get("/")
+	servertest.WantPage(t, home, http.StatusOK, "pact shows a code that you approve in your browser on this site: no token to copy")
+	if strings.Contains(home.Body, "paste an API token") {
+		t.Error("the home page still says to paste an API token for pact login")
+	}
+	browser.Login(alice)
+	code := beginDeviceLogin(t, env, "laptop")
+	for _, page := range []servertest.WebResponse{browser.Get("/login/device"), browser.Post("/login/device", url.Values{"code": {code}})} {
+		servertest.WantPage(t, page, http.StatusOK, "<title>Log in from the command line · pact</title>",
+			`<h1 id="device-heading">Log in from the command line</h1>`)
+		if strings.Contains(page.Body, "Log in the command line") {
+			t.Error("the device page still reads \"Log in the command line\"")
+		}
+	}
 }

@@ -50,6 +50,9 @@ type tokenForm struct {
 	Lifetime string   // a Value of tokenLifetimes
 	Scopes   []string // the scopes ticked
 	Packages string   // globs, separated by spaces or commas
+	// ScopesRequired says that no box ticked is refused rather than every
+	// scope: the approval of a login of the command line (device.go).
+	ScopesRequired bool
 }
 
 // newTokenForm is the form as first offered, with name.
