@@ -1,9 +1,7 @@
 package web
 
 import (
-	"cmp"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -37,26 +35,10 @@ type deviceData struct {
 }
 
 func (pages *Pages) routeDeviceLogin(e *gin.Engine) {
-	device := e.Group("/login/device", pages.requireLoginThenBack)
+	device := e.Group("/login/device") // gate sends visitors without a session to log in, and back
 	httpx.GetAndHead(device, "", pages.deviceForm)
 	device.POST("", pages.confirmDeviceLogin)
 	device.POST("/decide", pages.decideDeviceLogin)
-}
-
-// requireLoginThenBack sends visitors without a session to the log-in
-// page, which brings them back here, with the code, once logged in.
-func (pages *Pages) requireLoginThenBack(c *gin.Context) {
-	noStore(c)
-	if pages.currentAccount(c) == nil {
-		back := "/login/device"
-		if code := strings.TrimSpace(cmp.Or(c.Query("code"), c.PostForm("code"))); code != "" {
-			back += "?code=" + url.QueryEscape(code)
-		}
-		c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(back))
-		c.Abort()
-		return
-	}
-	c.Next()
 }
 
 func (pages *Pages) deviceForm(c *gin.Context) {
