@@ -40,7 +40,7 @@ func TestDashboardOrgsAndOrgPage(t *testing.T) {
 		if bobsPage.Status == http.StatusOK && contains(bobsPage.Body, `/members/alice/remove`) {
 			t.Error("a maintainer is offered to remove members")
 		}
-		servertest.WantPage(t, other.Post("/dashboard/orgs/acme/members/alice/remove", nil), http.StatusBadRequest, "only owners of the organisation acme")
+		servertest.WantPage(t, other.Post("/dashboard/orgs/acme/members/alice/remove", nil), http.StatusForbidden, "only owners of the organisation acme")
 
 		resp := env.API.PostJSON("/api/publish", map[string]any{"content": servertest.PackDoc("widget", "1.0.0"), "owner": "acme"}, bob.Bearer())
 		servertest.WantStatus(t, resp.Status, http.StatusOK, resp.Body)

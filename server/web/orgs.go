@@ -76,7 +76,10 @@ func (pages *Pages) removeOrgMember(c *gin.Context) {
 // orgFormDone is formDone that also shows a refusal of the domain (an
 // unknown user, a role the caller lacks) on the organisations page.
 func (pages *Pages) orgFormDone(c *gin.Context, d *dashboardData, err error, done string) {
-	if registry.IsCode(err, registry.NotFound) || registry.IsCode(err, registry.Forbidden) {
+	switch {
+	case registry.IsCode(err, registry.NotFound): // a name typed in the form
+		err = registry.Errorf(registry.Invalid, "%s", registry.ErrorMessage(err))
+	case registry.IsCode(err, registry.Forbidden):
 		// The form again, saying why, with the refusal's own status.
 		d.Error = registry.ErrorMessage(err)
 		pages.renderDashboard(c, httpx.Status(err), d)

@@ -220,8 +220,8 @@ func TestOrganisationRequiresASecondFactor(t *testing.T) {
 			t.Error("bob, without a second factor, is offered acme's member form")
 		}
 		r = bobWeb.Post("/dashboard/orgs/acme/members", url.Values{"username": {"carol"}, "role": {"maintainer"}})
-		servertest.WantPage(t, r, http.StatusBadRequest, "requires a second factor")
-		servertest.WantPage(t, bobWeb.Post("/dashboard/orgs/acme/second-factor", url.Values{"on": {"false"}}), http.StatusBadRequest, "requires a second factor")
+		servertest.WantPage(t, r, http.StatusForbidden, "requires a second factor")
+		servertest.WantPage(t, bobWeb.Post("/dashboard/orgs/acme/second-factor", url.Values{"on": {"false"}}), http.StatusForbidden, "requires a second factor")
 		// The API is not the dashboard: bob's token still manages acme.
 		res := env.API.PutJSON("/api/orgs/acme/members/carol", map[string]string{"role": "maintainer"}, bob.Bearer())
 		if res.Status != http.StatusOK {

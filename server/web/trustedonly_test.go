@@ -23,8 +23,16 @@ func TestPackagePageSaysOnlyCIPublishes(t *testing.T) {
 		}
 		set := func(only bool) {
 			t.Helper()
-			resp := env.API.PatchJSON("/api/packages/alice/widget", map[string]any{"trusted_publishing_only": only}, alice.Bearer())
-			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			if only { // a token sets it; only a session lifts it
+				resp := env.API.PatchJSON("/api/packages/alice/widget", map[string]any{"trusted_publishing_only": only}, alice.Bearer())
+				wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+				return
+			}
+			owner := servertest.NewWebClient(t, env.URL)
+			owner.Login(alice)
+			if r := owner.Post("/dashboard/packages/widget/trusted-publishing-only", url.Values{"only": {"false"}}); r.Status != http.StatusSeeOther {
+				t.Fatalf("turning it off on the dashboard: status %d; body:\n%s", r.Status, r.Body)
+			}
 		}
 		set(true)
 		for _, path := range []string{"/alice/widget", "/alice/widget@1.0.0"} {
