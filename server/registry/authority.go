@@ -312,14 +312,17 @@ func RouteOp(method, path string) (Op, bool) {
 	if method == "HEAD" {
 		method = "GET"
 	}
-	op, ok := routeOps[method+" "+path]
+	op, ok := routeOps[routeKey{method, path}]
 	return op, ok
 }
 
-var routeOps = func() map[string]Op {
-	m := make(map[string]Op, len(Routes))
+// routeKey is a struct, not "METHOD path", so a look-up allocates nothing.
+type routeKey struct{ method, path string }
+
+var routeOps = func() map[routeKey]Op {
+	m := make(map[routeKey]Op, len(Routes))
 	for _, r := range Routes {
-		m[r.Method+" "+r.Path] = r.Op
+		m[routeKey{r.Method, r.Path}] = r.Op
 	}
 	return m
 }()
