@@ -203,7 +203,8 @@ the request.
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed (or a
 signing key the registry does not know), 4 not found, 5 rejected by the
-server, 6 verification against the registry's transparency log failed.`,
+server, 6 verification against the registry's transparency log failed
+(or the registry's digests disagree with the bytes it served).`,
 		Example: `  $ pact login --token-stdin < token.txt
   $ pact publish hello.pact.md
   $ pact list --owner alice
