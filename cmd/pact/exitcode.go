@@ -158,8 +158,14 @@ func (f *factory) explain(err error) error {
 	if f.cfg != nil {
 		host, hostIsDefault = f.cfg.Host, f.cfg.HostIsDefault
 	}
-	if errors.Is(err, context.DeadlineExceeded) && f.run.timeout > 0 {
-		return &wrappedError{msg: fmt.Sprintf("gave up after %s (--timeout): no answer from %s", f.run.timeout, urlHost(host)), err: err}
+	if b := f.run.budget; b.spent(f.run.budgetCtx, err) {
+		bound := "--timeout"
+		if b.isDefault {
+			bound = "the default --timeout; --timeout 0 for none"
+		}
+		// Wraps DeadlineExceeded, not the Canceled of the context, which
+		// would read as an interruption.
+		return &wrappedError{msg: fmt.Sprintf("gave up after %s (%s): no answer from %s", b.limit, bound, urlHost(host)), err: context.DeadlineExceeded}
 	}
 	var apiErr *client.APIError
 	if f.cfg != nil && f.cfg.Token == "" && len(f.cfg.Stored) > 0 && errors.As(err, &apiErr) &&

@@ -63,7 +63,12 @@ reach is reported and asked again; a failed check still exits 6). --json
 prints one JSON object per line.
 
 The position is kept per registry and owner in the user's cache
-directory (e.g. ~/.cache/pact/log/...).`,
+directory (e.g. ~/.cache/pact/log/...).
+
+Unlike other commands it has no default --timeout, since its work grows
+with the log and --follow runs until interrupted: each request is
+bounded (30s an attempt, 4 attempts) and pact says when it waits; a
+--timeout given bounds the whole run, --follow included.`,
 		Example: `  $ pact log watch --owner alice
   $ pact log watch --owner alice --follow --interval 1m
   $ pact log watch --owner alice --from 0 --json | jq .`,
@@ -79,6 +84,10 @@ directory (e.g. ~/.cache/pact/log/...).`,
 			if opts.Interval < minWatchInterval || opts.Interval > maxWatchInterval {
 				return usageErrorf("--interval must be between %s and %s", minWatchInterval, maxWatchInterval)
 			}
+			// Its work grows with the log, and with --follow it runs until
+			// interrupted: no default bound on the whole (each request
+			// has its own), only one the user sets.
+			f.run.exemptFromDefaultTimeout()
 			return runLogWatch(cmd.Context(), opts)
 		},
 	}

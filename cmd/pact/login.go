@@ -135,7 +135,11 @@ func loginThroughBrowser(ctx context.Context, opts *loginOptions, host string) (
 	opts.IO.info("\n  %s\n", login.VerificationURIComplete)
 	opts.IO.info("and check that it shows the code %s; then approve. The code lasts %d minutes.", login.UserCode, login.ExpiresIn/60)
 	opts.IO.info("Waiting for the approval (Ctrl-C gives up)…")
+	// The user's turn: approving takes what it takes, up to the code's
+	// expiry, and is not the registry's time (--timeout).
+	restart := opts.IO.userTurn()
 	tok, err := c.WaitDeviceLogin(ctx, login)
+	restart()
 	var apiErr *client.APIError
 	switch {
 	case errors.As(err, &apiErr) && apiErr.Code == wire.DeviceAccessDenied:
