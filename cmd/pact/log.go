@@ -14,7 +14,7 @@ log key pinned for the registry and the one it serves, and pins the
 served one once you confirm.`,
 		Example: `  $ pact log watch --owner alice
   $ pact log repin`,
-		Args:    noSubcommandArgs,
+		Args: noSubcommandArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
