@@ -101,6 +101,7 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Factory.run.loginToken = true
 	user, err := c.Me(ctx)
 	if err != nil {
 		return err

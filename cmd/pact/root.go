@@ -44,6 +44,9 @@ type runState struct {
 	// logKeyPinned says the log key in use came from the config file (not
 	// --log-key or PACT_LOG_KEY), for the advice on a changed key.
 	logKeyPinned bool
+	// loginToken says the token sent is the one pact login checks, not
+	// the configured one, for the message of its refusal.
+	loginToken bool
 	// logPolicyPinned says the witness policy in use came from the config
 	// file (not --log-policy or PACT_LOG_POLICY), likewise.
 	logPolicyPinned bool
