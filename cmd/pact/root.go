@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -163,7 +164,8 @@ func mainRun(args []string, ios *iostreams) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	f := &factory{IO: ios, Build: buildInfo{Version: version, Commit: commit, Date: date}}
+	info, ok := debug.ReadBuildInfo()
+	f := &factory{IO: ios, Build: completeBuild(buildInfo{Version: version, Commit: commit, Date: date}, info, ok)}
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)
