@@ -127,7 +127,7 @@ func formatWait(d time.Duration) string {
 
 // applyTimeout bounds the command's context by --timeout or PACT_TIMEOUT,
 // else by defaultTimeout; 0 is no bound. A command exempt from the
-// default (exemptFromDefaultTimeout) drops it in its PreRunE.
+// default lifts it before its work (exemptFromDefaultTimeout).
 func (r *runState) applyTimeout(cmd *cobra.Command) error {
 	value := os.Getenv("PACT_TIMEOUT")
 	if fl := cmd.Flags().Lookup("timeout"); fl != nil && fl.Changed {
@@ -149,9 +149,9 @@ func (r *runState) applyTimeout(cmd *cobra.Command) error {
 	return nil
 }
 
-// exemptFromDefaultTimeout lifts the default bound off a command that runs
-// as long as the user wants (pact log watch --follow); a bound the user
-// set stays. Each request is still bounded (client.DefaultTimeout an
+// exemptFromDefaultTimeout lifts the default bound off a command whose
+// length is not pact's to bound (pact log watch: its work grows with the
+// log, --follow runs until interrupted); a bound the user set stays. Each request is still bounded (client.DefaultTimeout an
 // attempt), and pact still says when it waits.
 func (r *runState) exemptFromDefaultTimeout() {
 	if r.budget != nil && r.budget.isDefault {
