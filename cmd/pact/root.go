@@ -151,7 +151,8 @@ func (r *runState) applyTimeout(cmd *cobra.Command) error {
 
 // exemptFromDefaultTimeout lifts the default bound off a command whose
 // length is not pact's to bound (pact log watch: its work grows with the
-// log, --follow runs until interrupted); a bound the user set stays. Each request is still bounded (client.DefaultTimeout an
+// log, --follow runs until interrupted; a publish of several documents);
+// a bound the user set stays. Each request is still bounded (client.DefaultTimeout an
 // attempt), and pact still says when it waits.
 func (r *runState) exemptFromDefaultTimeout() {
 	if r.budget != nil && r.budget.isDefault {
@@ -228,9 +229,10 @@ not exist, an https:// address of a server speaking plain HTTP (pact says
 to use http://), a certificate that does not verify. --timeout (or
 PACT_TIMEOUT) bounds the whole command, retries included: 1m by default,
 0 for no bound. The time pact waits for you (a question, a login approved
-in the browser) does not count. 'pact log watch' has no default bound,
-only one you set: its work grows with the log, and --follow runs until
-interrupted.
+in the browser) does not count. 'pact log watch' and a publish of several
+documents have no default bound, only one you set: their work grows with
+the log or the documents (each request is still bounded), and --follow
+runs until interrupted.
 
 Errors are the registry's own words; --debug adds the HTTP status and
 the request.
@@ -268,7 +270,7 @@ server, 6 verification against the registry's transparency log failed
 	pf := root.PersistentFlags()
 	pf.String("host", "", "registry address (env PACT_HOST; else the host of the last 'pact login', else "+defaultHost+")")
 	pf.String("token", "", "API token, sent to any --host (env PACT_TOKEN; prefer those or 'pact login' over this flag)")
-	pf.String("timeout", "", "give up on the whole command after this long, e.g. 30s or 2m; 0 for never (env PACT_TIMEOUT; default 1m, none for 'log watch')")
+	pf.String("timeout", "", "give up on the whole command after this long, e.g. 30s or 2m; 0 for never (env PACT_TIMEOUT; default 1m, none for 'log watch' and a publish of several documents)")
 	pf.BoolVar(&f.run.debug, "debug", false, "add HTTP statuses and requests to error messages")
 
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {

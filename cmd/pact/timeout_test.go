@@ -8,6 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -190,5 +194,70 @@ func TestTimeoutDoesNotCountTheUsersAnswer(t *testing.T) {
 	pact.waitFor(regexp.MustCompile(`Yanked alice/widget 1\.0\.0`))
 	if code := pact.exitCode(); code != 0 {
 		t.Fatalf("exit %d; the terminal showed:\n%s", code, pact.shown())
+	}
+}
+
+// slowProxy serves target, each answer delay late: a registry on a slow
+// network.
+func slowProxy(t *testing.T, target string, delay time.Duration) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A publish of several documents has no default bound, since its work
+// grows with them: on a registry slower to answer than the bound, one
+// document is cut off, three all go up.
+func TestPublishOfSeveralDocumentsOutlivesTheDefaultTimeout(t *testing.T) {
+	shortDefaultTimeout(t, time.Second)
+	srv, err := pactdtest.Start(buildPactd(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	token, err := srv.CreateUserWithToken("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := slowProxy(t, srv.URL, 1200*time.Millisecond)
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	t.Setenv("PACT_HOST", slow)
+	t.Setenv("PACT_TOKEN", token)
+	t.Setenv("PACT_TIMEOUT", "")
+	var files []string
+	for _, name := range []string{"solo", "one", "two", "three"} {
+		file := filepath.Join(dir, name+".pact.md")
+		doc := "```yaml pact:pack\nname: " + name + "\nversion: 1.0.0\n```\n"
+		if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file)
+	}
+
+	// One document: the default bound applies. (The registry may still
+	// publish it: the request was on its way.)
+	ios, _, stderr := testIO("")
+	if code := mainRun([]string{"publish", files[0]}, ios); code != exitError || !strings.Contains(stderr.String(), "gave up after 1s (the default --timeout") {
+		t.Fatalf("one document: exit %d, stderr %q; want the default bound to end it", code, stderr.String())
+	}
+
+	ios, stdout, stderr := testIO("")
+	if code := mainRun(append([]string{"publish"}, files[1:]...), ios); code != exitOK {
+		t.Fatalf("three documents: exit %d, stderr:\n%s", code, stderr.String())
+	}
+	for _, name := range []string{"one", "two", "three"} {
+		if !strings.Contains(stdout.String(), "published alice/"+name+" 1.0.0") {
+			t.Errorf("stdout:\n%s\nwant alice/%s published", stdout.String(), name)
+		}
 	}
 }
