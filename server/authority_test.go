@@ -277,6 +277,8 @@ func (f *authFixture) request(t *testing.T, method, path string) (authRequest, b
 		return authRequest{path: "/api/tokens", json: map[string]any{"name": "new", "scopes": []string{"publish"}, "packages": []string{"widget-a"}}, own: true, ok: 201}, true
 	case "DELETE /api/tokens/:id":
 		return authRequest{path: fmt.Sprintf("/api/tokens/%d", f.aliceToken(t)), ok: 200}, true
+	case "GET /api/orgs":
+		return authRequest{path: "/api/orgs", own: true, ok: 200}, true
 	case "POST /api/orgs":
 		return authRequest{path: "/api/orgs", json: map[string]any{"name": "neworg"}, own: true, ok: 201}, true
 	case "PUT /api/orgs/:org/members/:username":

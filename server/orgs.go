@@ -10,7 +10,8 @@ import (
 	"github.com/pact-registry/pact/server/registry"
 )
 
-// Organisations (docs/protocol.md, Organisations): reads are public;
+// Organisations (docs/protocol.md, Organisations): reads are public, but
+// for the caller's own list, which needs a token of any scope;
 // creating one and changing members need a token with the tokens scope,
 // since a membership is a way to publish, as a trusted publisher is, and
 // no pack limit (the domain's checkWholeNamespace). Who may change what is
@@ -19,6 +20,7 @@ import (
 func (s *Server) routeOrgs(api, token *gin.RouterGroup) {
 	httpx.GetAndHead(api, "/orgs/:org", s.showOrg)
 	httpx.GetAndHead(api, "/orgs/:org/members", s.listMembers)
+	httpx.GetAndHead(token, "/orgs", s.myOrgs)
 	manage := token.Group("/orgs")
 	manage.POST("", s.createOrg)
 	manage.PUT("/:org/members/:username", s.setMember)
@@ -37,6 +39,22 @@ func (s *Server) createOrg(c *gin.Context) {
 		return
 	}
 	httpx.JSON(c, http.StatusCreated, wire.OrgResult{OK: true, Org: s.presentOrg(o)})
+}
+
+// myOrgs lists the organisations of the token's account, with its role in
+// each (pact org list).
+func (s *Server) myOrgs(c *gin.Context) {
+	ms, err := s.svc.OrgsOf(c, account(c))
+	if err != nil {
+		s.shared.Fail(c, err)
+		return
+	}
+	out := make([]wire.Membership, len(ms))
+	for i, m := range ms {
+		// OrgsOf names the organisation in Username.
+		out[i] = wire.Membership{Name: m.Username, Role: string(m.Role), AddedAt: wire.Time(m.CreatedAt)}
+	}
+	httpx.JSON(c, http.StatusOK, wire.MembershipList{OK: true, Orgs: out})
 }
 
 func (s *Server) showOrg(c *gin.Context) {

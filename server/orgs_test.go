@@ -411,3 +411,39 @@ func TestOwnGlobDoesNotReachAnOrganisation(t *testing.T) {
 		}
 	})
 }
+
+// GET /api/orgs lists the caller's organisations, by name, with its role
+// in each; an account in none gets an empty list, and no token a 401.
+func TestMyOrgsListsTheCallersOrganisations(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		o := startOrg(t, dsn)
+		resp := o.API.PostJSON("/api/orgs", map[string]any{"name": "beta"}, o.bob.Bearer())
+		wantStatus(t, resp.Status, http.StatusCreated, resp.Body)
+
+		mine := func(u *servertest.User) []string {
+			t.Helper()
+			resp := o.API.Get("/api/orgs", u.Bearer())
+			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+			var got []string
+			for _, m := range resp.JSON(t)["orgs"].([]any) {
+				m := m.(map[string]any)
+				if _, err := time.Parse(time.RFC3339, m["added_at"].(string)); err != nil {
+					t.Errorf("added_at %v: %v", m["added_at"], err)
+				}
+				got = append(got, m["name"].(string)+" "+m["role"].(string))
+			}
+			return got
+		}
+		if got := strings.Join(mine(o.alice), ", "); got != "acme owner" {
+			t.Errorf("alice's organisations: %q, want acme owner", got)
+		}
+		if got := strings.Join(mine(o.bob), ", "); got != "acme maintainer, beta owner" {
+			t.Errorf("bob's organisations: %q, want acme maintainer, beta owner", got)
+		}
+		if got := mine(o.mallory); len(got) != 0 {
+			t.Errorf("mallory's organisations: %q, want none", got)
+		}
+		resp = o.API.Get("/api/orgs")
+		wantStatus(t, resp.Status, http.StatusUnauthorized, resp.Body)
+	})
+}

@@ -16,19 +16,22 @@ import (
 func newAuthCmd(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth <command>",
-		Short: "Show the registries you are logged in to",
+		Short: "Show the registries you are logged in to, and switch between them",
 		Long: `pact keeps an API token per registry in $XDG_CONFIG_HOME/pact/config.yaml:
 'pact login --host HOST' adds one (and makes HOST the default host),
-'pact logout --host HOST' removes it. A stored token is only ever sent to
-the registry it was stored for. 'pact auth status' lists them.`,
+'pact logout --host HOST' removes it (the default moves to another
+registry logged in to, if HOST was it). A stored token is only ever sent
+to the registry it was stored for. 'pact auth status' lists them; 'pact
+auth switch HOST' makes another of them the default host.`,
 		Example: `  $ pact auth status
-  $ pact auth status --host https://pact.example.com --json`,
+  $ pact auth status --host https://pact.example.com --json
+  $ pact auth switch https://pact.example.com`,
 		Args: noSubcommandArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newAuthStatusCmd(f))
+	cmd.AddCommand(newAuthStatusCmd(f), newAuthSwitchCmd(f))
 	return cmd
 }
 

@@ -61,6 +61,7 @@ func exitStatus(err error) (code int, message string) {
 	var notRegistry *client.NotRegistryError
 	var redirect *client.RedirectError
 	var notFound *notFoundError
+	var givenRefused *givenTokenRefusedError
 	switch {
 	case errors.As(err, &notFound):
 		return exitNotFound, err.Error()
@@ -70,7 +71,7 @@ func exitStatus(err error) (code int, message string) {
 		return silent.code, ""
 	case errors.As(err, &usage):
 		return exitUsage, usage.msg
-	case errors.As(err, &notLoggedIn):
+	case errors.As(err, &notLoggedIn), errors.As(err, &givenRefused):
 		return exitAuth, err.Error()
 	case errors.As(err, &verifyErr):
 		return exitVerify, err.Error()
@@ -147,6 +148,41 @@ type notLoggedInError struct {
 func (e *notLoggedInError) Error() string { return e.msg }
 func (e *notLoggedInError) Unwrap() error { return e.err }
 
+// givenTokenRefusedError is a registry's 401 to a token given with
+// --token or PACT_TOKEN: logging in again changes nothing while it is
+// given, so the message names where it comes from.
+type givenTokenRefusedError struct {
+	msg string
+	err error
+}
+
+func (e *givenTokenRefusedError) Error() string { return e.msg }
+func (e *givenTokenRefusedError) Unwrap() error { return e.err }
+
+// refusedGivenToken is the message of err, a registry's 401 (apiErr) to
+// the token of PACT_TOKEN or --token (source): "https://pact.example.com
+// refused the token in PACT_TOKEN (401): missing or invalid API token; set
+// PACT_TOKEN to a valid token for https://pact.example.com, or unset it to
+// use the one stored for it by 'pact login'".
+func refusedGivenToken(err error, apiErr *client.APIError, source string, stored bool) error {
+	host := hostKey(apiErr.BaseURL)
+	where, fix := "in PACT_TOKEN", "set PACT_TOKEN to a valid token for "+host
+	if source == "--token" {
+		where, fix = "given with --token", "pass a valid token for "+host+" with --token"
+	}
+	drop := "leave it out"
+	if source == "PACT_TOKEN" {
+		drop = "unset it"
+	}
+	if stored {
+		fix += ", or " + drop + " to use the one stored for it by 'pact login'"
+	} else {
+		fix += ", or " + drop + " and run 'pact login --host " + host + "'"
+	}
+	what := fmt.Sprintf("%s refused the token %s (%d): %s", host, where, apiErr.StatusCode, apiErr.Message)
+	return &givenTokenRefusedError{msg: strings.Replace(err.Error(), apiErr.Error(), what, 1) + "; " + fix, err: err}
+}
+
 // keyNotRegisteredError is a signing key the registry does not know; it
 // exits like a refused token (exit 3).
 type keyNotRegisteredError struct{ msg string }
@@ -163,10 +199,21 @@ func (f *factory) explain(err error) error {
 	if f.cfg != nil {
 		host, hostIsDefault = f.cfg.Host, f.cfg.HostIsDefault
 	}
-	if errors.Is(err, context.DeadlineExceeded) && f.run.timeout > 0 {
-		return &wrappedError{msg: fmt.Sprintf("gave up after %s (--timeout): no answer from %s", f.run.timeout, urlHost(host)), err: err}
+	if b := f.run.budget; b.spent(f.run.budgetCtx, err) {
+		bound := "--timeout"
+		if b.isDefault {
+			bound = "the default --timeout; --timeout 0 for none"
+		}
+		// Wraps DeadlineExceeded, not the Canceled of the context, which
+		// would read as an interruption.
+		return &wrappedError{msg: fmt.Sprintf("gave up after %s (%s): no answer from %s", b.limit, bound, urlHost(host)), err: context.DeadlineExceeded}
 	}
 	var apiErr *client.APIError
+	if f.cfg != nil && (f.cfg.TokenSource == "PACT_TOKEN" || f.cfg.TokenSource == "--token") && !f.run.loginToken &&
+		errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized &&
+		apiErr.BaseURL != "" && !strings.HasPrefix(apiErr.Message, "missing API token") {
+		return refusedGivenToken(err, apiErr, f.cfg.TokenSource, f.cfg.Stored[hostKey(apiErr.BaseURL)] != "")
+	}
 	if f.cfg != nil && f.cfg.Token == "" && len(f.cfg.Stored) > 0 && errors.As(err, &apiErr) &&
 		apiErr.StatusCode == http.StatusUnauthorized && strings.HasPrefix(apiErr.Message, "missing API token") {
 		// Logged in elsewhere: say which registry has no token, and how

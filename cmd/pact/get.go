@@ -75,7 +75,9 @@ warning. A registry whose log holds no state of the package yet is
 trusted for the latest, and pact says so. The key is --log-key, else PACT_LOG_KEY, else
 the one pinned in the config file; on first use the registry's key is
 pinned there and printed (trust on first use). A failed check writes
-nothing and exits 6. --no-verify skips the check.
+nothing and exits 6. --no-verify skips the check, but not the comparison
+of the bytes with the registry's own digests (its ETag and the version's
+sha256): a mismatch there exits 6 too, with or without the log.
 
 When the registry has a witness policy (GET /log/policy), the checkpoint
 must also carry cosignatures of its witnesses that meet the policy's
@@ -289,13 +291,16 @@ func runGet(ctx context.Context, opts *getOptions) error {
 	got := hex.EncodeToString(sum[:])
 	want := etag
 	v := detail.FindVersion(version)
-	if v != nil {
-		if v.SHA256 != etag {
-			return fmt.Errorf("the registry reports two digests for %s/%s %s (%s and %s); nothing written", opts.Owner, opts.Pack, version, v.SHA256, etag)
-		}
+	// Either mismatch is evidence that the registry serves other bytes
+	// than it logged (an edited database, a stale cache in front of one):
+	// exit 6, like the log's own checks, whichever sees it first.
+	if v != nil && v.SHA256 != etag {
+		return &client.VerificationError{Check: "digest", Msg: fmt.Sprintf(
+			"the registry reports two digests for %s/%s %s (%s in its package details, %s with the document); nothing written", opts.Owner, opts.Pack, version, v.SHA256, etag)}
 	}
 	if got != want {
-		return fmt.Errorf("checksum mismatch for %s/%s %s: downloaded sha256 %s, the registry reports %s; nothing written", opts.Owner, opts.Pack, version, got, want)
+		return &client.VerificationError{Check: "digest", Msg: fmt.Sprintf(
+			"checksum mismatch for %s/%s %s: downloaded sha256 %s, the registry reports %s; nothing written", opts.Owner, opts.Pack, version, got, want)}
 	}
 	var proof *verifiedDownload
 	var offlineProof []byte

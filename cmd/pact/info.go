@@ -28,7 +28,8 @@ func newInfoCmd(f *factory) *cobra.Command {
 latest version, its deprecation, whether only CI may publish it (trusted
 publishing only), its downloads (in all and in the last 90 days), every
 version newest first (when it was published, how: signed by an SSH key, by
-a CI job through trusted publishing, or with a token; its downloads; whether
+a CI job through trusted publishing, or with a token, and for an
+organisation's package by which member; its downloads; whether
 it is yanked and why; its entry in the transparency log) and its releases.
 Without OWNER the package is one of the token's account. Downloads are raw
 GETs of the documents, as the registry has counted them so far (it adds its
@@ -147,7 +148,7 @@ func runInfo(ctx context.Context, opts *infoOptions) error {
 		if out.Downloads != nil {
 			downloads = strconv.FormatInt(out.Downloads.Versions[v.Version], 10)
 		}
-		writeRow(t, safeText(v.Version), formatTime(v.CreatedAt), publishedHow(&v), downloads, log, safeText(yanked))
+		writeRow(t, safeText(v.Version), formatTime(v.CreatedAt), publishedHow(&v, p.OwnerSlug), downloads, log, safeText(yanked))
 	}
 	if err := t.Flush(); err != nil {
 		return err
@@ -173,13 +174,19 @@ func runInfo(ctx context.Context, opts *infoOptions) error {
 }
 
 // publishedHow says how a version was published: "signed" (an SSH key),
-// "ci" (a CI job's token, through trusted publishing) or "token".
-func publishedHow(v *client.Version) string {
+// "ci" (a CI job's token, through trusted publishing) or "token"; and, for
+// an organisation's package, by which member ("token by bob"), as the
+// registry's published_by names it.
+func publishedHow(v *client.Version, owner string) string {
+	how := "token"
 	switch {
 	case v.Signature != nil:
-		return "signed"
+		how = "signed"
 	case v.CI != nil:
-		return "ci"
+		how = "ci"
 	}
-	return "token"
+	if by := v.PublishedBy; by != nil && by.Username != "" && !strings.EqualFold(by.Username, owner) {
+		how += " by " + by.Username
+	}
+	return how
 }

@@ -27,6 +27,18 @@ type iostreams struct {
 	width func() int
 	// readSecret reads a line from the terminal without echo.
 	readSecret func() ([]byte, error)
+	// stopClock stops the command's --timeout clock while pact waits for
+	// the user, until the returned function is called (nil: no clock).
+	stopClock func() (restart func())
+}
+
+// userTurn stops the command's clock until the returned function is
+// called: the time the user takes to answer is not the registry's.
+func (s *iostreams) userTurn() (restart func()) {
+	if s.stopClock == nil {
+		return func() {}
+	}
+	return s.stopClock()
 }
 
 // systemIO wires the process's standard streams.
@@ -81,7 +93,9 @@ func (s *iostreams) promptSecret(prompt string, noTerminal error) (string, error
 		return "", noTerminal
 	}
 	fmt.Fprint(s.ErrOut, prompt)
+	restart := s.userTurn()
 	secret, err := s.readSecret()
+	restart()
 	fmt.Fprintln(s.ErrOut)
 	if err != nil {
 		return "", fmt.Errorf("reading from the terminal: %w", err)
@@ -122,7 +136,9 @@ func (s *iostreams) confirmed(question, what string) (bool, error) {
 		return false, err
 	}
 	fmt.Fprintf(s.ErrOut, "%s [y/N] ", safeText(question))
+	restart := s.userTurn()
 	line, err := bufio.NewReader(io.LimitReader(s.In, 1024)).ReadString('\n')
+	restart()
 	if err != nil && line == "" {
 		fmt.Fprintln(s.ErrOut)
 		return false, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -40,7 +41,8 @@ func newListCmd(f *factory) *cobra.Command {
 		Long: `List the registry's packages, the one whose latest version was published most
 recently first, one page at a time. VERSION is the latest version: the
 highest semantic version not yanked, not the last publish; a package whose
-every version is yanked is not listed. A deprecated package shows
+every version is yanked is not listed. DOWNLOADS counts the package's
+raw documents served, every version's, in all. A deprecated package shows
 "DEPRECATED: " and its message instead of its description. On a terminal
 descriptions are cut (…) to fit its width; piped, they are printed whole.
 When more packages follow, pact says so on stderr with the command that
@@ -130,14 +132,14 @@ func runList(ctx context.Context, opts *listOptions) error {
 		opts.IO.info("No packages found")
 		return nil
 	}
-	rows := [][]string{{"PACKAGE", "VERSION", "SCHEME", "UPDATED", "DESCRIPTION"}}
+	rows := [][]string{{"PACKAGE", "VERSION", "SCHEME", "UPDATED", "DOWNLOADS", "DESCRIPTION"}}
 	for _, p := range out.Packages {
 		description := p.Description
 		if p.Deprecated != "" {
 			// The owner's warning comes before the description.
 			description = "DEPRECATED: " + p.Deprecated
 		}
-		rows = append(rows, []string{p.FullName(), p.Version, orDash(p.Scheme), formatTime(p.UpdatedAt), description})
+		rows = append(rows, []string{p.FullName(), p.Version, orDash(p.Scheme), formatTime(p.UpdatedAt), strconv.FormatInt(p.Downloads, 10), description})
 	}
 	if err := writeFitted(opts.IO.Out, rows, opts.IO.terminalWidth()); err != nil {
 		return err

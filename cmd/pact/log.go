@@ -9,13 +9,16 @@ func newLogCmd(f *factory) *cobra.Command {
 		Long: `The registry appends every version published, every SSH key added or
 removed and every yank to a public, append-only transparency log. 'pact
 log watch' shows an owner the events of their account, so a publish or a
-key they did not make does not go unnoticed.`,
-		Example: `  $ pact log watch --owner alice`,
-		Args:    noSubcommandArgs,
+key they did not make does not go unnoticed. 'pact log repin' shows the
+log key pinned for the registry and the one it serves, and pins the
+served one once you confirm.`,
+		Example: `  $ pact log watch --owner alice
+  $ pact log repin`,
+		Args: noSubcommandArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newLogWatchCmd(f))
+	cmd.AddCommand(newLogWatchCmd(f), newLogRepinCmd(f))
 	return cmd
 }

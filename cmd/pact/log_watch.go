@@ -36,6 +36,60 @@ type logWatchOptions struct {
 	Interval time.Duration
 	JSON     bool
 	Verify   verifyFlags
+
+	// publishers names the members who published an organisation's
+	// versions; set by runLogWatch.
+	publishers *publishers
+}
+
+// publishers names the member who published a version of an
+// organisation's package, as the registry's published_by says: a publish
+// entry of the log names the owner (the organisation), the pack and how it
+// was published, not the member (docs/protocol.md, Entries). One request
+// tells whether the owner is an organisation, one per package (again when
+// a version is not yet in the registry's answer) who published what.
+type publishers struct {
+	c     *client.Client
+	owner string
+	// isOrg is nil until known.
+	isOrg *bool
+	// byVersion maps a pack to its versions' publishers.
+	byVersion map[string]map[string]string
+}
+
+// of answers the member who published owner's pack at version, or ""
+// when the owner is no organisation or the registry does not say.
+// A registry out of reach only costs the name.
+func (p *publishers) of(ctx context.Context, pack, version string) string {
+	if p.isOrg == nil {
+		_, err := p.c.Org(ctx, p.owner)
+		switch {
+		case err == nil:
+			p.isOrg = new(true)
+		case client.IsNotFound(err):
+			p.isOrg = new(false)
+		default:
+			return ""
+		}
+	}
+	if !*p.isOrg {
+		return ""
+	}
+	if by, ok := p.byVersion[pack][version]; ok {
+		return by
+	}
+	detail, err := p.c.GetPackage(ctx, p.owner, pack)
+	if err != nil {
+		return ""
+	}
+	versions := map[string]string{}
+	for _, v := range detail.Versions {
+		if v.PublishedBy != nil {
+			versions[v.Version] = v.PublishedBy.Username
+		}
+	}
+	p.byVersion[pack] = versions
+	return versions[version]
 }
 
 func newLogWatchCmd(f *factory) *cobra.Command {
@@ -57,13 +111,22 @@ checkpoint this machine saw (the key, and a witness policy whose quorum
 must have cosigned it within --max-checkpoint-age, as for 'pact get'). A
 failed check exits 6.
 
+A publish into an organisation names the member who published as the
+registry says (its published_by), marked so: the log's publish entry
+names the organisation, not the member.
+
 Without --follow, prints what is new and exits; with --follow, keeps
 asking the registry every --interval until interrupted (a registry out of
 reach is reported and asked again; a failed check still exits 6). --json
 prints one JSON object per line.
 
 The position is kept per registry and owner in the user's cache
-directory (e.g. ~/.cache/pact/log/...).`,
+directory (e.g. ~/.cache/pact/log/...).
+
+Unlike other commands it has no default --timeout, since its work grows
+with the log and --follow runs until interrupted: each request is
+bounded (30s an attempt, 4 attempts) and pact says when it waits; a
+--timeout given bounds the whole run, --follow included.`,
 		Example: `  $ pact log watch --owner alice
   $ pact log watch --owner alice --follow --interval 1m
   $ pact log watch --owner alice --from 0 --json | jq .`,
@@ -79,6 +142,10 @@ directory (e.g. ~/.cache/pact/log/...).`,
 			if opts.Interval < minWatchInterval || opts.Interval > maxWatchInterval {
 				return usageErrorf("--interval must be between %s and %s", minWatchInterval, maxWatchInterval)
 			}
+			// Its work grows with the log, and with --follow it runs until
+			// interrupted: no default bound on the whole (each request
+			// has its own), only one the user sets.
+			f.run.exemptFromDefaultTimeout()
 			return runLogWatch(cmd.Context(), opts)
 		},
 	}
@@ -101,6 +168,7 @@ func runLogWatch(ctx context.Context, opts *logWatchOptions) error {
 		return err
 	}
 	owner := strings.ToLower(opts.Owner)
+	opts.publishers = &publishers{c: c, owner: owner, byVersion: map[string]map[string]string{}}
 	pos, _ := v.WatchPosition(owner)
 	if opts.FromSet {
 		pos = opts.From
@@ -159,7 +227,7 @@ func watchOnce(ctx context.Context, opts *logWatchOptions, c *client.Client, v *
 		}
 		for i, data := range entries {
 			if !restatesEvent(before, data) {
-				if err := printLogEvent(opts, owner, pos+int64(i), data); err != nil {
+				if err := printLogEvent(ctx, opts, owner, pos+int64(i), data); err != nil {
 					return pos, err
 				}
 			}
@@ -193,8 +261,9 @@ func restatesEvent(before, data []byte) bool {
 	return false
 }
 
-// printLogEvent prints entry index if it is owner's.
-func printLogEvent(opts *logWatchOptions, owner string, index int64, data []byte) error {
+// printLogEvent prints entry index if it is owner's; a publish into an
+// organisation with the member who published, as the registry says.
+func printLogEvent(ctx context.Context, opts *logWatchOptions, owner string, index int64, data []byte) error {
 	e, err := translog.Parse(data)
 	if err != nil {
 		return &client.VerificationError{Check: "entry", Msg: fmt.Sprintf("the log's entry %d does not parse: %v", index, err)}
@@ -202,15 +271,28 @@ func printLogEvent(opts *logWatchOptions, owner string, index int64, data []byte
 	if e.Get("owner") != owner {
 		return nil
 	}
+	by := ""
+	if e.Kind == translog.KindPublish && opts.publishers != nil {
+		by = opts.publishers.of(ctx, e.Get("pack"), e.Get("version"))
+	}
 	if opts.JSON {
-		line, err := json.Marshal(logEventJSON(index, e))
+		event := logEventJSON(index, e)
+		if by != "" {
+			event["published_by"] = by
+		}
+		line, err := json.Marshal(event)
 		if err != nil {
 			return err
 		}
 		_, err = opts.IO.Out.Write(append(escapeJSONText(line), '\n'))
 		return err
 	}
-	_, err = fmt.Fprintln(opts.IO.Out, describeLogEvent(e))
+	line := describeLogEvent(e)
+	if by != "" {
+		// Not the log's word: its publish entries do not name the member.
+		line = strings.TrimSuffix(line, ")") + "; by " + safeText(by) + ", as the registry says)"
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, line)
 	return err
 }
 

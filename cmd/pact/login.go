@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -30,7 +31,8 @@ func newLoginCmd(f *factory) *cobra.Command {
 		Short: "Log in to a registry, through the browser or with an API token",
 		Long: `Log in to the registry and store a token for it in
 $XDG_CONFIG_HOME/pact/config.yaml (mode 0600). The registry becomes the
-default host, used when no --host or PACT_HOST names one.
+default host, used when no --host or PACT_HOST names one, and pact says
+so when that changes the default; 'pact auth switch HOST' changes it back.
 
 On a terminal, with no token given, pact login logs in through the
 browser: it prints a short code and the address of the registry's page
@@ -110,6 +112,7 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Factory.run.loginToken = true
 	user, err := c.Me(ctx)
 	if err != nil {
 		return err
@@ -123,6 +126,13 @@ func runLogin(ctx context.Context, opts *loginOptions) error {
 		return err
 	}
 	opts.IO.success("Logged in to %s as %s", host, safeText(user.Username))
+	if cfg.DefaultHost != host {
+		back := ""
+		if cfg.DefaultHost != "" {
+			back = fmt.Sprintf(" ('pact auth switch %s' goes back)", cfg.DefaultHost)
+		}
+		opts.IO.info("The default host is now %s%s%s", host, wasDefault(cfg.DefaultHost), back)
+	}
 	if cfg.TokenSource == "PACT_TOKEN" {
 		opts.IO.info("PACT_TOKEN is set in the environment and is sent instead of the stored token")
 	}
@@ -146,7 +156,11 @@ func loginThroughBrowser(ctx context.Context, opts *loginOptions, host string) (
 	opts.IO.info("\n  %s\n", login.VerificationURIComplete)
 	opts.IO.info("and check that it shows the code %s; then approve. The code lasts %d minutes.", login.UserCode, login.ExpiresIn/60)
 	opts.IO.info("Waiting for the approval (Ctrl-C gives up)…")
+	// The user's turn: approving takes what it takes, up to the code's
+	// expiry, and is not the registry's time (--timeout).
+	restart := opts.IO.userTurn()
 	tok, err := c.WaitDeviceLogin(ctx, login)
+	restart()
 	var apiErr *client.APIError
 	switch {
 	case errors.As(err, &apiErr) && apiErr.Code == wire.DeviceAccessDenied:

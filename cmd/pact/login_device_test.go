@@ -148,7 +148,9 @@ func TestLoginOnATerminalThroughTheBrowser(t *testing.T) {
 	env := []string{"XDG_CONFIG_HOME=" + xdg, "HOME=" + t.TempDir()}
 
 	t.Run("approved", func(t *testing.T) {
-		pact := startOnTerminal(t, env, "--host", srv.URL, "login")
+		// A bound shorter than the poll's interval (5 s): the wait for the
+		// approval is the user's time, which --timeout does not count.
+		pact := startOnTerminal(t, append(env, "PACT_TIMEOUT=2s"), "--host", srv.URL, "login")
 		code := pact.waitFor(codeShown)[1]
 		if page := srv.URL + "/login/device?code=" + code; !strings.Contains(pact.shown(), page) {
 			t.Errorf("the terminal does not show the page %s:\n%s", page, pact.shown())

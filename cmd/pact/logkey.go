@@ -280,7 +280,7 @@ func (f *factory) explainKeyMismatch(ctx context.Context, c *client.Client, v *c
 	}
 	msg := fmt.Sprintf("%s; the registry announces the key %s", verr.Msg, announced)
 	if f.run.logKeyPinned {
-		msg += fmt.Sprintf(". A changed key is not trusted silently: if the registry's operator confirms it, pass it with --log-key or remove the old one under %s in the config to pin the new one", logKeysSetting)
+		msg += ". A changed key is not trusted silently: if the registry's operator confirms it, pass it with --log-key, or pin it with 'pact log repin'"
 	}
 	return &client.VerificationError{Check: verr.Check, Msg: msg}
 }

@@ -19,10 +19,13 @@ func newLogoutCmd(f *factory) *cobra.Command {
 		Short: "Forget the API token stored for a registry",
 		Long: `Remove the API token stored for the registry (--host, PACT_HOST, else the
 default host) from the config file; the tokens of other registries stay.
-The default host stays too, so a later 'pact login' talks to the same
-registry. A token in PACT_TOKEN is not affected; unset it yourself. The
-token itself stays valid until you revoke it ('pact token revoke', or the
-dashboard).`,
+Logging out of the default host makes another registry you are logged in
+to the default (the first by address; 'pact auth switch HOST' picks
+another), or, when there is none, leaves no default host (commands then
+talk to ` + defaultHost + ` unless --host or PACT_HOST names one);
+pact says which. A token in PACT_TOKEN is not affected; unset it
+yourself. The token itself stays valid until you revoke it ('pact token
+revoke', or the dashboard).`,
 		Example: `  $ pact logout
   $ pact logout --host https://pact.example.com`,
 		Args: usageArgs(cobra.NoArgs),
@@ -39,9 +42,29 @@ func runLogout(_ context.Context, opts *logoutOptions) error {
 	}
 	host := hostKey(cfg.Host)
 	hadToken := false
-	if cfg.Stored[host] != "" {
+	// Logging out of the default host moves the default to another
+	// registry logged in to, or to none: never left on one without a token.
+	leavesDefault := cfg.DefaultHost == host
+	next := ""
+	if leavesDefault {
+		for _, other := range loggedInHosts(cfg.Stored) {
+			if other != host {
+				next = other
+				break
+			}
+		}
+	}
+	if cfg.Stored[host] != "" || leavesDefault {
 		err = updateConfigFile(cfg.Path, func(settings map[string]any) {
 			hadToken = removeStoredToken(settings, host)
+			if !leavesDefault {
+				return
+			}
+			if next != "" {
+				settings[hostSetting] = next
+			} else {
+				delete(settings, hostSetting)
+			}
 		})
 		if err != nil {
 			return err
@@ -51,6 +74,12 @@ func runLogout(_ context.Context, opts *logoutOptions) error {
 		opts.IO.success("Logged out of %s: removed its token from %s", host, cfg.Path)
 	} else {
 		opts.IO.info("No token was stored for %s in %s", host, cfg.Path)
+	}
+	switch {
+	case leavesDefault && next != "":
+		opts.IO.info("The default host is now %s, another registry you are logged in to ('pact auth switch HOST' picks another)", next)
+	case leavesDefault:
+		opts.IO.info("No default host remains: commands talk to %s unless --host, PACT_HOST or 'pact login' names another", defaultHost)
 	}
 	if os.Getenv("PACT_TOKEN") != "" {
 		opts.IO.info("PACT_TOKEN is still set in the environment")

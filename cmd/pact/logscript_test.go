@@ -50,7 +50,10 @@ type logScriptServer struct {
 // ssh-agent) plus the condition [sqlite] or [postgres] and these commands:
 //
 //	pactd-restart                  stop pactd and start it again on the same database and address
-//	tamper OWNER PACK VERSION FILE  replace a version's bytes, sha256 and size in the database
+//	tamper [-bytes] [-live] OWNER PACK VERSION FILE
+//	                               replace a version's bytes, sha256 and size in the database
+//	                               (-bytes: its bytes only; -live: under the running pactd, whose
+//	                               caches keep what they hold)
 //	pactd-copy                     copy the database (pactd stopped meanwhile) and start a
 //	                               second pactd on the copy at $COPY_URL
 //	resign-proof FILE              sign the checkpoint of the offline proof FILE with a new
@@ -160,10 +163,6 @@ func cmdPactdRestart(ts *testscript.TestScript, neg bool, args []string) {
 	scriptServer(ts).restart(ts, nil)
 }
 
-// cmdTamper rewrites a version in the database as an intruder would: new
-// bytes with their own sha256 and size, so the registry's answers agree
-// with each other and only the log can tell. pactd is restarted around it,
-// so no cache of the old bytes survives.
 func cmdResignProof(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: resign-proof FILE")
@@ -217,15 +216,35 @@ func cmdForgeProof(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(out), 0o644))
 }
 
+// cmdTamper rewrites a version in the database as an intruder would: new
+// bytes with their own sha256 and size, so the registry's answers agree
+// with each other and only the log can tell. pactd is restarted around it,
+// so no cache of the old bytes survives. With -bytes only the bytes change,
+// so they disagree with the registry's own sha256; with -live pactd keeps
+// running, and what its caches hold disagrees with the database.
 func cmdTamper(ts *testscript.TestScript, neg bool, args []string) {
+	// -bytes leaves the registry's sha256 and size as they were; -live
+	// edits under the running pactd, whose caches keep what they hold.
+	bytesOnly, live := false, false
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-bytes":
+			bytesOnly = true
+		case "-live":
+			live = true
+		default:
+			ts.Fatalf("tamper: unknown flag %s", args[0])
+		}
+		args = args[1:]
+	}
 	if neg || len(args) != 4 {
-		ts.Fatalf("usage: tamper OWNER PACK VERSION FILE")
+		ts.Fatalf("usage: tamper [-bytes] [-live] OWNER PACK VERSION FILE")
 	}
 	content := []byte(ts.ReadFile(args[3]))
 	sum := sha256.Sum256(content)
 	digest := hex.EncodeToString(sum[:])
 	ls := scriptServer(ts)
-	ls.restart(ts, func(db string) {
+	edit := func(db string) {
 		driver, dsn, ph := "sqlite3", db, func(i int) string { return "?" }
 		if ls.backend == "postgres" {
 			driver, ph = "pgx", func(i int) string { return fmt.Sprintf("$%d", i) }
@@ -235,18 +254,37 @@ func cmdTamper(ts *testscript.TestScript, neg bool, args []string) {
 		defer conn.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		res, err := conn.ExecContext(ctx, fmt.Sprintf(`UPDATE versions SET content = %s, sha256 = %s, size = %s
-			WHERE version = %s AND package_id = (SELECT p.id FROM packages p JOIN accounts a ON a.id = p.owner_id
-			WHERE a.username = %s AND p.pack_slug = %s)`, ph(1), ph(2), ph(3), ph(4), ph(5), ph(6)),
-			content, digest, len(content), args[2], args[0], args[1])
+		// where names the version by its placeholders first, first+1, first+2.
+		where := func(first int) string {
+			return fmt.Sprintf(`WHERE version = %s AND package_id = (SELECT p.id FROM packages p JOIN accounts a ON a.id = p.owner_id
+			WHERE a.username = %s AND p.pack_slug = %s)`, ph(first), ph(first+1), ph(first+2))
+		}
+		var res sql.Result
+		if bytesOnly {
+			res, err = conn.ExecContext(ctx, fmt.Sprintf(`UPDATE versions SET content = %s `, ph(1))+where(2),
+				content, args[2], args[0], args[1])
+		} else {
+			res, err = conn.ExecContext(ctx, fmt.Sprintf(`UPDATE versions SET content = %s, sha256 = %s, size = %s `, ph(1), ph(2), ph(3))+where(4),
+				content, digest, len(content), args[2], args[0], args[1])
+		}
 		ts.Check(err)
 		if n, _ := res.RowsAffected(); n != 1 {
 			ts.Fatalf("tamper: %d versions changed, want 1", n)
 		}
+		if bytesOnly {
+			return
+		}
 		_, err = conn.ExecContext(ctx, fmt.Sprintf(`UPDATE packages SET sha256 = %s WHERE version = %s AND pack_slug = %s`, ph(1), ph(2), ph(3)),
 			digest, args[2], args[1])
 		ts.Check(err)
-	})
+	}
+	if live {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		edit(ls.srv.DB)
+		return
+	}
+	ls.restart(ts, edit)
 }
 
 // cmdSQL changes the database behind the registry's back, as an intruder

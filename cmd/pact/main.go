@@ -4,7 +4,9 @@ package main
 
 import "os"
 
-// Set at link time by -ldflags "-X main.version=... -X main.commit=... -X main.date=...".
+// Set at link time by -ldflags "-X main.version=... -X main.commit=... -X main.date=...";
+// a build without them reads what it can from its build information
+// (completeBuild).
 var (
 	version = "dev"
 	commit  = "none"

@@ -35,18 +35,19 @@ Every member change is in the transparency log: 'pact log watch --owner
 ORG' shows who gained or lost the right to publish.
 
 create, add and remove need a token with the tokens scope and no pack
-limit (an owner acts on every pack of the organisation); show and
-members need none. Removing or demoting an owner removes the trusted
+limit (an owner acts on every pack of the organisation); list needs any
+token; show and members need none. Removing or demoting an owner removes the trusted
 publishers it added for the organisation and revokes the tokens exchanged
 through them.`,
 		Example: `  $ pact org create acme --display-name "Acme Corp"
+  $ pact org list
   $ pact org add acme bob --role maintainer
   $ pact org members acme
   $ pact org remove acme bob`,
 		Args: noSubcommandArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newOrgCreateCmd(f), newOrgShowCmd(f, "show", "Show an organisation"), newOrgShowCmd(f, "members", "List an organisation's members"),
+	cmd.AddCommand(newOrgCreateCmd(f), newOrgListCmd(f), newOrgShowCmd(f, "show", "Show an organisation"), newOrgShowCmd(f, "members", "List an organisation's members"),
 		newOrgAddCmd(f), newOrgRemoveCmd(f))
 	return cmd
 }
@@ -78,6 +79,45 @@ user or an organisation is refused), with you as its first owner.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.DisplayName, "display-name", "", "the organisation's display name")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func newOrgListCmd(f *factory) *cobra.Command {
+	opts := &orgOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the organisations you are a member of",
+		Long: `List the organisations the token's account is a member of, by name: your
+role in each and when you were added. Any token will do.`,
+		Example: `  $ pact org list
+  $ pact org list --json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := opts.Factory.Client()
+			if err != nil {
+				return err
+			}
+			orgs, err := c.MyOrgs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if opts.JSON {
+				return exportJSON(opts.IO.Out, orgs)
+			}
+			if len(orgs) == 0 {
+				opts.IO.info("You are a member of no organisation: 'pact org create NAME' makes one")
+				return nil
+			}
+			t := newTable(opts.IO.Out)
+			fmt.Fprintln(t, "ORG\tROLE\tADDED")
+			for _, o := range orgs {
+				writeRow(t, o.Name, o.Role, formatTime(o.AddedAt))
+			}
+			return t.Flush()
+		},
+	}
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }

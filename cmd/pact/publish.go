@@ -51,7 +51,9 @@ invalid, nothing is published. Then pact stops at the first document the
 registry refuses, unless --keep-going: it publishes every valid document
 it can, ends with a summary of what failed, and exits non-zero (the exit
 code of the first failure). On a terminal a counter shows which document
-is on its way.
+is on its way. Publishing several documents has no default --timeout,
+since its work grows with them (each request is still bounded); a
+--timeout given bounds the whole.
 
 Publishing the same version again with identical content changes nothing
 and succeeds, so CI jobs may retry. The same version with other content
@@ -148,6 +150,12 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 	docs, invalid, err := loadDocuments(opts)
 	if err != nil {
 		return err
+	}
+	if len(docs) > 1 {
+		// The work grows with the documents given: the default bound
+		// would cut a long list half published. Each request keeps its
+		// own bound; a --timeout given still bounds the whole.
+		opts.Factory.run.exemptFromDefaultTimeout()
 	}
 	if len(invalid) > 0 && (!opts.KeepGoing || opts.DryRun) {
 		verb := "are"

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -35,15 +36,18 @@ type factory struct {
 type runState struct {
 	// debug adds statuses and requests to error messages (--debug).
 	debug bool
-	// timeout bounds the whole command (--timeout, PACT_TIMEOUT); 0 for none.
-	timeout time.Duration
-	// cancelTimeout releases the context of --timeout.
-	cancelTimeout context.CancelFunc
+	// budget bounds the command (--timeout, PACT_TIMEOUT, else
+	// defaultTimeout); nil for none. budgetCtx is the context it cancels.
+	budget    *budget
+	budgetCtx context.Context
 	// progress is the line a multi-file publish keeps updated on a terminal.
 	progress *progressLine
 	// logKeyPinned says the log key in use came from the config file (not
 	// --log-key or PACT_LOG_KEY), for the advice on a changed key.
 	logKeyPinned bool
+	// loginToken says the token sent is the one pact login checks, not
+	// the configured one, for the message of its refusal.
+	loginToken bool
 	// logPolicyPinned says the witness policy in use came from the config
 	// file (not --log-policy or PACT_LOG_POLICY), likewise.
 	logPolicyPinned bool
@@ -78,7 +82,16 @@ func (f *factory) Client() (*client.Client, error) {
 
 func (f *factory) newClient(host, token string) (*client.Client, error) {
 	return client.New(host, client.WithToken(token), client.WithVersion(f.Build.Version),
-		client.WithRetryNotify(func(r client.Retry) { f.retryNotice(host, r) }))
+		client.WithRetryNotify(func(r client.Retry) { f.retryNotice(host, r) }),
+		client.WithWaitNotify(waitingNotice, func(w client.Waiting) { f.waitNotice(host, w) }))
+}
+
+// waitNotice says on stderr that a request has had no answer for a while,
+// and from which registry: "waiting for pact.example.com to answer GET
+// /api/packages...". Each attempt says it once.
+func (f *factory) waitNotice(host string, w client.Waiting) {
+	f.run.progress.clear()
+	f.IO.info("waiting for %s to answer %s %s...", urlHost(host), w.Method, w.Path)
 }
 
 // retryNotice says on stderr why pact waits, and how long, before trying
@@ -112,20 +125,39 @@ func formatWait(d time.Duration) string {
 	return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
 }
 
-// applyTimeout bounds the command's context by --timeout or PACT_TIMEOUT.
+// applyTimeout bounds the command's context by --timeout or PACT_TIMEOUT,
+// else by defaultTimeout; 0 is no bound. A command exempt from the
+// default lifts it before its work (exemptFromDefaultTimeout).
 func (r *runState) applyTimeout(cmd *cobra.Command) error {
 	value := os.Getenv("PACT_TIMEOUT")
 	if fl := cmd.Flags().Lookup("timeout"); fl != nil && fl.Changed {
 		value = fl.Value.String()
 	}
-	d, err := parseTimeout(value)
-	if err != nil || d == 0 {
-		return err
+	d, isDefault := defaultTimeout, true
+	if strings.TrimSpace(value) != "" {
+		var err error
+		if d, err = parseTimeout(value); err != nil {
+			return err
+		}
+		isDefault = false
 	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), d)
-	r.timeout, r.cancelTimeout = d, cancel
-	cmd.SetContext(ctx)
+	if d == 0 {
+		return nil
+	}
+	r.budgetCtx, r.budget = newBudget(cmd.Context(), d, isDefault)
+	cmd.SetContext(r.budgetCtx)
 	return nil
+}
+
+// exemptFromDefaultTimeout lifts the default bound off a command whose
+// length is not pact's to bound (pact log watch: its work grows with the
+// log, --follow runs until interrupted; a publish of several documents);
+// a bound the user set stays. Each request is still bounded (client.DefaultTimeout an
+// attempt), and pact still says when it waits.
+func (r *runState) exemptFromDefaultTimeout() {
+	if r.budget != nil && r.budget.isDefault {
+		r.budget.pause() // for good: never resumed
+	}
 }
 
 // mainRun runs pact with args and returns the exit code.
@@ -133,7 +165,8 @@ func mainRun(args []string, ios *iostreams) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	f := &factory{IO: ios, Build: buildInfo{Version: version, Commit: commit, Date: date}}
+	info, ok := debug.ReadBuildInfo()
+	f := &factory{IO: ios, Build: completeBuild(buildInfo{Version: version, Commit: commit, Date: date}, info, ok)}
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)
@@ -141,11 +174,9 @@ func mainRun(args []string, ios *iostreams) int {
 	root.SetErr(ios.ErrOut)
 
 	cmd, err := root.ExecuteContextC(ctx)
-	if f.run.cancelTimeout != nil {
-		f.run.cancelTimeout()
-	}
-	f.run.progress.clear()
 	err = f.explain(err)
+	f.run.budget.stop()
+	f.run.progress.clear()
 	code, msg := exitStatus(err)
 	if msg != "" {
 		redact := func(s string) string {
@@ -192,18 +223,24 @@ the registries you are logged in to.
 
 Requests that fail for a passing reason (rate limited, a server error, no
 answer) are tried up to 4 times; pact says on standard error why it waits
-and how long. Failures no retry can fix end at once: a host name that does
+and how long, and after 3 s without an answer that it is waiting for the
+registry. Failures no retry can fix end at once: a host name that does
 not exist, an https:// address of a server speaking plain HTTP (pact says
 to use http://), a certificate that does not verify. --timeout (or
-PACT_TIMEOUT) bounds the whole command, retries included (no bound by
-default).
+PACT_TIMEOUT) bounds the whole command, retries included: 1m by default,
+0 for no bound. The time pact waits for you (a question, a login approved
+in the browser) does not count. 'pact log watch' and a publish of several
+documents have no default bound, only one you set: their work grows with
+the log or the documents (each request is still bounded), and --follow
+runs until interrupted.
 
 Errors are the registry's own words; --debug adds the HTTP status and
 the request.
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 authentication failed (or a
 signing key the registry does not know), 4 not found, 5 rejected by the
-server, 6 verification against the registry's transparency log failed.`,
+server, 6 verification against the registry's transparency log failed
+(or the registry's digests disagree with the bytes it served).`,
 		Example: `  $ pact login --token-stdin < token.txt
   $ pact publish hello.pact.md
   $ pact list --owner alice
@@ -219,7 +256,11 @@ server, 6 verification against the registry's transparency log failed.`,
 			return cmd.Help()
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return f.run.applyTimeout(cmd)
+			if err := f.run.applyTimeout(cmd); err != nil {
+				return err
+			}
+			f.IO.stopClock = f.run.budget.pause
+			return nil
 		},
 	}
 	f.rootCmd = root
@@ -229,7 +270,7 @@ server, 6 verification against the registry's transparency log failed.`,
 	pf := root.PersistentFlags()
 	pf.String("host", "", "registry address (env PACT_HOST; else the host of the last 'pact login', else "+defaultHost+")")
 	pf.String("token", "", "API token, sent to any --host (env PACT_TOKEN; prefer those or 'pact login' over this flag)")
-	pf.String("timeout", "", "give up on the whole command after this long, e.g. 30s or 2m (env PACT_TIMEOUT; default none)")
+	pf.String("timeout", "", "give up on the whole command after this long, e.g. 30s or 2m; 0 for never (env PACT_TIMEOUT; default 1m, none for 'log watch' and a publish of several documents)")
 	pf.BoolVar(&f.run.debug, "debug", false, "add HTTP statuses and requests to error messages")
 
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {

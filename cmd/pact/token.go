@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -96,10 +97,21 @@ func describeExpiry(t *time.Time, now time.Time) string {
 }
 
 // quoteName shows a token's name in double quotes, as Go quotes strings
-// (escaping what is not graphic): names are free text, and a space or an
-// empty name would otherwise blur a table's columns. pactd token list
-// quotes them the same way.
+// (escaping what is not graphic), for a name inside a sentence.
 func quoteName(name string) string { return strconv.QuoteToGraphic(name) }
+
+// tableName shows a token's name in a table's column as it is, "ci
+// deploy": the table's columns are two spaces or more apart, so one space
+// inside a name does not blur them. A name that could (empty, with spaces
+// at its ends or two in a row, or a character that is not graphic) is
+// quoted as quoteName does.
+func tableName(name string) string {
+	if name == "" || strings.TrimSpace(name) != name || strings.Contains(name, "  ") ||
+		strings.ContainsFunc(name, func(r rune) bool { return r != ' ' && !unicode.IsGraphic(r) }) {
+		return quoteName(name)
+	}
+	return name
+}
 
 // printTokens prints tokens as a table for people.
 func printTokens(w io.Writer, tokens []client.Token, now time.Time) error {
@@ -107,7 +119,7 @@ func printTokens(w io.Writer, tokens []client.Token, now time.Time) error {
 	fmt.Fprintln(t, "ID\tNAME\tSCOPES\tPACKAGES\tCREATED\tEXPIRES\tLAST USED\tSTATUS")
 	for _, tok := range tokens {
 		scopes, packages := describeScopes(tok.Scopes, tok.Packages)
-		writeRow(t, strconv.FormatInt(tok.ID, 10), quoteName(tok.Name), scopes, packages, formatTime(tok.CreatedAt),
+		writeRow(t, strconv.FormatInt(tok.ID, 10), tableName(tok.Name), scopes, packages, formatTime(tok.CreatedAt),
 			optionalTime(tok.ExpiresAt, "never"), optionalTime(tok.LastUsedAt, "never"), tokenStatus(tok, now))
 	}
 	return t.Flush()

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pact-registry/pact/pkg/client"
+	"github.com/pact-registry/pact/pkg/wire"
 )
 
 type tokenCreateOptions struct {
@@ -61,6 +62,17 @@ is a number of days (30d or 30, at most 3650) or never; the default is
 	cmd.Flags().StringArrayVar(&opts.Packages, "package", nil, "a pack-name glob the publish and yank scopes are limited to (repeatable; default: every pack)")
 	cmd.Flags().StringVar(&opts.ExpiresIn, "expires-in", "90d", "lifetime in days (30d or 30, at most 3650), or never")
 	addJSONFlag(cmd, &opts.JSON)
+	// The shell completes the scopes' names, not file names.
+	cmd.RegisterFlagCompletionFunc("scope", cobra.FixedCompletions([]string{
+		wire.ScopePublish + "\tpublish documents (limited to --package globs when given)",
+		wire.ScopeYank + "\tyank, un-yank and deprecate (likewise)",
+		wire.ScopeKeys + "\tadd and remove SSH keys",
+		wire.ScopeTokens + "\tmake and revoke tokens, manage trusted publishers and organisations",
+		wire.ScopeHooks + "\tmanage webhooks",
+		"none\ta token that can only read",
+	}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("expires-in", cobra.FixedCompletions([]string{"30d", "90d", "365d", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("package", cobra.NoFileCompletions)
 	return cmd
 }
 

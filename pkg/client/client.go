@@ -72,6 +72,10 @@ type Client struct {
 
 	// notify hears of every attempt about to be repeated (WithRetryNotify).
 	notify func(Retry)
+	// onWait hears of an attempt without an answer after waitAfter
+	// (WithWaitNotify).
+	onWait    func(Waiting)
+	waitAfter time.Duration
 
 	// Seams for tests: the clock, the pause between attempts and the
 	// randomness of the jitter.
@@ -120,6 +124,24 @@ type Retry struct {
 
 // WithRetryNotify calls notify before each pause between two attempts.
 func WithRetryNotify(notify func(Retry)) Option { return func(c *Client) { c.notify = notify } }
+
+// Waiting describes an attempt that has had no complete answer for a while,
+// so that a program can say it waits rather than hang silently.
+type Waiting struct {
+	// Method and Path name the request (Path without the query).
+	Method, Path string
+	// After is how long the attempt has waited.
+	After time.Duration
+	// Attempt is the attempt waiting, 1 for the first.
+	Attempt int
+}
+
+// WithWaitNotify calls notify once for each attempt that has had no
+// complete answer (status, headers and body) after d. It is called from
+// another goroutine, before the attempt returns.
+func WithWaitNotify(d time.Duration, notify func(Waiting)) Option {
+	return func(c *Client) { c.onWait, c.waitAfter = notify, d }
+}
 
 // WithRetryPolicy replaces DefaultRetryPolicy.
 func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = p } }
@@ -198,7 +220,9 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 		attempts = c.retry.MaxAttempts
 	}
 	for attempt := 1; ; attempt++ {
+		stopWatch := c.watchWait(r, attempt)
 		resp, err := c.once(ctx, r)
+		stopWatch()
 		if err == nil {
 			return resp, nil
 		}
@@ -218,6 +242,30 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 		if c.sleep(ctx, wait) != nil {
 			return nil, unwrapRetryable(err)
 		}
+	}
+}
+
+// watchWait calls onWait if the attempt has not returned after waitAfter;
+// the returned stop ends the watch, and returns only once a notice begun
+// has ended, so that nothing is printed after the attempt's own output.
+func (c *Client) watchWait(r request, attempt int) (stop func()) {
+	if c.onWait == nil || c.waitAfter <= 0 {
+		return func() {}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTimer(c.waitAfter)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			c.onWait(Waiting{Method: r.method, Path: r.path, After: c.waitAfter, Attempt: attempt})
+		case <-done:
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
 	}
 }
 

@@ -18,7 +18,22 @@ type (
 	MemberChange = wire.MemberResult
 	// MemberRemoval is what removing a member took away, as MemberChange.
 	MemberRemoval = wire.MemberRemoved
+	// Membership is the caller's membership of an organisation.
+	Membership = wire.Membership
 )
+
+// MyOrgs lists the organisations the token's account is a member of, by
+// name, with its role in each.
+func (c *Client) MyOrgs(ctx context.Context) ([]Membership, error) {
+	var out wire.MembershipList
+	if err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/orgs", withToken: true, repeatable: true}, &out); err != nil {
+		return nil, err
+	}
+	if out.Orgs == nil {
+		out.Orgs = []Membership{}
+	}
+	return out.Orgs, nil
+}
 
 // CreateOrg makes the organisation name, with the caller as its owner.
 func (c *Client) CreateOrg(ctx context.Context, name, displayName string) (*Org, error) {

@@ -48,7 +48,8 @@ type VerificationError struct {
 	// Check names what failed: "log-key", "checkpoint", "witness" (the
 	// cosignatures do not meet the witness policy), "freshness" (the newest
 	// quorum of them is too old), "consistency", "inclusion", "entry",
-	// "signature", "bounds" (an answer over its size).
+	// "signature", "bounds" (an answer over its size), "digest" (the
+	// registry's own digests disagree with each other or with the bytes).
 	Check string
 	Msg   string
 }

@@ -42,6 +42,20 @@ type MemberList struct {
 	Members []Member `json:"members"`
 }
 
+// Membership is the caller's membership of an organisation, as GET
+// /api/orgs lists them.
+type Membership struct {
+	Name    string    `json:"name"`
+	Role    string    `json:"role"` // owner or maintainer
+	AddedAt time.Time `json:"added_at"`
+}
+
+// MembershipList answers GET /api/orgs: the caller's organisations.
+type MembershipList struct {
+	OK   bool         `json:"ok"`
+	Orgs []Membership `json:"orgs"`
+}
+
 // MemberRequest is the body of PUT /api/orgs/{org}/members/{username}.
 type MemberRequest struct {
 	Role string `json:"role"`

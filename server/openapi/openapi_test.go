@@ -177,6 +177,8 @@ func TestTokenRoutesAcceptBothTokenHeaders(t *testing.T) {
 		"GET /api/contracts/{owner}/{pack}/releases/{version}": false,
 		// Organisations: reading is public.
 		"POST /api/orgs":                            true,
+		"GET /api/orgs":                             true,
+		"HEAD /api/orgs":                            true,
 		"GET /api/orgs/{org}":                       false,
 		"HEAD /api/orgs/{org}":                      false,
 		"GET /api/orgs/{org}/members":               false,

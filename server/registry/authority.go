@@ -62,6 +62,7 @@ const (
 	OpListKeys      Op = "ssh-keys.list"
 	OpKeys          Op = "ssh-keys.change"
 	OpTokens        Op = "tokens"
+	OpListOrgs      Op = "orgs.list"
 	OpOrgs          Op = "orgs"
 	OpMembers       Op = "orgs.members"
 	OpPublish       Op = "publish"
@@ -87,6 +88,7 @@ var rules = map[Op]Rule{
 	OpLogIn:         {Reach: ReachPublic},
 	OpWhoAmI:        {Reach: ReachToken},
 	OpListKeys:      {Reach: ReachToken},
+	OpListOrgs:      {Reach: ReachToken},
 	OpKeys:          {Reach: ReachAccount, Scopes: []Scope{ScopeKeys}, What: "add or remove SSH keys, which sign publishes of every pack of the account"},
 	OpTokens:        {Reach: ReachAccount, Scopes: []Scope{ScopeTokens}, What: "list, make or revoke tokens, which reach the whole account"},
 	OpOrgs:          {Reach: ReachAccount, Scopes: []Scope{ScopeTokens}, What: "create an organisation"},
@@ -225,6 +227,7 @@ var Routes = []Route{
 	{"GET", "/api/tokens", OpTokens},
 	{"POST", "/api/tokens", OpTokens},
 	{"DELETE", "/api/tokens/:id", OpTokens},
+	{"GET", "/api/orgs", OpListOrgs},
 	{"POST", "/api/orgs", OpOrgs},
 	{"PUT", "/api/orgs/:org/members/:username", OpMembers},
 	{"DELETE", "/api/orgs/:org/members/:username", OpMembers},
