@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/wire"
 	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/openapi"
@@ -38,41 +39,78 @@ func (s *Server) routeAPI(e *gin.Engine) {
 		s.shared.Fail(c, httpx.Errorf(httpx.MethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 
-	httpx.GetAndHead(e, "/openapi.json", serveOpenAPI)
-	httpx.GetAndHead(e, "/healthz", func(c *gin.Context) { httpx.JSON(c, http.StatusOK, wire.OK{OK: true}) })
-	httpx.GetAndHead(e, "/readyz", s.ready)
-	if !s.cfg.SeparateMetrics {
-		httpx.GetAndHead(e, "/metrics", s.serveMetrics)
+	// The API's one route table: every path is pkg/routes', which the
+	// client fills in, and what each needs is its row in registry.Routes,
+	// which gate applies (docs/protocol.md, Who may do what). A GET
+	// answers HEAD too.
+	table := []struct {
+		method, path string
+		handlers     []gin.HandlerFunc
+	}{
+		{"GET", routes.OpenAPI, h(serveOpenAPI)},
+		{"GET", routes.Healthz, h(func(c *gin.Context) { httpx.JSON(c, http.StatusOK, wire.OK{OK: true}) })},
+		{"GET", routes.Readyz, h(s.ready)},
+		{"GET", routes.Raw, h(s.raw)},
+		{"GET", routes.LogCheckpoint, h(s.logCheckpoint)},
+		{"GET", routes.LogKey, h(s.logKey)},
+		{"GET", routes.LogPolicy, h(s.logPolicy)},
+		{"GET", routes.LogTile, h(s.logTile)},
+		{"GET", routes.LogProof, h(s.logProof)},
+
+		{"GET", routes.Packages, h(newFirstPageCache(s.svc).serve, s.listPackages)},
+		{"GET", routes.Package, h(s.packageDetail)},
+		{"GET", routes.PackageDownloads, h(s.packageDownloads)},
+		{"PATCH", routes.Package, h(s.updatePackage)},
+		{"POST", routes.Yank, h(s.yankVersion)},
+		{"POST", routes.Unyank, h(s.unyankVersion)},
+		{"POST", routes.Deprecate, h(s.deprecatePackage)},
+		{"POST", routes.Publish, h(s.publish)},
+		{"POST", routes.PublishSigned, h(s.publishSigned)},
+		{"POST", routes.DeviceLogin, h(s.startDeviceLogin)},
+		{"POST", routes.DeviceLoginToken, h(s.pollDeviceLogin)},
+		{"GET", routes.Me, h(s.me)},
+		{"GET", routes.SSHKeys, h(s.listKeys)},
+		{"POST", routes.SSHKeys, h(s.addKey)},
+		{"DELETE", routes.SSHKey, h(s.deleteKey)},
+		{"GET", routes.Tokens, h(s.listTokens)},
+		{"POST", routes.Tokens, h(s.createToken)},
+		{"DELETE", routes.Token, h(s.revokeToken)},
+		{"POST", routes.OIDCExchange, h(s.exchangeIDToken)},
+		{"GET", routes.TrustedPublishers, h(s.listTrustedPublishers)},
+		{"POST", routes.TrustedPublishers, h(s.addTrustedPublisher)},
+		{"DELETE", routes.TrustedPublisher, h(s.deleteTrustedPublisher)},
+		{"POST", routes.Releases, h(s.registerRelease)},
+		{"GET", routes.ContractReleases, h(s.listReleases)},
+		{"GET", routes.ContractRelease, h(s.getRelease)},
+		{"GET", routes.Orgs, h(s.myOrgs)},
+		{"POST", routes.Orgs, h(s.createOrg)},
+		{"GET", routes.Org, h(s.showOrg)},
+		{"GET", routes.OrgMembers, h(s.listMembers)},
+		{"PUT", routes.OrgMember, h(s.setMember)},
+		{"DELETE", routes.OrgMember, h(s.removeMember)},
+		{"GET", routes.Hooks, h(s.listHooks)},
+		{"POST", routes.Hooks, h(s.createHook)},
+		{"DELETE", routes.Hook, h(s.deleteHook)},
+		{"GET", routes.HookDeliveries, h(s.listHookDeliveries)},
+		{"POST", routes.HookRedeliver, h(s.redeliverHook)},
 	}
-
-	httpx.GetAndHead(e, "/raw/:owner/:file", s.raw)
-	s.routeLog(e)
-
-	api := e.Group("/api")
-	httpx.GetAndHead(api, "/packages", newFirstPageCache(s.svc).serve, s.listPackages)
-	httpx.GetAndHead(api, "/packages/:owner/:pack", s.packageDetail)
-	httpx.GetAndHead(api, "/packages/:owner/:pack/downloads", s.packageDownloads)
-	api.POST("/publish-signed", s.publishSigned)
-	s.routeDeviceLogin(api)
-
-	// What each route needs is its row in registry.Routes, which gate
-	// applies (docs/protocol.md, Who may do what).
-	token := api
-	token.POST("/publish", s.publish)
-	httpx.GetAndHead(token, "/me", s.me)
-	httpx.GetAndHead(token, "/ssh-keys", s.listKeys)
-	token.POST("/ssh-keys", s.addKey)
-	token.DELETE("/ssh-keys/:id", s.deleteKey)
-	s.routeLifecycle(token)
-	tokens := token.Group("/tokens")
-	httpx.GetAndHead(tokens, "", s.listTokens)
-	tokens.POST("", s.createToken)
-	tokens.DELETE("/:id", s.revokeToken)
-	s.routeTrust(api, token)
-	s.routeReleases(api, token)
-	s.routeOrgs(api, token)
-	s.routeHooks(token)
+	if !s.cfg.SeparateMetrics {
+		table = append(table, struct {
+			method, path string
+			handlers     []gin.HandlerFunc
+		}{"GET", routes.Metrics, h(s.serveMetrics)})
+	}
+	for _, r := range table {
+		if r.method == http.MethodGet {
+			httpx.GetAndHead(e, r.path, r.handlers...)
+		} else {
+			e.Handle(r.method, r.path, r.handlers...)
+		}
+	}
 }
+
+// h lists a route's handlers.
+func h(handlers ...gin.HandlerFunc) []gin.HandlerFunc { return handlers }
 
 func (s *Server) serveMetrics(c *gin.Context) {
 	s.MetricsHandler().ServeHTTP(c.Writer, c.Request)

@@ -21,11 +21,6 @@ import (
 // maxDeviceBodyBytes bounds both bodies: a token name or a device code.
 const maxDeviceBodyBytes = 4 << 10
 
-func (s *Server) routeDeviceLogin(api *gin.RouterGroup) {
-	api.POST("/login/device", s.startDeviceLogin)
-	api.POST("/login/device/token", s.pollDeviceLogin)
-}
-
 func (s *Server) startDeviceLogin(c *gin.Context) {
 	// Each login is a row for ten minutes: an address may begin a few,
 	// then one a minute (Limits.DeviceLogins).

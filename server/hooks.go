@@ -18,15 +18,6 @@ import (
 // secret of 256 bytes and the events fit in well under it.
 const maxHookBodyBytes = 16 << 10
 
-func (s *Server) routeHooks(token *gin.RouterGroup) {
-	hooks := token.Group("/hooks")
-	hooks.POST("", s.createHook)
-	httpx.GetAndHead(hooks, "", s.listHooks)
-	hooks.DELETE("/:id", s.deleteHook)
-	httpx.GetAndHead(hooks, "/:id/deliveries", s.listHookDeliveries)
-	hooks.POST("/:id/deliveries/:delivery/redeliver", s.redeliverHook)
-}
-
 func (s *Server) createHook(c *gin.Context) {
 	var body wire.HookRequest
 	if err := s.decodeStrictLimited(c, &body, wire.HookRequestFields,

@@ -20,16 +20,6 @@ import (
 // below it.
 const maxLifecycleBodyBytes = 16 << 10
 
-func (s *Server) routeLifecycle(token *gin.RouterGroup) {
-	token.POST("/packages/:owner/:pack/versions/:version/yank", s.yankVersion)
-	token.POST("/packages/:owner/:pack/versions/:version/unyank", s.unyankVersion)
-	token.POST("/packages/:owner/:pack/deprecate", s.deprecatePackage)
-	// Turning trusted_publishing_only off is another operation than on
-	// (registry.OpUnlock, never a token's): the domain decides once it
-	// has read the body.
-	token.PATCH("/packages/:owner/:pack", s.updatePackage)
-}
-
 func (s *Server) yankVersion(c *gin.Context) {
 	var body wire.YankRequest
 	// The body is optional: a yank without a reason may send none.

@@ -17,16 +17,6 @@ import (
 // no pack limit (the domain's checkWholeNamespace). Who may change what is
 // the domain's (registry.Can).
 
-func (s *Server) routeOrgs(api, token *gin.RouterGroup) {
-	httpx.GetAndHead(api, "/orgs/:org", s.showOrg)
-	httpx.GetAndHead(api, "/orgs/:org/members", s.listMembers)
-	httpx.GetAndHead(token, "/orgs", s.myOrgs)
-	manage := token.Group("/orgs")
-	manage.POST("", s.createOrg)
-	manage.PUT("/:org/members/:username", s.setMember)
-	manage.DELETE("/:org/members/:username", s.removeMember)
-}
-
 func (s *Server) createOrg(c *gin.Context) {
 	var body wire.OrgRequest
 	if err := s.decodeStrict(c, &body, wire.OrgRequestFields, "an organisation has name and display_name"); err != nil {

@@ -21,12 +21,6 @@ import (
 // (alice/widget): the router matches the decoded path (gin's UseRawPath
 // is off), where both are /alice/widget/.
 
-func (s *Server) routeReleases(api, token *gin.RouterGroup) {
-	token.POST("/releases", s.registerRelease)
-	httpx.GetAndHead(api, "/contracts/:owner/:pack/releases", s.listReleases)
-	httpx.GetAndHead(api, "/contracts/:owner/:pack/releases/:version", s.getRelease)
-}
-
 // releaseBody is wire.ReleaseRequest as the server reads it: pointers
 // tell a missing field, and each artifact stays raw so that an error can
 // name its index.

@@ -16,14 +16,6 @@ import (
 // the latest signed checkpoint, hash tiles and entry bundles in the C2SP
 // tlog-tiles layout, and the verifier key.
 
-func (s *Server) routeLog(e *gin.Engine) {
-	httpx.GetAndHead(e, "/log/checkpoint", s.logCheckpoint)
-	httpx.GetAndHead(e, "/log/key", s.logKey)
-	httpx.GetAndHead(e, "/log/policy", s.logPolicy)
-	httpx.GetAndHead(e, "/log/tile/*path", s.logTile)
-	httpx.GetAndHead(e, "/log/proof/:index", s.logProof)
-}
-
 // logProof answers the offline proof (C2SP tlog-proof) of one entry: the
 // entry, its inclusion proof and the latest checkpoint.
 func (s *Server) logProof(c *gin.Context) {

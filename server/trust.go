@@ -25,14 +25,6 @@ import (
 // twenty globs and ten claims of 300 bytes fit well under this.
 const maxTrustBodyBytes = 16 << 10
 
-func (s *Server) routeTrust(api, token *gin.RouterGroup) {
-	api.POST("/oidc/exchange", s.exchangeIDToken)
-	trust := token.Group("/trusted-publishers")
-	httpx.GetAndHead(trust, "", s.listTrustedPublishers)
-	trust.POST("", s.addTrustedPublisher)
-	trust.DELETE("/:id", s.deleteTrustedPublisher)
-}
-
 func (s *Server) listTrustedPublishers(c *gin.Context) {
 	list, err := s.svc.ListTrustedPublishers(c, account(c), apiToken(c), c.Query("owner"))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/wire"
 )
 
@@ -26,7 +27,7 @@ func (c *Client) MeAndToken(ctx context.Context) (*User, *MeToken, error) {
 		User  User     `json:"user"`
 		Token *MeToken `json:"token"`
 	}
-	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/me", withToken: true, repeatable: true}, &out)
+	err := c.doJSON(ctx, request{method: http.MethodGet, path: routes.Me, withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -36,7 +37,7 @@ func (c *Client) MeAndToken(ctx context.Context) (*User, *MeToken, error) {
 // ListKeys returns the SSH keys registered for the token's account.
 func (c *Client) ListKeys(ctx context.Context) ([]Key, error) {
 	var out wire.KeyList
-	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/ssh-keys", withToken: true, repeatable: true}, &out)
+	err := c.doJSON(ctx, request{method: http.MethodGet, path: routes.SSHKeys, withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (c *Client) AddKey(ctx context.Context, publicKey, name string) (*Key, erro
 	var out wire.KeyResult
 	// Not repeated: a second attempt after a lost answer would be refused
 	// as a duplicate (409) although the first one worked.
-	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/ssh-keys", body: body, withToken: true}, &out)
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: routes.SSHKeys, body: body, withToken: true}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func (c *Client) AddKey(ctx context.Context, publicKey, name string) (*Key, erro
 
 // DeleteKey removes one of the account's SSH keys by id.
 func (c *Client) DeleteKey(ctx context.Context, id int64) error {
-	path := "/api/ssh-keys/" + strconv.FormatInt(id, 10)
+	path := routes.Fill(routes.SSHKey, strconv.FormatInt(id, 10))
 	return c.doJSON(ctx, request{method: http.MethodDelete, path: path, withToken: true}, nil)
 }
 

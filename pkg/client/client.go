@@ -32,6 +32,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pact-registry/pact/pkg/routes"
 )
 
 // DefaultTimeout bounds each attempt of a request.
@@ -425,7 +427,7 @@ func (c *Client) doJSON(ctx context.Context, r request, out any) error {
 // answers it with JSON, its refusals with the {"ok":false,"error":...}
 // body. Other paths (the log's tiles, raw documents) may be served by
 // anything.
-func isAPIRoute(path string) bool { return strings.HasPrefix(path, "/api/") }
+func isAPIRoute(path string) bool { return strings.HasPrefix(path, routes.APIPrefix) }
 
 // notPactRefusal reports a refusal of an API route without pact's error
 // body: the host is not a registry. Statuses that a proxy or load

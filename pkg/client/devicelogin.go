@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/wire"
 )
 
@@ -30,7 +31,7 @@ func (c *Client) StartDeviceLogin(ctx context.Context, name string, scopes ...st
 	var out DeviceLogin
 	// Repeated when it fails in passing: a login begun twice costs a row
 	// that expires unused.
-	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/login/device", body: body, repeatable: true}, &out)
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: routes.DeviceLogin, body: body, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func (c *Client) WaitDeviceLogin(ctx context.Context, login *DeviceLogin) (*Crea
 		// Not repeated within a poll: the token is given once, so a
 		// second attempt after a lost answer would only hear
 		// expired_token.
-		err := c.doJSON(ctx, request{method: http.MethodPost, path: "/api/login/device/token", body: body}, &out)
+		err := c.doJSON(ctx, request{method: http.MethodPost, path: routes.DeviceLoginToken, body: body}, &out)
 		var apiErr *APIError
 		var transport *transportError
 		switch {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/wire"
 )
 
@@ -38,7 +39,7 @@ func (c *Client) AddHook(ctx context.Context, spec HookSpec) (*Hook, error) {
 		return nil, err
 	}
 	var out wire.HookResult
-	if err := c.doJSON(ctx, request{method: http.MethodPost, path: "/api/hooks", body: body, withToken: true}, &out); err != nil {
+	if err := c.doJSON(ctx, request{method: http.MethodPost, path: routes.Hooks, body: body, withToken: true}, &out); err != nil {
 		return nil, err
 	}
 	return &out.Hook, nil
@@ -46,7 +47,7 @@ func (c *Client) AddHook(ctx context.Context, spec HookSpec) (*Hook, error) {
 
 // Hooks lists the hooks of owner ("": the caller's own).
 func (c *Client) Hooks(ctx context.Context, owner string) ([]Hook, error) {
-	path := "/api/hooks"
+	path := routes.Hooks
 	if owner != "" {
 		path += "?owner=" + url.QueryEscape(owner)
 	}
@@ -62,13 +63,13 @@ func (c *Client) Hooks(ctx context.Context, owner string) ([]Hook, error) {
 
 // RemoveHook deletes hook id.
 func (c *Client) RemoveHook(ctx context.Context, id int64) error {
-	return c.doJSON(ctx, request{method: http.MethodDelete, path: "/api/hooks/" + strconv.FormatInt(id, 10), withToken: true}, &wire.OK{})
+	return c.doJSON(ctx, request{method: http.MethodDelete, path: routes.Fill(routes.Hook, strconv.FormatInt(id, 10)), withToken: true}, &wire.OK{})
 }
 
 // HookDeliveries answers hook id and its newest deliveries, newest first.
 func (c *Client) HookDeliveries(ctx context.Context, id int64) (*Hook, []HookDelivery, error) {
 	var out wire.HookDeliveryList
-	path := "/api/hooks/" + strconv.FormatInt(id, 10) + "/deliveries"
+	path := routes.Fill(routes.HookDeliveries, strconv.FormatInt(id, 10))
 	if err := c.doJSON(ctx, request{method: http.MethodGet, path: path, withToken: true, repeatable: true}, &out); err != nil {
 		return nil, nil, err
 	}
@@ -81,7 +82,7 @@ func (c *Client) HookDeliveries(ctx context.Context, id int64) (*Hook, []HookDel
 // Redeliver queues delivery of hook id again.
 func (c *Client) Redeliver(ctx context.Context, id, delivery int64) (*HookDelivery, error) {
 	var out wire.HookDeliveryResult
-	path := "/api/hooks/" + strconv.FormatInt(id, 10) + "/deliveries/" + strconv.FormatInt(delivery, 10) + "/redeliver"
+	path := routes.Fill(routes.HookRedeliver, strconv.FormatInt(id, 10), strconv.FormatInt(delivery, 10))
 	if err := c.doJSON(ctx, request{method: http.MethodPost, path: path, withToken: true}, &out); err != nil {
 		return nil, err
 	}

@@ -3,18 +3,14 @@ package client
 import (
 	"context"
 	"net/http"
-	"net/url"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/wire"
 )
 
 // YankResult is the answer to a yank or un-yank: the package as it is now
 // (its latest version may have moved) and the version.
 type YankResult = wire.YankResult
-
-func versionPath(owner, pack, version, action string) string {
-	return "/api/packages/" + url.PathEscape(owner) + "/" + url.PathEscape(pack) + "/versions/" + url.PathEscape(version) + "/" + action
-}
 
 // YankVersion withdraws one version of one of the token's account's
 // packages: it is never the latest again and not offered in lists, but its
@@ -26,7 +22,7 @@ func (c *Client) YankVersion(ctx context.Context, owner, pack, version, reason s
 		return nil, err
 	}
 	var out YankResult
-	err = c.doJSON(ctx, request{method: http.MethodPost, path: versionPath(owner, pack, version, "yank"), body: body,
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: routes.Fill(routes.Yank, owner, pack, version), body: body,
 		withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
@@ -37,7 +33,7 @@ func (c *Client) YankVersion(ctx context.Context, owner, pack, version, reason s
 // UnyankVersion undoes YankVersion.
 func (c *Client) UnyankVersion(ctx context.Context, owner, pack, version string) (*YankResult, error) {
 	var out YankResult
-	err := c.doJSON(ctx, request{method: http.MethodPost, path: versionPath(owner, pack, version, "unyank"),
+	err := c.doJSON(ctx, request{method: http.MethodPost, path: routes.Fill(routes.Unyank, owner, pack, version),
 		withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
@@ -53,7 +49,7 @@ func (c *Client) DeprecatePackage(ctx context.Context, owner, pack, message stri
 		return nil, err
 	}
 	var out wire.DeprecateResult
-	path := "/api/packages/" + url.PathEscape(owner) + "/" + url.PathEscape(pack) + "/deprecate"
+	path := routes.Fill(routes.Deprecate, owner, pack)
 	err = c.doJSON(ctx, request{method: http.MethodPost, path: path, body: body, withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
@@ -71,7 +67,7 @@ func (c *Client) SetTrustedPublishingOnly(ctx context.Context, owner, pack strin
 		return nil, err
 	}
 	var out wire.PackageSettingsResult
-	path := "/api/packages/" + url.PathEscape(owner) + "/" + url.PathEscape(pack)
+	path := routes.Fill(routes.Package, owner, pack)
 	err = c.doJSON(ctx, request{method: http.MethodPatch, path: path, body: body, withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err

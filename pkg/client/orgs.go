@@ -3,8 +3,8 @@ package client
 import (
 	"context"
 	"net/http"
-	"net/url"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/wire"
 )
 
@@ -26,7 +26,7 @@ type (
 // name, with its role in each.
 func (c *Client) MyOrgs(ctx context.Context) ([]Membership, error) {
 	var out wire.MembershipList
-	if err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/orgs", withToken: true, repeatable: true}, &out); err != nil {
+	if err := c.doJSON(ctx, request{method: http.MethodGet, path: routes.Orgs, withToken: true, repeatable: true}, &out); err != nil {
 		return nil, err
 	}
 	if out.Orgs == nil {
@@ -42,7 +42,7 @@ func (c *Client) CreateOrg(ctx context.Context, name, displayName string) (*Org,
 		return nil, err
 	}
 	var out wire.OrgResult
-	if err := c.doJSON(ctx, request{method: http.MethodPost, path: "/api/orgs", body: body, withToken: true}, &out); err != nil {
+	if err := c.doJSON(ctx, request{method: http.MethodPost, path: routes.Orgs, body: body, withToken: true}, &out); err != nil {
 		return nil, err
 	}
 	return &out.Org, nil
@@ -51,7 +51,7 @@ func (c *Client) CreateOrg(ctx context.Context, name, displayName string) (*Org,
 // Org answers the organisation name; it needs no token.
 func (c *Client) Org(ctx context.Context, name string) (*Org, error) {
 	var out wire.OrgResult
-	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/orgs/" + url.PathEscape(name), repeatable: true}, &out)
+	err := c.doJSON(ctx, request{method: http.MethodGet, path: routes.Fill(routes.Org, name), repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (c *Client) SetOrgMember(ctx context.Context, org, username, role string) (
 		return nil, err
 	}
 	var out wire.MemberResult
-	path := "/api/orgs/" + url.PathEscape(org) + "/members/" + url.PathEscape(username)
+	path := routes.Fill(routes.OrgMember, org, username)
 	if err := c.doJSON(ctx, request{method: http.MethodPut, path: path, body: body, withToken: true, repeatable: true}, &out); err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (c *Client) SetOrgMember(ctx context.Context, org, username, role string) (
 
 // RemoveOrgMember removes username from org.
 func (c *Client) RemoveOrgMember(ctx context.Context, org, username string) (*MemberRemoval, error) {
-	path := "/api/orgs/" + url.PathEscape(org) + "/members/" + url.PathEscape(username)
+	path := routes.Fill(routes.OrgMember, org, username)
 	var out wire.MemberRemoved
 	if err := c.doJSON(ctx, request{method: http.MethodDelete, path: path, withToken: true}, &out); err != nil {
 		return nil, err

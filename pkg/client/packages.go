@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/wire"
 )
 
@@ -35,7 +36,7 @@ func (c *Client) ListPackages(ctx context.Context, opts ListOptions) (*PackageLi
 	setIf(q, "scheme", opts.Scheme)
 
 	var out wire.PackageList
-	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/packages", query: q, repeatable: true}, &out)
+	err := c.doJSON(ctx, request{method: http.MethodGet, path: routes.Packages, query: q, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +53,7 @@ func (c *Client) ListPackages(ctx context.Context, opts ListOptions) (*PackageLi
 // GetPackage returns a package and all its versions, newest first.
 func (c *Client) GetPackage(ctx context.Context, owner, pack string) (*PackageDetail, error) {
 	var out PackageDetail
-	path := "/api/packages/" + url.PathEscape(owner) + "/" + url.PathEscape(pack)
+	path := routes.Fill(routes.Package, owner, pack)
 	if err := c.doJSON(ctx, request{method: http.MethodGet, path: path, repeatable: true}, &out); err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func (c *Client) GetPackage(ctx context.Context, owner, pack string) (*PackageDe
 // flushed them: in all, by version, and for each of the last 90 UTC days.
 func (c *Client) GetDownloads(ctx context.Context, owner, pack string) (*PackageDownloads, error) {
 	var out PackageDownloads
-	path := "/api/packages/" + url.PathEscape(owner) + "/" + url.PathEscape(pack) + "/downloads"
+	path := routes.Fill(routes.PackageDownloads, owner, pack)
 	if err := c.doJSON(ctx, request{method: http.MethodGet, path: path, repeatable: true}, &out); err != nil {
 		return nil, err
 	}
@@ -83,11 +84,11 @@ func (c *Client) GetDownloads(ctx context.Context, owner, pack string) (*Package
 // else that version. sha256 is the hex digest the server vouches for (its
 // ETag); callers should compare it with the digest of content.
 func (c *Client) Raw(ctx context.Context, owner, pack, version string) (content []byte, sha256 string, err error) {
-	name := url.PathEscape(pack)
+	name := pack
 	if version != "" {
-		name += "@" + url.PathEscape(version)
+		name += "@" + version
 	}
-	path := "/raw/" + url.PathEscape(owner) + "/" + name + ".pact.md"
+	path := routes.Fill(routes.Raw, owner, name+".pact.md")
 	resp, err := c.do(ctx, request{method: http.MethodGet, path: path, repeatable: true})
 	if err != nil {
 		return nil, "", err

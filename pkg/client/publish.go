@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/sshsign"
 	"github.com/pact-registry/pact/pkg/wire"
 )
@@ -48,7 +49,7 @@ func (c *Client) Publish(ctx context.Context, req PublishRequest) (*PublishResul
 		return nil, err
 	}
 	var out wire.PublishResult
-	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/publish", body: body, withToken: true, repeatable: true}, &out)
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: routes.Publish, body: body, withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func (c *Client) PublishSigned(ctx context.Context, req SignedPublishRequest) (*
 		return b(ctx)
 	}
 	var out wire.SignedPublishResult
-	err := c.doJSON(ctx, request{method: http.MethodPost, path: "/api/publish-signed", body: body, repeatable: true}, &out)
+	err := c.doJSON(ctx, request{method: http.MethodPost, path: routes.PublishSigned, body: body, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}

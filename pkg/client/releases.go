@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/wire"
 )
 
@@ -22,7 +23,7 @@ type (
 )
 
 func releasesPath(owner, pack string) string {
-	return "/api/contracts/" + url.PathEscape(owner) + "/" + url.PathEscape(pack) + "/releases"
+	return routes.Fill(routes.ContractReleases, owner, pack)
 }
 
 // RegisterRelease registers a release. Repeating it is safe: the identical
@@ -36,7 +37,7 @@ func (c *Client) RegisterRelease(ctx context.Context, req ReleaseRequest) (*Rele
 		return nil, err
 	}
 	var out ReleaseResult
-	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/releases", body: body, withToken: true, repeatable: true}, &out)
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: routes.Releases, body: body, withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}

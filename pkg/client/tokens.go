@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/wire"
 )
 
@@ -47,7 +48,7 @@ func (c *Client) ListTokens(ctx context.Context, opts TokenListOptions) ([]Token
 			q.Set("cursor", cursor)
 		}
 		var out wire.TokenList
-		err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/tokens", query: q, withToken: true, repeatable: true}, &out)
+		err := c.doJSON(ctx, request{method: http.MethodGet, path: routes.Tokens, query: q, withToken: true, repeatable: true}, &out)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +83,7 @@ func (c *Client) CreateToken(ctx context.Context, opts TokenOptions) (*CreatedTo
 	var out wire.CreatedToken
 	// Not repeated: a second attempt after a lost answer would make a
 	// second token.
-	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/tokens", body: body, withToken: true}, &out)
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: routes.Tokens, body: body, withToken: true}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +92,6 @@ func (c *Client) CreateToken(ctx context.Context, opts TokenOptions) (*CreatedTo
 
 // RevokeToken revokes one of the account's tokens by id.
 func (c *Client) RevokeToken(ctx context.Context, id int64) error {
-	path := "/api/tokens/" + strconv.FormatInt(id, 10)
+	path := routes.Fill(routes.Token, strconv.FormatInt(id, 10))
 	return c.doJSON(ctx, request{method: http.MethodDelete, path: path, withToken: true}, nil)
 }

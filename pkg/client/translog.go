@@ -18,6 +18,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/pact-registry/pact/pkg/clip"
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/translog"
 )
 
@@ -65,9 +66,9 @@ func verifyErrorf(check, format string, args ...any) error {
 // it once and compare later answers with the pinned key, never trust it
 // afresh on every run.
 func (c *Client) LogKey(ctx context.Context) (string, error) {
-	data, err := c.getLog(ctx, "/log/key", maxLogKeyBytes)
+	data, err := c.getLog(ctx, routes.LogKey, maxLogKeyBytes)
 	if err != nil {
-		return "", logRouteError("/log/key", err)
+		return "", logRouteError(routes.LogKey, err)
 	}
 	key := strings.TrimSpace(string(data))
 	if _, err := note.NewVerifier(key); err != nil {
@@ -80,12 +81,12 @@ func (c *Client) LogKey(ctx context.Context) (string, error) {
 // (GET /log/policy), parsed; nil when it has none (404). As with the key,
 // a client should pin it once, never trust it afresh on every run.
 func (c *Client) LogPolicy(ctx context.Context) (*translog.Policy, error) {
-	data, err := c.getLog(ctx, "/log/policy", translog.MaxPolicySize)
+	data, err := c.getLog(ctx, routes.LogPolicy, translog.MaxPolicySize)
 	if IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, logRouteError("/log/policy", err)
+		return nil, logRouteError(routes.LogPolicy, err)
 	}
 	p, err := translog.ParsePolicy(data)
 	if err != nil {
@@ -115,7 +116,7 @@ func logRouteError(path string, err error) error {
 	if !errors.As(err, &apiErr) || apiErr.StatusCode < 400 || apiErr.StatusCode >= 500 || apiErr.StatusCode == http.StatusTooManyRequests {
 		return err
 	}
-	if apiErr.StatusCode == http.StatusNotFound && (path == "/log/key" || path == "/log/checkpoint") {
+	if apiErr.StatusCode == http.StatusNotFound && (path == routes.LogKey || path == routes.LogCheckpoint) {
 		return verifyErrorf("checkpoint", "the registry serves no transparency log (GET %s answered 404)", path)
 	}
 	return verifyErrorf("inclusion", "the registry refuses GET %s: %s", path, apiErr.Error())
@@ -209,7 +210,7 @@ type SeenCheckpoint struct {
 func (v *LogVerifier) fetchCheckpoint(ctx context.Context, path string) (*Checkpoint, error) {
 	data, err := v.c.getLog(ctx, path, maxCheckpointBytes)
 	if err != nil {
-		return nil, logRouteError("/log/checkpoint", err)
+		return nil, logRouteError(routes.LogCheckpoint, err)
 	}
 	cp, err := translog.OpenCheckpoint(data, v.verifier)
 	if err != nil {
@@ -252,7 +253,7 @@ func roundAge(d time.Duration) time.Duration {
 // if the log grew. minSize asks for a checkpoint of at least that many
 // entries (an entry just logged), waiting a few seconds for one.
 func (v *LogVerifier) Latest(ctx context.Context, minSize int64) (*Checkpoint, error) {
-	return v.latest(ctx, "/log/checkpoint", minSize, nil)
+	return v.latest(ctx, routes.LogCheckpoint, minSize, nil)
 }
 
 // Current is Latest for a checkpoint that covers every entry the registry
@@ -261,7 +262,7 @@ func (v *LogVerifier) Latest(ctx context.Context, minSize int64) (*Checkpoint, e
 // anyone, is in it. A registry that predates the parameter answers its
 // latest checkpoint, as for Latest.
 func (v *LogVerifier) Current(ctx context.Context) (*Checkpoint, error) {
-	return v.latest(ctx, "/log/checkpoint?wait=1", 0, nil)
+	return v.latest(ctx, routes.LogCheckpoint+"?wait=1", 0, nil)
 }
 
 // latest is Latest of the checkpoint at path, with a hook that runs
@@ -477,13 +478,13 @@ func (v *LogVerifier) readBundle(ctx context.Context, bundle tlog.Tile, fresh bo
 			return entries, nil
 		}
 	}
-	path := "/log/" + translog.TilePath(bundle)
+	path := routes.LogDir + translog.TilePath(bundle)
 	data, err := v.c.getLog(ctx, path, maxBundleBytes)
 	if IsNotFound(err) && bundle.W < translog.TileWidth {
 		// The partial bundle may have become full in between.
 		full := bundle
 		full.W = translog.TileWidth
-		data, err = v.c.getLog(ctx, "/log/"+translog.TilePath(full), maxBundleBytes)
+		data, err = v.c.getLog(ctx, routes.LogDir+translog.TilePath(full), maxBundleBytes)
 		if err == nil {
 			entries, derr := translog.DecodeBundle(data, translog.TileWidth)
 			if derr != nil {
@@ -589,7 +590,7 @@ func (v *LogVerifier) VerifyVersion(ctx context.Context, owner, pack, version st
 	if *index < 0 || *index >= maxTreeSize {
 		return nil, verifyErrorf("inclusion", "the registry gives %s/%s %s the impossible log index %d", owner, pack, version, *index)
 	}
-	cp, err := v.latest(ctx, "/log/checkpoint", *index+1, func(cp *Checkpoint) error {
+	cp, err := v.latest(ctx, routes.LogCheckpoint, *index+1, func(cp *Checkpoint) error {
 		// The entry's bundle first: for a recent entry it also yields the
 		// tree's newest level-0 tile, which the consistency check needs.
 		_, err := v.readBundle(ctx, translog.EntryTile(*index, cp.Size), false)
@@ -670,12 +671,12 @@ func (r *tileReader) readTile(t tlog.Tile) ([]byte, error) {
 			}
 		}
 	}
-	data, err := v.c.getLog(r.ctx, "/log/"+translog.TilePath(t), int64(t.W*tlog.HashSize))
+	data, err := v.c.getLog(r.ctx, routes.LogDir+translog.TilePath(t), int64(t.W*tlog.HashSize))
 	if IsNotFound(err) && t.W < translog.TileWidth {
 		// The partial tile may have become full in between.
 		full := t
 		full.W = translog.TileWidth
-		data, err = v.c.getLog(r.ctx, "/log/"+translog.TilePath(full), int64(full.W*tlog.HashSize))
+		data, err = v.c.getLog(r.ctx, routes.LogDir+translog.TilePath(full), int64(full.W*tlog.HashSize))
 		if err == nil && len(data) == full.W*tlog.HashSize {
 			data = data[:t.W*tlog.HashSize]
 		}
@@ -684,7 +685,7 @@ func (r *tileReader) readTile(t tlog.Tile) ([]byte, error) {
 		if IsNotFound(err) {
 			return nil, verifyErrorf("inclusion", "the registry does not serve the tile %s of its log", translog.TilePath(t))
 		}
-		return nil, logRouteError("/log/"+translog.TilePath(t), err)
+		return nil, logRouteError(routes.LogDir+translog.TilePath(t), err)
 	}
 	if len(data) != t.W*tlog.HashSize {
 		return nil, verifyErrorf("inclusion", "the registry's tile %s holds %d bytes, not %d hashes", translog.TilePath(t), len(data), t.W)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/pact-registry/pact/pkg/clip"
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/translog"
 )
 
@@ -148,7 +149,7 @@ func VerifyDocumentProof(key string, proof, content []byte) (*EntryProof, transl
 // it verifies with the pinned key, carries the very entry proved, and its
 // checkpoint and the one the version was proved in are of one history.
 func (v *LogVerifier) ProofOfVersion(ctx context.Context, vp *VersionProof) ([]byte, error) {
-	path := "/log/proof/" + strconv.FormatInt(vp.Index, 10)
+	path := routes.Fill(routes.LogProof, strconv.FormatInt(vp.Index, 10))
 	proof, err := v.c.getLog(ctx, path, maxProofBytes)
 	if err != nil {
 		if IsNotFound(err) {

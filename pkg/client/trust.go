@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/pact-registry/pact/pkg/routes"
 	"github.com/pact-registry/pact/pkg/wire"
 )
 
@@ -29,7 +30,7 @@ func ownerQuery(owner string) string {
 // of the organisation owner (of which it must be an owner), oldest first.
 func (c *Client) ListTrustedPublishers(ctx context.Context, owner string) ([]TrustedPublisher, error) {
 	var out wire.TrustedPublisherList
-	err := c.doJSON(ctx, request{method: http.MethodGet, path: "/api/trusted-publishers" + ownerQuery(owner), withToken: true, repeatable: true}, &out)
+	err := c.doJSON(ctx, request{method: http.MethodGet, path: routes.TrustedPublishers + ownerQuery(owner), withToken: true, repeatable: true}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +49,7 @@ func (c *Client) AddTrustedPublisher(ctx context.Context, owner, issuer string, 
 		return nil, err
 	}
 	var out wire.CreatedTrustedPublisher
-	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/trusted-publishers", body: body, withToken: true}, &out)
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: routes.TrustedPublishers, body: body, withToken: true}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func (c *Client) AddTrustedPublisher(ctx context.Context, owner, issuer string, 
 // RemoveTrustedPublisher removes one of the trusted publishers of the
 // account, or of the organisation owner.
 func (c *Client) RemoveTrustedPublisher(ctx context.Context, owner string, id int64) error {
-	path := "/api/trusted-publishers/" + strconv.FormatInt(id, 10) + ownerQuery(owner)
+	path := routes.Fill(routes.TrustedPublisher, strconv.FormatInt(id, 10)) + ownerQuery(owner)
 	return c.doJSON(ctx, request{method: http.MethodDelete, path: path, withToken: true}, nil)
 }
 
@@ -74,7 +75,7 @@ func (c *Client) ExchangeIDToken(ctx context.Context, idToken, owner string) (*w
 	}
 	var out wire.OIDCExchange
 	// Not repeated: the ID token's jti is spent by the first attempt.
-	err = c.doJSON(ctx, request{method: http.MethodPost, path: "/api/oidc/exchange", body: body}, &out)
+	err = c.doJSON(ctx, request{method: http.MethodPost, path: routes.OIDCExchange, body: body}, &out)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package registry
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pact-registry/pact/pkg/routes"
+)
 
 // The authority table: who may do what, decided here and nowhere else
 // (docs/protocol.md, Who may do what). Every route of pactd names one
@@ -189,7 +193,8 @@ func cmpOwner(owner, holder string) string {
 }
 
 // Route is one route of pactd and the operation it takes. Path is as Gin
-// registers it (":owner", "*path"); a GET route answers HEAD too.
+// registers it (":owner", "*path"): pkg/routes' for the machine paths,
+// which clients fill in too; a GET route answers HEAD too.
 type Route struct {
 	Method, Path string
 	Op           Op
@@ -198,55 +203,55 @@ type Route struct {
 // Routes are every route pactd serves, the API's and the pages'.
 var Routes = []Route{
 	// The API's machine paths and documents.
-	{"GET", "/openapi.json", OpRead},
-	{"GET", "/healthz", OpRead},
-	{"GET", "/readyz", OpRead},
-	{"GET", "/metrics", OpRead},
-	{"GET", "/raw/:owner/:file", OpRead},
-	{"GET", "/log/checkpoint", OpRead},
-	{"GET", "/log/key", OpRead},
-	{"GET", "/log/policy", OpRead},
-	{"GET", "/log/tile/*path", OpRead},
-	{"GET", "/log/proof/:index", OpRead},
+	{"GET", routes.OpenAPI, OpRead},
+	{"GET", routes.Healthz, OpRead},
+	{"GET", routes.Readyz, OpRead},
+	{"GET", routes.Metrics, OpRead},
+	{"GET", routes.Raw, OpRead},
+	{"GET", routes.LogCheckpoint, OpRead},
+	{"GET", routes.LogKey, OpRead},
+	{"GET", routes.LogPolicy, OpRead},
+	{"GET", routes.LogTile, OpRead},
+	{"GET", routes.LogProof, OpRead},
 	// The REST interface.
-	{"GET", "/api/packages", OpRead},
-	{"GET", "/api/packages/:owner/:pack", OpRead},
-	{"GET", "/api/packages/:owner/:pack/downloads", OpRead},
-	{"GET", "/api/contracts/:owner/:pack/releases", OpRead},
-	{"GET", "/api/contracts/:owner/:pack/releases/:version", OpRead},
-	{"GET", "/api/orgs/:org", OpRead},
-	{"GET", "/api/orgs/:org/members", OpRead},
-	{"POST", "/api/publish-signed", OpSignedPublish},
-	{"POST", "/api/oidc/exchange", OpExchange},
-	{"POST", "/api/login/device", OpDeviceStart},
-	{"POST", "/api/login/device/token", OpDeviceStart},
-	{"GET", "/api/me", OpWhoAmI},
-	{"GET", "/api/ssh-keys", OpListKeys},
-	{"POST", "/api/ssh-keys", OpKeys},
-	{"DELETE", "/api/ssh-keys/:id", OpKeys},
-	{"GET", "/api/tokens", OpTokens},
-	{"POST", "/api/tokens", OpTokens},
-	{"DELETE", "/api/tokens/:id", OpTokens},
-	{"GET", "/api/orgs", OpListOrgs},
-	{"POST", "/api/orgs", OpOrgs},
-	{"PUT", "/api/orgs/:org/members/:username", OpMembers},
-	{"DELETE", "/api/orgs/:org/members/:username", OpMembers},
-	{"POST", "/api/publish", OpPublish},
-	{"POST", "/api/releases", OpRelease},
-	{"POST", "/api/packages/:owner/:pack/versions/:version/yank", OpYank},
-	{"POST", "/api/packages/:owner/:pack/versions/:version/unyank", OpYank},
-	{"POST", "/api/packages/:owner/:pack/deprecate", OpDeprecate},
+	{"GET", routes.Packages, OpRead},
+	{"GET", routes.Package, OpRead},
+	{"GET", routes.PackageDownloads, OpRead},
+	{"GET", routes.ContractReleases, OpRead},
+	{"GET", routes.ContractRelease, OpRead},
+	{"GET", routes.Org, OpRead},
+	{"GET", routes.OrgMembers, OpRead},
+	{"POST", routes.PublishSigned, OpSignedPublish},
+	{"POST", routes.OIDCExchange, OpExchange},
+	{"POST", routes.DeviceLogin, OpDeviceStart},
+	{"POST", routes.DeviceLoginToken, OpDeviceStart},
+	{"GET", routes.Me, OpWhoAmI},
+	{"GET", routes.SSHKeys, OpListKeys},
+	{"POST", routes.SSHKeys, OpKeys},
+	{"DELETE", routes.SSHKey, OpKeys},
+	{"GET", routes.Tokens, OpTokens},
+	{"POST", routes.Tokens, OpTokens},
+	{"DELETE", routes.Token, OpTokens},
+	{"GET", routes.Orgs, OpListOrgs},
+	{"POST", routes.Orgs, OpOrgs},
+	{"PUT", routes.OrgMember, OpMembers},
+	{"DELETE", routes.OrgMember, OpMembers},
+	{"POST", routes.Publish, OpPublish},
+	{"POST", routes.Releases, OpRelease},
+	{"POST", routes.Yank, OpYank},
+	{"POST", routes.Unyank, OpYank},
+	{"POST", routes.Deprecate, OpDeprecate},
 	// Turning trusted_publishing_only off is OpUnlock, which the domain
 	// asks once it has read the body.
-	{"PATCH", "/api/packages/:owner/:pack", OpLock},
-	{"GET", "/api/trusted-publishers", OpTrust},
-	{"POST", "/api/trusted-publishers", OpTrustAdd},
-	{"DELETE", "/api/trusted-publishers/:id", OpTrust},
-	{"GET", "/api/hooks", OpHooks},
-	{"POST", "/api/hooks", OpHooks},
-	{"DELETE", "/api/hooks/:id", OpHooks},
-	{"GET", "/api/hooks/:id/deliveries", OpHooks},
-	{"POST", "/api/hooks/:id/deliveries/:delivery/redeliver", OpHooks},
+	{"PATCH", routes.Package, OpLock},
+	{"GET", routes.TrustedPublishers, OpTrust},
+	{"POST", routes.TrustedPublishers, OpTrustAdd},
+	{"DELETE", routes.TrustedPublisher, OpTrust},
+	{"GET", routes.Hooks, OpHooks},
+	{"POST", routes.Hooks, OpHooks},
+	{"DELETE", routes.Hook, OpHooks},
+	{"GET", routes.HookDeliveries, OpHooks},
+	{"POST", routes.HookRedeliver, OpHooks},
 
 	// The pages.
 	{"GET", "/", OpRead},
