@@ -13,7 +13,7 @@ import (
 	"github.com/pact-registry/pact/pkg/translog"
 )
 
-// A grant never exceeds its maker (issue 42): what a token may give with a
+// A grant never exceeds its maker: what a token may give with a
 // trusted publisher, an organisation or a membership is bounded by what it
 // holds itself.
 

@@ -12,7 +12,7 @@ import (
 // TestLogOriginWarnings: the log's name (its origin) is fixed at its first
 // start; pactd warns when a start does not fit it: listening where others
 // reach it without --base-url (the log would be localhost's), a base URL
-// on another host, a --log-origin that is not the log's name (issue 44).
+// on another host, a --log-origin that is not the log's name.
 func TestLogOriginWarnings(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "pact.db")
 	start := func(addr string, args ...string) string {
