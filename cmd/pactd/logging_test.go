@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -240,9 +242,31 @@ func TestAuditLines(t *testing.T) {
 	post("unyank", "/api/packages/alice/widget/versions/1.1.0/unyank", token, nil, http.StatusOK)
 	post("deprecate", "/api/packages/alice/widget/deprecate", token, map[string]string{"message": "use gadget"}, http.StatusOK)
 	post("undeprecate", "/api/packages/alice/widget/deprecate", token, map[string]string{"message": ""}, http.StatusOK)
-	for _, only := range []bool{true, false} {
-		wantAnswer(t, "trusted publishing only", call(t, httpClient, http.MethodPatch, base+"/api/packages/alice/widget", token,
-			map[string]bool{"trusted_publishing_only": only}), http.StatusOK)
+	wantAnswer(t, "trusted publishing only", call(t, httpClient, http.MethodPatch, base+"/api/packages/alice/widget", token,
+		map[string]bool{"trusted_publishing_only": true}), http.StatusOK)
+	wantAnswer(t, "trusted publishing only off, by a token", call(t, httpClient, http.MethodPatch, base+"/api/packages/alice/widget", token,
+		map[string]bool{"trusted_publishing_only": false}), http.StatusForbidden)
+	// Off in the owner's browser session, as only the dashboard may.
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, form := range []struct {
+		path   string
+		values url.Values
+	}{
+		{"/login", url.Values{"login": {"alice"}, "password": {"correct horse battery staple"}}},
+		{"/dashboard/packages/widget/trusted-publishing-only", url.Values{"only": {"false"}}},
+	} {
+		resp, err := browser.PostForm(base+form.path, form.values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("POST %s: status %d, want 303", form.path, resp.StatusCode)
+		}
 	}
 	created := post("token create", "/api/tokens", token, map[string]string{"name": "ci"}, http.StatusCreated)
 	ciToken := int64(created["id"].(float64))
