@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pact-registry/pact/pkg/packfmt"
 )
 
 // The bounds of a search (docs/protocol.md, "Search").
@@ -17,6 +19,43 @@ const (
 	MaxSearchBytes = 200
 	MaxSearchWords = 16
 )
+
+// SearchTerms is a search's query cut into its parts, the grammar every
+// engine searches by (docs/protocol.md, "Search").
+type SearchTerms struct {
+	// Words are the query's words, each a phrase of the index's tokens
+	// ("pg-saver" is the phrase pg saver); the last one matches as a
+	// prefix. A word said twice is asked once.
+	Words [][]string
+	// Owner is, for a one-word query "owner/slug", the owner; Key is the
+	// slug an exact match has ("" for none).
+	Owner, Key string
+}
+
+// ParseSearch cuts query into its terms.
+func ParseSearch(query string) SearchTerms {
+	var t SearchTerms
+	text := query
+	fields := strings.Fields(query)
+	if len(fields) == 1 {
+		if owner, rest, ok := strings.Cut(fields[0], "/"); ok {
+			if o := packfmt.Slug(owner); o != "" && o == strings.ToLower(owner) {
+				t.Owner, text = o, rest
+			}
+		}
+	}
+	fields = strings.Fields(text)
+	for i, field := range fields {
+		tokens := packfmt.SearchWords(field)
+		// The last of a word said twice stays, as the prefix.
+		again := slices.ContainsFunc(fields[i+1:], func(f string) bool { return slices.Equal(packfmt.SearchWords(f), tokens) })
+		if len(tokens) > 0 && !again {
+			t.Words = append(t.Words, tokens)
+		}
+	}
+	t.Key = packfmt.Slug(text)
+	return t
+}
 
 func checkSearch(q string) error {
 	if len(q) > MaxSearchBytes {

@@ -30,6 +30,8 @@ import (
 // dialect is everything that differs between the engines.
 type dialect interface {
 	name() string
+	// search is the engine's own full-text search (search.go).
+	search() searchEngine
 	// rebind turns ? placeholders into the engine's.
 	rebind(query string) string
 	// fold is the SQL function that lower-cases text for search, Unicode
@@ -123,6 +125,7 @@ func switchToWAL(c *sqlite3.SQLiteConn, timeout time.Duration) error {
 type sqliteDialect struct{}
 
 func (sqliteDialect) name() string           { return "sqlite" }
+func (sqliteDialect) search() searchEngine   { return sqliteSearch{} }
 func (sqliteDialect) rebind(q string) string { return q }
 func (sqliteDialect) fold() string           { return "pact_fold" }
 func (sqliteDialect) jsonArrayLength(column string) string {
@@ -365,8 +368,9 @@ type postgresDialect struct {
 	rebound *sync.Map // query text with ? → with $n
 }
 
-func (postgresDialect) name() string { return "postgres" }
-func (postgresDialect) fold() string { return "lower" }
+func (postgresDialect) name() string         { return "postgres" }
+func (postgresDialect) search() searchEngine { return postgresSearch{} }
+func (postgresDialect) fold() string         { return "lower" }
 func (postgresDialect) jsonArrayLength(column string) string {
 	return "json_array_length(" + column + "::json)"
 }

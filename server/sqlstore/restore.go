@@ -50,7 +50,7 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 		return counts, err
 	}
 	// The search index is derived, not dumped: built in one pass at the end.
-	if err := s.deferSearchIndex(ctx, tx); err != nil {
+	if err := s.dialect.search().deferIndex(ctx, tx); err != nil {
 		return counts, s.fault("restore", err)
 	}
 	inserts := map[string]*sql.Stmt{}
@@ -151,7 +151,7 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if err := s.fillFullTiles(ctx, tx); err != nil {
 		return counts, s.fault("restore: store the log's full tiles", err)
 	}
-	if err := s.indexPackages(ctx, tx, 0); err != nil {
+	if err := s.dialect.search().index(ctx, s, tx, 0); err != nil {
 		return counts, s.fault("restore: build the search index", err)
 	}
 	if s.dialect.name() == "postgres" {

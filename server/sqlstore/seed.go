@@ -24,7 +24,7 @@ func (s *Store) Seed(ctx context.Context, inputs []registry.PublishInput) error 
 
 	// The search index is built for the whole batch at the end, a step
 	// that may take longer than a request's statement timeout.
-	if err := s.deferSearchIndex(ctx, tx); err != nil {
+	if err := s.dialect.search().deferIndex(ctx, tx); err != nil {
 		return s.fault("seed", err)
 	}
 	if s.dialect.name() == "postgres" {
@@ -96,7 +96,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 			firstID = packageID
 		}
 	}
-	if err := s.indexPackages(ctx, tx, max(firstID, 0)); err != nil {
+	if err := s.dialect.search().index(ctx, s, tx, max(firstID, 0)); err != nil {
 		return s.fault("seed: search index", err)
 	}
 	err = tx.Commit()
