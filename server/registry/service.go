@@ -35,6 +35,7 @@ type Service struct {
 	counts         countsCache     // counts.go
 	downloads      downloadCounter // downloads.go
 	hooks          hookSettings    // hook.go
+	ceremonyKey    ceremonyKey     // passkey.go
 }
 
 // Options are the settings of a Service; the zero value is usable.
