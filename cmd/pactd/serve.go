@@ -190,7 +190,7 @@ func (c *serveConfig) validate() error {
 		rate, burst string
 		limit       server.Limit
 	}{{"rate-ip", "rate-ip-burst", c.Limits.PerIP}, {"rate-token", "rate-token-burst", c.Limits.PerToken},
-		{"rate-key", "rate-key-burst", c.Limits.PerKey}} {
+		{"rate-key", "rate-key-burst", c.Limits.PerKey}, {"rate-log-ip", "rate-log-ip-burst", c.Limits.PerIPLog}} {
 		if math.IsNaN(l.limit.Rate) || math.IsInf(l.limit.Rate, 0) {
 			return invalid(l.rate, "is not a finite number of requests per second")
 		}
@@ -200,6 +200,9 @@ func (c *serveConfig) validate() error {
 		if l.limit.Burst < 0 || (l.limit.Burst == 0 && l.limit.Rate > 0) {
 			return invalid(l.burst, "is less than 1 while --%s is on", l.rate)
 		}
+	}
+	if c.Limits.LogWaitsPerIP < 0 {
+		return invalid("log-waits-ip", "is negative (0 means no bound)")
 	}
 	if c.Limits.MaxConcurrentPublishes < 0 {
 		return invalid("max-concurrent-publishes", "is negative (0 means no limit)")
