@@ -21,7 +21,7 @@ const (
 // in the domain's authority table (registry.Routes) and lets the request
 // on only as the row's rule says (registry.Permit), so no route decides
 // who may use it. A route without a row is refused, and the every-route
-// test names it. An API route first passes the per-address limit, so
+// test names it. An API route first passes the per-address limit (a /log route its own), so
 // floods of bad tokens are limited too; a route that needs a token then
 // authenticates it ("Authorization: Bearer <token>" or "X-Pact-Token:
 // <token>") and passes the per-token limit.
@@ -36,8 +36,12 @@ func (s *Server) gate(c *gin.Context) {
 		s.shared.Fail(c, fmt.Errorf("route %s %s has no row in the authority table (registry.Routes)", c.Request.Method, path))
 		return
 	}
-	if strings.HasPrefix(path, "/api/") {
-		if ok, after := s.limitIP.allow(httpx.AddressKey(c.ClientIP()), time.Now()); !ok {
+	if api, log := strings.HasPrefix(path, "/api/"), strings.HasPrefix(path, "/log/"); api || log {
+		limit := s.limitIP
+		if log {
+			limit = s.limitLog
+		}
+		if ok, after := limit.allow(httpx.AddressKey(c.ClientIP()), time.Now()); !ok {
 			s.shared.Fail(c, httpx.TooManyRequests("from this address", after))
 			return
 		}

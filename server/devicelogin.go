@@ -36,6 +36,9 @@ func (s *Server) startDeviceLogin(c *gin.Context) {
 		}
 	}
 	start, err := s.svc.StartDeviceLogin(c, deref(body.Name), body.Scopes, registry.SessionClient{UserAgent: c.Request.UserAgent(), IP: c.ClientIP()})
+	if errors.Is(err, registry.ErrDeviceLoginsBlockFull) {
+		err = httpx.RetryLater(registry.ErrDeviceLoginsBlockFull, time.Minute)
+	}
 	if err != nil {
 		s.shared.Fail(c, err)
 		return

@@ -21,8 +21,12 @@ type Limit struct {
 // Limits are the abuse guards of the API.
 type Limits struct {
 	PerIP    Limit // every /api request, by client address
-	PerToken Limit // token routes, by token
-	PerKey   Limit // signed publishes, by SSH key (after the signature holds)
+	PerIPLog Limit // every /log request, by client address
+	// LogWaitsPerIP bounds the GET /log/checkpoint?wait=1 held at once
+	// from one client address; past it the answer is 429. 0: no bound.
+	LogWaitsPerIP int
+	PerToken      Limit // token routes, by token
+	PerKey        Limit // signed publishes, by SSH key (after the signature holds)
 	// DeviceLogins are the logins of the command line begun
 	// (POST /api/login/device), by client address: each waits ten
 	// minutes in the database.
@@ -42,6 +46,8 @@ type Limits struct {
 // but DeviceLogins.
 var DefaultLimits = Limits{
 	PerIP:                  Limit{Rate: 50, Burst: 200},
+	PerIPLog:               Limit{Rate: 100, Burst: 400},
+	LogWaitsPerIP:          8,
 	PerToken:               Limit{Rate: 20, Burst: 100},
 	PerKey:                 Limit{Rate: 20, Burst: 100},
 	DeviceLogins:           Limit{Rate: 1.0 / 60, Burst: 10},
@@ -141,4 +147,38 @@ func (p *publishSlots) acquire(ctx context.Context) (release func(), err error) 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// concurrentCap bounds what one key (a client address) holds at once.
+type concurrentCap struct {
+	max  int
+	mu   sync.Mutex
+	held map[string]int
+}
+
+func newConcurrentCap(max int) *concurrentCap {
+	if max <= 0 {
+		return nil
+	}
+	return &concurrentCap{max: max, held: map[string]int{}}
+}
+
+// take holds one more for key, or answers false when key holds max.
+func (k *concurrentCap) take(key string) (release func(), ok bool) {
+	if k == nil {
+		return func() {}, true
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.held[key] >= k.max {
+		return nil, false
+	}
+	k.held[key]++
+	return func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if k.held[key]--; k.held[key] == 0 {
+			delete(k.held, key)
+		}
+	}, true
 }

@@ -58,7 +58,9 @@ type Server struct {
 	handler http.Handler
 
 	limitIP, limitToken, limitKey *keyedLimiter
-	limitDevice                   *keyedLimiter // devicelogin.go
+	limitLog                      *keyedLimiter  // /log/*, by address (auth.go)
+	logWaits                      *concurrentCap // held checkpoint waits, by address (translog.go)
+	limitDevice                   *keyedLimiter  // devicelogin.go
 	publishing                    *publishSlots
 	tiles                         *tileCache        // the log's tiles served (translog.go)
 	idtokens                      *idtoken.Verifier // nil when no issuer is allowed (trust.go)
@@ -79,6 +81,8 @@ func New(svc *registry.Service, cfg Config) *Server {
 		limitIP:     newKeyedLimiter(cfg.Limits.PerIP),
 		limitToken:  newKeyedLimiter(cfg.Limits.PerToken),
 		limitKey:    newKeyedLimiter(cfg.Limits.PerKey),
+		limitLog:    newKeyedLimiter(cfg.Limits.PerIPLog),
+		logWaits:    newConcurrentCap(cfg.Limits.LogWaitsPerIP),
 		limitDevice: newKeyedLimiter(cfg.Limits.DeviceLogins),
 		publishing:  newPublishSlots(cfg.Limits.MaxConcurrentPublishes, cfg.Limits.PublishQueueWait),
 		tiles:       newTileCache(maxTileCacheBytes),

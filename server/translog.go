@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -42,6 +43,13 @@ func (s *Server) logCheckpoint(c *gin.Context) {
 	switch wait, ok := c.GetQuery("wait"); {
 	case !ok:
 	case wait == "1":
+		// Waits are held, so each address holds only a few at once.
+		release, ok := s.logWaits.take(httpx.AddressKey(c.ClientIP()))
+		if !ok {
+			s.shared.Fail(c, httpx.TooManyRequests("waiting for a checkpoint from this address", time.Second))
+			return
+		}
+		defer release()
 		latest = s.svc.LogCheckpointCovering
 	default:
 		s.shared.Fail(c, registry.Errorf(registry.Invalid, "wait must be 1 (wait for a checkpoint covering every entry logged so far) or absent"))

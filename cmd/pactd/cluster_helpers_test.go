@@ -30,7 +30,7 @@ import (
 
 // unlimited turns pactd's rate limits off: these tests send bursts on
 // purpose and must never see a 429.
-var unlimited = []string{"--rate-ip", "0", "--rate-token", "0", "--rate-key", "0"}
+var unlimited = []string{"--rate-ip", "0", "--rate-token", "0", "--rate-key", "0", "--rate-log-ip", "0"}
 
 // startPactd runs pactd serve on db until the test ends.
 func startPactd(t *testing.T, db string, args ...string) *pactdtest.Server {

@@ -118,6 +118,9 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.DurationVar(&c.Timeouts.Idle, "idle-timeout", 120*time.Second, "how long an idle keep-alive connection stays open")
 	f.Float64Var(&c.Limits.PerIP.Rate, "rate-ip", d.PerIP.Rate, "API requests per second per client address (0 turns the limit off)")
 	f.IntVar(&c.Limits.PerIP.Burst, "rate-ip-burst", d.PerIP.Burst, "burst of API requests per client address")
+	f.Float64Var(&c.Limits.PerIPLog.Rate, "rate-log-ip", d.PerIPLog.Rate, "transparency log requests (/log/...) per second per client address (0 turns the limit off)")
+	f.IntVar(&c.Limits.PerIPLog.Burst, "rate-log-ip-burst", d.PerIPLog.Burst, "burst of transparency log requests per client address")
+	f.IntVar(&c.Limits.LogWaitsPerIP, "log-waits-ip", d.LogWaitsPerIP, "GET /log/checkpoint?wait=1 requests held at once per client address; more get 429 (0: no bound)")
 	f.Float64Var(&c.Limits.PerToken.Rate, "rate-token", d.PerToken.Rate, "requests per second per API token (0 turns the limit off)")
 	f.IntVar(&c.Limits.PerToken.Burst, "rate-token-burst", d.PerToken.Burst, "burst of requests per API token")
 	f.Float64Var(&c.Limits.PerKey.Rate, "rate-key", d.PerKey.Rate, "signed publishes per second per SSH key (0 turns the limit off)")
@@ -187,7 +190,7 @@ func (c *serveConfig) validate() error {
 		rate, burst string
 		limit       server.Limit
 	}{{"rate-ip", "rate-ip-burst", c.Limits.PerIP}, {"rate-token", "rate-token-burst", c.Limits.PerToken},
-		{"rate-key", "rate-key-burst", c.Limits.PerKey}} {
+		{"rate-key", "rate-key-burst", c.Limits.PerKey}, {"rate-log-ip", "rate-log-ip-burst", c.Limits.PerIPLog}} {
 		if math.IsNaN(l.limit.Rate) || math.IsInf(l.limit.Rate, 0) {
 			return invalid(l.rate, "is not a finite number of requests per second")
 		}
@@ -197,6 +200,9 @@ func (c *serveConfig) validate() error {
 		if l.limit.Burst < 0 || (l.limit.Burst == 0 && l.limit.Rate > 0) {
 			return invalid(l.burst, "is less than 1 while --%s is on", l.rate)
 		}
+	}
+	if c.Limits.LogWaitsPerIP < 0 {
+		return invalid("log-waits-ip", "is negative (0 means no bound)")
 	}
 	if c.Limits.MaxConcurrentPublishes < 0 {
 		return invalid("max-concurrent-publishes", "is negative (0 means no limit)")

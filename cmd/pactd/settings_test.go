@@ -70,6 +70,10 @@ func TestServeRefusesBadSettingsFromEverySource(t *testing.T) {
 			want: `pactd: unknown flag: --adr`},
 		{name: "flag, bad meaning", args: []string{"--rate-ip", "-1"},
 			want: `pactd: flag --rate-ip: "-1" is negative (0 turns the limit off)`},
+		{name: "flag, bad meaning of a /log limit", args: []string{"--rate-log-ip", "-1"},
+			want: `pactd: flag --rate-log-ip: "-1" is negative (0 turns the limit off)`},
+		{name: "flag, a negative bound of held waits", args: []string{"--log-waits-ip", "-1"},
+			want: `pactd: flag --log-waits-ip: "-1" is negative (0 means no bound)`},
 
 		{name: "environment, bad type", env: []string{"PACTD_RATE_IP=fast"},
 			want: `pactd: environment PACTD_RATE_IP: "fast" is not a number`},

@@ -57,6 +57,9 @@ type Options struct {
 	// http://127.0.0.1:PORT, in its base URL and Env.URL: passkeys need a
 	// domain name for their RP ID, and browsers allow them on localhost.
 	Localhost bool
+	// NoSequencer runs no log sequencer beside the server: entries stay
+	// uncovered until the test calls Service.SequenceLog.
+	NoSequencer bool
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -108,13 +111,15 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	if _, err := svc.SequenceLog(context.Background()); err != nil {
 		t.Fatalf("first checkpoint: %v", err)
 	}
-	sequencing, stopSequencer := context.WithCancel(context.Background())
-	sequencerDone := make(chan struct{})
-	go func() {
-		defer close(sequencerDone)
-		svc.RunLogSequencer(sequencing, 500*time.Millisecond, 10*time.Millisecond, nil)
-	}()
-	t.Cleanup(func() { stopSequencer(); <-sequencerDone })
+	if !opts.NoSequencer {
+		sequencing, stopSequencer := context.WithCancel(context.Background())
+		sequencerDone := make(chan struct{})
+		go func() {
+			defer close(sequencerDone)
+			svc.RunLogSequencer(sequencing, 500*time.Millisecond, 10*time.Millisecond, nil)
+		}()
+		t.Cleanup(func() { stopSequencer(); <-sequencerDone })
+	}
 	// The base URL is only known once the listener exists, so the handler
 	// is installed after the server starts.
 	ts := httptest.NewUnstartedServer(nil)

@@ -16,7 +16,7 @@ func deviceLogin(t *testing.T, s registry.Store, code string, minute int) *regis
 	t.Helper()
 	d := &registry.DeviceLogin{DeviceHash: tokenHash("device " + code), UserHash: tokenHash("user " + code), Name: "laptop",
 		UserAgent: "pact/1.0", IP: "192.0.2.1", CreatedAt: at(minute).In(cet), ExpiresAt: at(minute + 10).In(cet)}
-	if err := s.CreateDeviceLogin(ctx(), d, registry.MaxPendingDeviceLogins); err != nil {
+	if err := s.CreateDeviceLogin(ctx(), d, registry.MaxPendingDeviceLogins, registry.MaxPendingDeviceLoginsPerBlock); err != nil {
 		t.Fatalf("CreateDeviceLogin(%s): %v", code, err)
 	}
 	if d.ID == 0 {
@@ -40,7 +40,7 @@ func (su suite) testDeviceLogins(t *testing.T) {
 		s := su.store(t)
 		d := &registry.DeviceLogin{DeviceHash: tokenHash("device asks"), UserHash: tokenHash("user asks"), Name: "laptop",
 			RequestedScopes: []registry.Scope{registry.ScopePublish, registry.ScopeYank}, CreatedAt: at(0), ExpiresAt: at(10)}
-		if err := s.CreateDeviceLogin(ctx(), d, registry.MaxPendingDeviceLogins); err != nil {
+		if err := s.CreateDeviceLogin(ctx(), d, registry.MaxPendingDeviceLogins, registry.MaxPendingDeviceLoginsPerBlock); err != nil {
 			t.Fatal(err)
 		}
 		plain := deviceLogin(t, s, "asks for nothing", 0)
@@ -186,24 +186,46 @@ func (su suite) testDeviceLogins(t *testing.T) {
 		}
 	})
 
-	t.Run("the logins waiting at once are bounded", func(t *testing.T) {
+	t.Run("the logins waiting are bounded per block, and a full table makes the fullest block give way", func(t *testing.T) {
 		s := su.store(t)
+		login := func(name, block string, minute int) (*registry.DeviceLogin, error) {
+			d := &registry.DeviceLogin{DeviceHash: tokenHash("device " + name), UserHash: tokenHash("user " + name),
+				Name: "laptop", Block: block, CreatedAt: at(minute), ExpiresAt: at(minute + 10)}
+			return d, s.CreateDeviceLogin(ctx(), d, 4, 3)
+		}
+		var flood []*registry.DeviceLogin
 		for i := range 3 {
-			d := &registry.DeviceLogin{DeviceHash: tokenHash(fmt.Sprint("device ", i)), UserHash: tokenHash(fmt.Sprint("user ", i)),
-				Name: "laptop", CreatedAt: at(0), ExpiresAt: at(10)}
-			err := s.CreateDeviceLogin(ctx(), d, 2)
-			if i < 2 && err != nil {
-				t.Fatalf("login %d of 2: %v", i+1, err)
+			d, err := login(fmt.Sprint("flood ", i), "198.51.100.0/24", i)
+			if err != nil {
+				t.Fatalf("login %d of 3 from a block: %v", i+1, err)
 			}
-			if i == 2 && !errors.Is(err, registry.ErrDeviceLoginsFull) {
-				t.Fatalf("login 3 of 2: %v, want ErrDeviceLoginsFull", err)
+			flood = append(flood, d)
+		}
+		if _, err := login("flood 3", "198.51.100.0/24", 3); !errors.Is(err, registry.ErrDeviceLoginsBlockFull) {
+			t.Fatalf("login 4 of 3 from a block: %v, want ErrDeviceLoginsBlockFull", err)
+		}
+		other, err := login("other", "203.0.113.0/24", 3)
+		if err != nil {
+			t.Fatalf("a login from another block: %v", err)
+		}
+		// The table holds 4 of 4: a login from a third block starts, and
+		// the oldest of the fullest block gives way.
+		if _, err := login("third", "2001:db8:1::/48", 4); err != nil {
+			t.Fatalf("a login from a third block with the table full: %v", err)
+		}
+		if _, err := s.PendingDeviceLogin(ctx(), flood[0].UserHash, at(5)); !registry.IsCode(err, registry.NotFound) {
+			t.Errorf("the oldest login of the fullest block is still waiting: %v", err)
+		}
+		for _, d := range []*registry.DeviceLogin{flood[1], flood[2], other} {
+			if _, err := s.PendingDeviceLogin(ctx(), d.UserHash, at(5)); err != nil {
+				t.Errorf("login %d went, not the oldest of the fullest block: %v", d.ID, err)
 			}
 		}
 		// Logins that expired count no more, pruned or not.
-		d := &registry.DeviceLogin{DeviceHash: tokenHash("device later"), UserHash: tokenHash("user later"), Name: "laptop",
-			CreatedAt: at(10), ExpiresAt: at(20)}
-		if err := s.CreateDeviceLogin(ctx(), d, 2); err != nil {
-			t.Fatalf("a login once the others expired: %v", err)
+		for i := range 3 {
+			if _, err := login(fmt.Sprint("later ", i), "198.51.100.0/24", 20); err != nil {
+				t.Fatalf("a login once the others expired: %v", err)
+			}
 		}
 	})
 
@@ -214,7 +236,7 @@ func (su suite) testDeviceLogins(t *testing.T) {
 			{DeviceHash: d.DeviceHash, UserHash: tokenHash("other user code"), Name: "x", CreatedAt: at(1), ExpiresAt: at(11)},
 			{DeviceHash: tokenHash("other device code"), UserHash: d.UserHash, Name: "x", CreatedAt: at(1), ExpiresAt: at(11)},
 		} {
-			wantCode(t, "CreateDeviceLogin with a stored hash", s.CreateDeviceLogin(ctx(), clash, registry.MaxPendingDeviceLogins), registry.Conflict)
+			wantCode(t, "CreateDeviceLogin with a stored hash", s.CreateDeviceLogin(ctx(), clash, registry.MaxPendingDeviceLogins, registry.MaxPendingDeviceLoginsPerBlock), registry.Conflict)
 		}
 	})
 

@@ -185,20 +185,52 @@ func (su suite) testPasskeys(t *testing.T) {
 		wantCode(t, "taking an expired ceremony", err, registry.NotFound)
 	})
 
-	t.Run("ceremonies under way are bounded", func(t *testing.T) {
+	t.Run("log-ins waiting are bounded per account, the oldest giving way", func(t *testing.T) {
 		s := su.store(t)
-		for i, h := range []string{"a", "b"} {
-			if err := s.CreateCeremony(ctx(), &registry.Ceremony{Hash: tokenHash(h), Kind: registry.CeremonyLogin, CreatedAt: at(i), ExpiresAt: at(i + 5)}, 2); err != nil {
-				t.Fatal(err)
+		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
+		waiting := func(acct *registry.Account, h string, minute int) {
+			t.Helper()
+			c := &registry.Ceremony{Hash: tokenHash(h), Kind: registry.CeremonySecondFactor, AccountID: acct.ID, CreatedAt: at(minute), ExpiresAt: at(minute + 5)}
+			if err := s.CreateCeremony(ctx(), c, 2); err != nil {
+				t.Fatalf("CreateCeremony(%s): %v", h, err)
 			}
 		}
-		err := s.CreateCeremony(ctx(), &registry.Ceremony{Hash: tokenHash("c"), Kind: registry.CeremonyLogin, CreatedAt: at(2), ExpiresAt: at(7)}, 2)
-		if err != registry.ErrCeremoniesFull {
-			t.Fatalf("a third ceremony with room for two: %v, want ErrCeremoniesFull", err)
+		waiting(bob, "bob 1", 0)
+		for i, h := range []string{"alice 1", "alice 2", "alice 3"} {
+			waiting(alice, h, i)
 		}
-		// Once the first has expired there is room again.
-		if err := s.CreateCeremony(ctx(), &registry.Ceremony{Hash: tokenHash("c"), Kind: registry.CeremonyLogin, CreatedAt: at(5), ExpiresAt: at(10)}, 2); err != nil {
-			t.Fatalf("after one expired: %v", err)
+		for h, want := range map[string]bool{"alice 1": false, "alice 2": true, "alice 3": true, "bob 1": true} {
+			_, err := s.CeremonyByHash(ctx(), tokenHash(h), at(3))
+			if (err == nil) != want {
+				t.Errorf("%s waiting: %v, want %v", h, err == nil, want)
+			}
+		}
+	})
+
+	t.Run("a challenge is spent once, until it expires", func(t *testing.T) {
+		s := su.store(t)
+		if err := s.SpendChallenge(ctx(), tokenHash("challenge"), t0, at(5)); err != nil {
+			t.Fatalf("SpendChallenge: %v", err)
+		}
+		wantCode(t, "a challenge spent twice", s.SpendChallenge(ctx(), tokenHash("challenge"), at(1), at(5)), registry.Conflict)
+		if err := s.SpendChallenge(ctx(), tokenHash("challenge"), at(5), at(10)); err != nil {
+			t.Fatalf("SpendChallenge once the first spend expired: %v", err)
+		}
+	})
+
+	t.Run("a server secret is stored once and read by all", func(t *testing.T) {
+		s := su.store(t)
+		first, err := s.ServerSecret(ctx(), "key", []byte("first"), t0)
+		if err != nil || string(first) != "first" {
+			t.Fatalf("ServerSecret = %q, %v", first, err)
+		}
+		again, err := s.ServerSecret(ctx(), "key", []byte("second"), at(1))
+		if err != nil || string(again) != "first" {
+			t.Fatalf("ServerSecret with another fresh one = %q, %v; want the first", again, err)
+		}
+		other, err := s.ServerSecret(ctx(), "other", []byte("second"), at(1))
+		if err != nil || string(other) != "second" {
+			t.Fatalf("ServerSecret of another name = %q, %v", other, err)
 		}
 	})
 }

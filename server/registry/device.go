@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"crypto/rand"
+	"net/netip"
 	"strings"
 	"time"
 )
@@ -23,9 +24,15 @@ const (
 	// login; a poll sooner is answered ErrSlowDown.
 	DevicePollInterval = 5 * time.Second
 	// MaxPendingDeviceLogins bounds the logins of the whole registry
-	// waiting at once; beyond it a new one is refused (ErrDeviceLoginsFull)
-	// until some expire. Creating them is rate-limited per address too.
+	// waiting at once; beyond it a new one makes the oldest of the block
+	// with the most waiting give way, so a flood from a few blocks cannot
+	// keep anybody else from logging in. Creating them is rate-limited per
+	// address too.
 	MaxPendingDeviceLogins = 10_000
+	// MaxPendingDeviceLoginsPerBlock bounds the logins waiting at once
+	// from one address block (DeviceLoginBlock); beyond it a new one from
+	// that block is refused (ErrDeviceLoginsBlockFull) until some expire.
+	MaxPendingDeviceLoginsPerBlock = 100
 	// DeviceLoginName is the name of the token a login makes when the
 	// command line gives none.
 	DeviceLoginName = "pact login"
@@ -55,6 +62,9 @@ type DeviceLogin struct {
 	// them).
 	UserAgent string
 	IP        string
+	// Block is the address block of IP (DeviceLoginBlock), which the
+	// bounds on logins waiting count by; stored, not read back.
+	Block     string
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	// PolledAt is the last poll with the device code; nil before the first.
@@ -97,9 +107,10 @@ var (
 		Message: "this device code expired, was used already, or was never given: start the login again"}
 	ErrAccessDenied = &Error{Code: Forbidden, Reason: "access_denied", Public: true,
 		Message: "the login was denied in the browser"}
-	// ErrDeviceLoginsFull is a new login beyond MaxPendingDeviceLogins.
-	ErrDeviceLoginsFull = &Error{Code: Unavailable, Reason: "device_logins_full",
-		Message: "too many logins wait for approval on this registry: try again in a few minutes, or log in with a token (pact login --token-stdin)"}
+	// ErrDeviceLoginsBlockFull is a new login beyond
+	// MaxPendingDeviceLoginsPerBlock from its address block.
+	ErrDeviceLoginsBlockFull = &Error{Code: RateLimited, Reason: "device_logins_full", Public: true,
+		Message: "too many logins from your network wait for approval: try again in a few minutes, or log in with a token (pact login --token-stdin)"}
 )
 
 // ErrNoDeviceScope refuses an approval that names no scope.
@@ -142,9 +153,9 @@ func (s *Service) StartDeviceLogin(ctx context.Context, name string, scopes []st
 	for attempt := 1; ; attempt++ {
 		start := &DeviceStart{DeviceCode: NewSecret("", deviceCodeLength), UserCode: newUserCode()}
 		start.Login = &DeviceLogin{DeviceHash: hashSecret(start.DeviceCode), UserHash: hashSecret(NormalizeUserCode(start.UserCode)),
-			Name: name, RequestedScopes: requested, UserAgent: CleanUserAgent(client.UserAgent), IP: cleanIP(client.IP),
+			Name: name, RequestedScopes: requested, UserAgent: CleanUserAgent(client.UserAgent), IP: cleanIP(client.IP), Block: DeviceLoginBlock(client.IP),
 			CreatedAt: now, ExpiresAt: now.Add(DeviceLoginLifetime)}
-		err := s.store.CreateDeviceLogin(ctx, start.Login, MaxPendingDeviceLogins)
+		err := s.store.CreateDeviceLogin(ctx, start.Login, MaxPendingDeviceLogins, MaxPendingDeviceLoginsPerBlock)
 		if err == nil {
 			return start, nil
 		}
@@ -152,6 +163,26 @@ func (s *Service) StartDeviceLogin(ctx context.Context, name string, scopes []st
 			return nil, err
 		}
 	}
+}
+
+// DeviceLoginBlock is the address block logins are counted by: an IPv4
+// address's /24, an IPv6 address's /48 (what one site is commonly given),
+// "203.0.113.0/24"; "" for what is no address.
+func DeviceLoginBlock(ip string) string {
+	addr, err := netip.ParseAddr(strings.TrimSpace(ip))
+	if err != nil {
+		return ""
+	}
+	addr = addr.Unmap().WithZone("")
+	bits := 48
+	if addr.Is4() {
+		bits = 24
+	}
+	prefix, err := addr.Prefix(bits)
+	if err != nil {
+		return ""
+	}
+	return prefix.String()
 }
 
 // newUserCode makes a user code as people read it: "WDJB-MJHT".

@@ -2,13 +2,18 @@ package registry
 
 import (
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
@@ -21,14 +26,22 @@ import (
 // codes for a lost passkey. go-webauthn does every check of the ceremonies
 // (challenge, origin, RP ID, signature, flags); the domain keeps their
 // state, single-use and short-lived, and decides who may do what.
+//
+// Registering a passkey and logging in with one keep the state between
+// begin and finish with the browser, sealed (AES-256-GCM under a key the
+// replicas share through the database, sealCeremony): a visitor who begins
+// ceremonies by the thousand stores nothing, so nobody can fill a table
+// that others need. A log-in that succeeded spends its challenge in the
+// store, so the same answer cannot log in twice. A log-in whose password
+// held waits for its second factor in the store, bounded per account.
 const (
 	// CeremonyLifetime is how long a ceremony (begin to finish) and a
 	// log-in waiting for its second factor last.
 	CeremonyLifetime = 5 * time.Minute
-	// MaxPendingCeremonies bounds the ceremonies of the whole registry
-	// waiting at once; beyond it a new one is refused until some expire.
-	// Beginning one is counted per address by the log-in throttle too.
-	MaxPendingCeremonies = 10_000
+	// MaxPendingSecondFactors bounds the log-ins of one account waiting
+	// for their second factor; a new one makes the oldest give way, so
+	// it is never refused.
+	MaxPendingSecondFactors = 10
 	// MaxPasskeysPerAccount bounds the passkeys one account registers.
 	MaxPasskeysPerAccount = 20
 	// MaxPasskeyName bounds a passkey's name.
@@ -41,6 +54,14 @@ const (
 	MaxCredentialBytes = 32 << 10
 
 	ceremonyIDLength = 43 // base62 ≈ 256 bits
+	// maxSealedCeremony bounds the sealed state a browser may send back.
+	maxSealedCeremony = 4096
+	// ceremonyKeyName names the key of sealed ceremonies among the
+	// secrets the replicas share (Store.ServerSecret).
+	ceremonyKeyName = "webauthn-ceremony-key"
+	// ceremonyAD is the additional data of every sealed ceremony: a box
+	// sealed under the same key for another purpose does not open.
+	ceremonyAD = "pact webauthn ceremony v1"
 	// A recovery code is 16 characters of recoveryAlphabet (80 bits),
 	// shown in four groups of four.
 	recoveryAlphabet   = "abcdefghijkmnpqrstuvwxyz23456789"
@@ -70,8 +91,9 @@ type Passkey struct {
 	LastUsedAt *time.Time
 }
 
-// Ceremony is the state kept between two steps of a WebAuthn ceremony,
-// found by the SHA-256 of a random id the browser holds.
+// Ceremony is a log-in whose password held, waiting for its second factor
+// (with the state of its WebAuthn ceremony once begun), found by the
+// SHA-256 of a random id the browser holds.
 type Ceremony struct {
 	Hash      []byte
 	Kind      string
@@ -80,9 +102,6 @@ type Ceremony struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time
 }
-
-// ErrCeremoniesFull refuses a new ceremony while MaxPendingCeremonies wait.
-var ErrCeremoniesFull = Errorf(Unavailable, "too many passkey ceremonies are under way; try again in a few minutes")
 
 // PasskeyStore keeps passkeys, recovery codes and the ceremonies between
 // their steps.
@@ -114,10 +133,9 @@ type PasskeyStore interface {
 	UseRecoveryCode(ctx context.Context, accountID int64, hash []byte) error
 	// CountRecoveryCodes counts an account's unused codes.
 	CountRecoveryCodes(ctx context.Context, accountID int64) (int, error)
-	// CreateCeremony stores c, unless maxPending ceremonies that have not
-	// expired at c.CreatedAt are stored already (ErrCeremoniesFull).
-	// Expired ones are deleted on the way.
-	CreateCeremony(ctx context.Context, c *Ceremony, maxPending int) error
+	// CreateCeremony stores c; the expired ceremonies, and the oldest of
+	// c's account beyond maxPerAccount-1, are deleted on the way.
+	CreateCeremony(ctx context.Context, c *Ceremony, maxPerAccount int) error
 	// CeremonyByHash reads a ceremony that has not expired at now.
 	CeremonyByHash(ctx context.Context, hash []byte, now time.Time) (*Ceremony, error)
 	// SetCeremonySession replaces the session of a ceremony that has not
@@ -126,6 +144,13 @@ type PasskeyStore interface {
 	// TakeCeremony deletes a ceremony and answers it when it had not
 	// expired at now; NotFound otherwise, so each is finished once.
 	TakeCeremony(ctx context.Context, hash []byte, now time.Time) (*Ceremony, error)
+	// SpendChallenge records the hash of a ceremony's challenge as used
+	// until until (the expired ones are deleted on the way); Conflict when
+	// it is recorded already, so each is spent once.
+	SpendChallenge(ctx context.Context, hash []byte, at, until time.Time) error
+	// ServerSecret answers the secret stored under name, storing fresh
+	// first when there is none, so every replica reads the same one.
+	ServerSecret(ctx context.Context, name string, fresh []byte, at time.Time) ([]byte, error)
 }
 
 // RelyingParty is pactd as WebAuthn knows it: its RP ID is the host of
@@ -205,8 +230,100 @@ func (s *Service) ListPasskeys(ctx context.Context, accountID int64) ([]Passkey,
 	return s.store.ListPasskeys(ctx, accountID)
 }
 
-// newCeremony stores the state of a ceremony and answers the id the
-// browser keeps for it.
+// ceremonyKey is the AEAD sealing ceremonies, read from the store once.
+type ceremonyKey struct {
+	mu   sync.Mutex
+	aead cipher.AEAD
+}
+
+// ceremonyAEAD answers the AEAD of sealed ceremonies, with the key the
+// replicas share (made by the first replica that needs one).
+func (s *Service) ceremonyAEAD(ctx context.Context) (cipher.AEAD, error) {
+	k := &s.ceremonyKey
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.aead != nil {
+		return k.aead, nil
+	}
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, err
+	}
+	key, err := s.store.ServerSecret(ctx, ceremonyKeyName, fresh, s.now())
+	if err != nil {
+		return nil, err
+	}
+	if len(key) != 32 {
+		return nil, fmt.Errorf("the stored key of passkey ceremonies has %d bytes, not 32", len(key))
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	if k.aead, err = cipher.NewGCM(block); err != nil {
+		return nil, err
+	}
+	return k.aead, nil
+}
+
+// sealedCeremony is what the browser keeps of a registration or a passkey
+// log-in between its begin and its finish, sealed.
+type sealedCeremony struct {
+	Kind      string                `json:"kind"`
+	AccountID int64                 `json:"account,omitempty"`
+	ExpiresAt int64                 `json:"expires"` // Unix seconds, the service's clock
+	Session   *webauthn.SessionData `json:"session"`
+}
+
+// sealCeremony answers the state of a ceremony sealed for the browser to
+// keep: the nonce and the AES-GCM box, base64url.
+func (s *Service) sealCeremony(ctx context.Context, kind string, accountID int64, session *webauthn.SessionData) (string, error) {
+	aead, err := s.ceremonyAEAD(ctx)
+	if err != nil {
+		return "", err
+	}
+	plain, err := json.Marshal(sealedCeremony{Kind: kind, AccountID: accountID, Session: session,
+		ExpiresAt: s.now().Add(CeremonyLifetime).Unix()})
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(plain)+aead.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, plain, []byte(ceremonyAD))), nil
+}
+
+// openCeremony answers the state sealCeremony sealed, if it is of kind
+// and has not expired; errNoCeremony for anything else, forged or not.
+func (s *Service) openCeremony(ctx context.Context, sealed, kind string) (*sealedCeremony, error) {
+	if sealed == "" || len(sealed) > maxSealedCeremony {
+		return nil, errNoCeremony
+	}
+	box, err := base64.RawURLEncoding.DecodeString(sealed)
+	if err != nil {
+		return nil, errNoCeremony
+	}
+	aead, err := s.ceremonyAEAD(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(box) < aead.NonceSize() {
+		return nil, errNoCeremony
+	}
+	plain, err := aead.Open(nil, box[:aead.NonceSize()], box[aead.NonceSize():], []byte(ceremonyAD))
+	if err != nil {
+		return nil, errNoCeremony
+	}
+	var c sealedCeremony
+	if err := json.Unmarshal(plain, &c); err != nil || c.Kind != kind || c.Session == nil || s.now().Unix() >= c.ExpiresAt {
+		return nil, errNoCeremony
+	}
+	return &c, nil
+}
+
+// newCeremony stores a log-in waiting for its second factor and answers
+// the id the browser keeps for it.
 func (s *Service) newCeremony(ctx context.Context, kind string, accountID int64, session *webauthn.SessionData) (string, error) {
 	id := NewSecret("", ceremonyIDLength)
 	now := s.now()
@@ -218,7 +335,7 @@ func (s *Service) newCeremony(ctx context.Context, kind string, accountID int64,
 		}
 		c.Session = b
 	}
-	if err := s.store.CreateCeremony(ctx, c, MaxPendingCeremonies); err != nil {
+	if err := s.store.CreateCeremony(ctx, c, MaxPendingSecondFactors); err != nil {
 		return "", err
 	}
 	return id, nil
@@ -278,7 +395,7 @@ func (s *Service) BeginPasskeyRegistration(ctx context.Context, rp *RelyingParty
 	if err != nil {
 		return nil, "", err
 	}
-	id, err := s.newCeremony(ctx, CeremonyRegister, acct.ID, session)
+	id, err := s.sealCeremony(ctx, CeremonyRegister, acct.ID, session)
 	return creation, id, err
 }
 
@@ -296,13 +413,14 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, rp *RelyingPart
 	if len(credential) > MaxCredentialBytes {
 		return nil, Errorf(TooLarge, "the passkey's answer is larger than %d bytes", MaxCredentialBytes)
 	}
-	c, session, err := s.takeCeremony(ctx, ceremonyID, CeremonyRegister)
+	c, err := s.openCeremony(ctx, ceremonyID, CeremonyRegister)
 	if err != nil {
 		return nil, err
 	}
 	if c.AccountID != acct.ID {
 		return nil, errNoCeremony
 	}
+	session := c.Session
 	parsed, err := protocol.ParseCredentialCreationResponseBytes(credential)
 	if err != nil {
 		return nil, refused("the passkey's answer is not one", err)
@@ -343,7 +461,7 @@ func (s *Service) BeginPasskeyLogin(ctx context.Context, rp *RelyingParty) (*pro
 	if err != nil {
 		return nil, "", err
 	}
-	id, err := s.newCeremony(ctx, CeremonyLogin, 0, session)
+	id, err := s.sealCeremony(ctx, CeremonyLogin, 0, session)
 	return assertion, id, err
 }
 
@@ -356,10 +474,11 @@ func (s *Service) FinishPasskeyLogin(ctx context.Context, rp *RelyingParty, cere
 	if len(credential) > MaxCredentialBytes {
 		return nil, Errorf(TooLarge, "the passkey's answer is larger than %d bytes", MaxCredentialBytes)
 	}
-	_, session, err := s.takeCeremony(ctx, ceremonyID, CeremonyLogin)
+	c, err := s.openCeremony(ctx, ceremonyID, CeremonyLogin)
 	if err != nil {
 		return nil, err
 	}
+	session := c.Session
 	parsed, err := protocol.ParseCredentialRequestResponseBytes(credential)
 	if err != nil {
 		return nil, refused("the passkey's answer is not one", err)
@@ -387,6 +506,15 @@ func (s *Service) FinishPasskeyLogin(ctx context.Context, rp *RelyingParty, cere
 	_, cred, err := rp.w.ValidatePasskeyLogin(func(_, _ []byte) (webauthn.User, error) { return u, nil }, *session, parsed)
 	if err != nil {
 		return nil, refused("the passkey was refused", err)
+	}
+	// The browser keeps the ceremony: its challenge is spent here, so the
+	// same answer (a copy of the cookie and the post) logs in once.
+	err = s.store.SpendChallenge(ctx, hashSecret(session.Challenge), s.now(), time.Unix(c.ExpiresAt, 0))
+	if IsCode(err, Conflict) {
+		return nil, errNoCeremony
+	}
+	if err != nil {
+		return nil, err
 	}
 	if err := s.passkeyUsed(ctx, key, cred); err != nil {
 		return nil, err

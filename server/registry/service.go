@@ -24,6 +24,7 @@ type Service struct {
 	maxDocumentBytes int64
 	log              *LogSigner // set by InitLog
 	checkpoint       checkpointCache
+	watch            checkpointWatch              // the requests waiting for a new checkpoint (translog.go)
 	witness          *witnessing                  // witness.go; nil without a witness policy
 	witnessed        checkpointCache              // the witnessed checkpoint served (witness.go)
 	oidcIssuers      []string                     // trust.go
@@ -34,6 +35,7 @@ type Service struct {
 	counts         countsCache     // counts.go
 	downloads      downloadCounter // downloads.go
 	hooks          hookSettings    // hook.go
+	ceremonyKey    ceremonyKey     // passkey.go
 }
 
 // Options are the settings of a Service; the zero value is usable.

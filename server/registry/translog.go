@@ -352,6 +352,7 @@ func (s *Service) SequenceLog(ctx context.Context) (int64, error) {
 		})
 		if err == nil && size != last {
 			s.checkpoint.set(0, nil, time.Time{}) // a new checkpoint may be signed
+			s.nudgeCheckpointWatch()
 		}
 		if err == nil && size > st.TreeSize {
 			s.wakeWitnesses() // a new checkpoint was signed
@@ -444,12 +445,101 @@ func (s *Service) latestCheckpoint(ctx context.Context) (int64, []byte, error) {
 
 // Waiting for a checkpoint that covers the log (LogCheckpointCovering):
 // the sequencer covers an append within a second, so the bound is only
-// reached when it is failing; the poll reads the copy LogCheckpoint keeps,
-// so a waiting request costs a read of the store every checkpointTTL.
-const (
-	CheckpointWaitLimit = 5 * time.Second
-	checkpointWaitPoll  = 20 * time.Millisecond
-)
+// reached when it is failing.
+const CheckpointWaitLimit = 5 * time.Second
+
+// checkpointWatch tells the requests waiting for a new checkpoint
+// (LogCheckpointCovering) that one is served, all at once: each waiter
+// sleeps on changed, which is closed and replaced whenever the served
+// checkpoint grows. One loop per process (watchCheckpoints) reads the
+// served checkpoint while anybody waits, every checkpointTTL, so a checkpoint
+// another replica signed shows too; this process's sequencer and witness
+// pusher nudge it at once. A held wait costs no CPU, whatever their number.
+type checkpointWatch struct {
+	mu      sync.Mutex
+	size    int64  // of the served checkpoint last read, -1 before
+	signed  []byte // nil before one is read
+	changed chan struct{}
+	waiters int
+	running bool          // watchCheckpoints runs
+	nudge   chan struct{} // buffered(1): read the store now
+}
+
+// join counts a waiter in, starting the loop when it is the first, and
+// answers the checkpoint known and the channel closed when it changes.
+func (s *Service) joinCheckpointWait() (int64, []byte, <-chan struct{}) {
+	w := &s.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.changed == nil {
+		w.changed, w.nudge, w.size = make(chan struct{}), make(chan struct{}, 1), -1
+	}
+	w.waiters++
+	if !w.running {
+		w.running = true
+		go s.watchCheckpoints()
+	}
+	return w.size, w.signed, w.changed
+}
+
+func (s *Service) leaveCheckpointWait() {
+	w := &s.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.waiters--
+}
+
+// watchedCheckpoint answers the checkpoint known and its change channel.
+func (s *Service) watchedCheckpoint() (int64, []byte, <-chan struct{}) {
+	w := &s.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.size, w.signed, w.changed
+}
+
+// nudgeCheckpointWatch makes the loop read the served checkpoint now (a
+// new one may have been signed or witnessed by this process).
+func (s *Service) nudgeCheckpointWatch() {
+	w := &s.watch
+	w.mu.Lock()
+	nudge := w.nudge
+	w.mu.Unlock()
+	if nudge != nil {
+		select {
+		case nudge <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// watchCheckpoints reads the served checkpoint while any request waits for
+// a new one, and wakes them all when it grows; it ends with the last wait.
+func (s *Service) watchCheckpoints() {
+	w := &s.watch
+	tick := time.NewTicker(checkpointTTL)
+	defer tick.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), CheckpointWaitLimit)
+		size, signed, err := s.servedCheckpoint(ctx)
+		cancel()
+		w.mu.Lock()
+		if err == nil && size > w.size {
+			w.size, w.signed = size, signed
+			close(w.changed)
+			w.changed = make(chan struct{})
+		}
+		if w.waiters == 0 {
+			w.running = false
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
+		select {
+		case <-w.nudge:
+		case <-tick.C:
+		}
+	}
+}
 
 // LogCheckpointCovering answers the served checkpoint once it covers every
 // entry appended before the call (by any replica), so a client that has
@@ -463,22 +553,28 @@ func (s *Service) LogCheckpointCovering(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	size, signed, err := s.servedCheckpoint(ctx)
+	if err != nil && !IsCode(err, Unavailable) { // Unavailable: none signed (or witnessed) yet
+		return nil, err
+	}
+	if err == nil && size >= st.Entries {
+		return signed, nil
+	}
 	limit := time.NewTimer(CheckpointWaitLimit)
 	defer limit.Stop()
-	poll := time.NewTicker(checkpointWaitPoll)
-	defer poll.Stop()
+	wsize, wsigned, changed := s.joinCheckpointWait()
+	defer s.leaveCheckpointWait()
 	for {
-		size, signed, err := s.servedCheckpoint(ctx)
-		if err != nil && !IsCode(err, Unavailable) { // Unavailable: none signed (or witnessed) yet
-			return nil, err
-		}
-		if err == nil && size >= st.Entries {
-			return signed, nil
+		if wsigned != nil && wsize >= st.Entries {
+			return wsigned, nil
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-limit.C:
+			if wsigned != nil {
+				size, signed = wsize, wsigned
+			}
 			if s.witness != nil && signed != nil {
 				if latest, _, lerr := s.latestCheckpoint(ctx); lerr == nil && latest >= st.Entries {
 					return signed, nil
@@ -486,7 +582,8 @@ func (s *Service) LogCheckpointCovering(ctx context.Context) ([]byte, error) {
 			}
 			return nil, Errorf(Unavailable, "the log holds %d entries but its newest checkpoint covers %d after waiting %s: try again in a moment",
 				st.Entries, size, CheckpointWaitLimit)
-		case <-poll.C:
+		case <-changed:
+			wsize, wsigned, changed = s.watchedCheckpoint()
 		}
 	}
 }

@@ -362,6 +362,7 @@ func (s *Service) witnessRound(ctx context.Context) error {
 		}
 		if round.Witnessed != nil {
 			s.witnessed.set(0, nil, time.Time{}) // serve the new one at once
+			s.nudgeCheckpointWatch()
 		}
 	}
 	w.noteQuorum(verr == nil, size, st.WitnessedSize, verr)

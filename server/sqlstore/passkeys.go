@@ -191,35 +191,66 @@ func scanCeremony(row scanner) (*registry.Ceremony, error) {
 	return &c, nil
 }
 
-// CreateCeremony stores c, in one statement that counts the ceremonies
-// still under way first (as CreateDeviceLogin does); the expired ones are
-// deleted before.
-func (s *Store) CreateCeremony(ctx context.Context, c *registry.Ceremony, maxPending int) error {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
+// CreateCeremony stores c in one transaction that first deletes the
+// expired ceremonies and, beyond maxPerAccount-1 of c's account, its oldest:
+// one account's log-ins never crowd out another's.
+func (s *Store) CreateCeremony(ctx context.Context, c *registry.Ceremony, maxPerAccount int) error {
 	c.CreatedAt, c.ExpiresAt = dbTime(c.CreatedAt), dbTime(c.ExpiresAt)
-	if _, err := s.write.ExecContext(ctx, s.q(`DELETE FROM webauthn_ceremonies WHERE expires_at <= ?`), c.CreatedAt); err != nil {
-		return s.fault("delete expired ceremonies", err)
-	}
 	var account any
 	if c.AccountID != 0 {
 		account = c.AccountID
 	}
-	var id int64
-	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO webauthn_ceremonies (hash, kind, account_id, session, created_at, expires_at)
-SELECT ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM webauthn_ceremonies WHERE expires_at > ?) < ? RETURNING id`),
-		c.Hash, c.Kind, account, string(c.Session), c.CreatedAt, c.ExpiresAt, c.CreatedAt, maxPending).Scan(&id)
-	switch {
-	case err == nil:
-		return nil
-	case errNoRows(err):
-		return registry.ErrCeremoniesFull
-	case s.dialect.isForeignKeyViolation(err):
-		return notFound("no such account %d", c.AccountID)
-	case s.dialect.isUniqueViolation(err):
-		return conflict("a ceremony with this id exists already")
-	}
-	return s.fault("create ceremony", err)
+	return s.transact(ctx, "create ceremony", func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM webauthn_ceremonies WHERE expires_at <= ?`), c.CreatedAt); err != nil {
+			return err
+		}
+		if account != nil {
+			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM webauthn_ceremonies WHERE id IN (
+SELECT id FROM webauthn_ceremonies WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT 1000000 OFFSET ?)`), account, max(maxPerAccount-1, 0)); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO webauthn_ceremonies (hash, kind, account_id, session, created_at, expires_at)
+VALUES (?, ?, ?, ?, ?, ?)`), c.Hash, c.Kind, account, string(c.Session), c.CreatedAt, c.ExpiresAt)
+		switch {
+		case s.dialect.isForeignKeyViolation(err):
+			return notFound("no such account %d", c.AccountID)
+		case s.dialect.isUniqueViolation(err):
+			return conflict("a ceremony with this id exists already")
+		}
+		return err
+	})
+}
+
+// SpendChallenge records the hash of a challenge as used until it
+// expires, deleting the expired ones on the way; Conflict when it was
+// used already: of two spends at once, one stores it.
+func (s *Store) SpendChallenge(ctx context.Context, hash []byte, at, until time.Time) error {
+	return s.transact(ctx, "spend challenge", func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM webauthn_spent_challenges WHERE expires_at <= ?`), dbTime(at)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO webauthn_spent_challenges (hash, expires_at) VALUES (?, ?)`), hash, dbTime(until))
+		if s.dialect.isUniqueViolation(err) {
+			return conflict("this challenge was used already")
+		}
+		return err
+	})
+}
+
+// ServerSecret answers the secret stored under name, storing fresh first
+// when there is none: of replicas that start at once, the first to store
+// wins and all read its secret.
+func (s *Store) ServerSecret(ctx context.Context, name string, fresh []byte, at time.Time) ([]byte, error) {
+	var secret []byte
+	err := s.transact(ctx, "server secret", func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO server_secrets (name, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+			name, fresh, dbTime(at)); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, s.q(`SELECT secret FROM server_secrets WHERE name = ?`), name).Scan(&secret)
+	})
+	return secret, err
 }
 
 // CeremonyByHash reads a ceremony that has not expired at now.

@@ -18,8 +18,9 @@ import (
 // the account page, log in with one instead of the password, require one
 // after the password (a second factor) with recovery codes for a lost one.
 // Each ceremony is two JSON posts from static/passkey.js, begin and
-// finish; what lies between them is kept by the domain under a random id
-// that a short-lived cookie carries, and used once.
+// finish; what lies between them a short-lived cookie carries: sealed by
+// the domain for a registration or a passkey log-in, or the random id of
+// a log-in waiting for its second factor.
 
 func (pages *Pages) routePasskeys(e *gin.Engine, dash *gin.RouterGroup) {
 	e.POST("/login/passkey/begin", pages.beginPasskeyLogin)
