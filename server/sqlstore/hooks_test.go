@@ -34,7 +34,7 @@ func hookStore(t *testing.T, dsn string, opts sqlstore.Options) (*sqlstore.Store
 	widget := &registry.Hook{OwnerID: alice.ID, Owner: "alice", Package: "widget", URL: "https://hooks.example.com/widget", Secret: "store-secret-0123456789",
 		Events: []string{"publish"}, CreatedBy: alice.ID, CreatedAt: now}
 	for _, h := range []*registry.Hook{all, widget} {
-		if err := s.CreateHook(ctx, h, registry.MaxHooksPerOwner); err != nil {
+		if err := s.CreateHook(ctx, h, registry.MaxHooksPerOwner, registry.MaxHooksPerUser); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -104,22 +104,22 @@ func TestHookQueueFollowsItsEvents(t *testing.T) {
 			}
 
 			// Before the log is sequenced, nothing can be sent.
-			claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
+			claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10, 10)
 			if err != nil || len(claims) != 0 {
 				t.Fatalf("claims before sequencing: %+v, %v", claims, err)
 			}
 			if _, err := svc.SequenceLog(ctx); err != nil {
 				t.Fatal(err)
 			}
-			claims, err = s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
+			claims, err = s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10, 10)
 			if err != nil || len(claims) != 4 || claims[0].Hook.Secret == "" {
 				t.Fatalf("claims after sequencing: %+v, %v", claims, err)
 			}
 			// Leased: nobody takes them again until the lease ends.
-			if again, err := s.ClaimHookDeliveries(ctx, at.Add(59*time.Second), at.Add(2*time.Minute), 10); err != nil || len(again) != 0 {
+			if again, err := s.ClaimHookDeliveries(ctx, at.Add(59*time.Second), at.Add(2*time.Minute), 10, 10); err != nil || len(again) != 0 {
 				t.Fatalf("claims during the lease: %+v, %v", again, err)
 			}
-			if again, err := s.ClaimHookDeliveries(ctx, at.Add(time.Minute), at.Add(2*time.Minute), 10); err != nil || len(again) != 4 {
+			if again, err := s.ClaimHookDeliveries(ctx, at.Add(time.Minute), at.Add(2*time.Minute), 10, 10); err != nil || len(again) != 4 {
 				t.Fatalf("claims after the lease: %d, %v; want all 4 again", len(again), err)
 			}
 		})
@@ -180,7 +180,7 @@ func TestHookClaimSkipsLockedDeliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
+	claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10, 10)
 	if err != nil || len(claims) != 3 {
 		t.Fatalf("a claim beside a locked delivery: %+v, %v (after %s); want the 3 others at once", claims, err, time.Since(start))
 	}
