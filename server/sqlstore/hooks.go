@@ -219,7 +219,9 @@ func (s *Store) ClaimHookDeliveries(ctx context.Context, now, leaseUntil time.Ti
 		// turn numbers each user's due deliveries, oldest first; busy
 		// counts each user's in flight. The claim takes the deliveries
 		// whose turn comes within the user's share left, lowest turn
-		// plus busy first: round the users.
+		// plus busy first: round the users. The locking SELECT checks
+		// again that a row is due, as its row is read anew once another
+		// transaction's lock on it is gone.
 		rows, err := tx.QueryContext(ctx, s.q(`UPDATE hook_deliveries SET next_attempt_at = ?, leased_until = ? WHERE id IN (
 SELECT id FROM hook_deliveries WHERE id IN (
 SELECT due.id FROM (
@@ -233,8 +235,10 @@ SELECT due.id FROM (
   WHERE d.leased_until > ? AND d.state = ? GROUP BY h.created_by
 ) busy ON busy.maker = due.maker
 WHERE due.turn + COALESCE(busy.n, 0) <= ?
-ORDER BY due.turn + COALESCE(busy.n, 0), due.next_attempt_at, due.id LIMIT ?)`+skipLocked+`) RETURNING id`),
-			dbTime(leaseUntil), dbTime(leaseUntil), registry.DeliveryPending, dbTime(now), dbTime(now), registry.DeliveryPending, perUser, limit)
+ORDER BY due.turn + COALESCE(busy.n, 0), due.next_attempt_at, due.id LIMIT ?)
+AND state = ? AND next_attempt_at <= ?`+skipLocked+`) RETURNING id`),
+			dbTime(leaseUntil), dbTime(leaseUntil), registry.DeliveryPending, dbTime(now), dbTime(now), registry.DeliveryPending, perUser, limit,
+			registry.DeliveryPending, dbTime(now))
 		if err != nil {
 			return err
 		}
