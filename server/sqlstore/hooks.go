@@ -200,28 +200,24 @@ func (s *Store) ClaimHookDeliveries(ctx context.Context, now, leaseUntil time.Ti
 		return nil, nil
 	}
 	var claims []registry.HookClaim
-	postgres := s.dialect.name() == "postgres"
 	skipLocked := ``
-	if postgres {
+	if s.dialect.name() == "postgres" {
 		skipLocked = ` FOR UPDATE SKIP LOCKED`
 	}
 	err = s.transact(ctx, "claim hook deliveries", func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
-		if postgres {
-			// Replicas claim one at a time, each seeing the leases of
-			// the claims before it, so that together they never pass
-			// perUser in flight. (On SQLite the one writer serialises
-			// them.) A claim is one short statement.
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(hookClaimLockKey)); err != nil {
-				return err
-			}
-		}
 		// turn numbers each user's due deliveries, oldest first; busy
 		// counts each user's in flight. The claim takes the deliveries
 		// whose turn comes within the user's share left, lowest turn
-		// plus busy first: round the users. The locking SELECT checks
-		// again that a row is due, as its row is read anew once another
-		// transaction's lock on it is gone.
+		// plus busy first: round the users.
+		//
+		// Replicas claiming at once on PostgreSQL keep the share
+		// together, as the statement reads one snapshot: one that does
+		// not see another claim's leases still numbers that claim's
+		// rows among the turns, and skips them (SKIP LOCKED), or, once
+		// that claim has committed, finds them no longer due when it
+		// reads them anew to lock them (the locking SELECT's own check).
+		// On SQLite the one writer serialises the claims.
 		rows, err := tx.QueryContext(ctx, s.q(`UPDATE hook_deliveries SET next_attempt_at = ?, leased_until = ? WHERE id IN (
 SELECT id FROM hook_deliveries WHERE id IN (
 SELECT due.id FROM (
@@ -276,10 +272,6 @@ JOIN hooks h ON h.id = d.hook_id JOIN accounts a ON a.id = h.owner_id WHERE d.id
 	})
 	return claims, err
 }
-
-// hookClaimLockKey is an arbitrary constant naming the PostgreSQL advisory
-// lock that takes the replicas' claims of hook deliveries in turn.
-const hookClaimLockKey = 7_346_572_023
 
 // PostponeHookDelivery moves a pending delivery's next attempt.
 func (s *Store) PostponeHookDelivery(ctx context.Context, deliveryID int64, next time.Time) error {

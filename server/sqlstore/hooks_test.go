@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -290,5 +291,60 @@ func TestHookClaimsGoRoundTheUsers(t *testing.T) {
 				t.Fatalf("after the leases ended a claim took %d, %v; want alice's share, 2, and bob's 1", len(again), err)
 			}
 		})
+	}
+}
+
+// Replicas on one PostgreSQL database claiming at the same moment keep a
+// user's share together: two stores, eight claims each at once, never hold
+// more than perUser of alice's deliveries in flight, nor one delivery
+// twice.
+func TestHookClaimsKeepTheShareAcrossReplicas(t *testing.T) {
+	dsn := storetest.PostgresURL(t)
+	ctx := context.Background()
+	s, svc, alice, _, _ := hookStore(t, dsn, sqlstore.Options{})
+	other := open(t, dsn, sqlstore.Options{})
+	at := time.Now().UTC().Truncate(time.Second)
+	for _, v := range []string{"1.0.0", "1.0.1", "1.0.2", "1.0.3", "1.0.4"} {
+		if err := publishIn(t, s, alice, "widget", v, "# widget "+v+"\n", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.SequenceLog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[int64]int{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range 16 {
+		replica := s
+		if i%2 == 1 {
+			replica = other
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			claims, err := replica.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 1+i%3, 2)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range claims {
+				seen[c.Delivery.ID]++
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if len(seen) != 2 {
+		t.Errorf("alice's deliveries claimed by the replicas together: %v; want her share, 2", seen)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("delivery %d was claimed %d times", id, n)
+		}
 	}
 }
