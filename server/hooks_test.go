@@ -386,6 +386,8 @@ func TestHookPrivateAddressesRefused(t *testing.T) {
 			switch host {
 			case "localhost":
 				return []netip.Addr{netip.MustParseAddr("203.0.113.7")}, nil
+			case "gone.invalid": // public when made, and no longer resolving when dialled
+				return []netip.Addr{netip.MustParseAddr("203.0.113.9")}, nil
 			case "db.internal.example.com":
 				return []netip.Addr{netip.MustParseAddr("203.0.113.8"), netip.MustParseAddr("10.9.8.7")}, nil
 			}
@@ -426,6 +428,15 @@ func TestHookPrivateAddressesRefused(t *testing.T) {
 		}
 		if n := recv.Requests(); n != 0 {
 			t.Errorf("the receiver on loopback got %d requests", n)
+		}
+		// A name that no longer resolves when dialled: said so, without
+		// the resolver's address.
+		gone := addHook(t, env, alice, map[string]any{"url": "http://gone.invalid/hook", "secret": hookSecret, "events": []string{"publish"}})
+		resp = env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.1.0")}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		d = waitDeliveries(t, env, alice, gone.ID, "a failed attempt", func(d []wire.HookDelivery) bool { return len(d) == 1 && d[0].Attempts == 1 })[0]
+		if d.State != "pending" || d.Error != "the receiver's host does not resolve" {
+			t.Errorf("a delivery to a name that does not resolve: %+v", d)
 		}
 	})
 }

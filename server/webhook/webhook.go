@@ -265,10 +265,10 @@ func (d *Deliverer) post(ctx context.Context, c *registry.HookClaim, body []byte
 		switch {
 		case errors.Is(err, registry.ErrHookAddress):
 			return registry.HookOutcome{Duration: time.Since(start), Error: registry.ErrHookAddress.Error()}
-		case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
-			return registry.HookOutcome{Duration: max(time.Since(start), timeout), Error: "no answer within " + within}
 		case errors.As(err, &dnsErr):
 			return registry.HookOutcome{Duration: time.Since(start), Error: "the receiver's host does not resolve"}
+		case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
+			return registry.HookOutcome{Duration: max(time.Since(start), timeout), Error: "no answer within " + within}
 		}
 		return registry.HookOutcome{Duration: time.Since(start), Error: err.Error()}
 	}
