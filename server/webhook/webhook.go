@@ -255,18 +255,18 @@ func (d *Deliverer) post(ctx context.Context, c *registry.HookClaim, body []byte
 	req.Header.Set(wire.HeaderHookSignature, hooksig.Sign(c.Hook.Secret, time.Now(), body))
 	resp, err := d.client.Do(req)
 	if err != nil {
-		// The request's deadline and the transport's header timeout are
-		// both the timeout: whichever fires first, the same words.
-		// A refused address and a name that does not resolve are told
-		// without the address or the resolver's: the hook's owner reads
-		// this.
 		var netErr net.Error
 		var dnsErr *net.DNSError
 		switch {
+		// A refused address and a name that does not resolve are told
+		// without the address or the resolver's: the hook's owner reads
+		// this.
 		case errors.Is(err, registry.ErrHookAddress):
 			return registry.HookOutcome{Duration: time.Since(start), Error: registry.ErrHookAddress.Error()}
 		case errors.As(err, &dnsErr):
 			return registry.HookOutcome{Duration: time.Since(start), Error: "the receiver's host does not resolve"}
+		// The request's deadline and the transport's header timeout are
+		// both the timeout: whichever fires first, the same words.
 		case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
 			return registry.HookOutcome{Duration: max(time.Since(start), timeout), Error: "no answer within " + within}
 		}
