@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -374,41 +375,68 @@ func TestHookRetriesGiveUpAndDisable(t *testing.T) {
 // loopback, private, link-local or metadata address is refused when it is
 // made, and a host that resolved to a public address then and to loopback
 // when dialled (DNS rebinding) is refused at delivery: the address dialled
-// is checked. The receiver on loopback gets nothing.
+// is checked. The receiver on loopback gets nothing. Neither refusal names
+// the addresses a name resolves to, nor the resolver: the caller learns
+// only that the host is not public.
 func TestHookPrivateAddressesRefused(t *testing.T) {
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		// "localhost" resolves to a public address when the hook is made,
 		// and, dialled, to loopback as the system resolves it.
 		rebind := func(ctx context.Context, host string) ([]netip.Addr, error) {
-			if host == "localhost" {
+			switch host {
+			case "localhost":
 				return []netip.Addr{netip.MustParseAddr("203.0.113.7")}, nil
+			case "gone.invalid": // public when made, and no longer resolving when dialled
+				return []netip.Addr{netip.MustParseAddr("203.0.113.9")}, nil
+			case "db.internal.example.com":
+				return []netip.Addr{netip.MustParseAddr("203.0.113.8"), netip.MustParseAddr("10.9.8.7")}, nil
 			}
 			if a, err := netip.ParseAddr(host); err == nil {
 				return []netip.Addr{a}, nil
 			}
-			return nil, fmt.Errorf("no such host %s", host)
+			// As the system's resolver says it.
+			return nil, &net.DNSError{Err: "no such host", Name: host, Server: "10.255.255.53:53", IsNotFound: true}
 		}
 		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, ResolveHost: rebind})
 		alice := env.CreateUser(t, "alice")
 		for _, u := range []string{"http://127.0.0.1:8080/", "http://[::1]/", "http://10.1.2.3/", "http://192.168.0.1/", "http://172.16.0.1/",
-			"http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/", "http://0.0.0.0/", "http://100.64.0.1/", "http://[::ffff:127.0.0.1]/", "http://[fe80::1]/"} {
+			"http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/", "http://0.0.0.0/", "http://100.64.0.1/", "http://[::ffff:127.0.0.1]/", "http://[fe80::1]/",
+			"http://[::127.0.0.1]/", "http://[::ffff:0:127.0.0.1]/", "http://[::10.1.2.3]/"} {
 			resp := env.API.PostJSON("/api/hooks", map[string]any{"url": u, "secret": hookSecret, "events": []string{"publish"}}, alice.Bearer())
 			wantError(t, resp.Status, resp.JSON(t), 400, "not public")
 		}
-		resp := env.API.PostJSON("/api/hooks", map[string]any{"url": "https://nowhere.invalid/", "secret": hookSecret, "events": []string{"publish"}}, alice.Bearer())
-		wantError(t, resp.Status, resp.JSON(t), 400, "does not resolve")
+		for host, hidden := range map[string]string{"nowhere.invalid": "10.255.255.53", "db.internal.example.com": "10.9.8.7"} {
+			resp := env.API.PostJSON("/api/hooks", map[string]any{"url": "https://" + host + "/", "secret": hookSecret, "events": []string{"publish"}}, alice.Bearer())
+			msg := "url's host " + host + " is not public: it must resolve, and only to public addresses"
+			wantError(t, resp.Status, resp.JSON(t), 400, msg)
+			if bytes.Contains(resp.Body, []byte(hidden)) || bytes.Contains(resp.Body, []byte("203.0.113.8")) || bytes.Contains(resp.Body, []byte("no such host")) {
+				t.Errorf("the refusal of %s tells the addresses or the resolver: %s", host, resp.Body)
+			}
+		}
+		if hooks, err := env.Service.ListHooks(context.Background(), alice.Account, nil, "alice"); err != nil || len(hooks) != 0 {
+			t.Errorf("hooks stored: %+v, %v", hooks, err)
+		}
 
 		recv, u := hooktest.NewServer(t, hookSecret, hooktest.Behaviour{})
 		rebound := strings.Replace(u, "127.0.0.1", "localhost", 1)
 		h := addHook(t, env, alice, map[string]any{"url": rebound, "secret": hookSecret, "events": []string{"publish"}})
-		resp = env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}, alice.Bearer())
+		resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}, alice.Bearer())
 		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
 		d := waitDeliveries(t, env, alice, h.ID, "a refused attempt", func(d []wire.HookDelivery) bool { return len(d) == 1 && d[0].Attempts == 1 })[0]
-		if d.State != "pending" || d.Status != 0 || !strings.Contains(d.Error, "not public") {
-			t.Errorf("a delivery dialling loopback: %+v", d)
+		if d.State != "pending" || d.Status != 0 || !strings.Contains(d.Error, "not public") || strings.Contains(d.Error, "127.0.0.1") {
+			t.Errorf("a delivery dialling loopback: %+v; want it refused, naming no address", d)
 		}
 		if n := recv.Requests(); n != 0 {
 			t.Errorf("the receiver on loopback got %d requests", n)
+		}
+		// A name that no longer resolves when dialled: said so, without
+		// the resolver's address.
+		gone := addHook(t, env, alice, map[string]any{"url": "http://gone.invalid/hook", "secret": hookSecret, "events": []string{"publish"}})
+		resp = env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.1.0")}, alice.Bearer())
+		wantStatus(t, resp.Status, http.StatusOK, resp.Body)
+		d = waitDeliveries(t, env, alice, gone.ID, "a failed attempt", func(d []wire.HookDelivery) bool { return len(d) == 1 && d[0].Attempts == 1 })[0]
+		if d.State != "pending" || d.Error != "the receiver's host does not resolve" {
+			t.Errorf("a delivery to a name that does not resolve: %+v", d)
 		}
 	})
 }
@@ -456,11 +484,13 @@ func TestHookRedirectsAreNotFollowed(t *testing.T) {
 // Without --webhook-allow-private, the IPv4-mapped forms of the shared
 // (100.64.0.0/10), benchmarking (198.18.0.0/15) and reserved (240.0.0.0/4)
 // ranges, and the IPv6 prefixes that embed an IPv4 address (NAT64
-// 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16; here each embedding
-// 10.0.0.1) are refused when a hook is made; and, when the resolver said
+// 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, IPv4-compatible ::/96
+// and IPv4-translated ::ffff:0:0/96; here each embedding 10.0.0.1 or
+// 127.0.0.1) are refused when a hook is made; and, when the resolver said
 // otherwise then, at dial: the address dialled is checked.
 func TestHookMappedAndEmbeddedAddressesRefused(t *testing.T) {
-	hosts := []string{"::ffff:100.64.0.1", "::ffff:198.18.0.1", "::ffff:240.0.0.1", "64:ff9b::a00:1", "64:ff9b:1::a00:1", "2002:a00:1::1"}
+	hosts := []string{"::ffff:100.64.0.1", "::ffff:198.18.0.1", "::ffff:240.0.0.1", "64:ff9b::a00:1", "64:ff9b:1::a00:1", "2002:a00:1::1",
+		"::a00:1", "::127.0.0.1", "::ffff:0:a00:1", "::ffff:0:127.0.0.1"}
 	t.Run("made", func(t *testing.T) {
 		servertest.Backends(t, func(t *testing.T, dsn string) {
 			env := servertest.Start(t, dsn, servertest.Options{})
@@ -491,8 +521,8 @@ func TestHookMappedAndEmbeddedAddressesRefused(t *testing.T) {
 			wantStatus(t, resp.Status, http.StatusOK, resp.Body)
 			for i, id := range ids {
 				d := waitDeliveries(t, env, alice, id, "a refused attempt", func(d []wire.HookDelivery) bool { return len(d) == 1 && d[0].Attempts >= 1 })[0]
-				if d.State != "pending" || d.Status != 0 || !strings.Contains(d.Error, "not public") {
-					t.Errorf("a delivery dialling %s: %+v", hosts[i], d)
+				if d.State != "pending" || d.Status != 0 || !strings.Contains(d.Error, "not public") || strings.Contains(d.Error, hosts[i]) {
+					t.Errorf("a delivery dialling %s: %+v; want it refused, naming no address", hosts[i], d)
 				}
 			}
 		})

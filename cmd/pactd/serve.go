@@ -68,7 +68,12 @@ type storeSettings struct {
 type webhookSettings struct {
 	AllowPrivate bool
 	Timeout      time.Duration
+	PerUser      int
 }
+
+// webhookWorkers is how many deliveries one pactd sends at once; a user's
+// share (--webhook-deliveries-per-user) is at most that.
+const webhookWorkers = 8
 
 // maxDBConns bounds --db-max-conns: far more than one process can use, low
 // enough that a mistyped value is caught rather than exhausting the server.
@@ -137,6 +142,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.DurationVar(&c.TokenRetention, "token-retention", registry.DefaultTokenRetention, "how long expired and revoked API tokens are kept (listed with --all) before they are deleted; tokens a version was published with are kept (0: keep them all)")
 	f.BoolVar(&c.Webhooks.AllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private, link-local and metadata addresses (refused by default, when a hook is made and at every delivery, on the address dialled)")
 	f.DurationVar(&c.Webhooks.Timeout, "webhook-timeout", registry.DefaultHookTimeout, "how long one webhook delivery may take, connecting, sending and reading at most 64 KiB of the answer")
+	f.IntVar(&c.Webhooks.PerUser, "webhook-deliveries-per-user", registry.DefaultHookDeliveriesPerUser, "how many deliveries to the webhooks one user made (in her namespace and her organisations') are sent at once, across every replica, so that one user's slow receivers hold no more of the 8 workers (at most 8)")
 	f.DurationVar(&c.DownloadsFlushInterval, "downloads-flush-interval", 30*time.Second, "how often the downloads counted in memory are added to the database (also at shutdown); replicas add up")
 	f.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics only on this address, e.g. 127.0.0.1:9090, not on --addr (default: on --addr)")
 	f.StringVar(&c.PprofAddr, "pprof-addr", "", "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)")
@@ -233,6 +239,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.Webhooks.Timeout <= 0 || c.Webhooks.Timeout > 5*time.Minute {
 		return invalid("webhook-timeout", "must be more than 0 and at most 5m")
+	}
+	if c.Webhooks.PerUser < 1 || c.Webhooks.PerUser > webhookWorkers {
+		return invalid("webhook-deliveries-per-user", "must be 1 to %d, the workers of one pactd", webhookWorkers)
 	}
 	if c.LoginAttempts < 1 {
 		return invalid("login-attempts", "is less than 1")
@@ -364,7 +373,8 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 		MaxHeaderBytes:    64 << 10,
 	}
 	go prune(ctx, svc, log)
-	go webhook.New(svc, webhook.Config{Timeout: cfg.Webhooks.Timeout, Logger: log, UserAgent: "pactd/" + version + " (webhook)"}).Run(ctx)
+	go webhook.New(svc, webhook.Config{Timeout: cfg.Webhooks.Timeout, Concurrency: webhookWorkers, PerUser: cfg.Webhooks.PerUser,
+		Logger: log, UserAgent: "pactd/" + version + " (webhook)"}).Run(ctx)
 	go svc.RunDownloadFlusher(ctx, cfg.DownloadsFlushInterval, func(err error) {
 		if !errors.Is(err, registry.ErrStoreUnreachable) { // logged once by the store
 			log.Warn("adding download counts to the database (kept for the next try)", "error", err.Error())

@@ -42,6 +42,9 @@ type Behaviour struct {
 	FailFirst int
 	// SlowFirst makes the first request wait this long before answering.
 	SlowFirst time.Duration
+	// Slow makes every request wait this long before answering (after
+	// SlowFirst's wait, for the first).
+	Slow time.Duration
 }
 
 // Handler receives deliveries signed with Secret.
@@ -53,11 +56,36 @@ type Handler struct {
 	requests int
 	started  chan struct{} // closed when the first request arrives
 	once     sync.Once
+	// inFlight counts the requests being answered, maxInFlight the most
+	// at once.
+	inFlight, maxInFlight int
+	// released ends every wait (Release).
+	released    chan struct{}
+	releaseOnce sync.Once
 }
 
 // NewHandler makes a Handler.
 func NewHandler(secret string, b Behaviour) *Handler {
-	return &Handler{Secret: secret, Behaviour: b, started: make(chan struct{})}
+	return &Handler{Secret: secret, Behaviour: b, started: make(chan struct{}), released: make(chan struct{})}
+}
+
+// Release ends the waits of the requests being answered, and of those to
+// come: they answer at once.
+func (h *Handler) Release() { h.releaseOnce.Do(func() { close(h.released) }) }
+
+// wait waits d, unless the sender goes away (false) or the handler is
+// released.
+func (h *Handler) wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	select {
+	case <-time.After(d):
+	case <-h.released:
+	case <-r.Context().Done():
+		return false
+	}
+	return true
 }
 
 // ServeHTTP records the delivery; /deliveries answers those recorded so
@@ -86,15 +114,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	h.requests++
+	h.inFlight++
+	h.maxInFlight = max(h.maxInFlight, h.inFlight)
 	n, failFirst := h.requests, h.FailFirst
 	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.inFlight--
+		h.mu.Unlock()
+	}()
 	h.once.Do(func() { close(h.started) })
-	if n == 1 && h.SlowFirst > 0 {
-		select {
-		case <-time.After(h.SlowFirst):
-		case <-r.Context().Done():
-			return // the sender went away: nothing was received
-		}
+	if n == 1 && !h.wait(r, h.SlowFirst) || !h.wait(r, h.Slow) {
+		return // the sender went away: nothing was received
 	}
 	if d.SignatureError != "" {
 		http.Error(w, d.SignatureError, http.StatusUnauthorized)
@@ -124,6 +155,14 @@ func (h *Handler) Deliveries() []Delivery {
 	return append([]Delivery(nil), h.got...)
 }
 
+// InFlight answers how many requests are being answered now, and the most
+// that were at once.
+func (h *Handler) InFlight() (now, most int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.inFlight, h.maxInFlight
+}
+
 // Requests counts every request, failed ones included.
 func (h *Handler) Requests() int {
 	h.mu.Lock()
@@ -135,7 +174,8 @@ func (h *Handler) Requests() int {
 func NewServer(t testing.TB, secret string, b Behaviour) (*Handler, string) {
 	h := NewHandler(secret, b)
 	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
+	// Released first, so that Close does not wait for slow answers.
+	t.Cleanup(func() { h.Release(); ts.Close() })
 	return h, ts.URL
 }
 

@@ -44,7 +44,14 @@ var packageEvents = []string{HookPublish, HookYank, HookUnyank, HookDeprecate, H
 
 // Bounds of hooks and of their deliveries.
 const (
-	MaxHooksPerOwner    = 20
+	// MaxHooksPerOwner bounds the hooks of one namespace (a user's or an
+	// organisation's).
+	MaxHooksPerOwner = 20
+	// MaxHooksPerUser bounds the hooks one user makes, in her namespace
+	// and in every organisation's she owns, together: a hook counts
+	// against the user who made it (Hook.CreatedBy) until it is deleted,
+	// so 50 organisations do not make 1,000 hooks.
+	MaxHooksPerUser     = 50
 	MaxHookURLLength    = 2000
 	MinHookSecretLength = 16
 	MaxHookSecretLength = 256
@@ -67,6 +74,17 @@ const (
 	// DefaultHookTimeout bounds one delivery: connecting, sending and
 	// reading the answer.
 	DefaultHookTimeout = 10 * time.Second
+	// DefaultHookDeliveriesPerUser is how many deliveries of the hooks one
+	// user made may be under way at once, across every replica: a user's
+	// slow receivers hold her share of the workers, never the others'.
+	DefaultHookDeliveriesPerUser = 2
+	// HookSlowStreak: a hook whose last HookSlowStreak answers each took
+	// at least half of the timeout (or did not come) gets half the
+	// timeout, until it answers within that. A receiver that keeps
+	// answering just under the timeout then fails, is retried with
+	// backoff, and is disabled after HookDisableAfter, instead of holding
+	// a worker for the whole timeout each delivery for ever.
+	HookSlowStreak = 3
 )
 
 // The states of a delivery.
@@ -95,6 +113,20 @@ type Hook struct {
 	// DisabledNote saying why; a disabled hook gets no deliveries.
 	DisabledAt   *time.Time
 	DisabledNote string
+	// SlowAnswers counts the hook's latest attempts in a row that were
+	// slow (HookOutcome.Slow); from HookSlowStreak on, its deliveries get
+	// the shortened timeout (Timeout).
+	SlowAnswers int
+}
+
+// Timeout is how long a delivery to h may take when the deliverer's
+// timeout is full: half of it after HookSlowStreak slow answers in a row.
+// Shortened says so.
+func (h *Hook) Timeout(full time.Duration) (timeout time.Duration, shortened bool) {
+	if h.SlowAnswers >= HookSlowStreak {
+		return full / 2, true
+	}
+	return full, false
 }
 
 // HookEvent is what a delivery tells of a change: its event, the kind of
@@ -147,6 +179,8 @@ type HookAttempt struct {
 	NextAttemptAt      time.Time
 	FailingSince       *time.Time
 	DisableNote        string
+	// SlowAnswers is the hook's new count of slow answers in a row.
+	SlowAnswers int
 }
 
 // HookRouting is how the store queues deliveries with an event, in its
@@ -212,9 +246,10 @@ func hookMatches(h *Hook, ev HookEvent) bool {
 // an event are queued by the store that records the event, with the
 // HookRouting it was opened with.
 type HookStore interface {
-	// CreateHook sets h.ID and stores h, unless its owner has max hooks
-	// already (Conflict).
-	CreateHook(ctx context.Context, h *Hook, max int) error
+	// CreateHook sets h.ID and stores h, unless its owner has
+	// maxPerOwner hooks already, or its maker (h.CreatedBy) has made
+	// maxPerUser hooks that still exist, in any namespace (Conflict).
+	CreateHook(ctx context.Context, h *Hook, maxPerOwner, maxPerUser int) error
 	// HookByID finds a hook; NotFound when there is none.
 	HookByID(ctx context.Context, id int64) (*Hook, error)
 	// ListHooks lists an owner's hooks, oldest first.
@@ -230,11 +265,16 @@ type HookStore interface {
 	// delivery.
 	RedeliverHook(ctx context.Context, hookID, deliveryID int64, next, giveUp time.Time) (*HookDelivery, error)
 	// ClaimHookDeliveries takes up to limit pending deliveries due at now
-	// whose log entry the log's tree holds (or that have none), oldest
-	// first, by moving their next attempt to leaseUntil, and answers them
-	// with their hooks. A delivery claimed by one worker (of any replica)
-	// is not claimed by another until the lease ends.
-	ClaimHookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]HookClaim, error)
+	// whose log entry the log's tree holds (or that have none), by moving
+	// their next attempt to leaseUntil, and answers them with their hooks.
+	// A delivery claimed by one worker (of any replica) is not claimed by
+	// another until its lease ends or its attempt is recorded; till then
+	// it is in flight. The deliveries of the hooks one user made
+	// (Hook.CreatedBy) in flight, across every replica, never pass
+	// perUser; within that, the claim goes round the users: each user's
+	// oldest due delivery before anyone's second, the users with fewer in
+	// flight first.
+	ClaimHookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit, perUser int) ([]HookClaim, error)
 	// PostponeHookDelivery moves a pending delivery's next attempt, not
 	// counting an attempt.
 	PostponeHookDelivery(ctx context.Context, deliveryID int64, next time.Time) error
@@ -281,7 +321,7 @@ func (s *Service) CreateHook(ctx context.Context, actor *Account, maker *Token, 
 	}
 	h := &Hook{OwnerID: owner.ID, Owner: owner.Username, Package: pack, URL: u, Secret: spec.Secret, Events: events,
 		CreatedBy: actor.ID, CreatedAt: s.now()}
-	if err := s.store.CreateHook(ctx, h, MaxHooksPerOwner); err != nil {
+	if err := s.store.CreateHook(ctx, h, MaxHooksPerOwner, MaxHooksPerUser); err != nil {
 		return nil, err
 	}
 	s.emit(ctx, Event{Action: ActionHookAdd, Actor: actor.Username, HookID: h.ID,
@@ -450,17 +490,19 @@ func (s *Service) checkHookURL(ctx context.Context, raw string) (string, error) 
 	if s.hooks.allowPrivate {
 		return u.String(), nil
 	}
+	// One answer whether the host does not resolve or resolves to an
+	// address hooks may not reach, naming neither the addresses nor the
+	// resolver: a caller must not learn from it what names inside the
+	// registry's network stand for.
 	host := u.Hostname()
+	notPublic := Errorf(Invalid, "url's host %s is not public: it must resolve, and only to public addresses (%s)", clip.Text(host, 80), hookAddressRule)
 	addrs, err := s.hooks.resolve(ctx, host)
-	if err != nil {
-		return "", Errorf(Invalid, "url's host %s does not resolve: %s", clip.Text(host, 80), clip.Text(err.Error(), 200))
-	}
-	if len(addrs) == 0 {
-		return "", Errorf(Invalid, "url's host %s has no address", clip.Text(host, 80))
+	if err != nil || len(addrs) == 0 {
+		return "", notPublic
 	}
 	for _, a := range addrs {
 		if err := s.CheckHookAddress(a); err != nil {
-			return "", Errorf(Invalid, "url's host %s: %s", clip.Text(host, 80), err.Error())
+			return "", notPublic
 		}
 	}
 	return u.String(), nil
@@ -481,20 +523,28 @@ func resolveHost(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
+// hookAddressRule says which addresses hooks may not reach.
+const hookAddressRule = "loopback, private, link-local and other addresses that are not public are refused, as pactd serve runs without --webhook-allow-private"
+
 // ErrHookAddress is the error of a delivery to an address hooks may not
-// reach.
-var ErrHookAddress = errors.New("the address is loopback, private, link-local or otherwise not public, and pactd serve runs without --webhook-allow-private")
+// reach. It names no address: the deliverer records it where the hook's
+// owner reads it.
+var ErrHookAddress = errors.New("the receiver's host is not public: " + hookAddressRule)
 
 // nonPublic are prefixes no hook may reach besides those netip classifies:
 // the unspecified network, shared address space (CGNAT), IETF protocol
 // assignments, benchmarking, reserved, and the IPv6 prefixes that embed an
-// IPv4 address (NAT64, 6to4), which could reach a private one.
+// IPv4 address (IPv4-compatible ::a.b.c.d, IPv4-translated
+// ::ffff:0:a.b.c.d, NAT64, 6to4), which could reach a private one. (The
+// IPv4-mapped ::ffff:a.b.c.d is checked as the IPv4 address it maps.)
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
 	netip.MustParsePrefix("192.0.0.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"),
 	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("::/96"),
+	netip.MustParsePrefix("::ffff:0:0:0/96"),
 	netip.MustParsePrefix("64:ff9b::/96"),
 	netip.MustParsePrefix("64:ff9b:1::/48"),
 	netip.MustParsePrefix("2002::/16"),
@@ -510,22 +560,23 @@ func (s *Service) CheckHookAddress(a netip.Addr) error {
 	}
 	a = a.Unmap()
 	if !a.IsValid() || !a.IsGlobalUnicast() || a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() {
-		return fmt.Errorf("%s: %w", a, ErrHookAddress)
+		return ErrHookAddress
 	}
 	for _, p := range nonPublic {
 		if p.Contains(a) {
-			return fmt.Errorf("%s: %w", a, ErrHookAddress)
+			return ErrHookAddress
 		}
 	}
 	return nil
 }
 
-// ClaimHookDeliveries takes up to limit due deliveries for lease: until it
+// ClaimHookDeliveries takes up to limit due deliveries for lease, at most
+// perUser of the hooks of one user in flight (HookStore): until the lease
 // ends, no other worker takes them; a worker that dies meanwhile leaves
 // them to be taken again after it.
-func (s *Service) ClaimHookDeliveries(ctx context.Context, lease time.Duration, limit int) ([]HookClaim, error) {
+func (s *Service) ClaimHookDeliveries(ctx context.Context, lease time.Duration, limit, perUser int) ([]HookClaim, error) {
 	now := s.now()
-	return s.store.ClaimHookDeliveries(ctx, now, now.Add(lease), limit)
+	return s.store.ClaimHookDeliveries(ctx, now, now.Add(lease), limit, perUser)
 }
 
 // PostponeHookDelivery moves a claimed delivery whose body cannot be made
@@ -536,20 +587,27 @@ func (s *Service) PostponeHookDelivery(ctx context.Context, c *HookClaim, wait t
 
 // HookOutcome is what one attempt got: the receiver's status (0 when no
 // answer came), how long it took, and the error (empty on success: a 2xx).
+// Slow is true when it took at least half of the full timeout, or no
+// answer came within the timeout.
 type HookOutcome struct {
 	Status   int
 	Duration time.Duration
 	Error    string
+	Slow     bool
 }
 
 // FinishHookDelivery records an attempt at c: delivered on a 2xx answer;
 // else retried after HookFirstRetry, doubling to HookMaxRetry, until
-// GiveUpAt, then failed. A hook whose attempts have all failed for
+// GiveUpAt, then failed. A slow attempt adds one to the hook's slow
+// answers in a row; any other sets them back to none. A hook whose attempts have all failed for
 // HookDisableAfter is disabled with a note, which it answers ("" when
 // the hook stays enabled).
 func (s *Service) FinishHookDelivery(ctx context.Context, c *HookClaim, o HookOutcome) (disabled string, err error) {
 	now := s.now()
 	a := HookAttempt{DeliveryID: c.Delivery.ID, HookID: c.Hook.ID, At: now, Status: o.Status, Duration: o.Duration, Error: clip.Text(o.Error, 500)}
+	if o.Slow {
+		a.SlowAnswers = c.Hook.SlowAnswers + 1
+	}
 	if o.Status >= 200 && o.Status < 300 && o.Error == "" {
 		a.State = DeliveryDelivered
 		a.NextAttemptAt = now

@@ -18,7 +18,7 @@ import (
 // writer serialises them.
 
 const hookColumns = `h.id, h.owner_id, a.username, h.package, h.url, h.secret, h.events, h.created_by, h.created_at,
-h.failing_since, h.disabled_at, h.disabled_note`
+h.failing_since, h.disabled_at, h.disabled_note, h.slow_answers`
 
 const hookFrom = ` FROM hooks h JOIN accounts a ON a.id = h.owner_id`
 
@@ -27,7 +27,7 @@ func scanHook(row scanner, extra ...any) (*registry.Hook, error) {
 	var events string
 	var failing, disabled sql.NullTime
 	if err := row.Scan(append([]any{&h.ID, &h.OwnerID, &h.Owner, &h.Package, &h.URL, &h.Secret, &events, &h.CreatedBy,
-		&h.CreatedAt, &failing, &disabled, &h.DisabledNote}, extra...)...); err != nil {
+		&h.CreatedAt, &failing, &disabled, &h.DisabledNote, &h.SlowAnswers}, extra...)...); err != nil {
 		return nil, err
 	}
 	h.Events = strings.Fields(events)
@@ -102,22 +102,32 @@ created_at, state, next_attempt_at, give_up_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 
 	return nil
 }
 
-// CreateHook stores h unless its owner has max hooks; see registry.HookStore.
-func (s *Store) CreateHook(ctx context.Context, h *registry.Hook, max int) error {
+// CreateHook stores h unless its owner has maxPerOwner hooks or its maker
+// has made maxPerUser; see registry.HookStore.
+func (s *Store) CreateHook(ctx context.Context, h *registry.Hook, maxPerOwner, maxPerUser int) error {
 	h.CreatedAt = dbTime(h.CreatedAt)
 	return s.transact(ctx, "create hook", func(ctx context.Context, tx *sql.Tx) error {
-		// Locking the owner's row (PostgreSQL) counts the hooks in turn
-		// with another replica's creation.
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET id = id WHERE id = ?`), h.OwnerID)
-		if err := s.oneRow(res, err, "create hook", func() error { return notFound("no such account %d", h.OwnerID) }); err != nil {
-			return err
+		// Locking the owner's and the maker's rows (PostgreSQL), in the
+		// order of their ids, counts the hooks in turn with another
+		// replica's creation.
+		for _, id := range []int64{min(h.OwnerID, h.CreatedBy), max(h.OwnerID, h.CreatedBy)} {
+			res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET id = id WHERE id = ?`), id)
+			if err := s.oneRow(res, err, "create hook", func() error { return notFound("no such account %d", id) }); err != nil {
+				return err
+			}
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM hooks WHERE owner_id = ?`), h.OwnerID).Scan(&n); err != nil {
 			return err
 		}
-		if n >= max {
+		if n >= maxPerOwner {
 			return conflict("%s has %d hooks already, the most an owner may have; remove one first", h.Owner, n)
+		}
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM hooks WHERE created_by = ?`), h.CreatedBy).Scan(&n); err != nil {
+			return err
+		}
+		if n >= maxPerUser {
+			return conflict("you have made %d hooks, in your namespace and your organisations', the most one user may; remove one first", n)
 		}
 		return tx.QueryRowContext(ctx, s.q(`INSERT INTO hooks (owner_id, package, url, secret, events, created_by, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`), h.OwnerID, h.Package, h.URL, h.Secret, strings.Join(h.Events, " "), h.CreatedBy, h.CreatedAt).Scan(&h.ID)
@@ -162,7 +172,7 @@ func (s *Store) ListHookDeliveries(ctx context.Context, hookID int64, limit int)
 func (s *Store) RedeliverHook(ctx context.Context, hookID, deliveryID int64, next, giveUp time.Time) (*registry.HookDelivery, error) {
 	var d *registry.HookDelivery
 	err := s.transact(ctx, "redeliver", func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE hook_deliveries SET state = ?, next_attempt_at = ?, give_up_at = ?
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE hook_deliveries SET state = ?, next_attempt_at = ?, give_up_at = ?, leased_until = NULL
 WHERE id = ? AND hook_id = ?`), registry.DeliveryPending, dbTime(next), dbTime(giveUp), deliveryID, hookID)
 		if err := s.oneRow(res, err, "redeliver", func() error { return notFound("hook %d has no delivery %d", hookID, deliveryID) }); err != nil {
 			return err
@@ -173,9 +183,9 @@ WHERE id = ? AND hook_id = ?`), registry.DeliveryPending, dbTime(next), dbTime(g
 	return d, err
 }
 
-// ClaimHookDeliveries takes due deliveries for a lease; see
-// registry.HookStore.
-func (s *Store) ClaimHookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]registry.HookClaim, error) {
+// ClaimHookDeliveries takes due deliveries for a lease, in turns across
+// the users who made their hooks; see registry.HookStore.
+func (s *Store) ClaimHookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit, perUser int) ([]registry.HookClaim, error) {
 	// A read first: an idle queue, the usual case, takes no write
 	// transaction (on SQLite, no turn of the one writer) each poll.
 	var due int
@@ -196,10 +206,35 @@ func (s *Store) ClaimHookDeliveries(ctx context.Context, now, leaseUntil time.Ti
 	}
 	err = s.transact(ctx, "claim hook deliveries", func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
-		rows, err := tx.QueryContext(ctx, s.q(`UPDATE hook_deliveries SET next_attempt_at = ? WHERE id IN (
-SELECT id FROM hook_deliveries WHERE state = ? AND next_attempt_at <= ?
-AND (log_index IS NULL OR log_index < (SELECT tree_size FROM log_tree WHERE id = 1))
-ORDER BY next_attempt_at, id LIMIT ?`+skipLocked+`) RETURNING id`), dbTime(leaseUntil), registry.DeliveryPending, dbTime(now), limit)
+		// turn numbers each user's due deliveries, oldest first; busy
+		// counts each user's in flight. The claim takes the deliveries
+		// whose turn comes within the user's share left, lowest turn
+		// plus busy first: round the users.
+		//
+		// Replicas claiming at once on PostgreSQL keep the share
+		// together, as the statement reads one snapshot: one that does
+		// not see another claim's leases still numbers that claim's
+		// rows among the turns, and skips them (SKIP LOCKED), or, once
+		// that claim has committed, finds them no longer due when it
+		// reads them anew to lock them (the locking SELECT's own check).
+		// On SQLite the one writer serialises the claims.
+		rows, err := tx.QueryContext(ctx, s.q(`UPDATE hook_deliveries SET next_attempt_at = ?, leased_until = ? WHERE id IN (
+SELECT id FROM hook_deliveries WHERE id IN (
+SELECT due.id FROM (
+  SELECT d.id, d.next_attempt_at, h.created_by AS maker,
+    row_number() OVER (PARTITION BY h.created_by ORDER BY d.next_attempt_at, d.id) AS turn
+  FROM hook_deliveries d JOIN hooks h ON h.id = d.hook_id
+  WHERE d.state = ? AND d.next_attempt_at <= ?
+  AND (d.log_index IS NULL OR d.log_index < (SELECT tree_size FROM log_tree WHERE id = 1))
+) due LEFT JOIN (
+  SELECT h.created_by AS maker, count(*) AS n FROM hook_deliveries d JOIN hooks h ON h.id = d.hook_id
+  WHERE d.leased_until > ? AND d.state = ? GROUP BY h.created_by
+) busy ON busy.maker = due.maker
+WHERE due.turn + COALESCE(busy.n, 0) <= ?
+ORDER BY due.turn + COALESCE(busy.n, 0), due.next_attempt_at, due.id LIMIT ?)
+AND state = ? AND next_attempt_at <= ?`+skipLocked+`) RETURNING id`),
+			dbTime(leaseUntil), dbTime(leaseUntil), registry.DeliveryPending, dbTime(now), dbTime(now), registry.DeliveryPending, perUser, limit,
+			registry.DeliveryPending, dbTime(now))
 		if err != nil {
 			return err
 		}
@@ -218,12 +253,11 @@ ORDER BY next_attempt_at, id LIMIT ?`+skipLocked+`) RETURNING id`), dbTime(lease
 		}
 		for _, id := range ids {
 			var c registry.HookClaim
-			var hookDest []any
 			h := &c.Hook
 			var events string
 			var failing, disabled sql.NullTime
-			hookDest = []any{&h.ID, &h.OwnerID, &h.Owner, &h.Package, &h.URL, &h.Secret, &events, &h.CreatedBy,
-				&h.CreatedAt, &failing, &disabled, &h.DisabledNote}
+			hookDest := []any{&h.ID, &h.OwnerID, &h.Owner, &h.Package, &h.URL, &h.Secret, &events, &h.CreatedBy,
+				&h.CreatedAt, &failing, &disabled, &h.DisabledNote, &h.SlowAnswers}
 			d, err := scanDelivery(tx.QueryRowContext(ctx, s.q(`SELECT `+deliveryColumns+`, `+hookColumns+` FROM hook_deliveries d
 JOIN hooks h ON h.id = d.hook_id JOIN accounts a ON a.id = h.owner_id WHERE d.id = ?`), id), hookDest...)
 			if err != nil {
@@ -242,7 +276,7 @@ JOIN hooks h ON h.id = d.hook_id JOIN accounts a ON a.id = h.owner_id WHERE d.id
 // PostponeHookDelivery moves a pending delivery's next attempt.
 func (s *Store) PostponeHookDelivery(ctx context.Context, deliveryID int64, next time.Time) error {
 	return s.transact(ctx, "postpone hook delivery", func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE hook_deliveries SET next_attempt_at = ? WHERE id = ? AND state = ?`),
+		_, err := tx.ExecContext(ctx, s.q(`UPDATE hook_deliveries SET next_attempt_at = ?, leased_until = NULL WHERE id = ? AND state = ?`),
 			dbTime(next), deliveryID, registry.DeliveryPending)
 		return err
 	})
@@ -252,16 +286,16 @@ func (s *Store) PostponeHookDelivery(ctx context.Context, deliveryID int64, next
 func (s *Store) FinishHookDelivery(ctx context.Context, a registry.HookAttempt, keep int) error {
 	return s.transact(ctx, "record hook delivery", func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, s.q(`UPDATE hook_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?,
-last_attempt_at = ?, last_status = ?, last_duration_ms = ?, last_error = ? WHERE id = ?`),
+leased_until = NULL, last_attempt_at = ?, last_status = ?, last_duration_ms = ?, last_error = ? WHERE id = ?`),
 			a.State, dbTime(a.NextAttemptAt), dbTime(a.At), a.Status, a.Duration.Milliseconds(), a.Error, a.DeliveryID)
 		if err != nil {
 			return err
 		}
 		if a.FailingSince == nil {
-			_, err = tx.ExecContext(ctx, s.q(`UPDATE hooks SET failing_since = NULL WHERE id = ?`), a.HookID)
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE hooks SET failing_since = NULL, slow_answers = ? WHERE id = ?`), a.SlowAnswers, a.HookID)
 		} else {
-			_, err = tx.ExecContext(ctx, s.q(`UPDATE hooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?`),
-				dbTime(*a.FailingSince), a.HookID)
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE hooks SET failing_since = COALESCE(failing_since, ?), slow_answers = ? WHERE id = ?`),
+				dbTime(*a.FailingSince), a.SlowAnswers, a.HookID)
 		}
 		if err != nil {
 			return err

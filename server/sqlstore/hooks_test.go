@@ -3,6 +3,8 @@ package sqlstore_test
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +36,7 @@ func hookStore(t *testing.T, dsn string, opts sqlstore.Options) (*sqlstore.Store
 	widget := &registry.Hook{OwnerID: alice.ID, Owner: "alice", Package: "widget", URL: "https://hooks.example.com/widget", Secret: "store-secret-0123456789",
 		Events: []string{"publish"}, CreatedBy: alice.ID, CreatedAt: now}
 	for _, h := range []*registry.Hook{all, widget} {
-		if err := s.CreateHook(ctx, h, registry.MaxHooksPerOwner); err != nil {
+		if err := s.CreateHook(ctx, h, registry.MaxHooksPerOwner, registry.MaxHooksPerUser); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -104,22 +106,22 @@ func TestHookQueueFollowsItsEvents(t *testing.T) {
 			}
 
 			// Before the log is sequenced, nothing can be sent.
-			claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
+			claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10, 10)
 			if err != nil || len(claims) != 0 {
 				t.Fatalf("claims before sequencing: %+v, %v", claims, err)
 			}
 			if _, err := svc.SequenceLog(ctx); err != nil {
 				t.Fatal(err)
 			}
-			claims, err = s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
+			claims, err = s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10, 10)
 			if err != nil || len(claims) != 4 || claims[0].Hook.Secret == "" {
 				t.Fatalf("claims after sequencing: %+v, %v", claims, err)
 			}
 			// Leased: nobody takes them again until the lease ends.
-			if again, err := s.ClaimHookDeliveries(ctx, at.Add(59*time.Second), at.Add(2*time.Minute), 10); err != nil || len(again) != 0 {
+			if again, err := s.ClaimHookDeliveries(ctx, at.Add(59*time.Second), at.Add(2*time.Minute), 10, 10); err != nil || len(again) != 0 {
 				t.Fatalf("claims during the lease: %+v, %v", again, err)
 			}
-			if again, err := s.ClaimHookDeliveries(ctx, at.Add(time.Minute), at.Add(2*time.Minute), 10); err != nil || len(again) != 4 {
+			if again, err := s.ClaimHookDeliveries(ctx, at.Add(time.Minute), at.Add(2*time.Minute), 10, 10); err != nil || len(again) != 4 {
 				t.Fatalf("claims after the lease: %d, %v; want all 4 again", len(again), err)
 			}
 		})
@@ -180,7 +182,7 @@ func TestHookClaimSkipsLockedDeliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10)
+	claims, err := s.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 10, 10)
 	if err != nil || len(claims) != 3 {
 		t.Fatalf("a claim beside a locked delivery: %+v, %v (after %s); want the 3 others at once", claims, err, time.Since(start))
 	}
@@ -207,4 +209,142 @@ func otherSession(t *testing.T, dsn string) *sql.Tx {
 	}
 	t.Cleanup(func() { tx.Rollback() })
 	return tx
+}
+
+// A claim goes round the users who made the hooks, and never holds more
+// than perUser deliveries of one user's hooks in flight: alice's 6 due
+// deliveries are older than bob's one, yet a claim of 3 takes alice's
+// two oldest and bob's; further claims take none of hers
+// until one of her attempts is recorded, however many workers are free.
+func TestHookClaimsGoRoundTheUsers(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			s, svc, alice, all, widget := hookStore(t, b.dsn(t), sqlstore.Options{})
+			at := time.Now().UTC().Truncate(time.Second)
+			for _, v := range []string{"1.0.0", "1.0.1", "1.0.2"} {
+				if err := publishIn(t, s, alice, "widget", v, "# widget "+v+"\n", at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bob := &registry.Account{Email: "bob@example.com", Username: "bob", CreatedAt: at}
+			if err := s.CreateAccount(ctx, bob); err != nil {
+				t.Fatal(err)
+			}
+			bobsHook := &registry.Hook{OwnerID: bob.ID, Owner: "bob", URL: "https://hooks.example.com/bob", Secret: "store-secret-0123456789",
+				Events: []string{"publish"}, CreatedBy: bob.ID, CreatedAt: at}
+			if err := s.CreateHook(ctx, bobsHook, registry.MaxHooksPerOwner, registry.MaxHooksPerUser); err != nil {
+				t.Fatal(err)
+			}
+			in := registry.PublishInput{OwnerID: bob.ID, OwnerSlug: "bob", PackSlug: "gadget", Name: "gadget", Version: "1.0.0",
+				Content: []byte("# gadget\n"), SHA256: sha([]byte("# gadget\n")), Now: at.Add(time.Second), PublisherID: bob.ID}
+			if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.SequenceLog(ctx); err != nil {
+				t.Fatal(err)
+			}
+			now := at.Add(time.Second)
+			claims, err := s.ClaimHookDeliveries(ctx, now, now.Add(time.Minute), 3, 2)
+			if err != nil || len(claims) != 3 {
+				t.Fatalf("the first claim: %d, %v; want 3", len(claims), err)
+			}
+			// Alice's all and widget hooks queued 2 deliveries a publish:
+			// her oldest are the first publish's.
+			var alices []int64
+			bobs := 0
+			for _, c := range claims {
+				switch c.Hook.CreatedBy {
+				case alice.ID:
+					alices = append(alices, c.Delivery.ID)
+				case bob.ID:
+					bobs++
+				}
+			}
+			slices.Sort(alices)
+			var oldest []int64
+			for _, h := range []*registry.Hook{all, widget} {
+				for _, d := range queued(t, s, h) {
+					oldest = append(oldest, d.ID)
+				}
+			}
+			slices.Sort(oldest)
+			if bobs != 1 || !slices.Equal(alices, oldest[:2]) {
+				t.Fatalf("the first claim took alice's %v and %d of bob's; want alice's oldest two, %v, and bob's one", alices, bobs, oldest[:2])
+			}
+			if again, err := s.ClaimHookDeliveries(ctx, now, now.Add(time.Minute), 10, 2); err != nil || len(again) != 0 {
+				t.Fatalf("a claim with alice's share in flight took %d, %v; want none", len(again), err)
+			}
+			c := claims[slices.IndexFunc(claims, func(c registry.HookClaim) bool { return c.Hook.CreatedBy == alice.ID })]
+			if err := s.FinishHookDelivery(ctx, registry.HookAttempt{DeliveryID: c.Delivery.ID, HookID: c.Hook.ID, At: now, Status: 200,
+				State: registry.DeliveryDelivered, NextAttemptAt: now}, 50); err != nil {
+				t.Fatal(err)
+			}
+			again, err := s.ClaimHookDeliveries(ctx, now, now.Add(time.Minute), 10, 2)
+			if err != nil || len(again) != 1 || again[0].Hook.CreatedBy != alice.ID {
+				t.Fatalf("once one of alice's was recorded, a claim took %d, %v; want one of hers", len(again), err)
+			}
+			// A lease that ends frees its share, as a worker that died:
+			// alice's 2 and bob's 1 are taken again.
+			later := now.Add(time.Minute)
+			if again, err := s.ClaimHookDeliveries(ctx, later, later.Add(time.Minute), 10, 2); err != nil || len(again) != 3 {
+				t.Fatalf("after the leases ended a claim took %d, %v; want alice's share, 2, and bob's 1", len(again), err)
+			}
+		})
+	}
+}
+
+// Replicas on one PostgreSQL database claiming at the same moment keep a
+// user's share together: two stores, eight claims each at once, never hold
+// more than perUser of alice's deliveries in flight, nor one delivery
+// twice.
+func TestHookClaimsKeepTheShareAcrossReplicas(t *testing.T) {
+	dsn := storetest.PostgresURL(t)
+	ctx := context.Background()
+	s, svc, alice, _, _ := hookStore(t, dsn, sqlstore.Options{})
+	other := open(t, dsn, sqlstore.Options{})
+	at := time.Now().UTC().Truncate(time.Second)
+	for _, v := range []string{"1.0.0", "1.0.1", "1.0.2", "1.0.3", "1.0.4"} {
+		if err := publishIn(t, s, alice, "widget", v, "# widget "+v+"\n", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.SequenceLog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[int64]int{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range 16 {
+		replica := s
+		if i%2 == 1 {
+			replica = other
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			claims, err := replica.ClaimHookDeliveries(ctx, at, at.Add(time.Minute), 1+i%3, 2)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range claims {
+				seen[c.Delivery.ID]++
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if len(seen) != 2 {
+		t.Errorf("alice's deliveries claimed by the replicas together: %v; want her share, 2", seen)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("delivery %d was claimed %d times", id, n)
+		}
+	}
 }

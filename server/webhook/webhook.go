@@ -5,6 +5,12 @@
 // actually dialled, so a name that resolves to a public address when the
 // hook is made and to a private one later gets nowhere), and records the
 // outcome, from which the domain decides the retry.
+//
+// The workers are shared fairly (docs/operations.md, Webhooks): each takes
+// a new delivery as soon as it is free, the claim goes round the users who
+// made the hooks and gives none more than PerUser in flight across every
+// replica, and a hook whose receiver keeps answering slowly gets half the
+// timeout (registry.Hook.Timeout).
 package webhook
 
 import (
@@ -12,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -36,6 +43,10 @@ type Config struct {
 	Poll time.Duration
 	// Concurrency is how many deliveries are sent at once. 0: 8.
 	Concurrency int
+	// PerUser is how many deliveries of the hooks one user made may be in
+	// flight at once, across every replica on the database. 0:
+	// registry.DefaultHookDeliveriesPerUser.
+	PerUser int
 	// UserAgent names pactd in each delivery.
 	UserAgent string
 	Logger    *slog.Logger
@@ -47,6 +58,9 @@ type Deliverer struct {
 	svc    *registry.Service
 	cfg    Config
 	client *http.Client
+	// free is signalled when a worker of Run finishes, to claim again at
+	// once.
+	free chan struct{}
 }
 
 // New makes a Deliverer for svc's queue.
@@ -59,6 +73,9 @@ func New(svc *registry.Service, cfg Config) *Deliverer {
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 8
+	}
+	if cfg.PerUser <= 0 {
+		cfg.PerUser = registry.DefaultHookDeliveriesPerUser
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -91,42 +108,66 @@ func New(svc *registry.Service, cfg Config) *Deliverer {
 		// A redirect is an answer, not followed: its target was never
 		// checked when the hook was made.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &Deliverer{svc: svc, cfg: cfg, client: client}
+	return &Deliverer{svc: svc, cfg: cfg, client: client, free: make(chan struct{}, cfg.Concurrency)}
 }
 
 // lease is how long a claimed delivery is left to its worker: the
 // delivery's timeout and time to record it.
 func (d *Deliverer) lease() time.Duration { return d.cfg.Timeout + 5*time.Second }
 
-// Run delivers until ctx ends.
+// Run delivers until ctx ends, with up to Concurrency workers: whenever
+// some are free, it claims as many deliveries as are free, so a slow
+// delivery holds only its own worker.
 func (d *Deliverer) Run(ctx context.Context) {
 	t := time.NewTicker(d.cfg.Poll)
 	defer t.Stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	busy := 0
 	for {
-		for {
-			n, err := d.RunOnce(ctx)
+		for busy < d.cfg.Concurrency {
+			want := d.cfg.Concurrency - busy
+			claims, err := d.svc.ClaimHookDeliveries(ctx, d.lease(), want, d.cfg.PerUser)
 			if err != nil {
 				if !errors.Is(err, registry.ErrStoreUnreachable) && ctx.Err() == nil {
 					d.cfg.Logger.Warn("claiming webhook deliveries", "error", err.Error())
 				}
 				break
 			}
-			if n < d.cfg.Concurrency {
-				break
+			for i := range claims {
+				busy++
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					d.deliver(ctx, &claims[i])
+					d.free <- struct{}{}
+				}()
+			}
+			if len(claims) < want {
+				break // no more due, or none a user's share allows
 			}
 		}
 		select {
 		case <-ctx.Done():
+			// The workers still sending end with ctx; their
+			// deliveries are taken again when the lease ends.
+			for busy > 0 {
+				<-d.free
+				busy--
+			}
 			return
+		case <-d.free:
+			busy--
 		case <-t.C:
 		}
 	}
 }
 
-// RunOnce claims up to Concurrency due deliveries, sends them and records
-// how each went; it answers how many it claimed.
+// RunOnce claims up to Concurrency due deliveries, sends them, records
+// how each went and answers how many it claimed: a step of Run for
+// tests, which waits for all it claimed.
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
-	claims, err := d.svc.ClaimHookDeliveries(ctx, d.lease(), d.cfg.Concurrency)
+	claims, err := d.svc.ClaimHookDeliveries(ctx, d.lease(), d.cfg.Concurrency, d.cfg.PerUser)
 	if err != nil {
 		return 0, err
 	}
@@ -183,9 +224,24 @@ func (d *Deliverer) deliver(ctx context.Context, c *registry.HookClaim) {
 	}
 }
 
-// send POSTs body to c's hook and answers what came of it.
+// send POSTs body to c's hook and answers what came of it, within the
+// hook's timeout (registry.Hook.Timeout).
 func (d *Deliverer) send(ctx context.Context, c *registry.HookClaim, body []byte) registry.HookOutcome {
-	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	out := d.post(ctx, c, body)
+	// Slow: at least half the full timeout, which is the shortened
+	// timeout, so that a hook given it is slow again exactly when it
+	// misses it.
+	out.Slow = out.Duration >= d.cfg.Timeout/2
+	return out
+}
+
+func (d *Deliverer) post(ctx context.Context, c *registry.HookClaim, body []byte) registry.HookOutcome {
+	timeout, shortened := c.Hook.Timeout(d.cfg.Timeout)
+	within := timeout.String() + " (--webhook-timeout)"
+	if shortened {
+		within = fmt.Sprintf("%s (half of --webhook-timeout, as its last %d answers or more each took %s or longer)", timeout, registry.HookSlowStreak, timeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Hook.URL, bytes.NewReader(body))
@@ -199,11 +255,20 @@ func (d *Deliverer) send(ctx context.Context, c *registry.HookClaim, body []byte
 	req.Header.Set(wire.HeaderHookSignature, hooksig.Sign(c.Hook.Secret, time.Now(), body))
 	resp, err := d.client.Do(req)
 	if err != nil {
+		var netErr net.Error
+		var dnsErr *net.DNSError
+		switch {
+		// A refused address and a name that does not resolve are told
+		// without the address or the resolver's: the hook's owner reads
+		// this.
+		case errors.Is(err, registry.ErrHookAddress):
+			return registry.HookOutcome{Duration: time.Since(start), Error: registry.ErrHookAddress.Error()}
+		case errors.As(err, &dnsErr):
+			return registry.HookOutcome{Duration: time.Since(start), Error: "the receiver's host does not resolve"}
 		// The request's deadline and the transport's header timeout are
 		// both the timeout: whichever fires first, the same words.
-		var netErr net.Error
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
-			return registry.HookOutcome{Duration: time.Since(start), Error: "no answer within " + d.cfg.Timeout.String() + " (--webhook-timeout)"}
+		case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
+			return registry.HookOutcome{Duration: max(time.Since(start), timeout), Error: "no answer within " + within}
 		}
 		return registry.HookOutcome{Duration: time.Since(start), Error: err.Error()}
 	}
@@ -215,7 +280,7 @@ func (d *Deliverer) send(ctx context.Context, c *registry.HookClaim, body []byte
 	if err != nil {
 		out.Error = "reading the answer: " + err.Error()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			out.Error = "the answer did not end within " + d.cfg.Timeout.String() + " (--webhook-timeout)"
+			out.Error = "the answer did not end within " + within
 		}
 	}
 	return out
