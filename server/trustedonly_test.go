@@ -22,9 +22,13 @@ func setTrustedOnly(env *servertest.Env, pkg string, only bool, header string) *
 	return env.API.PatchJSON("/api/packages/"+pkg, map[string]any{"trusted_publishing_only": only}, header)
 }
 
-// logSize is how many entries the log holds, sequenced or not.
+// logSize is how many entries the log holds, once those appended so far
+// are sequenced (the background sequencer adds nothing after that).
 func logSize(t *testing.T, env *servertest.Env) int64 {
 	t.Helper()
+	if _, err := env.Service.SequenceLog(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	size, _, err := env.Service.LogHead(context.Background())
 	if err != nil {
 		t.Fatal(err)
