@@ -550,6 +550,20 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("2002::/16"),
 }
 
+// HookSender is what a webhook deliverer (server/webhook) asks of the
+// domain: the deliveries due, each one's body, and where an attempt ends.
+// The Service is one; the deliverer knows nothing else of it.
+type HookSender interface {
+	// CheckHookAddress refuses an address a hook may not reach.
+	CheckHookAddress(a netip.Addr) error
+	ClaimHookDeliveries(ctx context.Context, lease time.Duration, limit, perUser int) ([]HookClaim, error)
+	PostponeHookDelivery(ctx context.Context, c *HookClaim, wait time.Duration) error
+	FinishHookDelivery(ctx context.Context, c *HookClaim, o HookOutcome) (disabled string, err error)
+	HookPayload(ctx context.Context, d *HookDelivery) (entry, proof string, err error)
+}
+
+var _ HookSender = (*Service)(nil)
+
 // CheckHookAddress refuses an address a delivery may not reach, unless
 // pactd runs with --webhook-allow-private: loopback, private (RFC 1918,
 // IPv6 ULA), link-local (169.254.169.254, the metadata address of clouds,

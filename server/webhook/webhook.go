@@ -55,7 +55,7 @@ type Config struct {
 // Deliverer sends the queued deliveries of one pactd process; any number
 // of processes on one database share the queue.
 type Deliverer struct {
-	svc    *registry.Service
+	svc    registry.HookSender
 	cfg    Config
 	client *http.Client
 	// free is signalled when a worker of Run finishes, to claim again at
@@ -64,7 +64,7 @@ type Deliverer struct {
 }
 
 // New makes a Deliverer for svc's queue.
-func New(svc *registry.Service, cfg Config) *Deliverer {
+func New(svc registry.HookSender, cfg Config) *Deliverer {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = registry.DefaultHookTimeout
 	}
