@@ -33,10 +33,13 @@ this once.
 
 --scope gives one scope (publish, yank, keys, tokens, hooks) and may be repeated;
 without it the token holds every scope, and --scope none makes a token
-that can only read. --package limits the publish and
-yank scopes to packs whose slug matches a glob (* ? [a-z], as Go's
-path.Match) and may be repeated; a glob covers your own packs, and
-ORG/glob (such as 'acme/*') those of the organisation ORG. --expires-in
+that can only read. --package limits the token to packs whose slug
+matches a glob (* ? [a-z], as Go's path.Match) and may be repeated; a
+glob covers your own packs, and ORG/glob (such as 'acme/*') those of the
+organisation ORG. A token with --package acts only on those packs
+(publish, yank, deprecate, trusted publishers, hooks, releases) and holds
+no account-wide power: it cannot add SSH keys, make tokens or change
+organisations, whatever its scopes. --expires-in
 is a number of days (30d or 30, at most 3650) or never; the default is
 90d.`,
 		Example: `  $ pact token create --name ci --scope publish --package 'widget-*' --expires-in 30d
@@ -59,7 +62,7 @@ is a number of days (30d or 30, at most 3650) or never; the default is
 	}
 	cmd.Flags().StringVar(&opts.Name, "name", "", "label of the token (default: token)")
 	cmd.Flags().StringArrayVar(&opts.Scopes, "scope", nil, "a scope the token holds: publish, yank, keys, tokens, hooks, or none (repeatable; default: every scope)")
-	cmd.Flags().StringArrayVar(&opts.Packages, "package", nil, "a pack-name glob the publish and yank scopes are limited to (repeatable; default: every pack)")
+	cmd.Flags().StringArrayVar(&opts.Packages, "package", nil, "a pack-name glob the token is limited to: it then acts only on matching packs and holds no account-wide power (SSH keys, tokens, organisations) (repeatable; default: every pack)")
 	cmd.Flags().StringVar(&opts.ExpiresIn, "expires-in", "90d", "lifetime in days (30d or 30, at most 3650), or never")
 	addJSONFlag(cmd, &opts.JSON)
 	// The shell completes the scopes' names, not file names.

@@ -121,7 +121,7 @@ Without --scope it holds every scope; --scope and --package limit it as
 	create.Flags().String("name", "cli", "label of the token")
 	create.Flags().String("expires-in", "never", "lifetime: days (30d or 30), a duration (720h) or never")
 	create.Flags().StringArray("scope", nil, "a scope the token holds: publish, yank, keys, tokens, hooks, or none (repeatable; default: every scope)")
-	create.Flags().StringArray("package", nil, "a pack-name glob the publish and yank scopes are limited to (repeatable; default: every pack)")
+	create.Flags().StringArray("package", nil, "a pack-name glob the token is limited to: it then acts only on matching packs and holds no account-wide power (SSH keys, tokens, organisations) (repeatable; default: every pack)")
 	_ = create.MarkFlagRequired("user")
 	token.AddCommand(create, newTokenListCmd(), newTokenRevokeCmd())
 	return token

@@ -102,9 +102,8 @@ var rules = map[Op]Rule{
 	OpYank:          {Reach: ReachPack, Scopes: []Scope{ScopeYank}, What: "yank or un-yank"},
 	OpDeprecate:     {Reach: ReachPack, Scopes: []Scope{ScopeYank}, What: "deprecate"},
 	OpLock:          {Reach: ReachPack, Scopes: []Scope{ScopeYank}, What: "change trusted_publishing_only", NotCI: true},
-	OpUnlock: {Reach: ReachSession, What: "turn trusted_publishing_only off: the lock guards against a stolen token, so only the owner's " +
-		"logged-in browser session lifts it (the dashboard's Trusted publishers section)"},
-	OpTrust: {Reach: ReachPack, Scopes: []Scope{ScopeTokens}, What: "manage trusted publishers"},
+	OpUnlock:        {Reach: ReachSession, What: "turn trusted_publishing_only off (the lock is there for the day a token is stolen)"},
+	OpTrust:         {Reach: ReachPack, Scopes: []Scope{ScopeTokens}, What: "manage trusted publishers"},
 	// A trusted publisher is a way to get tokens and to publish.
 	OpTrustAdd:      {Reach: ReachPack, Scopes: []Scope{ScopeTokens, ScopePublish}, What: "add trusted publishers"},
 	OpHooks:         {Reach: ReachPack, Scopes: []Scope{ScopeHooks}, What: "manage webhooks"},
@@ -141,7 +140,7 @@ func Permit(t *Token, op Op, holder, owner, pack string) error {
 		return nil
 	case r.Reach == ReachSession && t != nil:
 		return &Error{Code: Forbidden, Reason: "session_only",
-			Message: "an API token cannot " + r.What + "; log in to the dashboard in a browser to do it"}
+			Message: "an API token cannot " + r.What + "; only a logged-in browser session may, on the dashboard"}
 	case t == nil:
 		return nil
 	}

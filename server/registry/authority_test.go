@@ -37,8 +37,8 @@ func TestPermit(t *testing.T) {
 		{"SSH keys without the scope", &registry.Token{Scopes: []registry.Scope{registry.ScopePublish}}, registry.OpKeys, "", "", `lacks the "keys" scope`},
 		{"whoami by any token", &registry.Token{Scopes: []registry.Scope{}, Packages: []string{"x"}}, registry.OpWhoAmI, "", "", ""},
 		// Session-only powers are never a token's.
-		{"lifting the lock by a full token", &registry.Token{}, registry.OpUnlock, "", "widget-a", "only the owner's logged-in browser session lifts it"},
-		{"the second factor by a full token", &registry.Token{}, registry.OpSecondFactor, "", "", "log in to the dashboard"},
+		{"lifting the lock by a full token", &registry.Token{}, registry.OpUnlock, "", "widget-a", "only a logged-in browser session may, on the dashboard"},
+		{"the second factor by a full token", &registry.Token{}, registry.OpSecondFactor, "", "", "only a logged-in browser session may"},
 		{"lifting the lock in a session", nil, registry.OpUnlock, "", "widget-a", ""},
 		{"SSH keys in a session", nil, registry.OpKeys, "", "", ""},
 		{"public", allWidgets, registry.OpRead, "", "", ""},
