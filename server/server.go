@@ -1,7 +1,6 @@
-// Package server adapts HTTP to the registry. It is the REST API (the
-// handlers of /api/..., /raw/..., /openapi.json and the operational
-// endpoints) and the Server that puts the API and the pages (server/web)
-// behind one handler. What both sides share is in server/internal/httpx.
+// Package server adapts HTTP to the registry: it puts the REST interface
+// (server/api) and the pages (server/web) behind one handler, and holds
+// nothing else. What both sides share is in server/internal/httpx.
 package server
 
 import (
@@ -13,7 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/pact-registry/pact/server/idtoken"
+	"github.com/pact-registry/pact/server/api"
 	"github.com/pact-registry/pact/server/internal/httpx"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/web"
@@ -48,22 +47,21 @@ type Config struct {
 	SeparateMetrics bool
 }
 
+// Limits guard the API (server/api); the zero value turns every limit off.
+type (
+	Limits = api.Limits
+	Limit  = api.Limit
+)
+
+// DefaultLimits are pactd serve's limits.
+var DefaultLimits = api.DefaultLimits
+
 // Server serves the whole of pact over HTTP.
 type Server struct {
-	svc     *registry.Service
-	cfg     Config
 	shared  *httpx.Shared
-	api     *gin.Engine // /api/..., /raw/..., /openapi.json, /healthz, /readyz, /metrics
+	api     *api.Server // /api/..., /raw/..., /openapi.json, /healthz, /readyz, /metrics
 	web     *gin.Engine // every other path: HTML pages and /{owner}.keys
 	handler http.Handler
-
-	limitIP, limitToken, limitKey *keyedLimiter
-	limitLog                      *keyedLimiter  // /log/*, by address (auth.go)
-	logWaits                      *concurrentCap // held checkpoint waits, by address (translog.go)
-	limitDevice                   *keyedLimiter  // devicelogin.go
-	publishing                    *publishSlots
-	tiles                         *tileCache        // the log's tiles served (translog.go)
-	idtokens                      *idtoken.Verifier // nil when no issuer is allowed (trust.go)
 }
 
 // New builds the server around a registry service.
@@ -76,24 +74,11 @@ func New(svc *registry.Service, cfg Config) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{svc: svc, cfg: cfg,
-		shared:      httpx.NewShared(log, cfg.BaseURL, cfg.TrustedProxies, cfg.Limits.BodyBudget, cfg.Limits.BodyBudgetWait),
-		limitIP:     newKeyedLimiter(cfg.Limits.PerIP),
-		limitToken:  newKeyedLimiter(cfg.Limits.PerToken),
-		limitKey:    newKeyedLimiter(cfg.Limits.PerKey),
-		limitLog:    newKeyedLimiter(cfg.Limits.PerIPLog),
-		logWaits:    newConcurrentCap(cfg.Limits.LogWaitsPerIP),
-		limitDevice: newKeyedLimiter(cfg.Limits.DeviceLogins),
-		publishing:  newPublishSlots(cfg.Limits.MaxConcurrentPublishes, cfg.Limits.PublishQueueWait),
-		tiles:       newTileCache(maxTileCacheBytes),
-		idtokens:    newIDTokenVerifier(svc, cfg.BaseURL),
-	}
+	s := &Server{shared: httpx.NewShared(log, cfg.BaseURL, cfg.TrustedProxies, cfg.Limits.BodyBudget, cfg.Limits.BodyBudgetWait)}
 	s.shared.RequestLog = cfg.RequestLog
 	s.shared.Metrics.AddCache("documents", svc.DocumentCache)
-	s.shared.Metrics.AddCache("log_tiles", s.tiles.stats)
 	s.shared.Metrics.AddWitnesses(svc.WitnessReport)
-	s.api = s.shared.NewEngine()
-	s.routeAPI(s.api)
+	s.api = api.New(svc, s.shared, api.Config{BaseURL: cfg.BaseURL, Limits: cfg.Limits, SeparateMetrics: cfg.SeparateMetrics})
 	s.web = s.shared.NewEngine()
 	web.New(svc, s.shared, web.Config{
 		BaseURL: cfg.BaseURL, Signup: cfg.Signup, LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow,
@@ -112,7 +97,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(p, "/api/") || p == "/api" || strings.HasPrefix(p, "/raw/") ||
 		strings.HasPrefix(p, "/log/") && !strings.HasPrefix(p, "/log/entry/") ||
 		p == "/openapi.json" || p == "/healthz" || p == "/readyz" || p == "/metrics" {
-		s.api.ServeHTTP(w, r)
+		s.api.Handler().ServeHTTP(w, r)
 		return
 	}
 	s.web.ServeHTTP(w, r)

@@ -1,4 +1,4 @@
-package server
+package api
 
 import (
 	"errors"
@@ -113,7 +113,7 @@ func (s *Server) routeAPI(e *gin.Engine) {
 func h(handlers ...gin.HandlerFunc) []gin.HandlerFunc { return handlers }
 
 func (s *Server) serveMetrics(c *gin.Context) {
-	s.MetricsHandler().ServeHTTP(c.Writer, c.Request)
+	s.shared.Metrics.Handler().ServeHTTP(c.Writer, c.Request)
 }
 
 func (s *Server) ready(c *gin.Context) {
