@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -137,6 +138,13 @@ func newMigrateCmd() *cobra.Command {
 			db, err := dbSetting(cmd)
 			if err != nil {
 				return err
+			}
+			// A new SQLite registry keeps its documents in the directory
+			// beside it (blobsURL): made here, serve finds it.
+			if dir := defaultBlobDir(db); dir != "" && isNewDB(db) {
+				if err := os.MkdirAll(dir, 0o750); err != nil {
+					return err
+				}
 			}
 			if err := sqlstore.Migrate(cmd.Context(), db, sqlstore.Options{LogBackfill: registry.Backfill()}); err != nil {
 				return err

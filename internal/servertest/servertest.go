@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/pact-registry/pact/internal/apitest"
 	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server"
+	"github.com/pact-registry/pact/server/blobs"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
 	"github.com/pact-registry/pact/server/webhook"
@@ -57,6 +59,11 @@ type Options struct {
 	// http://127.0.0.1:PORT, in its base URL and Env.URL: passkeys need a
 	// domain name for their RP ID, and browsers allow them on localhost.
 	Localhost bool
+	// Blobs keeps documents on a blob store (pactd serve --blobs). When
+	// nil and PACT_TEST_BLOBS=dir is set, every server of the run keeps
+	// them in a directory of its own, so any suite can be run on the
+	// directory engine unchanged.
+	Blobs registry.BlobStore
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -99,8 +106,16 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	}
 	t.Cleanup(func() { store.Close() })
 	clock := &Clock{now: time.Now().UTC().Truncate(time.Second)}
+	if opts.Blobs == nil && os.Getenv("PACT_TEST_BLOBS") == "dir" {
+		dir, err := blobs.OpenDir(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Blobs = dir
+	}
 	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes,
-		OIDCIssuers: opts.OIDCIssuers, WebhookAllowPrivate: opts.WebhookAllowPrivate, ResolveHost: opts.ResolveHost})
+		OIDCIssuers: opts.OIDCIssuers, WebhookAllowPrivate: opts.WebhookAllowPrivate, ResolveHost: opts.ResolveHost,
+		Blobs: opts.Blobs})
 	// The transparency log, as pactd serve runs it.
 	if err := svc.InitLog(context.Background(), "servertest/log", ""); err != nil {
 		t.Fatalf("starting the log: %v", err)
