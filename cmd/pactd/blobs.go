@@ -18,9 +18,9 @@ import (
 )
 
 // blobsUsage is --blobs' help, the same on every command that has it.
-const blobsUsage = "where documents are kept: file:///absolute/path (a directory) or s3://bucket/prefix?endpoint=host:port&region=r " +
-	"(S3-compatible; AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY); default: on SQLite, the directory <db>.blobs beside the database " +
-	"when it exists or the database is new, else documents stay in the database (docs/operations.md, Blob store)"
+const blobsUsage = "where documents are kept: file:///absolute/path (a directory), s3://bucket/prefix?endpoint=https://host:port&region=r " +
+	"(S3-compatible; AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), or none (in the database); default: on SQLite, the directory <db>.blobs beside the database " +
+	"when it exists or the database is new, else in the database (docs/operations.md, Blob store)"
 
 // defaultBlobDir is the directory beside a SQLite database that keeps its
 // documents by default; "" for PostgreSQL and for databases in memory.
@@ -39,6 +39,9 @@ func defaultBlobDir(db string) string {
 // in its database until pactd blobs migrate makes the directory; "" keeps
 // documents in the database.
 func blobsURL(db, setting string, fresh bool) string {
+	if setting == blobsNone {
+		return ""
+	}
 	if setting != "" {
 		return setting
 	}
@@ -56,9 +59,12 @@ func blobsURL(db, setting string, fresh bool) string {
 	return ""
 }
 
+// blobsNone is the --blobs that keeps documents in the database.
+const blobsNone = "none"
+
 // checkBlobsURL is validate's check of --blobs.
 func checkBlobsURL(raw string) error {
-	if raw == "" {
+	if raw == "" || raw == blobsNone {
 		return nil
 	}
 	if err := blobs.CheckURL(raw); err != nil {
@@ -73,7 +79,9 @@ func openBlobs(ctx context.Context, db, setting string, fresh bool) (registry.Bl
 	if u == "" {
 		return nil, "", nil
 	}
-	b, err := blobs.Open(ctx, u)
+	// The usual environment of S3 clients, read here at the edge.
+	b, err := blobs.Open(ctx, u, blobs.Credentials{AccessKeyID: os.Getenv("AWS_ACCESS_KEY_ID"),
+		SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")})
 	if err != nil {
 		return nil, "", fmt.Errorf("opening the blob store %s: %w", u, err)
 	}

@@ -334,17 +334,20 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 	baseURL := resolveBaseURL(cfg.BaseURL, ln.Addr())
 	storeOptions := cfg.Store.options()
 	storeOptions.Logger = log
-	blobStore, blobsAt, err := openBlobs(ctx, cfg.DB, cfg.Blobs, isNewDB(cfg.DB))
-	if err != nil {
-		ln.Close()
-		return err
-	}
+	fresh := isNewDB(cfg.DB)
 	store, err := sqlstore.Open(ctx, cfg.DB, storeOptions)
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("opening database: %w", err)
 	}
 	defer store.Close()
+	// Opened after the database, which says first what is wrong with its
+	// path (a directory beside it is made only beside a database).
+	blobStore, blobsAt, err := openBlobs(ctx, cfg.DB, cfg.Blobs, fresh)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	if blobsAt != "" {
 		log.Info("documents on a blob store", "blobs", blobsAt)
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -66,28 +67,37 @@ func (d *Dir) Put(ctx context.Context, name string, content []byte) error {
 	path := d.Path(name)
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return err
+		return full(err)
 	}
 	tmp, err := os.CreateTemp(filepath.Join(d.root, "tmp"), name+".*")
 	if err != nil {
-		return err
+		return full(err)
 	}
 	defer os.Remove(tmp.Name()) // gone after the rename; else a leftover
 	if _, err := tmp.Write(content); err != nil {
 		tmp.Close()
-		return err
+		return full(err)
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return err
+		return full(err)
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return full(err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
 	return syncDir(dir)
+}
+
+// full marks a write that failed for want of room (ENOSPC, or EDQUOT
+// over a quota) as registry.ErrBlobStoreFull.
+func full(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return errors.Join(registry.ErrBlobStoreFull, err)
+	}
+	return err
 }
 
 func syncDir(dir string) error {
@@ -159,17 +169,16 @@ func (d *Dir) List(ctx context.Context, fn func(registry.BlobInfo) error) error 
 }
 
 // Open opens the blob store rawURL names: file:///path (a directory on
-// local disk).
-func Open(ctx context.Context, rawURL string) (registry.BlobStore, error) {
-	switch {
-	case strings.HasPrefix(rawURL, "file://"):
-		path := strings.TrimPrefix(rawURL, "file://")
-		if !strings.HasPrefix(path, "/") {
-			return nil, fmt.Errorf("%q is not a file:///absolute/path URL", rawURL)
-		}
-		return OpenDir(path)
+// local disk) or s3://bucket/prefix?endpoint=…&region=… (S3-compatible
+// object storage, signed with creds).
+func Open(ctx context.Context, rawURL string, creds Credentials) (registry.BlobStore, error) {
+	if err := CheckURL(rawURL); err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%q is not a file:///path URL", rawURL)
+	if strings.HasPrefix(rawURL, "s3://") {
+		return OpenS3(ctx, rawURL, creds)
+	}
+	return OpenDir(strings.TrimPrefix(rawURL, "file://"))
 }
 
 // CheckURL says what is wrong with rawURL as a blob store's, without
@@ -181,6 +190,9 @@ func CheckURL(rawURL string) error {
 			return errors.New("a file URL names an absolute path: file:///var/lib/pact/blobs")
 		}
 		return nil
+	case strings.HasPrefix(rawURL, "s3://"):
+		_, err := parseS3URL(rawURL)
+		return err
 	}
-	return errors.New("give file:///absolute/path")
+	return errors.New("give file:///absolute/path or s3://bucket/prefix?endpoint=https://host:port&region=r")
 }

@@ -44,6 +44,10 @@ type BlobInfo struct {
 // ErrBlobNotFound is Open's answer for a name the store does not hold.
 var ErrBlobNotFound = errors.New("no such blob")
 
+// ErrBlobStoreFull is in Put's error when the store has no room left: the
+// publish answers 507, as when the database is full.
+var ErrBlobStoreFull = errors.New("no room left on the blob store")
+
 // IsBlobName says whether name is a blob's name: a sha256 in lower-case hex.
 func IsBlobName(name string) bool {
 	if len(name) != sha256.Size*2 {
@@ -100,7 +104,8 @@ func newBlobs(store BlobStore, cacheBytes int64) *blobs {
 func (s *Service) HasBlobStore() bool { return s.blobs != nil }
 
 // InBlobStore says whether v's document is on the blob store rather than
-// in its row: the row keeps no bytes (a document is never empty).
+// in its row: the row keeps no bytes (a document is never empty). Its
+// size is then v.Size; else len(v.Content).
 func InBlobStore(v *Version) bool { return len(v.Content) == 0 && v.Size > 0 }
 
 // keepDocument puts in's document on the blob store, when there is one,
@@ -110,6 +115,9 @@ func (s *Service) keepDocument(ctx context.Context, in *PublishInput) error {
 		return nil
 	}
 	if err := s.blobs.store.Put(ctx, in.SHA256, in.Content); err != nil {
+		if errors.Is(err, ErrBlobStoreFull) {
+			return errors.Join(Errorf(InsufficientStorage, "the server is out of storage space: nothing was saved; try again later"), err)
+		}
 		return errors.Join(errBlobStoreDown, err)
 	}
 	in.DocumentInBlobStore = true
