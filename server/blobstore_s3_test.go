@@ -2,10 +2,14 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pact-registry/pact/internal/s3test"
 	"github.com/pact-registry/pact/internal/servertest"
@@ -114,4 +118,99 @@ func TestReplicasShareOneBucket(t *testing.T) {
 	if resp := b.API.Get("/raw/alice/shared.pact.md"); string(resp.Body) != docs["2.0"] {
 		t.Errorf("replica b, latest: %d %q", resp.Status, resp.Body)
 	}
+}
+
+// Object storage stopped and started again under a publish load: every
+// publish answered 200 is served byte for byte, the others answered 503
+// with Retry-After; no version is stored without its document (the log
+// check reads every one back).
+func TestS3StoppedUnderPublishLoad(t *testing.T) {
+	s3 := s3test.Start(t)
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		store, err := blobs.Open(context.Background(), s3.Bucket(t), s3.Creds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := servertest.Start(t, dsn, servertest.Options{Blobs: store})
+		alice := env.CreateUser(t, "alice")
+		const clients = 6
+		type sent struct {
+			doc    string
+			status int
+		}
+		results := make([][]sent, clients)
+		var acked, refused atomic.Int64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Go(func() {
+				for n := 0; ; n++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					doc := packDoc(fmt.Sprintf("load-%d", c), fmt.Sprintf("1.0.%d", n))
+					resp := env.API.PostJSON("/api/publish", map[string]any{"content": doc}, alice.Bearer())
+					if resp.Status == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
+						t.Errorf("503 without Retry-After")
+					}
+					results[c] = append(results[c], sent{doc, resp.Status})
+					switch resp.Status {
+					case http.StatusOK:
+						acked.Add(1)
+					case http.StatusServiceUnavailable:
+						refused.Add(1)
+					}
+				}
+			})
+		}
+		// Each phase lasts until the load has seen it.
+		until := func(what string, done func() bool) {
+			t.Helper()
+			for deadline := time.Now().Add(30 * time.Second); !done(); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					close(stop)
+					wg.Wait()
+					t.Fatalf("the load never saw %s", what)
+				}
+			}
+		}
+		until("publishes acknowledged", func() bool { return acked.Load() >= 20 })
+		s3.Stop(t)
+		until("publishes refused", func() bool { return refused.Load() >= 20 })
+		s3.Start(t)
+		before := acked.Load()
+		until("publishes acknowledged again", func() bool { return acked.Load() >= before+20 })
+		close(stop)
+		wg.Wait()
+
+		counts := map[int]int{}
+		for c, rs := range results {
+			for n, r := range rs {
+				counts[r.status]++
+				path := fmt.Sprintf("/raw/alice/load-%d@1.0.%d.pact.md", c, n)
+				got := env.API.Get(path)
+				switch r.status {
+				case http.StatusOK:
+					if got.Status != 200 || string(got.Body) != r.doc {
+						t.Errorf("acknowledged %s: %d %q", path, got.Status, got.Body)
+					}
+				case http.StatusServiceUnavailable:
+					if got.Status == 200 && string(got.Body) != r.doc {
+						t.Errorf("unacknowledged %s stored otherwise: %q", path, got.Body)
+					}
+				default:
+					t.Errorf("publish %s: %d", path, r.status)
+				}
+			}
+		}
+		t.Logf("publishes: %v", counts)
+		if counts[http.StatusOK] == 0 || counts[http.StatusServiceUnavailable] == 0 {
+			t.Errorf("want publishes both acknowledged and refused, got %v", counts)
+		}
+		if err := env.Service.CheckLog(context.Background(), func(string) {}); err != nil {
+			t.Errorf("log check: %v", err)
+		}
+	})
 }
