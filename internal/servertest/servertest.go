@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/pact-registry/pact/internal/apitest"
+	"github.com/pact-registry/pact/internal/s3test"
 	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server"
 	"github.com/pact-registry/pact/server/blobs"
@@ -60,9 +61,9 @@ type Options struct {
 	// domain name for their RP ID, and browsers allow them on localhost.
 	Localhost bool
 	// Blobs keeps documents on a blob store (pactd serve --blobs). When
-	// nil and PACT_TEST_BLOBS=dir is set, every server of the run keeps
-	// them in a directory of its own, so any suite can be run on the
-	// directory engine unchanged.
+	// nil and PACT_TEST_BLOBS is dir (or s3), every server of the run
+	// keeps them in a directory (or a bucket of a versitygw) of its own,
+	// so any suite can be run on either engine unchanged.
 	Blobs registry.BlobStore
 }
 
@@ -106,12 +107,22 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	}
 	t.Cleanup(func() { store.Close() })
 	clock := &Clock{now: time.Now().UTC().Truncate(time.Second)}
-	if opts.Blobs == nil && os.Getenv("PACT_TEST_BLOBS") == "dir" {
-		dir, err := blobs.OpenDir(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
+	if opts.Blobs == nil {
+		switch os.Getenv("PACT_TEST_BLOBS") {
+		case "dir":
+			dir, err := blobs.OpenDir(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Blobs = dir
+		case "s3":
+			s3 := s3test.Start(t)
+			bucket, err := blobs.Open(context.Background(), s3.Bucket(t), s3.Creds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Blobs = bucket
 		}
-		opts.Blobs = dir
 	}
 	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes,
 		OIDCIssuers: opts.OIDCIssuers, WebhookAllowPrivate: opts.WebhookAllowPrivate, ResolveHost: opts.ResolveHost,
