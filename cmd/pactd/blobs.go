@@ -185,7 +185,8 @@ func newBlobsGCCmd() *cobra.Command {
 		Short: "Remove the blobs no version names, older than --grace",
 		Long: `Remove every blob that no version names and that is older than --grace: what a
 publish leaves when it fails or pactd stops between putting the document and
-committing its row. Safe beside serving replicas: a publish commits its row
+committing its row, and (in a directory) the partial writes of a publish cut
+short, as old. Safe beside serving replicas: a publish commits its row
 within seconds of putting its document.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -201,6 +202,9 @@ within seconds of putting its document.`,
 					return fmt.Errorf("blobs gc (removed %d before): %w", r.Removed, err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "removed %d unreferenced blobs (%d bytes) older than %s from %s; kept %d\n", r.Removed, r.RemovedBytes, grace, where, r.Kept)
+				if r.Leftovers > 0 {
+					fmt.Fprintf(cmd.OutOrStdout(), "removed %d partial writes left by interrupted publishes\n", r.Leftovers)
+				}
 				return nil
 			})
 		},

@@ -57,6 +57,11 @@ func TestNewRegistryKeepsDocumentsBesideTheDatabase(t *testing.T) {
 	if got := get(t, srv.URL+"/raw/alice/beside.pact.md", ""); got.status != 200 || string(got.body) != doc {
 		t.Errorf("GET raw: %s", got)
 	}
+	// pactd migrate, which an operator may run first, makes it too.
+	other := migrated(t, filepath.Join(t.TempDir(), "other.db"))
+	if fi, err := os.Stat(other + ".blobs"); err != nil || !fi.IsDir() {
+		t.Errorf("pactd migrate of a new database made no %s.blobs: %v", other, err)
+	}
 }
 
 // A registry made before the blob store keeps its documents in its
@@ -147,6 +152,14 @@ func TestMigrateAnExistingRegistryToFiles(t *testing.T) {
 	if err := os.Chtimes(blobPath(dir, stale), long, long); err != nil {
 		t.Fatal(err)
 	}
+	// And the partial writes of publishes cut short, one old, one not.
+	oldPartial, newPartial := filepath.Join(dir, "tmp", docSHA(stale)+".1"), filepath.Join(dir, "tmp", docSHA(young)+".2")
+	for _, p := range []string{oldPartial, newPartial} {
+		if err := os.WriteFile(p, []byte("# half"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chtimes(oldPartial, long, long)
 	for _, doc := range old { // referenced blobs are kept however old
 		os.Chtimes(blobPath(dir, doc), long, long)
 	}
@@ -156,6 +169,15 @@ func TestMigrateAnExistingRegistryToFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(blobPath(dir, stale)); !os.IsNotExist(err) {
 		t.Errorf("the stale blob is still there (%v)", err)
+	}
+	if !strings.Contains(r.stdout, "removed 1 partial writes") {
+		t.Errorf("blobs gc did not say it removed the old partial write:\n%s", r.stdout)
+	}
+	if _, err := os.Stat(oldPartial); !os.IsNotExist(err) {
+		t.Errorf("the old partial write is still there (%v)", err)
+	}
+	if _, err := os.Stat(newPartial); err != nil {
+		t.Errorf("gc removed a partial write younger than --grace: %v", err)
 	}
 	for _, doc := range append(old, fourth, young) {
 		if _, err := os.Stat(blobPath(dir, doc)); err != nil {

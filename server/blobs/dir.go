@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -166,6 +167,30 @@ func (d *Dir) List(ctx context.Context, fn func(registry.BlobInfo) error) error 
 		}
 		return fn(registry.BlobInfo{Name: name, Size: fi.Size(), ModTime: fi.ModTime()})
 	})
+}
+
+// RemoveLeftovers removes the temporary files older than before: what a
+// crash in the middle of a Put leaves in dir/tmp (pactd blobs gc).
+func (d *Dir) RemoveLeftovers(ctx context.Context, before time.Time) (int64, error) {
+	entries, err := os.ReadDir(filepath.Join(d.root, "tmp"))
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		fi, err := e.Info()
+		if err != nil || fi.IsDir() || !fi.ModTime().Before(before) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(d.root, "tmp", e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // Open opens the blob store rawURL names: file:///path (a directory on

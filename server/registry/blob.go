@@ -330,6 +330,15 @@ const DefaultBlobGrace = 24 * time.Hour
 type CollectionReport struct {
 	Kept, Removed int64
 	RemovedBytes  int64
+	// Leftovers are the partial writes removed (an engine that writes
+	// through temporary files: the directory).
+	Leftovers int64
+}
+
+// leftoverRemover is an engine whose interrupted Puts leave files of their
+// own (the directory's tmp).
+type leftoverRemover interface {
+	RemoveLeftovers(ctx context.Context, before time.Time) (int64, error)
 }
 
 // CollectBlobs removes the blobs no version names that are older than
@@ -366,5 +375,11 @@ func (s *Service) CollectBlobs(ctx context.Context, grace time.Duration) (Collec
 		r.RemovedBytes += b.Size
 		return nil
 	})
+	if err != nil {
+		return r, err
+	}
+	if l, ok := s.blobs.store.(leftoverRemover); ok {
+		r.Leftovers, err = l.RemoveLeftovers(ctx, cutoff)
+	}
 	return r, err
 }
