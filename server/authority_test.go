@@ -552,7 +552,7 @@ func (f *authFixture) settle(t *testing.T) {
 func (f *authFixture) dump(t *testing.T) string {
 	t.Helper()
 	var b bytes.Buffer
-	if _, err := f.env.Store.(*sqlstore.Store).Dump(context.Background(), &b); err != nil {
+	if _, err := f.env.Store.(*sqlstore.Store).DumpWith(context.Background(), &b, f.env.Service.BlobDocument); err != nil {
 		t.Fatal(err)
 	}
 	_, rest, _ := strings.Cut(b.String(), "\n")

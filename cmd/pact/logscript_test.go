@@ -317,8 +317,9 @@ func cmdSQL(ts *testscript.TestScript, neg bool, args []string) {
 	})
 }
 
-// cmdPactdCopy copies the script's database while pactd is stopped and
-// starts a second pactd on the copy, at $COPY_URL: the same log, key and
+// cmdPactdCopy copies the script's database (and a SQLite database's
+// blob directory) while pactd is stopped and starts a second pactd on the
+// copy, at $COPY_URL: the same log, key and
 // accounts, from then on free to diverge.
 func cmdPactdCopy(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
@@ -349,6 +350,11 @@ func cmdPactdCopy(ts *testscript.TestScript, neg bool, args []string) {
 		data, err := os.ReadFile(db)
 		ts.Check(err)
 		ts.Check(os.WriteFile(copyDB, data, 0o600))
+		// A SQLite registry's documents are in the directory beside its
+		// database (docs/operations.md, Blob store): a copy has them too.
+		if _, err := os.Stat(db + ".blobs"); err == nil {
+			ts.Check(os.CopyFS(copyDB+".blobs", os.DirFS(db+".blobs")))
+		}
 	})
 	srv, err := pactdtest.StartDB(ls.bin, copyDB, ls.flags...)
 	ts.Check(err)

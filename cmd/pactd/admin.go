@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -138,8 +140,16 @@ func newMigrateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			fresh := isNewDB(db)
 			if err := sqlstore.Migrate(cmd.Context(), db, sqlstore.Options{LogBackfill: registry.Backfill()}); err != nil {
 				return err
+			}
+			// A new SQLite registry keeps its documents in the directory
+			// beside it (blobsURL): made here, serve finds it.
+			if dir := defaultBlobDir(db); dir != "" && fresh {
+				if err := os.Mkdir(dir, 0o750); err != nil && !errors.Is(err, fs.ErrExist) {
+					return err
+				}
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "database is up to date")
 			return nil

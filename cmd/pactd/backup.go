@@ -19,7 +19,8 @@ func newDumpCmd() *cobra.Command {
 		Use:   "dump",
 		Short: "Write the whole database to a backup file",
 		Long: `Write every account (with its password hash), API token hash, SSH key, package,
-version (the raw documents byte for byte, yanks included), signature provenance,
+version (the raw documents byte for byte, those on the blob store too, yanks
+included), signature provenance,
 spent nonce and dashboard session of --db to a backup file: JSON lines, one
 record per row, after a {"format":"pact-dump","version":3,...} header and
 before an end record with the counts (restore reads versions 1 to 3).
@@ -47,19 +48,33 @@ The file holds password and token hashes: keep it as private as the database.`,
 		},
 	}
 	cmd.Flags().String("db", defaultDB, "SQLite file path, or a postgres:// URL")
+	cmd.Flags().String("blobs", "", blobsUsage)
 	cmd.Flags().StringP("output", "o", "-", "file to write, or - for standard output")
 	return cmd
 }
 
 func runDump(cmd *cobra.Command, db, output string) error {
+	setting := blobsSetting(cmd)
+	if err := checkBlobsURL(setting); err != nil {
+		return usageError{err}
+	}
+	blobStore, _, err := openBlobs(cmd.Context(), db, setting, false)
+	if err != nil {
+		return err
+	}
 	store, err := sqlstore.Open(cmd.Context(), db, sqlstore.Options{LogBackfill: registry.Backfill()})
 	if err != nil {
 		return fmt.Errorf("opening database: %w", err)
 	}
 	defer store.Close()
+	// Documents on the blob store go into the dump as the others do.
+	var documents sqlstore.Documents
+	if blobStore != nil {
+		documents = registry.NewService(store, registry.Options{Blobs: blobStore}).BlobDocument
+	}
 
 	if output == "-" {
-		counts, err := store.Dump(cmd.Context(), cmd.OutOrStdout())
+		counts, err := store.DumpWith(cmd.Context(), cmd.OutOrStdout(), documents)
 		if err != nil {
 			return fmt.Errorf("dump: %w", err)
 		}
@@ -73,7 +88,7 @@ func runDump(cmd *cobra.Command, db, output string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	counts, err := store.Dump(cmd.Context(), tmp)
+	counts, err := store.DumpWith(cmd.Context(), tmp, documents)
 	if err == nil {
 		err = tmp.Sync()
 	}

@@ -24,6 +24,9 @@ type storageSpace struct {
 	setup func(t *testing.T, dir string) (db, file string)
 	// fill takes all the free space; free gives it back.
 	fill, free func(t *testing.T)
+	// args are pactd serve's own: the database's cap holds the
+	// documents only when they are in the database.
+	args []string
 }
 
 // Both ways end in the same place: a publish that needs room is answered
@@ -33,7 +36,7 @@ func TestFullDiskAnswers507AndRecovers(t *testing.T) {
 	for _, space := range []storageSpace{pageCapSpace(), smallFilesystemSpace()} {
 		t.Run(space.name, func(t *testing.T) {
 			db, file := space.setup(t, t.TempDir())
-			srv, token := startWithToken(t, "alice", db)
+			srv, token := startWithToken(t, "alice", db, space.args...)
 			user := newAPIUser(srv.URL, token, 1)
 			published := map[string]string{} // version → content
 			publishOK := func(version string, padding int) {
@@ -114,6 +117,7 @@ func pageCapSpace() storageSpace {
 	var filler *sql.DB
 	return storageSpace{
 		name: "SQLite max_page_count",
+		args: []string{"--blobs", "none"},
 		setup: func(t *testing.T, dir string) (string, string) {
 			file = filepath.Join(dir, "pact.db")
 			return fmt.Sprintf("file:%s?_max_page_count=%d", file, maxPages), file

@@ -211,11 +211,12 @@ deprecation and log head with its newest pack-state entry. Every pack-state entr
 is also checked against the package's events before it: it names the previous
 one, lists the versions the yank and unyank entries leave yanked, and names the
 latest version the rule of latest picks among the versions published and not
-yanked. Exits 1 naming the first mismatch (the package, what differs, the
-database's value and the log's).`,
+yanked. A document on the blob store (--blobs) is read from it and checked the
+same way: a blob missing or whose bytes differ is named. Exits 1 naming the
+first mismatch (the package, what differs, the database's value and the log's).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withService(cmd, func(ctx context.Context, svc *registry.Service) error {
+			return withBlobService(cmd, false, func(ctx context.Context, svc *registry.Service, _ string) error {
 				err := svc.CheckLog(ctx, func(line string) { fmt.Fprintln(cmd.OutOrStdout(), line) })
 				if err != nil {
 					return fmt.Errorf("log check failed: %w", err)
@@ -226,6 +227,7 @@ database's value and the log's).`,
 		},
 	}
 	cmd.Flags().String("db", defaultDB, "SQLite file path, or a postgres:// URL")
+	cmd.Flags().String("blobs", "", blobsUsage)
 	return cmd
 }
 

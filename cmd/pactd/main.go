@@ -100,7 +100,7 @@ commands read --db from the same places and leave serve's settings alone.`,
 		return usageError{fmt.Errorf("%w (see '%s --help')", flagError(err), cmd.CommandPath())}
 	})
 	root.PersistentFlags().String("config", "", "config file (.yaml, .json or .toml) whose keys are serve's flags, e.g. \"rate-ip: 5\"")
-	root.AddCommand(newServeCmd(), newUserCmd(), newTokenCmd(), newMigrateCmd(), newDumpCmd(), newRestoreCmd(), newLogCmd(), newHealthcheckCmd(), newVersionCmd())
+	root.AddCommand(newServeCmd(), newUserCmd(), newTokenCmd(), newMigrateCmd(), newDumpCmd(), newRestoreCmd(), newLogCmd(), newBlobsCmd(), newHealthcheckCmd(), newVersionCmd())
 	markRunErrors(root)
 	return root
 }

@@ -31,6 +31,7 @@ const defaultDB = "./pact.db"
 type serveConfig struct {
 	Addr            string
 	DB              string
+	Blobs           string // --blobs; "" for the default (blobsURL)
 	Store           storeSettings
 	BaseURL         string
 	MaxBody         int64
@@ -105,6 +106,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	d := server.DefaultLimits
 	f.StringVar(&c.Addr, "addr", "localhost:8080", "address to listen on")
 	f.StringVar(&c.DB, "db", defaultDB, "SQLite file path, or a postgres:// URL")
+	f.StringVar(&c.Blobs, "blobs", "", blobsUsage)
 	f.IntVar(&c.Store.MaxConns, "db-max-conns", 0, fmt.Sprintf("database connections: the PostgreSQL pool (searches have one of their own, half as large, at least 2), or SQLite's readers beside its one writer and the 4 connections of its reads by key (0: %d on PostgreSQL, max(4, CPUs) on SQLite)", sqlstore.DefaultPostgresConns))
 	f.DurationVar(&c.Store.StatementTimeout, "db-statement-timeout", sqlstore.DefaultStatementTimeout, "how long a database statement or transaction may take before the request gets 503; on PostgreSQL also its statement_timeout")
 	f.DurationVar(&c.Store.BusyTimeout, "db-busy-timeout", sqlstore.DefaultBusyTimeout, "SQLite only: how long a statement waits for another connection's or process's lock before the request gets 503")
@@ -159,6 +161,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.DB == "" {
 		return invalid("db", "is empty: give a SQLite file path or a postgres:// URL")
+	}
+	if err := checkBlobsURL(c.Blobs); err != nil {
+		return err
 	}
 	if err := c.Store.validate(sqlstore.IsPostgres(c.DB)); err != nil {
 		return err
@@ -344,18 +349,30 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 	baseURL := resolveBaseURL(cfg.BaseURL, ln.Addr())
 	storeOptions := cfg.Store.options()
 	storeOptions.Logger = log
+	fresh := isNewDB(cfg.DB)
 	store, err := sqlstore.Open(ctx, cfg.DB, storeOptions)
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("opening database: %w", err)
 	}
 	defer store.Close()
+	// Opened after the database, which says first what is wrong with its
+	// path (a directory beside it is made only beside a database).
+	blobStore, blobsAt, err := openBlobs(ctx, cfg.DB, cfg.Blobs, fresh)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if blobsAt != "" {
+		log.Info("documents on a blob store", "blobs", blobsAt)
+	}
 	retention := cfg.TokenRetention
 	if retention == 0 {
 		retention = -1 // registry.Options: kept for ever
 	}
 	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody, OIDCIssuers: cfg.OIDCIssuers,
-		OnEvent: logs.auditEvent, TokenRetention: retention, WebhookAllowPrivate: cfg.Webhooks.AllowPrivate})
+		OnEvent: logs.auditEvent, TokenRetention: retention, WebhookAllowPrivate: cfg.Webhooks.AllowPrivate,
+		Blobs: blobStore, BlobCacheBytes: cfg.Store.ReadCacheBytes})
 	if err := startLog(ctx, svc, cfg.Log, baseURL, cfg.BaseURL != "", ln.Addr(), log); err != nil {
 		ln.Close()
 		return err

@@ -11,14 +11,17 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/pact-registry/pact/internal/apitest"
+	"github.com/pact-registry/pact/internal/s3test"
 	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/server"
+	"github.com/pact-registry/pact/server/blobs"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
 	"github.com/pact-registry/pact/server/webhook"
@@ -60,6 +63,11 @@ type Options struct {
 	// NoSequencer runs no log sequencer beside the server: entries stay
 	// uncovered until the test calls Service.SequenceLog.
 	NoSequencer bool
+	// Blobs keeps documents on a blob store (pactd serve --blobs). When
+	// nil and PACT_TEST_BLOBS is dir (or s3), every server of the run
+	// keeps them in a directory (or a bucket of a versitygw) of its own,
+	// so any suite can be run on either engine unchanged.
+	Blobs registry.BlobStore
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -102,8 +110,26 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	}
 	t.Cleanup(func() { store.Close() })
 	clock := &Clock{now: time.Now().UTC().Truncate(time.Second)}
+	if opts.Blobs == nil {
+		switch os.Getenv("PACT_TEST_BLOBS") {
+		case "dir":
+			dir, err := blobs.OpenDir(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Blobs = dir
+		case "s3":
+			s3 := s3test.Start(t)
+			bucket, err := blobs.Open(context.Background(), s3.Bucket(t), s3.Creds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Blobs = bucket
+		}
+	}
 	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes,
-		OIDCIssuers: opts.OIDCIssuers, WebhookAllowPrivate: opts.WebhookAllowPrivate, ResolveHost: opts.ResolveHost})
+		OIDCIssuers: opts.OIDCIssuers, WebhookAllowPrivate: opts.WebhookAllowPrivate, ResolveHost: opts.ResolveHost,
+		Blobs: opts.Blobs})
 	// The transparency log, as pactd serve runs it.
 	if err := svc.InitLog(context.Background(), "servertest/log", ""); err != nil {
 		t.Fatalf("starting the log: %v", err)

@@ -47,7 +47,11 @@ func newRawHeaders(v *registry.Version) *rawHeaders {
 	b = append(b, v.SHA256...)
 	b = append(b, '"')
 	n := len(b)
-	b = strconv.AppendInt(b, int64(len(v.Content)), 10)
+	size := int64(len(v.Content))
+	if registry.InBlobStore(v) {
+		size = v.Size
+	}
+	b = strconv.AppendInt(b, size, 10)
 	if len(b) > len(r.buf) { // a SHA-256 longer than 64 characters is not one
 		r.value[0], r.value[1] = string(b[:n]), string(b[n:])
 		return r

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"io"
 	"net/http"
 	"strings"
 
@@ -33,6 +34,17 @@ func (s *Server) raw(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
+	// A document on the blob store is opened, and checked against its
+	// name, before any header goes out: a missing or damaged blob is a 500
+	// like any other fault, never a 200 with the wrong bytes.
+	var blob io.ReadSeekCloser
+	if registry.InBlobStore(v) && !(c.Request.Method == http.MethodHead) {
+		if blob, err = s.svc.OpenDocument(c, v); err != nil {
+			s.shared.Fail(c, err)
+			return
+		}
+		defer blob.Close()
+	}
 	etag := newRawHeaders(v)
 	h := c.Writer.Header()
 	h["Etag"] = etag.etag()
@@ -56,8 +68,31 @@ func (s *Server) raw(c *gin.Context) {
 		// before the body goes out, so that a client that has read it
 		// knows it is counted (a flush after that includes it).
 		s.svc.CountDownload(v)
+		if blob != nil {
+			sendBlob(c, blob)
+			return
+		}
 		c.Writer.Write(v.Content)
 	}
+}
+
+// sendBlob writes the body of a raw answer whose headers are set. The
+// bytes go to the connection's own writer, whose ReadFrom sends an
+// *os.File (the directory engine's) with sendfile: gin's writer has no
+// ReadFrom, and would copy every byte through a buffer. It is
+// http.ServeContent's copy without its Range, Last-Modified and
+// Accept-Ranges, which the raw path's contract does not have.
+func sendBlob(c *gin.Context, blob io.Reader) {
+	c.Writer.WriteHeaderNow()
+	var w http.ResponseWriter = c.Writer
+	for {
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
+	io.Copy(w, blob)
 }
 
 // Header values the raw path sets on every answer, made once: a header

@@ -36,6 +36,7 @@ type Service struct {
 	downloads      downloadCounter // downloads.go
 	hooks          hookSettings    // hook.go
 	ceremonyKey    ceremonyKey     // passkey.go
+	blobs          *blobs          // blob.go; nil keeps documents in the database
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -61,6 +62,12 @@ type Options struct {
 	// ResolveHost resolves a hook's host when it is made; nil uses the
 	// system's resolver. Tests replace it.
 	ResolveHost func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Blobs, when set, keeps the documents of new versions (blob.go);
+	// rows that still hold their document are served from it.
+	Blobs BlobStore
+	// BlobCacheBytes bounds the memory for documents read from a blob
+	// store that is not a local directory (0: 64 MB).
+	BlobCacheBytes int64
 }
 
 // NewService returns the service of pact over store.
@@ -72,6 +79,7 @@ func NewService(store Store, opts Options) *Service {
 	s := &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
 		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, checkPassword: CheckPassword,
 		tokenRetention: retention, hooks: hookSettings{allowPrivate: opts.WebhookAllowPrivate, resolve: opts.ResolveHost}}
+	s.blobs = newBlobs(opts.Blobs, opts.BlobCacheBytes)
 	if s.hooks.resolve == nil {
 		s.hooks.resolve = resolveHost
 	}
@@ -144,6 +152,9 @@ func (s *Service) Publish(ctx context.Context, actor *Account, req PublishReques
 		}
 		in.CI = req.Token.CI
 		in.TokenID = req.Token.ID
+	}
+	if err := s.keepDocument(ctx, &in); err != nil {
+		return nil, false, err
 	}
 	pkg, created, err := s.store.Publish(ctx, in.Ready())
 	if err != nil {
@@ -317,12 +328,18 @@ func (s *Service) Document(ctx context.Context, owner, pack, version string) (*V
 	if IsLatestAlias(version) {
 		version = ""
 	}
-	return s.store.VersionDocument(ctx, owner, pack, version)
+	v, err := s.store.VersionDocument(ctx, owner, pack, version)
+	if err != nil {
+		return nil, err
+	}
+	return s.withDocument(ctx, v)
 }
 
 // RawDocument is Document with only what a raw answer shows (Store's
 // RawDocument): the document, its digest and size, and its yank. The
-// Version is read-only: it may be the one the store's cache keeps.
+// Version is read-only: it may be the one the store's cache keeps. A
+// document on the blob store comes without its bytes (InBlobStore):
+// OpenDocument opens it.
 func (s *Service) RawDocument(ctx context.Context, owner, pack, version string) (*Version, error) {
 	if IsLatestAlias(version) {
 		version = ""

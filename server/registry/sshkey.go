@@ -165,6 +165,9 @@ func (s *Service) VerifySigned(ctx context.Context, req SignedPublishRequest) (*
 // PublishVerified publishes in the transaction that spends the nonce, so a
 // replayed request cannot publish twice, even on another replica.
 func (s *Service) PublishVerified(ctx context.Context, v *VerifiedPublish) (*Package, bool, error) {
+	if err := s.keepDocument(ctx, &v.input); err != nil {
+		return nil, false, err
+	}
 	pkg, created, err := s.store.Publish(ctx, v.input.Ready())
 	if err != nil {
 		return nil, false, err

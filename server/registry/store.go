@@ -27,6 +27,7 @@ type Store interface {
 	HookStore
 	DownloadStore
 	PasskeyStore
+	DocumentStore
 	// Ping checks that the database answers (readiness).
 	Ping(ctx context.Context) error
 	// Generation changes whenever a write through this Store may have
@@ -199,6 +200,9 @@ type PublishInput struct {
 	// Warnings say what Name lost on its way to PackSlug; the store does
 	// not keep them, the publish hands them back on its Package.
 	Warnings []string
+	// DocumentInBlobStore says that Content was put on the blob store
+	// under SHA256 (Service.keepDocument): the row keeps no bytes of it.
+	DocumentInBlobStore bool
 
 	// What the store records and checks with the version, as the domain
 	// decides them (Ready). Entry is the version's log entry, appended
@@ -322,6 +326,23 @@ type PackageStore interface {
 	// PruneNonces forgets nonces spent before the given time; nothing
 	// else forgets them (deleting a key does not).
 	PruneNonces(ctx context.Context, before time.Time) (int64, error)
+}
+
+// DocumentStore moves documents from the rows of their versions to a
+// blob store (blob.go): a row that keeps no bytes of its document (a
+// zero-length content) has it on the blob store under its sha256.
+type DocumentStore interface {
+	// RowDocuments answers up to limit versions whose rows hold their
+	// document, by id from the first above after, with only ID, SHA256,
+	// Size and Content.
+	RowDocuments(ctx context.Context, after int64, limit int) ([]Version, error)
+	// FreeRowDocument empties the content of version id, whose document
+	// is on the blob store, when its sha256 is sha256; NotFound when there
+	// is no such version.
+	FreeRowDocument(ctx context.Context, id int64, sha256 string) error
+	// DocumentNames calls fn with the sha256 of every version's document,
+	// wherever it is kept, in no order; a name may come more than once.
+	DocumentNames(ctx context.Context, fn func(sha256 string) error) error
 }
 
 type SessionStore interface {

@@ -461,6 +461,18 @@ func (s *Store) byteOrder(order string) string {
 // consistent snapshot, reading row by row: memory use does not grow with
 // the database. Replicas may keep serving (and writing) meanwhile.
 func (s *Store) Dump(ctx context.Context, w io.Writer) (BackupCounts, error) {
+	return s.DumpWith(ctx, w, nil)
+}
+
+// Documents answers the bytes of a document on the blob store by its
+// sha256 and size, checked against them (registry.Service.BlobDocument).
+type Documents func(ctx context.Context, sha256 string, size int64) ([]byte, error)
+
+// DumpWith is Dump of a database whose rows may leave their documents on
+// a blob store: documents reads them, and the dump carries them as it
+// carries the others, so a restore needs no blob store. nil refuses such
+// a row.
+func (s *Store) DumpWith(ctx context.Context, w io.Writer, documents Documents) (BackupCounts, error) {
 	var counts BackupCounts
 	tx, err := s.snapshot(ctx)
 	if err != nil {
@@ -476,7 +488,7 @@ func (s *Store) Dump(ctx context.Context, w io.Writer) (BackupCounts, error) {
 		return counts, err
 	}
 	for _, t := range tables {
-		n, err := s.dumpTable(ctx, tx, t, enc)
+		n, err := s.dumpTable(ctx, tx, t, enc, documents)
 		if err != nil {
 			return counts, err
 		}
@@ -513,7 +525,7 @@ func (s *Store) snapshot(ctx context.Context) (*sql.Tx, error) {
 	return tx, nil
 }
 
-func (s *Store) dumpTable(ctx context.Context, tx *sql.Tx, t table, enc *json.Encoder) (int64, error) {
+func (s *Store) dumpTable(ctx context.Context, tx *sql.Tx, t table, enc *json.Encoder, documents Documents) (int64, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT `+t.columns+` FROM `+t.name+` ORDER BY `+s.byteOrder(t.order))
 	if err != nil {
 		return 0, s.fault("dump "+t.name, err)
@@ -526,6 +538,15 @@ func (s *Store) dumpTable(ctx context.Context, tx *sql.Tx, t table, enc *json.En
 			return n, s.fault("dump "+t.name, err)
 		}
 		r.normalize()
+		if v, ok := r.(*versionRecord); ok && len(v.Content) == 0 {
+			// No document is empty: this one is on the blob store.
+			if documents == nil {
+				return n, fmt.Errorf("version %d keeps its document on a blob store: name it (--blobs)", v.ID)
+			}
+			if v.Content, err = documents(ctx, v.SHA256, v.Size); err != nil {
+				return n, fmt.Errorf("version %d: %w", v.ID, err)
+			}
+		}
 		r.setType(t.typ)
 		if err := enc.Encode(r); err != nil {
 			return n, fmt.Errorf("writing the dump: %w", err)

@@ -183,7 +183,7 @@ func (s *Store) publishTx(ctx context.Context, tx *sql.Tx, in registry.PublishIn
 		Size: int64(len(in.Content)), CreatedAt: now}
 	var logIndex sql.NullInt64
 	err = s.txQueryRow(ctx, tx, sqlInsertVersion, append([]any{packageID, in.Version, in.Name, in.Description, in.Scheme, in.SHA256,
-		int64(len(in.Content)), in.Content, now, ciJSON(in.CI), nullID(in.PublisherID), nullID(in.TokenID)},
+		int64(len(in.Content)), rowContent(in), now, ciJSON(in.CI), nullID(in.PublisherID), nullID(in.TokenID)},
 		provenanceArgs(in.Provenance)...)...).Scan(&published.ID)
 	switch {
 	case errNoRows(err):
@@ -724,6 +724,17 @@ func (s *Store) PruneNonces(ctx context.Context, before time.Time) (int64, error
 	}
 	n, err := res.RowsAffected()
 	return n, s.fault("prune nonces", err)
+}
+
+// rowContent is what a version's row keeps of its document: all of it,
+// or nothing (a zero-length value) when the document is on the blob store
+// (registry.InBlobStore). No document is empty, so the two never mix up,
+// and content stays NOT NULL: no table is rebuilt for the blob store.
+func rowContent(in registry.PublishInput) []byte {
+	if in.DocumentInBlobStore {
+		return []byte{}
+	}
+	return in.Content
 }
 
 // nullID is NULL for the id 0 (none).

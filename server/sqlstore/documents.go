@@ -1,0 +1,69 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/pact-registry/pact/server/registry"
+)
+
+// RowDocuments answers versions whose rows still hold their document; see
+// registry.DocumentStore.
+func (s *Store) RowDocuments(ctx context.Context, after int64, limit int) ([]registry.Version, error) {
+	return queryList(ctx, s, "read documents", limit, func(row scanner) (*registry.Version, error) {
+		var v registry.Version
+		if err := row.Scan(&v.ID, &v.SHA256, &v.Size, &v.Content); err != nil {
+			return nil, err
+		}
+		return &v, nil
+	}, `SELECT v.id, v.sha256, v.size, v.content FROM versions v
+WHERE v.id > ? AND length(v.content) > 0 ORDER BY v.id LIMIT ?`, after, limit)
+}
+
+// FreeRowDocument empties a version's content once its document is on the
+// blob store; see registry.DocumentStore. The cache may keep the bytes it
+// read before: they are the same.
+func (s *Store) FreeRowDocument(ctx context.Context, id int64, sha256 string) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	res, err := s.write.ExecContext(ctx, s.q(`UPDATE versions SET content = ? WHERE id = ? AND sha256 = ?`), []byte{}, id, sha256)
+	if err != nil {
+		return s.fault("free a document", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return s.fault("free a document", err)
+	}
+	if n == 0 {
+		return notFound("no version %d with sha256 %s", id, sha256)
+	}
+	return nil
+}
+
+// DocumentNames calls fn with every version's sha256, reading them in
+// pages by id, so no statement runs long.
+func (s *Store) DocumentNames(ctx context.Context, fn func(sha256 string) error) error {
+	const page = 10000
+	var after int64
+	for {
+		type name struct {
+			id     int64
+			sha256 string
+		}
+		names, err := queryList(ctx, s, "read document names", page, func(row scanner) (*name, error) {
+			var n name
+			return &n, row.Scan(&n.id, &n.sha256)
+		}, `SELECT v.id, v.sha256 FROM versions v WHERE v.id > ? ORDER BY v.id LIMIT ?`, after, page)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if err := fn(n.sha256); err != nil {
+				return err
+			}
+			after = n.id
+		}
+		if len(names) < page {
+			return nil
+		}
+	}
+}
