@@ -21,24 +21,21 @@ import (
 	"time"
 
 	"github.com/pact-registry/pact/internal/pactdtest"
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/internal/syncbuf"
 )
 
 var pactdBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "contrib-test-")
-	if err != nil {
-		panic(err)
-	}
-	pactdBin, err = pactdtest.Build(dir)
+	// Built once for the whole go test run (storetest.BuildProgram).
+	var err error
+	pactdBin, err = storetest.BuildProgram(pactdtest.Package, pactdtest.BuildFlags...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(storetest.WithPostgres(m).Run()) // which removes what BuildProgram built
 }
 
 // The static build of the container image (Dockerfile): these flags must

@@ -23,6 +23,7 @@ type receiverKey struct{}
 // a receiver at $RECEIVER_URL that checks signatures under $HOOK_SECRET;
 // "received N" waits until it has answered N deliveries.
 func TestHookScripts(t *testing.T) {
+	t.Parallel()
 	bin := buildPactd(t)
 	sshtest.Require(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")
 	testscript.Run(t, testscript.Params{

@@ -135,6 +135,7 @@ var codeShown = regexp.MustCompile(`the code ([BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJ
 // scopes they choose, and pact stores the token it receives for that
 // registry. Ctrl-C gives up and stores nothing.
 func TestLoginOnATerminalThroughTheBrowser(t *testing.T) {
+	t.Parallel()
 	srv, err := pactdtest.Start(buildPactd(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)

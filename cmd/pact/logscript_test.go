@@ -64,10 +64,12 @@ type logScriptServer struct {
 //	sql STATEMENT...               run each statement on the database, as someone with access
 //	                               to it would, pactd restarted around them (no cache survives)
 func TestLogScripts(t *testing.T) {
+	t.Parallel()
 	bin := buildPactd(t)
 	sshtest.Require(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
 			if backend == "postgres" {
 				storetest.RequirePostgres(t)
 			}

@@ -32,9 +32,10 @@ import (
 // TestMain lets the test binary be the real pact command: testscript puts
 // it on the scripts' PATH as "pact", and running it as that name runs
 // pact's main. The tests run through storetest, which gives them a
-// throwaway PostgreSQL when PACT_TEST_POSTGRES_URL is not set.
+// throwaway PostgreSQL when PACT_TEST_POSTGRES_URL is not set. Four tests
+// (scripts) at once: most of their time is spent waiting on processes.
 func TestMain(m *testing.M) {
-	testscript.Main(storetest.WithPostgres(m), map[string]func(){
+	testscript.Main(storetest.WithPostgres(storetest.WithParallel(m, 4)), map[string]func(){
 		"pact":   func() { os.Exit(mainRun(os.Args[1:], systemIO())) },
 		"ptyrun": func() { os.Exit(ptytest.Main()) },
 	})
@@ -46,16 +47,12 @@ var (
 	pactdErr  error
 )
 
-// buildPactd compiles the real daemon once for all scripts.
+// buildPactd compiles the real daemon once for all scripts (once for the
+// whole go test run: cmd/pactd's tests run the same binary).
 func buildPactd(t *testing.T) string {
 	t.Helper()
 	pactdOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "pact-cli-test-")
-		if err != nil {
-			pactdErr = err
-			return
-		}
-		pactdBin, pactdErr = pactdtest.Build(dir)
+		pactdBin, pactdErr = storetest.BuildProgram(pactdtest.Package, pactdtest.BuildFlags...)
 	})
 	if pactdErr != nil {
 		t.Fatal(pactdErr)
@@ -71,6 +68,7 @@ func buildPactd(t *testing.T) string {
 // commands, e.g. "exec pactd user create ..."), $HOME and $XDG_CONFIG_HOME
 // inside $WORK. pact has no PACT_HOST or PACT_TOKEN unless a script sets them.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	bin := buildPactd(t)
 	sshtest.Require(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")
 	testscript.Run(t, testscript.Params{

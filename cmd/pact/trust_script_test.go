@@ -17,13 +17,14 @@ import (
 // curl -d '{...}' $ISSUER/actions/claims. Scripts set
 // ACTIONS_ID_TOKEN_REQUEST_URL themselves, where they play a CI job.
 func TestTrustScripts(t *testing.T) {
+	t.Parallel()
 	bin := buildPactd(t)
 	sshtest.Require(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/trust",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
-			idp, err := oidctest.Run(env.WorkDir)
+			idp, err := oidctest.Run()
 			if err != nil {
 				return err
 			}

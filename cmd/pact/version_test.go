@@ -12,6 +12,7 @@ import (
 // The release build sets main.version, main.commit and main.date with
 // -ldflags -X (.goreleaser.yaml); this checks those names are the real ones.
 func TestVersionIsSetAtLinkTime(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds pact")
 	}

@@ -57,6 +57,7 @@ func requireLitewitness(t *testing.T) string {
 //	pactd-flags FLAG...            restart pactd with these serve flags instead
 //	pactd-replica                  start a second pactd on the same database, at $REPLICA_URL
 func TestWitnessScripts(t *testing.T) {
+	t.Parallel()
 	bin := buildPactd(t)
 	litewitness := requireLitewitness(t)
 	sshtest.Require(t, "ssh-agent", "ssh-add", "ssh-keygen", "curl")

@@ -12,11 +12,13 @@ import (
 
 // pactd token create|list|revoke on the host, on both engines.
 func TestTokenListAndRevoke(t *testing.T) {
+	t.Parallel()
 	for _, b := range []struct {
 		name string
 		dsn  func(testing.TB) string
 	}{{"sqlite", storetest.SQLiteDSN}, {"postgres", storetest.PostgresURL}} {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			db := migrated(t, b.dsn(t))
 			run := func(code int, stdin string, args ...string) result {
 				t.Helper()
@@ -106,11 +108,13 @@ func TestTokenListAndRevoke(t *testing.T) {
 // ago when it starts (and every hour), and says how many; a shorter
 // retention than the token's age keeps it, --token-retention 0 keeps all.
 func TestServeDeletesEndedTokens(t *testing.T) {
+	t.Parallel()
 	for _, b := range []struct {
 		name string
 		dsn  func(testing.TB) string
 	}{{"sqlite", storetest.SQLiteDSN}, {"postgres", storetest.PostgresURL}} {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			db := b.dsn(t)
 			run := func(args ...string) result {
 				t.Helper()

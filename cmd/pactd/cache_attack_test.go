@@ -89,6 +89,7 @@ func seedCacheAttack(t *testing.T, dsn string) (contents map[string][]byte) {
 // served from memory afterwards. What it costs is logged: CPU per request
 // and the hot reads' latency, before and during the attack.
 func TestDocumentCacheUnderAttack(t *testing.T) {
+	t.Parallel()
 	dsn := filepath.Join(t.TempDir(), "pact.db")
 	contents := seedCacheAttack(t, dsn)
 	srv := startPactd(t, dsn, "--db-read-cache-bytes", fmt.Sprint(attackCacheBytes))
@@ -306,6 +307,7 @@ func documentCacheBytes(base string) (float64, error) {
 // bytes: it
 // churns only partial tiles' share.
 func TestLogTileCacheUnderAPartialTileSweep(t *testing.T) {
+	t.Parallel()
 	const full = 6 // full tiles at level 0, and full bundles (of publishes and the shorter pack-state entries)
 	const n = full*256 + 10
 	dsn := filepath.Join(t.TempDir(), "pact.db")

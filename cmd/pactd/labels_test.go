@@ -14,6 +14,7 @@ import (
 // token name or email with a control character or a bidirectional
 // override is refused, naming the field, and nothing is stored.
 func TestAdminCommandsRefuseHostileLabels(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		migrated(t, dsn)
 		r := pactd(t, nil, "long enough\n", "user", "create", "--db", dsn, "--email", "alice@example.com", "--username", "alice", "--password-stdin")

@@ -80,6 +80,7 @@ func isJSONObject(line string) bool {
 var textRequestLine = regexp.MustCompile(`^time=\S+ level=INFO msg=request request_id=\S+ method=GET route=/healthz path=/healthz status=200 `)
 
 func TestLogFormat(t *testing.T) {
+	t.Parallel()
 	t.Run("a terminal gets text", func(t *testing.T) {
 		out := ttyServe(t)
 		requests := logLines(out, "/healthz")
@@ -215,6 +216,7 @@ func auditLines(t *testing.T, logs string) []auditLine {
 // level is warn, so the request lines are left out and the audit lines
 // are seen to be written at every level.
 func TestAuditLines(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	srv, token := startWithToken(t, "alice", filepath.Join(t.TempDir(), "pact.db"),
 		"--oidc-issuer", idp.Issuer, "--log-level", "warn")

@@ -37,6 +37,7 @@ var labelValue = regexp.MustCompile(`\b(route|method|status)="([^"]*)"`)
 // /metrics: each new label value is a series kept forever by pactd and by
 // Prometheus.
 func TestMetricsLabelsStayBoundedUnderRandomMethodsAndPaths(t *testing.T) {
+	t.Parallel()
 	srv, err := pactdtest.Start(pactdBin, t.TempDir(), "--rate-ip", "0")
 	if err != nil {
 		t.Fatal(err)

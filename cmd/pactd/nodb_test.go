@@ -16,6 +16,7 @@ import (
 // where there is none, each says so, exits 2 and leaves the directory as
 // it was, instead of making ./pact.db and answering from an empty registry.
 func TestHostCommandsNeverCreateADatabase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run := func(t *testing.T, env []string, stdin string, args ...string) result {
 		t.Helper()

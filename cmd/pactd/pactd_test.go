@@ -23,20 +23,18 @@ import (
 var pactdBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "pactd-test-")
-	if err != nil {
-		panic(err)
-	}
-	pactdBin, err = pactdtest.Build(dir)
+	// Built once for the whole go test run (cmd/pact's tests run the same
+	// binary).
+	var err error
+	pactdBin, err = storetest.BuildProgram(pactdtest.Package, pactdtest.BuildFlags...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	// storetest gives the tests a throwaway PostgreSQL when
-	// PACT_TEST_POSTGRES_URL is not set.
-	code := storetest.WithPostgres(m).Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	// PACT_TEST_POSTGRES_URL is not set. Four tests at once: most of their
+	// time is spent waiting on pactd processes.
+	os.Exit(storetest.WithPostgres(storetest.WithParallel(m, 4)).Run())
 }
 
 type result struct {

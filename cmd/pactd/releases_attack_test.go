@@ -41,8 +41,10 @@ func bigRelease(version string) map[string]any {
 // bounded. It once answered 25.5 MB for ?limit=100, and 8 such requests at
 // once took pactd from 100 to 310 MB.
 func TestReleaseListsStayBounded(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
 			dsn := filepath.Join(t.TempDir(), "pact.db")
 			if backend == "postgres" {
 				dsn = storetest.PostgresURL(t)

@@ -71,8 +71,10 @@ func decoy(i int) string {
 // pactd on a store of attackPackages packages, many at once: every answer is
 // right (or a 400 naming the bound), and pactd's memory stays bounded.
 func TestHostileSearches(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
 			dsn := filepath.Join(t.TempDir(), "pact.db")
 			if backend == "postgres" {
 				dsn = storetest.PostgresURL(t)

@@ -56,6 +56,7 @@ func writeFile(t *testing.T, name, content string) string {
 // no sense stops serve with exit code 2 before it listens or touches the
 // database, and the message names the source, the key and the value.
 func TestServeRefusesBadSettingsFromEverySource(t *testing.T) {
+	t.Parallel()
 	type file struct{ name, content string }
 	cases := []struct {
 		name string

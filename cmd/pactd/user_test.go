@@ -190,6 +190,7 @@ func TestUserListPasswdDisableEnable(t *testing.T) {
 }
 
 func TestUserCommandRefusals(t *testing.T) {
+	t.Parallel()
 	db := migrated(t, filepath.Join(t.TempDir(), "pact.db"))
 	if r := pactd(t, nil, "long enough\n", "user", "create", "--db", db, "--email", "a@example.com", "--username", "alice", "--password-stdin"); r.code != 0 {
 		t.Fatalf("user create: %+v", r)

@@ -37,8 +37,10 @@ func addWebhook(t *testing.T, base, token, url string) wire.Hook {
 // delivery: the delivery is in the database, so the restarted pactd sends
 // it once the dead one's lease ends, and the receiver gets it, signed.
 func TestWebhookDeliveredAfterKill9MidDelivery(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			db := b.dsn(t)
 			flags := []string{"--webhook-allow-private", "--webhook-timeout", "3s"}
 			srv, token := startWithToken(t, "alice", db, flags...)
@@ -87,8 +89,10 @@ func TestWebhookDeliveredAfterKill9MidDelivery(t *testing.T) {
 // Without --webhook-allow-private, pactd refuses a hook on a loopback or
 // private address, by IP or by a name that resolves to one.
 func TestWebhookPrivateAddressRefused(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			srv, token := startWithToken(t, "alice", b.dsn(t))
 			recv := hooktest.StartProcess(t, webhookSecret, hooktest.Behaviour{})
 			for _, u := range []string{recv.URL, strings.Replace(recv.URL, "127.0.0.1", "localhost", 1), "http://169.254.169.254/", "http://10.0.0.1/"} {
@@ -109,6 +113,7 @@ func TestWebhookPrivateAddressRefused(t *testing.T) {
 // of 20 publishes arrives, and none twice (FOR UPDATE SKIP LOCKED: a
 // delivery claimed by one replica is not claimed by the other).
 func TestWebhookReplicasShareTheQueue(t *testing.T) {
+	t.Parallel()
 	db := storetest.PostgresURL(t)
 	flags := []string{"--webhook-allow-private"}
 	a, token := startWithToken(t, "alice", db, flags...)

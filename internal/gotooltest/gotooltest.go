@@ -9,14 +9,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // Require answers the path of the program name in $(go env GOPATH)/bin,
 // where install (a `go install` command line) puts it and .ci/run installs
 // it, or else on PATH. GOPATH comes first because some names are also
 // system programs' (tessera's fsck is not /usr/sbin/fsck). Without it the
-// test is skipped, saying how to install it, except in CI (CI=true), where
-// it fails.
+// test is skipped, and the run ends with a line saying how to install it
+// (storetest.SkipMissing), except in CI (CI=true), where it fails.
 func Require(t testing.TB, name, install string) string {
 	t.Helper()
 	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
@@ -30,9 +32,6 @@ func Require(t testing.TB, name, install string) string {
 	if path, err := exec.LookPath(name); err == nil && !strings.HasSuffix(filepath.Dir(path), "sbin") {
 		return path
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is required in CI: %s", name, install)
-	}
-	t.Skipf("%s is not installed (on PATH or in $(go env GOPATH)/bin): %s", name, install)
+	storetest.SkipMissing(t, name, install, name+" is not installed (on PATH or in $(go env GOPATH)/bin)")
 	return ""
 }

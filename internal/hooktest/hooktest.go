@@ -15,13 +15,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/storetest"
 	"github.com/pact-registry/pact/pkg/hooksig"
 	"github.com/pact-registry/pact/pkg/wire"
 )
@@ -202,14 +202,13 @@ type Process struct {
 	cmd *exec.Cmd
 }
 
-// StartProcess builds cmd/hookreceiver and runs it on a loopback port
-// until the test ends.
+// StartProcess runs cmd/hookreceiver, built once per go test run
+// (storetest.BuildProgram), on a loopback port until the test ends.
 func StartProcess(t testing.TB, secret string, b Behaviour) *Process {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "hookreceiver")
-	build := exec.Command("go", "build", "-o", bin, "github.com/pact-registry/pact/internal/hooktest/cmd/hookreceiver")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build hookreceiver: %v\n%s", err, out)
+	bin, err := storetest.BuildProgram("github.com/pact-registry/pact/internal/hooktest/cmd/hookreceiver")
+	if err != nil {
+		t.Fatal(err)
 	}
 	p := &Process{cmd: exec.Command(bin, "-secret", secret, "-fail-first", strconv.Itoa(b.FailFirst), "-slow-first", b.SlowFirst.String())}
 	stdout, err := p.cmd.StdoutPipe()

@@ -12,10 +12,11 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // Provider is a running fakeidp.
@@ -31,7 +32,7 @@ type Provider struct {
 // Start builds and runs fakeidp on a loopback port until the test ends.
 func Start(t testing.TB) *Provider {
 	t.Helper()
-	p, err := Run(t.TempDir())
+	p, err := Run()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,13 +41,13 @@ func Start(t testing.TB) *Provider {
 	return p
 }
 
-// Run builds fakeidp into dir and starts it, for callers without a
-// testing.TB (testscript set-up); they must call Stop.
-func Run(dir string) (*Provider, error) {
-	bin := filepath.Join(dir, "fakeidp")
-	build := exec.Command("go", "build", "-o", bin, "github.com/pact-registry/pact/internal/oidctest/cmd/fakeidp")
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build fakeidp: %v\n%s", err, out)
+// Run starts fakeidp, built once per go test run
+// (storetest.BuildProgram), for callers without a testing.TB (testscript
+// set-up); they must call Stop.
+func Run() (*Provider, error) {
+	bin, err := storetest.BuildProgram("github.com/pact-registry/pact/internal/oidctest/cmd/fakeidp")
+	if err != nil {
+		return nil, err
 	}
 	p := &Provider{RequestToken: "request-token-for-tests"}
 	p.cmd = exec.Command(bin, "-request-token", p.RequestToken)

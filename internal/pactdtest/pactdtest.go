@@ -1,4 +1,4 @@
-// Package pactdtest builds the real pactd daemon and runs it on a temporary
+// Package pactdtest names the real pactd daemon and runs it on a temporary
 // SQLite database for the tests of pkg/client and cmd/pact, which talk to
 // it over HTTP as users do. It depends on no testing package so testscript
 // set-up code can use it too.
@@ -21,19 +21,13 @@ import (
 	"github.com/pact-registry/pact/internal/syncbuf"
 )
 
-// Build compiles cmd/pactd into dir and returns the binary's path. It must
-// run inside the pact module (a test's working directory is). It builds
-// with -tags nomsgpack,sqlite_fts5, as releases are built, so tests run the same binary.
-func Build(dir string) (string, error) {
-	bin := filepath.Join(dir, "pactd")
-	cmd := exec.Command("go", "build", "-tags", "nomsgpack,sqlite_fts5", "-o", bin, "github.com/pact-registry/pact/cmd/pactd")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/pactd: %v\n%s", err, out.String())
-	}
-	return bin, nil
-}
+// Package and BuildFlags are the daemon the tests run: cmd/pactd with the
+// tags of releases, so tests run the same binary. storetest.BuildProgram
+// builds it once per go test run; it must run inside the pact module (a
+// test's working directory is).
+const Package = "github.com/pact-registry/pact/cmd/pactd"
+
+var BuildFlags = []string{"-tags", "nomsgpack,sqlite_fts5"}
 
 // Server is a running pactd.
 type Server struct {

@@ -75,6 +75,21 @@ func noPostgres(t testing.TB, why error) {
 	t.Skipf("PostgreSQL test skipped: %v", why)
 }
 
+// SkipMissing skips a test for want of a program other than PostgreSQL's
+// (litewitness, tessera's fsck, Chromium), counting it for a line at the
+// end of the run, as PostgreSQL's skips are: "N tests skipped for want of
+// PROGRAM, in PACKAGE (n): INSTALL". In CI (CI=true) it fails instead:
+// there every test must run.
+func SkipMissing(t testing.TB, program, install, why string) {
+	t.Helper()
+	requireWrapped(t)
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is required in CI: %s (%s)", program, install, why)
+	}
+	missing.add(program, install)
+	t.Skipf("%s: %s", why, install)
+}
+
 // requireWrapped fails a test whose package's TestMain does not run the
 // tests through WithPostgres: its throwaway cluster would outlive them and
 // its skips would go unreported.

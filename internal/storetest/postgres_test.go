@@ -25,14 +25,17 @@ func TestMain(m *testing.M) {
 	case "nobinaries":
 		// PATH (for pg_config) is emptied by the test; this hides Debian's.
 		debianPostgresGlob = "/nonexistent/postgresql/*/bin"
-	case "gocommand", "gocommand-throwaway":
+	case "gocommand", "gocommand-throwaway", "gocommand-missing":
 		// Stand in for the go command running two packages' tests, one
 		// after the other: the output of tests that skip is thrown away, as
 		// go test does when a package's tests pass; that of tests that use
 		// the run's cluster is printed.
 		run, mode := "^TestHelperSkips$", "nobinaries"
-		if os.Getenv(helperEnv) == "gocommand-throwaway" {
+		switch os.Getenv(helperEnv) {
+		case "gocommand-throwaway":
 			run, mode = "^TestHelperUsesPostgres$", "throwaway"
+		case "gocommand-missing":
+			run, mode = "^TestHelperMissesPrograms$", "missing"
 		}
 		for range 2 {
 			tests := exec.Command(os.Args[0], "-test.run="+run, "-test.count=1", "-test.v")
@@ -190,6 +193,48 @@ func TestWithoutBinariesTheSkipsAreReported(t *testing.T) {
 	want := "4 PostgreSQL tests skipped, in github.com/pact-registry/pact/internal/storetest (2), " +
 		"github.com/pact-registry/pact/internal/storetest (2): set PACT_TEST_POSTGRES_URL, " +
 		"or install PostgreSQL's server binaries (initdb, postgres) for a throwaway cluster (Debian: apt-get install postgresql)\n"
+	if got := stderr.String(); got != want {
+		t.Errorf("the go command's stderr:\n%q\nwant\n%q", got, want)
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("the go command's stdout: %q, want nothing", stdout.String())
+	}
+}
+
+// TestHelperMissesPrograms is a package's tests of programs that are not
+// installed, run by TestMissingProgramsAreReported.
+func TestHelperMissesPrograms(t *testing.T) {
+	if os.Getenv(helperEnv) != "missing" {
+		return
+	}
+	for _, program := range []string{"litewitness", "litewitness", "fsck"} {
+		t.Run(program, func(t *testing.T) {
+			SkipMissing(t, program, "go install example.com/"+program+"@v1", program+" is not installed")
+		})
+	}
+}
+
+// A test skipped for want of a program (litewitness, tessera's fsck,
+// Chromium: storetest.SkipMissing) is reported as PostgreSQL's are, in one
+// line per program at the end of the run, on the go command's stderr,
+// naming what to install: here a copy of this test binary named go stands
+// in for the go command, running two packages' tests.
+func TestMissingProgramsAreReported(t *testing.T) {
+	dir := t.TempDir()
+	goCommand := filepath.Join(dir, "go")
+	if err := os.Link(os.Args[0], goCommand); err != nil {
+		copyFile(t, os.Args[0], goCommand)
+	}
+	cmd := exec.Command(goCommand)
+	cmd.Env = helperEnviron("gocommand-missing")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the tests did not pass: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	in := "github.com/pact-registry/pact/internal/storetest"
+	want := "2 tests skipped for want of fsck, in " + in + " (1), " + in + " (1): go install example.com/fsck@v1\n" +
+		"4 tests skipped for want of litewitness, in " + in + " (2), " + in + " (2): go install example.com/litewitness@v1\n"
 	if got := stderr.String(); got != want {
 		t.Errorf("the go command's stderr:\n%q\nwant\n%q", got, want)
 	}

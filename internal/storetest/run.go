@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,9 +24,11 @@ import (
 // after the go command's PID, starts its server detached, and starts a
 // watchdog (this test binary again, see runWatchdog) that outlives every
 // test process; the others find it there. When the go command exits, the
-// watchdog stops the server, removes the directory and, if PostgreSQL tests
-// were skipped for want of the server binaries, ends the run's output with
-// one line saying how many, where, and how to run them.
+// watchdog stops the server, removes the directory (and the programs built
+// there, see BuildProgram) and, if PostgreSQL tests were skipped for want of
+// the server binaries, ends the run's output with one line saying how many,
+// where, and how to run them; and one line per other program tests skipped
+// for want of (SkipMissing), naming how to install it.
 
 // watchdogEnv, set to a run's directory, makes the test binary the run's
 // watchdog instead of running tests.
@@ -130,6 +134,64 @@ func runSkipped(gopid int, n int64) error {
 	return errors.Join(err, f.Close())
 }
 
+// runMissing records how many tests of this package skipped for want of
+// each program (SkipMissing), for the watchdog's lines at the end of the
+// run: "PROGRAM\tINSTALL\tPACKAGE\tN" in the run's file missing.
+func runMissing(gopid int, counts map[programSkip]int64) error {
+	dir, unlock, err := lockRun(gopid)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f, err := os.OpenFile(filepath.Join(dir, "missing"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for k, n := range counts {
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%d\n", k.program, k.install, packagePath(), n)
+	}
+	_, err = f.WriteString(b.String())
+	return errors.Join(err, f.Close())
+}
+
+// missingLines are the run's lines about tests skipped for want of a
+// program, one per program, from the packages' records in file.
+func missingLines(file string) string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	type where struct {
+		total int64
+		in    []string
+	}
+	programs := map[programSkip]*where{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			continue
+		}
+		n, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil {
+			continue
+		}
+		k := programSkip{f[0], f[1]}
+		if programs[k] == nil {
+			programs[k] = &where{}
+		}
+		programs[k].total += n
+		programs[k].in = append(programs[k].in, fmt.Sprintf("%s (%d)", f[2], n))
+	}
+	var out strings.Builder
+	for _, k := range slices.SortedFunc(maps.Keys(programs), compareSkips) {
+		w := programs[k]
+		sort.Strings(w.in)
+		fmt.Fprintf(&out, "%d tests skipped for want of %s, in %s: %s\n", w.total, k.program, strings.Join(w.in, ", "), k.install)
+	}
+	return out.String()
+}
+
 // startWatchdog starts this test binary as the run's watchdog, in a
 // session of its own and with no output of ours: the go command waits for
 // the output of the test processes, not for it.
@@ -190,7 +252,7 @@ func runWatchdog(dir string) int {
 		defer unlock()
 	}
 	stopErr := stopDetached(filepath.Join(dir, "cluster"))
-	line := skipLine(filepath.Join(dir, "skipped"))
+	line := skipLine(filepath.Join(dir, "skipped")) + missingLines(filepath.Join(dir, "missing"))
 	if stopErr == nil {
 		os.RemoveAll(dir)
 	}

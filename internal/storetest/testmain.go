@@ -1,9 +1,13 @@
 package storetest
 
 import (
+	"cmp"
+	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,7 +23,7 @@ type TestingM interface{ Run() int }
 //	func TestMain(m *testing.M) { os.Exit(storetest.WithPostgres(m).Run()) }
 //
 // After the tests it removes the process's throwaway cluster, if one was
-// started, and when PostgreSQL tests were skipped it prints one line saying
+// started, and the programs it built (BuildProgram), and when PostgreSQL tests were skipped it prints one line saying
 // how many and how to run them.
 func WithPostgres(m TestingM) TestingM { return withPostgres{m} }
 
@@ -34,15 +38,59 @@ func (w withPostgres) Run() int {
 			code = 1
 		}
 	}
+	if err := removePrograms(); err != nil {
+		fmt.Fprintf(os.Stderr, "removing the programs the tests built: %v\n", err)
+	}
 	if n := skipped.Load(); n > 0 {
-		if gopid := goCommandPID(); gopid != 0 {
-			if err := runSkipped(gopid, n); err == nil {
-				return code
-			}
+		if gopid := goCommandPID(); gopid == 0 || runSkipped(gopid, n) != nil {
+			reportSkipped(n)
 		}
-		reportSkipped(n)
+	}
+	if counts := missing.counts(); len(counts) > 0 {
+		if gopid := goCommandPID(); gopid == 0 || runMissing(gopid, counts) != nil {
+			reportMissing(counts)
+		}
 	}
 	return code
+}
+
+// missing counts the tests skipped for want of each program (SkipMissing).
+var missing programSkips
+
+// A programSkip is a program some tests need and how to install it.
+type programSkip struct{ program, install string }
+
+type programSkips struct {
+	mu sync.Mutex
+	n  map[programSkip]int64
+}
+
+func (p *programSkips) add(program, install string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n == nil {
+		p.n = map[programSkip]int64{}
+	}
+	p.n[programSkip{program, install}]++
+}
+
+func (p *programSkips) counts() map[programSkip]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.n)
+}
+
+func reportMissing(counts map[programSkip]int64) {
+	pkg := packagePath()
+	out := noteOutput()
+	defer out.Close()
+	for _, k := range slices.SortedFunc(maps.Keys(counts), compareSkips) {
+		fmt.Fprintf(out, "%d tests skipped for want of %s, in %s (%d): %s\n", counts[k], k.program, pkg, counts[k], k.install)
+	}
+}
+
+func compareSkips(a, b programSkip) int {
+	return cmp.Or(cmp.Compare(a.program, b.program), cmp.Compare(a.install, b.install))
 }
 
 var (
@@ -137,3 +185,29 @@ func appends(fdinfo string) bool {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// WithParallel runs m with go test's -parallel at n unless the command
+// line sets it: for packages whose tests mostly wait (on pactd, on
+// PostgreSQL, on a lease to end) rather than compute, where -parallel's
+// default, the number of CPUs, leaves a two-core machine idle. Wrap it
+// inside WithPostgres's wrapping or around it; both run m once.
+func WithParallel(m TestingM, n int) TestingM { return withParallel{m, n} }
+
+type withParallel struct {
+	m TestingM
+	n int
+}
+
+func (w withParallel) Run() int {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if f := flag.Lookup("test.parallel"); f != nil && !set {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n < w.n {
+			f.Value.Set(strconv.Itoa(w.n))
+		}
+	}
+	return w.m.Run()
+}

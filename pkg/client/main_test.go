@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pact-registry/pact/internal/pactdtest"
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // The tests talk to a real pactd on a temporary SQLite database: one
@@ -27,7 +28,8 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	pactdBin, err = pactdtest.Build(dir)
+	// Built once for the whole go test run (storetest.BuildProgram).
+	pactdBin, err = storetest.BuildProgram(pactdtest.Package, pactdtest.BuildFlags...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -37,7 +39,7 @@ func runTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	code := m.Run()
+	code := storetest.WithPostgres(m).Run() // which removes what BuildProgram built
 	if err := sharedPactd.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}

@@ -664,6 +664,15 @@ func (s *Service) HookPayload(ctx context.Context, d *HookDelivery) (entry, proo
 	}
 	p, err := s.LogProof(ctx, *d.LogIndex)
 	if IsCode(err, NotFound) {
+		// The delivery was claimed because the tree holds its entry
+		// (ClaimHookDeliveries), so a checkpoint covering it is stored:
+		// the copy this process keeps may be older (another replica
+		// signed, or this one signed a moment ago). Read the store's.
+		s.checkpoint.drop()
+		s.witnessed.drop()
+		p, err = s.LogProof(ctx, *d.LogIndex)
+	}
+	if IsCode(err, NotFound) {
 		return "", "", ErrHookNotYet
 	}
 	if err != nil {

@@ -351,7 +351,7 @@ func (s *Service) SequenceLog(ctx context.Context) (int64, error) {
 			return translog.SignCheckpoint(translog.Checkpoint{Origin: s.log.signer.Name(), Size: size, Hash: root}, s.log.signer)
 		})
 		if err == nil && size != last {
-			s.checkpoint.set(0, nil, time.Time{}) // a new checkpoint may be signed
+			s.checkpoint.drop() // a new checkpoint may be signed
 			s.nudgeCheckpointWatch()
 		}
 		if err == nil && size > st.TreeSize {
@@ -401,26 +401,46 @@ const checkpointTTL = 100 * time.Millisecond
 
 // checkpointCache is the latest checkpoint read, with its size and when it
 // was read (the monotonic clock, not the service's, which tests may stop).
+// Each drop starts a new generation, and a copy read from the store in an
+// older one is not kept: a read that began before the sequencer signed and
+// ended after it dropped the copy would otherwise put the older checkpoint
+// back for checkpointTTL.
 type checkpointCache struct {
 	mu     sync.Mutex
 	size   int64
 	signed []byte
 	read   time.Time
+	gen    uint64
 }
 
-func (c *checkpointCache) get() (int64, []byte) {
+// get answers the copy, or nil and the generation a read of the store
+// starts in (to pass to set).
+func (c *checkpointCache) get() (size int64, signed []byte, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.signed != nil && time.Since(c.read) < checkpointTTL {
-		return c.size, c.signed
+		return c.size, c.signed, c.gen
 	}
-	return 0, nil
+	return 0, nil, c.gen
 }
 
-func (c *checkpointCache) set(size int64, signed []byte, read time.Time) {
+// set keeps a checkpoint read from the store in generation gen, unless the
+// copy was dropped since.
+func (c *checkpointCache) set(gen uint64, size int64, signed []byte, read time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	c.size, c.signed, c.read = size, signed, read
+}
+
+// drop forgets the copy: a newer checkpoint may be stored.
+func (c *checkpointCache) drop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.signed = nil
 }
 
 // LogCheckpoint answers the checkpoint to serve: the latest signed, or
@@ -431,7 +451,8 @@ func (s *Service) LogCheckpoint(ctx context.Context) ([]byte, error) {
 }
 
 func (s *Service) latestCheckpoint(ctx context.Context) (int64, []byte, error) {
-	if size, signed := s.checkpoint.get(); signed != nil {
+	size, signed, gen := s.checkpoint.get()
+	if signed != nil {
 		return size, signed, nil
 	}
 	read := time.Now()
@@ -439,7 +460,7 @@ func (s *Service) latestCheckpoint(ctx context.Context) (int64, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	s.checkpoint.set(size, signed, read)
+	s.checkpoint.set(gen, size, signed, read)
 	return size, signed, nil
 }
 

@@ -361,7 +361,7 @@ func (s *Service) witnessRound(ctx context.Context) error {
 			return err
 		}
 		if round.Witnessed != nil {
-			s.witnessed.set(0, nil, time.Time{}) // serve the new one at once
+			s.witnessed.drop() // serve the new one at once
 			s.nudgeCheckpointWatch()
 		}
 	}
@@ -487,7 +487,8 @@ func (s *Service) servedCheckpoint(ctx context.Context) (int64, []byte, error) {
 	if s.witness == nil {
 		return s.latestCheckpoint(ctx)
 	}
-	if size, signed := s.witnessed.get(); signed != nil {
+	size, signed, gen := s.witnessed.get()
+	if signed != nil {
 		return size, signed, nil
 	}
 	read := time.Now()
@@ -505,7 +506,7 @@ func (s *Service) servedCheckpoint(ctx context.Context) (int64, []byte, error) {
 	if !ok {
 		return 0, nil, Errorf(Unavailable, "the log has no checkpoint cosigned by the witnesses of its policy yet: /readyz says what they answer")
 	}
-	s.witnessed.set(size, signed, read)
+	s.witnessed.set(gen, size, signed, read)
 	return size, signed, nil
 }
 

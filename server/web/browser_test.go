@@ -23,6 +23,7 @@ import (
 
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/internal/sshtest"
+	"github.com/pact-registry/pact/internal/storetest"
 )
 
 // The browser tests drive Debian's chromium headless through the pages a
@@ -38,10 +39,8 @@ func requireChromium(t *testing.T) string {
 		path = chromiumPath
 	}
 	if _, err := exec.LookPath(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is required in CI and %s is missing: apt-get install -y chromium", path)
-		}
-		t.Skipf("skipping browser test: %s not found (apt-get install -y chromium)", path)
+		storetest.SkipMissing(t, "Chromium", "apt-get install chromium, or set PACT_CHROMIUM to a Chromium",
+			"skipping browser test: "+path+" not found")
 	}
 	return path
 }
