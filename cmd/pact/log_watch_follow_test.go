@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/pkg/client"
 )
 
@@ -44,19 +43,7 @@ func (w *lineWatcher) Write(p []byte) (int, error) {
 // made while it runs, and ends with exit 0 when interrupted (SIGINT, as
 // Ctrl-C sends).
 func TestLogWatchFollowPrintsNewEventsUntilInterrupted(t *testing.T) {
-	srv, err := pactdtest.Start(buildPactd(t), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Stop() })
-	token, err := srv.CreateUserWithToken("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(srv.URL, client.WithToken(token))
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _, c := startAlice(t)
 	publish := func(version string) {
 		doc := "```yaml pact:pack\nname: widget\nversion: " + version + "\n```\n"
 		if _, err := c.Publish(context.Background(), client.PublishRequest{Content: []byte(doc)}); err != nil {

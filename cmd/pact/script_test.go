@@ -27,6 +27,7 @@ import (
 	"github.com/pact-registry/pact/internal/ptytest"
 	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/internal/storetest"
+	"github.com/pact-registry/pact/pkg/client"
 )
 
 // TestMain lets the test binary be the real pact command: testscript puts
@@ -58,6 +59,26 @@ func buildPactd(t *testing.T) string {
 		t.Fatal(pactdErr)
 	}
 	return pactdBin
+}
+
+// startAlice runs a pactd of its own for t, stopped when t ends, with an
+// account alice, and answers it with alice's token and a client holding it.
+func startAlice(t *testing.T) (*pactdtest.Server, string, *client.Client) {
+	t.Helper()
+	srv, err := pactdtest.Start(buildPactd(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	token, err := srv.CreateUserWithToken("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(srv.URL, client.WithToken(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, token, c
 }
 
 // TestScripts runs testdata/script/*.txtar: each script gets its own pactd

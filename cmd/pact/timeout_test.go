@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/pkg/client"
 )
 
@@ -117,19 +116,7 @@ func TestTimeoutZeroLiftsTheDefault(t *testing.T) {
 // interrupted, and prints an event made after it.
 func TestLogWatchFollowOutlivesTheDefaultTimeout(t *testing.T) {
 	shortDefaultTimeout(t, time.Second)
-	srv, err := pactdtest.Start(buildPactd(t), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Stop() })
-	token, err := srv.CreateUserWithToken("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(srv.URL, client.WithToken(token))
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _, c := startAlice(t)
 	publish := func(version string) {
 		doc := "```yaml pact:pack\nname: widget\nversion: " + version + "\n```\n"
 		if _, err := c.Publish(context.Background(), client.PublishRequest{Content: []byte(doc)}); err != nil {
@@ -166,19 +153,7 @@ func TestLogWatchFollowOutlivesTheDefaultTimeout(t *testing.T) {
 // The time the user takes at a question is not the registry's: with a
 // bound of 2 s, a yank confirmed on the terminal after 3 s goes ahead.
 func TestTimeoutDoesNotCountTheUsersAnswer(t *testing.T) {
-	srv, err := pactdtest.Start(buildPactd(t), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Stop() })
-	token, err := srv.CreateUserWithToken("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(srv.URL, client.WithToken(token))
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, token, c := startAlice(t)
 	doc := "```yaml pact:pack\nname: widget\nversion: 1.0.0\n```\n"
 	if _, err := c.Publish(context.Background(), client.PublishRequest{Content: []byte(doc)}); err != nil {
 		t.Fatal(err)
@@ -219,15 +194,7 @@ func slowProxy(t *testing.T, target string, delay time.Duration) string {
 // document is cut off, three all go up.
 func TestPublishOfSeveralDocumentsOutlivesTheDefaultTimeout(t *testing.T) {
 	shortDefaultTimeout(t, time.Second)
-	srv, err := pactdtest.Start(buildPactd(t), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Stop() })
-	token, err := srv.CreateUserWithToken("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, token, _ := startAlice(t)
 	slow := slowProxy(t, srv.URL, 1200*time.Millisecond)
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))

@@ -3,8 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"github.com/pact-registry/pact/internal/pactdtest"
 )
 
 func TestParseExpiresIn(t *testing.T) {
@@ -46,15 +44,7 @@ func TestParseExpiresIn(t *testing.T) {
 
 // On a terminal, token create says how to log in with the new token.
 func TestTokenCreateHintsAtLoginOnATerminal(t *testing.T) {
-	srv, err := pactdtest.Start(buildPactd(t), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Stop() })
-	token, err := srv.CreateUserWithToken("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, token, _ := startAlice(t)
 	for _, tty := range []bool{false, true} {
 		ios, stdout, stderr := testIO("")
 		ios.stdoutTTY = tty
