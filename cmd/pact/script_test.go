@@ -270,28 +270,41 @@ func cmdPlainServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: plainserver VAR LOGFILE")
 	}
-	logFile := ts.MkAbs(args[1])
-	ts.Check(os.WriteFile(logFile, nil, 0o600))
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		credentials := "none"
-		if r.Header.Get("Authorization") != "" || r.Header.Get("X-Pact-Token") != "" {
-			credentials = "sent"
-		}
-		mu.Lock()
-		f, err := os.OpenFile(logFile, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			fmt.Fprintf(f, "%s %s credentials=%s\n", r.Method, r.URL.Path, credentials)
-			f.Close()
-		}
-		mu.Unlock()
+	recordingServer(ts, args[0], args[1], false, func(w http.ResponseWriter) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="pact"`)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
 		io.WriteString(w, `{"ok":false,"error":"missing API token: send Authorization: Bearer <token> or X-Pact-Token: <token>"}`)
+	})
+}
+
+// recordingServer starts a plain HTTP server, sets VAR to its address, and
+// appends a line per request to logFile: the method, the path, whether it
+// carried credentials and, withBody, its body's length; then answer answers.
+func recordingServer(ts *testscript.TestScript, name, logFile string, withBody bool, answer func(http.ResponseWriter)) {
+	logFile = ts.MkAbs(logFile)
+	ts.Check(os.WriteFile(logFile, nil, 0o600))
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		line := r.Method + " " + r.URL.Path + " credentials=none"
+		if r.Header.Get("Authorization") != "" || r.Header.Get("X-Pact-Token") != "" {
+			line = r.Method + " " + r.URL.Path + " credentials=sent"
+		}
+		if withBody {
+			body, _ := io.ReadAll(r.Body)
+			line += fmt.Sprintf(" body=%d", len(body))
+		}
+		mu.Lock()
+		f, err := os.OpenFile(logFile, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintln(f, line)
+			f.Close()
+		}
+		mu.Unlock()
+		answer(w)
 	}))
 	ts.Defer(srv.Close)
-	ts.Setenv(args[0], srv.URL)
+	ts.Setenv(name, srv.URL)
 }
 
 // cmdWebServer starts a plain HTTP server that is no registry, a web site
@@ -362,27 +375,10 @@ func cmdCatchServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: catchserver VAR LOGFILE")
 	}
-	logFile := ts.MkAbs(args[1])
-	ts.Check(os.WriteFile(logFile, nil, 0o600))
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		credentials := "none"
-		if r.Header.Get("Authorization") != "" || r.Header.Get("X-Pact-Token") != "" {
-			credentials = "sent"
-		}
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		f, err := os.OpenFile(logFile, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			fmt.Fprintf(f, "%s %s credentials=%s body=%d\n", r.Method, r.URL.Path, credentials, len(body))
-			f.Close()
-		}
-		mu.Unlock()
+	recordingServer(ts, args[0], args[1], true, func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"ok":true}`)
-	}))
-	ts.Defer(srv.Close)
-	ts.Setenv(args[0], srv.URL)
+	})
 }
 
 // cmdExitCode runs a program and checks its exit status:
