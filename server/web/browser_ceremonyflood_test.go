@@ -130,16 +130,7 @@ func passkeysDuringACeremonyFlood(t *testing.T, dsn string, db *sql.DB, replicat
 		t.Fatalf("begin: %d %s, cookie %v", begin.StatusCode, options, ceremony)
 	}
 	b.open(other.URL + "/login")
-	credential := evaluate[string](b, `(async () => {
-  const b64u = buf => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  const unb64u = s => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), c => c.charCodeAt(0)).buffer;
-  const pk = (`+string(options)+`).publicKey;
-  pk.challenge = unb64u(pk.challenge);
-  const c = await navigator.credentials.get({publicKey: pk});
-  return JSON.stringify({credential: {id: c.id, rawId: b64u(c.rawId), type: c.type, clientExtensionResults: {},
-    response: {clientDataJSON: b64u(c.response.clientDataJSON), authenticatorData: b64u(c.response.authenticatorData),
-      signature: b64u(c.response.signature), userHandle: b64u(c.response.userHandle)}}});
-})()`, chromedp.EvalAwaitPromise)
+	credential := assertPasskey(b, options)
 	finish := func() (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, other.URL+"/login/passkey/finish", bytes.NewReader([]byte(credential)))

@@ -232,16 +232,7 @@ func TestBrowserPasskeyFromAnotherOrigin(t *testing.T) {
 			t.Fatalf("begin: %d %s", resp.StatusCode, options)
 		}
 		b.open(pageURL)
-		credential := evaluate[string](b, `(async () => {
-  const b64u = buf => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  const unb64u = s => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), c => c.charCodeAt(0)).buffer;
-  const pk = (`+string(options)+`).publicKey;
-  pk.challenge = unb64u(pk.challenge);
-  const c = await navigator.credentials.get({publicKey: pk});
-  return JSON.stringify({credential: {id: c.id, rawId: b64u(c.rawId), type: c.type, clientExtensionResults: {},
-    response: {clientDataJSON: b64u(c.response.clientDataJSON), authenticatorData: b64u(c.response.authenticatorData),
-      signature: b64u(c.response.signature), userHandle: b64u(c.response.userHandle)}}});
-})()`, chromedp.EvalAwaitPromise)
+		credential := assertPasskey(b, options)
 		resp, err = client.Post(env.URL+"/login/passkey/finish", "application/json", bytes.NewReader([]byte(credential)))
 		if err != nil {
 			t.Fatal(err)
@@ -331,4 +322,20 @@ func TestBrowserPasskeyCounterGoingBackIsRefused(t *testing.T) {
 	if count, used := stored(); count != raised || used != lastUsed {
 		t.Errorf("the refused log-in changed the stored passkey: count %d, last used %v; was %d, %v", count, used, raised, lastUsed)
 	}
+}
+
+// assertPasskey has the page's virtual authenticator answer the log-in
+// options a begin gave (navigator.credentials.get), and answers the
+// credential as the page's script sends it to finish.
+func assertPasskey(b tab, options []byte) string {
+	return evaluate[string](b, `(async () => {
+  const b64u = buf => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const unb64u = s => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), c => c.charCodeAt(0)).buffer;
+  const pk = (`+string(options)+`).publicKey;
+  pk.challenge = unb64u(pk.challenge);
+  const c = await navigator.credentials.get({publicKey: pk});
+  return JSON.stringify({credential: {id: c.id, rawId: b64u(c.rawId), type: c.type, clientExtensionResults: {},
+    response: {clientDataJSON: b64u(c.response.clientDataJSON), authenticatorData: b64u(c.response.authenticatorData),
+      signature: b64u(c.response.signature), userHandle: b64u(c.response.userHandle)}}});
+})()`, chromedp.EvalAwaitPromise)
 }
