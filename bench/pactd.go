@@ -57,7 +57,7 @@ func startPactd(ctx context.Context, bin, db, logPath string, pprof bool, extra 
 	// All the load comes from one address, token and key: the abuse limits
 	// stay on (their bookkeeping is part of every request) but so high that
 	// they never refuse.
-	for _, limit := range []string{"ip", "token", "key"} {
+	for _, limit := range []string{"ip", "token", "key", "log-ip"} {
 		args = append(args, "--rate-"+limit, "1e9", "--rate-"+limit+"-burst", "1000000000")
 	}
 	args = append(args, extra...)
