@@ -44,18 +44,9 @@ func (w *lineWatcher) Write(p []byte) (int, error) {
 // Ctrl-C sends).
 func TestLogWatchFollowPrintsNewEventsUntilInterrupted(t *testing.T) {
 	srv, _, c := startAlice(t)
-	publish := func(version string) {
-		doc := "```yaml pact:pack\nname: widget\nversion: " + version + "\n```\n"
-		if _, err := c.Publish(context.Background(), client.PublishRequest{Content: []byte(doc)}); err != nil {
-			t.Error(err)
-		}
-	}
+	publish := func(version string) { publishWidget(t, c, version) }
 	publish("1.0.0")
-
-	dir := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", dir+"/xdg")
-	t.Setenv("XDG_CACHE_HOME", dir+"/cache")
-	t.Setenv("PACT_HOST", srv.URL)
+	watchFrom(t, srv.URL)
 	ios, _, stderr := testIO("")
 	out := &lineWatcher{onLine: func(line string) {
 		switch {
@@ -74,4 +65,22 @@ func TestLogWatchFollowPrintsNewEventsUntilInterrupted(t *testing.T) {
 	if !strings.Contains(got, "published widget 1.0.0") || !strings.Contains(got, "published widget 2.0.0") {
 		t.Errorf("stdout:\n%s\nwant both publishes", got)
 	}
+}
+
+// publishWidget publishes version of alice's widget through c; a failure
+// fails t from any goroutine.
+func publishWidget(t *testing.T, c *client.Client, version string) {
+	doc := "```yaml pact:pack\nname: widget\nversion: " + version + "\n```\n"
+	if _, err := c.Publish(context.Background(), client.PublishRequest{Content: []byte(doc)}); err != nil {
+		t.Error(err)
+	}
+}
+
+// watchFrom points pact at the registry at url, with a config and a cache
+// of the test's own.
+func watchFrom(t *testing.T, url string) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir+"/xdg")
+	t.Setenv("XDG_CACHE_HOME", dir+"/cache")
+	t.Setenv("PACT_HOST", url)
 }

@@ -117,18 +117,9 @@ func TestTimeoutZeroLiftsTheDefault(t *testing.T) {
 func TestLogWatchFollowOutlivesTheDefaultTimeout(t *testing.T) {
 	shortDefaultTimeout(t, time.Second)
 	srv, _, c := startAlice(t)
-	publish := func(version string) {
-		doc := "```yaml pact:pack\nname: widget\nversion: " + version + "\n```\n"
-		if _, err := c.Publish(context.Background(), client.PublishRequest{Content: []byte(doc)}); err != nil {
-			t.Error(err)
-		}
-	}
+	publish := func(version string) { publishWidget(t, c, version) }
 	publish("1.0.0")
-
-	dir := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", dir+"/xdg")
-	t.Setenv("XDG_CACHE_HOME", dir+"/cache")
-	t.Setenv("PACT_HOST", srv.URL)
+	watchFrom(t, srv.URL)
 	t.Setenv("PACT_TIMEOUT", "")
 	ios, _, stderr := testIO("")
 	out := &lineWatcher{onLine: func(line string) {
