@@ -34,7 +34,9 @@ func (pages *Pages) dashboardOrgs(c *gin.Context, d *dashboardData) error {
 		if err != nil {
 			return err
 		}
-		row := orgRow{Org: org, Role: m.Role, Owner: m.Role == registry.RoleOwner}
+		// The domain says whether the account manages the members (the
+		// page shows those forms to owners only).
+		row := orgRow{Org: org, Role: m.Role, Owner: pages.svc.Can(c, pages.currentAccount(c), registry.ActMembers, org.Account) == nil}
 		if err := pages.svc.CheckDashboardOrg(pages.currentAccount(c), org.Account); err != nil {
 			row.Refused = registry.ErrorMessage(err)
 		}
