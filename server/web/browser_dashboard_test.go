@@ -103,12 +103,7 @@ func TestBrowserDashboardPagesTablesFit(t *testing.T) {
 	}
 
 	b := tab{t: t, ctx: ctx}
-	b.open(env.URL + "/login")
-	b.do("logging in",
-		chromedp.SendKeys(chromedp.CSS("#login"), "alice"),
-		chromedp.SendKeys(chromedp.CSS("#password"), alice.Password),
-	)
-	b.submit("main form button[type=submit]")
+	b.logInWithPassword(env.URL, "alice", alice.Password)
 	shots := screenshotDir(t)
 	pages := []struct {
 		path   string

@@ -12,17 +12,6 @@ import (
 	"github.com/pact-registry/pact/internal/servertest"
 )
 
-// logInAs logs the browser in with the log-in form.
-func logInAs(b tab, env *servertest.Env, u *servertest.User) {
-	b.t.Helper()
-	b.open(env.URL + "/login")
-	b.do("logging in",
-		chromedp.SendKeys(chromedp.CSS("#login"), u.Account.Username),
-		chromedp.SendKeys(chromedp.CSS("#password"), u.Password),
-	)
-	b.submit("main form button[type=submit]")
-}
-
 // A person yanks a version from the dashboard, on a phone: from the
 // Packages page to the package's page, a reason, the question, the yank;
 // the version's page then shows the yank banner with the reason, and the
@@ -37,7 +26,7 @@ func TestBrowserDashboardYankAndDeprecate(t *testing.T) {
 	b := tab{t: t, ctx: ctx}
 	shots := screenshotDir(t)
 	b.do("emulating a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch))
-	logInAs(b, env, alice)
+	b.logInWithPassword(env.URL, alice.Account.Username, alice.Password)
 
 	b.open(env.URL + "/dashboard/packages")
 	b.do("opening the package's page", chromedp.Click(chromedp.CSS(`a[aria-label="Yank or deprecate alice/widget"]`)), chromedp.WaitVisible(chromedp.CSS("#versions")))
@@ -106,7 +95,7 @@ func TestBrowserDashboardHookDeliveries(t *testing.T) {
 	const secret = "browser-hook-secret-0123456789"
 	receiver, receiverURL := hooktest.NewServer(t, secret, hooktest.Behaviour{})
 	b := tab{t: t, ctx: ctx}
-	logInAs(b, env, alice)
+	b.logInWithPassword(env.URL, alice.Account.Username, alice.Password)
 
 	b.open(env.URL + "/dashboard/hooks")
 	b.do("filling the hook form",

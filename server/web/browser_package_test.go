@@ -304,12 +304,7 @@ func TestBrowserDashboardOnAPhone(t *testing.T) {
 	}
 	b := tab{t: t, ctx: ctx}
 	b.do("emulating a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch))
-	b.open(env.URL + "/login")
-	b.do("logging in",
-		chromedp.SendKeys(chromedp.CSS("#login"), "alice"),
-		chromedp.SendKeys(chromedp.CSS("#password"), alice.Password),
-	)
-	b.submit("main form button[type=submit]")
+	b.logInWithPassword(env.URL, "alice", alice.Password)
 	b.open(env.URL + "/dashboard/tokens")
 	b.do("naming a token", chromedp.SendKeys(chromedp.CSS("#token-name"), "phone"))
 	b.submit("form[action='/dashboard/tokens'] button")

@@ -462,12 +462,7 @@ func TestBrowserCrossSiteFormIsRefused(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	b := tab{t: t, ctx: ctx}
-	b.open(env.URL + "/login")
-	b.do("logging in",
-		chromedp.SendKeys(chromedp.CSS("#login"), "alice"),
-		chromedp.SendKeys(chromedp.CSS("#password"), alice.Password),
-	)
-	b.submit("main form button[type=submit]")
+	b.logInWithPassword(env.URL, "alice", alice.Password)
 
 	// Another site serves a form that posts to pact's dashboard. Its origin
 	// differs only in the port (same site, so the Lax cookie goes along)

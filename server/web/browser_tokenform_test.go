@@ -37,12 +37,7 @@ func TestBrowserTokenScopesBesideTheirLabels(t *testing.T) {
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	b := tab{t: t, ctx: ctx}
-	b.open(env.URL + "/login")
-	b.do("logging in",
-		chromedp.SendKeys(chromedp.CSS("#login"), "alice"),
-		chromedp.SendKeys(chromedp.CSS("#password"), alice.Password),
-	)
-	b.submit("main form button[type=submit]")
+	b.logInWithPassword(env.URL, "alice", alice.Password)
 	for _, size := range []struct {
 		name          string
 		width, height int64
