@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -38,8 +39,9 @@ func newTokenListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List an account's API tokens",
-		Long: `List the active API tokens of one account, newest first: id, name (quoted),
-scopes ("all" for a token of every scope, "none (read only)" for none), the
+		Long: `List the active API tokens of one account, newest first: id, name (as it
+is; quoted when empty, padded, with two spaces in a row or characters that
+are not graphic), scopes ("all" for a token of every scope, "none (read only)" for none), the
 packs publish and yank are limited to, when each was made, expires and was
 last used, in the columns and words of 'pact token list'. --all adds the
 expired and revoked tokens still kept (pactd serve deletes them
@@ -110,11 +112,11 @@ stored, so never shown.`,
 				return nil
 			}
 			// The columns and their words are those of pact token list, the
-			// name quoted alike.
+			// name shown alike (tokenTableName).
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "ID\tNAME\tSCOPES\tPACKAGES\tCREATED\tEXPIRES\tLAST USED\tSTATUS")
 			for _, t := range tokens {
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, strconv.QuoteToGraphic(t.Name), adminScopes(t.Scopes), adminPackages(t.Packages),
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, tokenTableName(t.Name), adminScopes(t.Scopes), adminPackages(t.Packages),
 					adminTime(&t.CreatedAt), adminTime(t.ExpiresAt), adminTime(t.LastUsedAt), adminStatus(&t, now))
 			}
 			return w.Flush()
@@ -185,6 +187,19 @@ func tokenSpecFlags(cmd *cobra.Command, name string) (registry.TokenSpec, error)
 		spec.ExpiresAt = &at
 	}
 	return spec, nil
+}
+
+// tokenTableName shows a token's name in the list's column as it is, as pact
+// token list does: the columns are two spaces or more apart, so one space
+// inside a name does not blur them. A name that could (empty, with spaces at
+// its ends or two in a row, or a character that is not graphic) is quoted
+// as Go quotes strings, escaping what is not graphic.
+func tokenTableName(name string) string {
+	if name == "" || strings.TrimSpace(name) != name || strings.Contains(name, "  ") ||
+		strings.ContainsFunc(name, func(r rune) bool { return r != ' ' && !unicode.IsGraphic(r) }) {
+		return strconv.QuoteToGraphic(name)
+	}
+	return name
 }
 
 func adminScopes(scopes []registry.Scope) string {

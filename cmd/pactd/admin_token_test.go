@@ -42,9 +42,9 @@ func TestTokenListAndRevoke(t *testing.T) {
 
 			token := `^pact_[0-9A-Za-z]{43}\n$`
 			wantMatch("full token", run(0, "", "token", "create", "--user", "alice", "--name", "all").stdout, token)
-			wantMatch("scoped token", run(0, "", "token", "create", "--user", "alice", "--name", "ci", "--scope", "publish",
+			wantMatch("scoped token", run(0, "", "token", "create", "--user", "alice", "--name", "ci deploy", "--scope", "publish",
 				"--scope", "yank", "--package", "widget-*", "--expires-in", "30d").stdout, token)
-			wantMatch("read-only token", run(0, "", "token", "create", "--user", "alice", "--name", "read", "--scope", "none", "--expires-in", "720h").stdout, token)
+			wantMatch("read-only token", run(0, "", "token", "create", "--user", "alice", "--name", "read\u200bonly", "--scope", "none", "--expires-in", "720h").stdout, token)
 			wantMatch("bob's token", run(0, "", "token", "create", "--user", "bob", "--name", "bobs", "--expires-in", "7").stdout, token)
 
 			// Refused: a lifetime that is not one, an unknown scope, a bad glob.
@@ -72,9 +72,9 @@ func TestTokenListAndRevoke(t *testing.T) {
 				t.Fatalf("list has %d lines, want a header and 3 tokens:\n%s", len(lines), list)
 			}
 			wantMatch("header", lines[0], `^ID +NAME +SCOPES +PACKAGES +CREATED +EXPIRES +LAST USED +STATUS$`)
-			wantMatch("read-only row", lines[1], `^3 +"read" +none \(read only\) +all +\S+ \S+ +\S+ \S+ +never +active$`)
-			wantMatch("scoped row", lines[2], `^2 +"ci" +publish,yank +widget-\* +\S+ \S+ +\S+ \S+ +never +active$`)
-			wantMatch("full row", lines[3], `^1 +"all" +all +all +\S+ \S+ +never +never +active$`)
+			wantMatch("read-only row", lines[1], `^3 +"read\\u200bonly" +none \(read only\) +all +\S+ \S+ +\S+ \S+ +never +active$`)
+			wantMatch("scoped row", lines[2], `^2 +ci deploy +publish,yank +widget-\* +\S+ \S+ +\S+ \S+ +never +active$`)
+			wantMatch("full row", lines[3], `^1 +all +all +all +\S+ \S+ +never +never +active$`)
 			if strings.Contains(list, "bobs") || strings.Contains(list, "pact_") {
 				t.Errorf("alice's list shows bob's token or a secret:\n%s", list)
 			}
@@ -83,7 +83,7 @@ func TestTokenListAndRevoke(t *testing.T) {
 			if err := json.Unmarshal([]byte(run(0, "", "token", "list", "--user", "alice", "--json").stdout), &rows); err != nil {
 				t.Fatal(err)
 			}
-			if len(rows) != 3 || rows[1]["name"] != "ci" || rows[2]["scopes"] != nil || rows[1]["expires_at"] == nil ||
+			if len(rows) != 3 || rows[1]["name"] != "ci deploy" || rows[2]["scopes"] != nil || rows[1]["expires_at"] == nil ||
 				rows[0]["scopes"] == nil || len(rows[0]["scopes"].([]any)) != 0 {
 				t.Errorf("list --json = %v", rows)
 			}
@@ -96,10 +96,10 @@ func TestTokenListAndRevoke(t *testing.T) {
 			wantMatch("list of nobody", run(1, "", "token", "list", "--user", "carol").stderr, `carol`)
 			wantMatch("list needs --user", run(2, "", "token", "list").stderr, `user`)
 			// The list shows active tokens; --all the revoked one too.
-			if list := run(0, "", "token", "list", "--user", "alice").stdout; strings.Contains(list, `"ci"`) {
+			if list := run(0, "", "token", "list", "--user", "alice").stdout; strings.Contains(list, "ci deploy") {
 				t.Errorf("the list of active tokens shows the revoked one:\n%s", list)
 			}
-			wantMatch("revoked row", run(0, "", "token", "list", "--user", "alice", "--all").stdout, `(?m)^2 +"ci" .* revoked$`)
+			wantMatch("revoked row", run(0, "", "token", "list", "--user", "alice", "--all").stdout, `(?m)^2 +ci deploy .* revoked$`)
 		})
 	}
 }
