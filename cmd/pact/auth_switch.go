@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -81,7 +80,7 @@ func runAuthSwitch(opts *authSwitchOptions) error {
 		}
 		opts.IO.success("The default host is now %s%s", host, wasDefault(cfg.DefaultHost))
 	}
-	if os.Getenv("PACT_HOST") != "" {
+	if opts.Factory.Settings().env("PACT_HOST") != "" {
 		opts.IO.info("PACT_HOST is set in the environment and names the host instead while it is set")
 	}
 	return nil

@@ -66,9 +66,87 @@ const (
 	legacyDefault = defaultHost // the registry of a token stored without host
 )
 
+// settingEnv names the environment variable of each setting pact reads
+// from its environment. The keys that are also global flags (host, token,
+// timeout) take the flag first.
+var settingEnv = map[string]string{
+	"host":    "PACT_HOST",
+	"token":   "PACT_TOKEN",
+	"timeout": "PACT_TIMEOUT",
+	// The log's verifier key and witness policy file, after --log-key and
+	// --log-policy (verifyFlags).
+	"log-key":    "PACT_LOG_KEY",
+	"log-policy": "PACT_LOG_POLICY",
+	// A CI job's ID token: GitLab's, or where GitHub Actions serves one.
+	"id-token":                  "PACT_ID_TOKEN",
+	"github-id-token-url":       "ACTIONS_ID_TOKEN_REQUEST_URL",
+	"github-id-token-url-token": "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+	"ssh-agent":                 "SSH_AUTH_SOCK",
+	"config-home":               "XDG_CONFIG_HOME",
+	"no-color":                  "NO_COLOR",
+	"term":                      "TERM",
+}
+
+// settings are what pact reads from its global flags and its environment,
+// all through one viper: this is the only place pact reads either. A flag
+// the user gave wins over its variable; an empty variable counts as unset.
+// Each value knows where it came from, for the messages that name it.
+type settings struct {
+	v     *viper.Viper
+	flags *pflag.FlagSet
+}
+
+// newSettings binds every setting to its variable, and the global flags
+// among them to their flags; values are read when asked for.
+func newSettings(flags *pflag.FlagSet) *settings {
+	v := viper.New()
+	for key, env := range settingEnv {
+		// The variable alone, under its own name, for env.
+		if err := v.BindEnv(env, env); err != nil {
+			panic(err) // only for a missing name
+		}
+		if err := v.BindEnv(key, env); err != nil {
+			panic(err)
+		}
+		if fl := flags.Lookup(key); fl != nil {
+			if err := v.BindPFlag(key, fl); err != nil {
+				panic(err)
+			}
+		}
+	}
+	return &settings{v: v, flags: flags}
+}
+
+// lookup is a setting's value and where it came from: the flag ("--host")
+// when the user gave it, else the variable ("PACT_HOST") when it is set,
+// else "" from "".
+func (s *settings) lookup(key string) (value, source string) {
+	if _, ok := settingEnv[key]; !ok {
+		panic("no setting " + key)
+	}
+	if fl := s.flags.Lookup(key); fl != nil && fl.Changed {
+		return s.v.GetString(key), "--" + key
+	}
+	if value := s.v.GetString(settingEnv[key]); value != "" {
+		return value, settingEnv[key]
+	}
+	return "", ""
+}
+
+// env is the value of one of the variables of settingEnv, "" when unset,
+// whatever the flags say.
+func (s *settings) env(name string) string {
+	for _, env := range settingEnv {
+		if env == name {
+			return s.v.GetString(name)
+		}
+	}
+	panic("pact reads no variable " + name)
+}
+
 // configPath is $XDG_CONFIG_HOME/pact/config.yaml, or ~/.config/pact/config.yaml.
-func configPath() (string, error) {
-	if dir := os.Getenv("XDG_CONFIG_HOME"); dir != "" && filepath.IsAbs(dir) {
+func configPath(s *settings) (string, error) {
+	if dir := s.env("XDG_CONFIG_HOME"); dir != "" && filepath.IsAbs(dir) {
 		return filepath.Join(dir, "pact", "config.yaml"), nil
 	}
 	home, err := os.UserHomeDir()
@@ -120,10 +198,10 @@ func (file *configFile) tokens() map[string]string {
 	return stored
 }
 
-// loadConfig resolves host and token from the global flags, PACT_HOST and
-// PACT_TOKEN, and the config file.
-func loadConfig(flags *pflag.FlagSet) (*config, error) {
-	path, err := configPath()
+// loadConfig resolves host and token from the settings (--host and
+// PACT_HOST, --token and PACT_TOKEN) and the config file.
+func loadConfig(s *settings) (*config, error) {
+	path, err := configPath(s)
 	if err != nil {
 		return nil, err
 	}
@@ -132,30 +210,22 @@ func loadConfig(flags *pflag.FlagSet) (*config, error) {
 		return nil, err
 	}
 	fileHost := strings.TrimSpace(file.Host)
-	v := viper.New()
-	v.SetDefault("host", cmp.Or(fileHost, defaultHost))
-	for key, env := range map[string]string{"host": "PACT_HOST", "token": "PACT_TOKEN"} {
-		if err := v.BindEnv(key, env); err != nil {
-			return nil, err
-		}
-		if err := v.BindPFlag(key, flags.Lookup(key)); err != nil {
-			return nil, err
-		}
+	host, hostSource := s.lookup("host")
+	chosen := hostSource != ""
+	if !chosen {
+		host = cmp.Or(fileHost, defaultHost)
 	}
-	chosen := flags.Changed("host") || os.Getenv("PACT_HOST") != ""
 	cfg := &config{
-		Host: hostAddress(v.GetString("host")), Path: path,
+		Host: hostAddress(host), Path: path,
 		HostIsDefault: !chosen && fileHost == "", HostChosen: chosen,
 		Stored: file.tokens(),
 	}
 	if fileHost != "" {
 		cfg.DefaultHost = hostKey(fileHost)
 	}
-	switch {
-	case flags.Changed("token"):
-		cfg.Token, cfg.TokenSource = v.GetString("token"), "--token"
-	case os.Getenv("PACT_TOKEN") != "":
-		cfg.Token, cfg.TokenSource = v.GetString("token"), "PACT_TOKEN"
+	switch token, source := s.lookup("token"); {
+	case source != "":
+		cfg.Token, cfg.TokenSource = token, source
 	default:
 		// Only the token stored for this very registry.
 		if token := cfg.Stored[hostKey(cfg.Host)]; token != "" {

@@ -45,7 +45,7 @@ func TestLoadConfigPrecedence(t *testing.T) {
 			if err := flags.Parse(tc.flags); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := loadConfig(flags)
+			cfg, err := loadConfig(newSettings(flags))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestLoadConfigTokensPerHost(t *testing.T) {
 			if err := flags.Parse(tc.flags); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := loadConfig(flags)
+			cfg, err := loadConfig(newSettings(flags))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,12 +169,13 @@ func TestConfigPathFallsBackToDotConfig(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
-	got, err := configPath()
+	env := newSettings(pflag.NewFlagSet("pact", pflag.ContinueOnError))
+	got, err := configPath(env)
 	if err != nil || got != filepath.Join(home, ".config", "pact", "config.yaml") {
 		t.Errorf("configPath = %q, %v", got, err)
 	}
 	t.Setenv("XDG_CONFIG_HOME", "relative/dir") // the XDG spec says to ignore relative paths
-	if got2, _ := configPath(); got2 != got {
+	if got2, _ := configPath(env); got2 != got {
 		t.Errorf("relative XDG_CONFIG_HOME used: %q", got2)
 	}
 }

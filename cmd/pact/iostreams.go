@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -62,11 +61,10 @@ func systemIO() *iostreams {
 			return w
 		},
 	}
-	ios.color = colorWanted(ios.stderrTTY, os.Getenv)
 	return ios
 }
 
-// colorWanted follows https://no-color.org: colour only on a terminal,
+// colorWanted (asked by mainRun, which reads the environment) follows https://no-color.org: colour only on a terminal,
 // never when NO_COLOR is set to anything or TERM is dumb.
 func colorWanted(isTerminal bool, getenv func(string) string) bool {
 	return isTerminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
@@ -126,43 +124,6 @@ func (s *iostreams) terminalWidth() int {
 		return 0
 	}
 	return s.width()
-}
-
-// confirmed asks a yes/no question on the terminal; without a terminal on
-// stdin and stderr it refuses (exit 2) and says to pass --yes. Anything but
-// y or yes is no.
-func (s *iostreams) confirmed(question, what string) (bool, error) {
-	if err := s.canConfirm(false, what); err != nil {
-		return false, err
-	}
-	fmt.Fprintf(s.ErrOut, "%s [y/N] ", safeText(question))
-	restart := s.userTurn()
-	line, err := bufio.NewReader(io.LimitReader(s.In, 1024)).ReadString('\n')
-	restart()
-	if err != nil && line == "" {
-		fmt.Fprintln(s.ErrOut)
-		return false, nil
-	}
-	answer := strings.ToLower(strings.TrimSpace(line))
-	return answer == "y" || answer == "yes", nil
-}
-
-// cancelled ends a command whose question was answered no: it says so,
-// plainly (declining is no error), and exits 1 so that a script sees
-// that nothing was done.
-func (s *iostreams) cancelled() error {
-	fmt.Fprintln(s.ErrOut, "cancelled")
-	return &silentError{code: exitError}
-}
-
-// canConfirm fails (exit 2) when a command that needs confirmation has
-// neither --yes nor a terminal to ask on; commands check it before any
-// request.
-func (s *iostreams) canConfirm(yes bool, what string) error {
-	if !yes && (!s.stdinTTY || !s.stderrTTY) {
-		return usageErrorf("%s needs confirmation and there is no terminal to ask: pass --yes", what)
-	}
-	return nil
 }
 
 // errorPrefix is how the final error line starts.

@@ -59,7 +59,7 @@ func addYesFlag(cmd *cobra.Command, target *bool) {
 }
 
 func runKeysRemove(ctx context.Context, opts *keysRemoveOptions) error {
-	if err := opts.IO.canConfirm(opts.Yes, "removing a key"); err != nil {
+	if err := canConfirm(opts.IO, opts.Yes, "removing a key"); err != nil {
 		return err
 	}
 	c, err := opts.Factory.Client()
@@ -90,12 +90,12 @@ func runKeysRemove(ctx context.Context, opts *keysRemoveOptions) error {
 		opts.ID = key.ID
 	}
 	if !opts.Yes {
-		ok, err := opts.IO.confirmed(fmt.Sprintf("Remove SSH key %d %q (%s)? It can no longer sign publishes.", key.ID, key.Name, key.Fingerprint), "removing a key")
+		ok, err := confirmed(opts.IO, fmt.Sprintf("Remove SSH key %d %q (%s)? It can no longer sign publishes.", key.ID, key.Name, key.Fingerprint), "removing a key")
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return opts.IO.cancelled()
+			return cancelled(opts.IO)
 		}
 	}
 	if err := c.DeleteKey(ctx, opts.ID); err != nil {

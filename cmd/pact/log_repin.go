@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,7 +49,7 @@ set, still override whatever is pinned.`,
 }
 
 func runLogRepin(ctx context.Context, opts *logRepinOptions) error {
-	if err := opts.IO.canConfirm(opts.Yes, "re-pinning the log key"); err != nil {
+	if err := canConfirm(opts.IO, opts.Yes, "re-pinning the log key"); err != nil {
 		return err
 	}
 	cfg, err := opts.Factory.Config()
@@ -73,7 +72,7 @@ func runLogRepin(ctx context.Context, opts *logRepinOptions) error {
 		return err
 	}
 	fmt.Fprintf(opts.IO.Out, "registry  %s\npinned    %s\nserved    %s\n", safeText(host), safeText(orNothing(old)), safeText(served))
-	if os.Getenv("PACT_LOG_KEY") != "" {
+	if opts.Factory.Settings().env("PACT_LOG_KEY") != "" {
 		opts.IO.info("PACT_LOG_KEY is set: it overrides the pinned key while it is set")
 	}
 	switch {
@@ -92,12 +91,12 @@ replaced the key, or the server answering is not the registry you pinned.
 Ask the operator, by a channel other than this registry, which key is right.
 Re-pinning trusts whatever the served key signs from now on.`)
 	if !opts.Yes {
-		ok, err := opts.IO.confirmed(fmt.Sprintf("Pin the served key of %s in place of the pinned one?", host), "re-pinning the log key")
+		ok, err := confirmed(opts.IO, fmt.Sprintf("Pin the served key of %s in place of the pinned one?", host), "re-pinning the log key")
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return opts.IO.cancelled()
+			return cancelled(opts.IO)
 		}
 	}
 	if err := pin(cfg.Path, logKeysSetting, host, served); err != nil {

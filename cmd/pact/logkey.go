@@ -85,7 +85,7 @@ func (f *factory) logKeyVerifier(ctx context.Context, c *client.Client, flagKey 
 	cacheDir = filepath.Join(cacheDir, "pact")
 	key := flagKey
 	if key == "" {
-		key = os.Getenv("PACT_LOG_KEY")
+		key = f.Settings().env("PACT_LOG_KEY")
 	}
 	if key != "" {
 		v, err := c.NewLogVerifier(key, cacheDir)
@@ -130,7 +130,7 @@ func (f *factory) logKeyVerifier(ctx context.Context, c *client.Client, flagKey 
 func (f *factory) logPolicy(ctx context.Context, c *client.Client, flagFile string) (p *translog.Policy, fromUser bool, err error) {
 	file := flagFile
 	if file == "" {
-		file = os.Getenv("PACT_LOG_POLICY")
+		file = f.Settings().env("PACT_LOG_POLICY")
 	}
 	if file != "" {
 		text, err := readBounded(file, translog.MaxPolicySize)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -81,7 +80,7 @@ func runLogout(_ context.Context, opts *logoutOptions) error {
 	case leavesDefault:
 		opts.IO.info("No default host remains: commands talk to %s unless --host, PACT_HOST or 'pact login' names another", defaultHost)
 	}
-	if os.Getenv("PACT_TOKEN") != "" {
+	if opts.Factory.Settings().env("PACT_TOKEN") != "" {
 		opts.IO.info("PACT_TOKEN is still set in the environment")
 	}
 	return nil

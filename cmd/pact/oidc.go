@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -26,23 +25,23 @@ const maxIDTokenAnswer = 64 << 10
 // (ACTIONS_ID_TOKEN_REQUEST_URL and _TOKEN, set by GitHub Actions for jobs
 // with permissions: id-token: write), "gitlab" (PACT_ID_TOKEN, set by
 // id_tokens: in .gitlab-ci.yml), or "" outside CI.
-func ciIDTokenSource() string {
+func ciIDTokenSource(s *settings) string {
 	switch {
-	case os.Getenv("ACTIONS_ID_TOKEN_REQUEST_URL") != "" && os.Getenv("ACTIONS_ID_TOKEN_REQUEST_TOKEN") != "":
+	case s.env("ACTIONS_ID_TOKEN_REQUEST_URL") != "" && s.env("ACTIONS_ID_TOKEN_REQUEST_TOKEN") != "":
 		return "github"
-	case os.Getenv("PACT_ID_TOKEN") != "":
+	case s.env("PACT_ID_TOKEN") != "":
 		return "gitlab"
 	}
 	return ""
 }
 
 // ciIDToken gets the job's ID token for audience, the registry's base URL.
-func ciIDToken(ctx context.Context, audience string) (string, error) {
-	switch ciIDTokenSource() {
+func ciIDToken(ctx context.Context, s *settings, audience string) (string, error) {
+	switch ciIDTokenSource(s) {
 	case "github":
-		return githubIDToken(ctx, os.Getenv("ACTIONS_ID_TOKEN_REQUEST_URL"), os.Getenv("ACTIONS_ID_TOKEN_REQUEST_TOKEN"), audience)
+		return githubIDToken(ctx, s.env("ACTIONS_ID_TOKEN_REQUEST_URL"), s.env("ACTIONS_ID_TOKEN_REQUEST_TOKEN"), audience)
 	case "gitlab":
-		return strings.TrimSpace(os.Getenv("PACT_ID_TOKEN")), nil
+		return strings.TrimSpace(s.env("PACT_ID_TOKEN")), nil
 	}
 	return "", errors.New("--oidc: no CI ID token found: in GitHub Actions give the job `permissions: id-token: write`; " +
 		"in GitLab CI set PACT_ID_TOKEN with `id_tokens:` (aud: the registry's address)")
@@ -98,7 +97,7 @@ func exchangedClient(ctx context.Context, opts *publishOptions, host string) (*c
 		return nil, err
 	}
 	// The audience is the registry's base URL, as its --base-url says.
-	idToken, err := ciIDToken(ctx, strings.TrimRight(anon.BaseURL(), "/"))
+	idToken, err := ciIDToken(ctx, opts.Factory.Settings(), strings.TrimRight(anon.BaseURL(), "/"))
 	if err != nil {
 		return nil, err
 	}

@@ -168,7 +168,7 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 	var signer *publishSigner
 	if opts.Sign {
 		signer, err = resolveSigner(opts.IO, signerOptions{
-			KeyPath: opts.KeyPath, AgentSocket: os.Getenv("SSH_AUTH_SOCK"),
+			KeyPath: opts.KeyPath, AgentSocket: opts.Factory.Settings().env("SSH_AUTH_SOCK"),
 			Registered: func() ([]string, error) { return registeredFingerprints(ctx, opts.Factory) },
 		})
 		if err != nil {
@@ -191,7 +191,7 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 		return err
 	}
 	var c *client.Client
-	if opts.OIDC || (signer == nil && cfg.Token == "" && ciIDTokenSource() != "") {
+	if opts.OIDC || (signer == nil && cfg.Token == "" && ciIDTokenSource(opts.Factory.Settings()) != "") {
 		c, err = exchangedClient(ctx, opts, cfg.Host)
 	} else {
 		c, err = opts.Factory.Client()
@@ -448,7 +448,7 @@ func confirmDirectoryPublish(ctx context.Context, c *client.Client, opts *publis
 	default:
 		question = fmt.Sprintf("Publish %s, creating %s under %s?", documents, plural(int64(newPacks), "new package", "new packages"), owner)
 	}
-	ok, err := opts.IO.confirmed(question, "publishing new packages")
+	ok, err := confirmed(opts.IO, question, "publishing new packages")
 	if err != nil {
 		return err
 	}

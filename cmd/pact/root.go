@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pact-registry/pact/pkg/client"
 )
@@ -24,10 +25,10 @@ import (
 type factory struct {
 	IO    *iostreams
 	Build buildInfo
-	// rootCmd holds the global flags the configuration is read from.
-	rootCmd *cobra.Command
-	cfg     *config
-	run     runState
+	// settings are the global flags and the environment (newSettings).
+	settings *settings
+	cfg      *config
+	run      runState
 }
 
 // runState is what one run of pact sets up or learns on the way and what
@@ -62,13 +63,22 @@ type buildInfo struct {
 // Config resolves the configuration once per run.
 func (f *factory) Config() (*config, error) {
 	if f.cfg == nil {
-		cfg, err := loadConfig(f.rootCmd.PersistentFlags())
+		cfg, err := loadConfig(f.Settings())
 		if err != nil {
 			return nil, err
 		}
 		f.cfg = cfg
 	}
 	return f.cfg, nil
+}
+
+// Settings are the global flags and the environment; a factory made
+// without the root command (a test's) has the environment alone.
+func (f *factory) Settings() *settings {
+	if f.settings == nil {
+		f.settings = newSettings(pflag.NewFlagSet("pact", pflag.ContinueOnError))
+	}
+	return f.settings
 }
 
 // Client returns a client of the configured host with the configured token.
@@ -128,11 +138,8 @@ func formatWait(d time.Duration) string {
 // applyTimeout bounds the command's context by --timeout or PACT_TIMEOUT,
 // else by defaultTimeout; 0 is no bound. A command exempt from the
 // default lifts it before its work (exemptFromDefaultTimeout).
-func (r *runState) applyTimeout(cmd *cobra.Command) error {
-	value := os.Getenv("PACT_TIMEOUT")
-	if fl := cmd.Flags().Lookup("timeout"); fl != nil && fl.Changed {
-		value = fl.Value.String()
-	}
+func (r *runState) applyTimeout(cmd *cobra.Command, s *settings) error {
+	value, _ := s.lookup("timeout")
 	d, isDefault := defaultTimeout, true
 	if strings.TrimSpace(value) != "" {
 		var err error
@@ -168,6 +175,9 @@ func mainRun(args []string, ios *iostreams) int {
 	info, ok := debug.ReadBuildInfo()
 	f := &factory{IO: ios, Build: completeBuild(buildInfo{Version: version, Commit: commit, Date: date}, info, ok)}
 	root := newRootCmd(f)
+	if !ios.color {
+		ios.color = colorWanted(ios.stderrTTY, f.settings.env)
+	}
 	root.SetArgs(args)
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
@@ -256,14 +266,13 @@ server, 6 verification against the registry's transparency log failed
 			return cmd.Help()
 		},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.run.applyTimeout(cmd); err != nil {
+			if err := f.run.applyTimeout(cmd, f.Settings()); err != nil {
 				return err
 			}
 			f.IO.stopClock = f.run.budget.pause
 			return nil
 		},
 	}
-	f.rootCmd = root
 	root.SetVersionTemplate(fmt.Sprintf("pact %s (commit %s, built %s)\n", f.Build.Version, f.Build.Commit, f.Build.Date))
 	root.CompletionOptions.DisableDefaultCmd = true // our own completion command has help and examples
 
@@ -272,6 +281,7 @@ server, 6 verification against the registry's transparency log failed
 	pf.String("token", "", "API token, sent to any --host (env PACT_TOKEN; prefer those or 'pact login' over this flag)")
 	pf.String("timeout", "", "give up on the whole command after this long, e.g. 30s or 2m; 0 for never (env PACT_TIMEOUT; default 1m, none for 'log watch' and a publish of several documents)")
 	pf.BoolVar(&f.run.debug, "debug", false, "add HTTP statuses and requests to error messages")
+	f.settings = newSettings(pf)
 
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{msg: err.Error()}

@@ -49,7 +49,7 @@ required.`,
 }
 
 func runTokenRevoke(ctx context.Context, opts *tokenRevokeOptions) error {
-	if err := opts.IO.canConfirm(opts.Yes, "revoking a token"); err != nil {
+	if err := canConfirm(opts.IO, opts.Yes, "revoking a token"); err != nil {
 		return err
 	}
 	c, err := opts.Factory.Client()
@@ -69,12 +69,12 @@ func runTokenRevoke(ctx context.Context, opts *tokenRevokeOptions) error {
 				Message: fmt.Sprintf("you have no token %d: 'pact token list --all' shows yours", opts.ID)}
 		}
 		question := fmt.Sprintf("Revoke token %d %s? Whatever uses it stops working.", opts.ID, quoteName(tokens[i].Name))
-		ok, err := opts.IO.confirmed(question, "revoking a token")
+		ok, err := confirmed(opts.IO, question, "revoking a token")
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return opts.IO.cancelled()
+			return cancelled(opts.IO)
 		}
 	}
 	if err := c.RevokeToken(ctx, opts.ID); err != nil {

@@ -89,7 +89,7 @@ func offlineLogKeys(opts *verifyOptions, proof []byte) ([]string, error) {
 	if key := opts.Verify.LogKey; key != "" {
 		return []string{key}, nil
 	}
-	if key := os.Getenv("PACT_LOG_KEY"); key != "" {
+	if key := opts.Factory.Settings().env("PACT_LOG_KEY"); key != "" {
 		return []string{key}, nil
 	}
 	origin, err := client.ProofOrigin(proof)

@@ -101,7 +101,7 @@ func ownerOrMe(ctx context.Context, c *client.Client, owner string) (string, err
 func runYank(ctx context.Context, opts *yankOptions) error {
 	confirm := !opts.Undo && !opts.Yes
 	if confirm {
-		if err := opts.IO.canConfirm(false, "yanking a version"); err != nil {
+		if err := canConfirm(opts.IO, false, "yanking a version"); err != nil {
 			return err
 		}
 	}
@@ -114,12 +114,12 @@ func runYank(ctx context.Context, opts *yankOptions) error {
 		return err
 	}
 	if confirm {
-		ok, err := opts.IO.confirmed(fmt.Sprintf("Yank %s/%s %s? It stops being offered; whoever pinned it keeps it.", owner, opts.Pack, opts.Version), "yanking a version")
+		ok, err := confirmed(opts.IO, fmt.Sprintf("Yank %s/%s %s? It stops being offered; whoever pinned it keeps it.", owner, opts.Pack, opts.Version), "yanking a version")
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return opts.IO.cancelled()
+			return cancelled(opts.IO)
 		}
 	}
 	call, done := c.YankVersion, "Yanked"
