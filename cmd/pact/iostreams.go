@@ -40,8 +40,8 @@ func (s *iostreams) userTurn() (restart func()) {
 	return s.stopClock()
 }
 
-// systemIO wires the process's standard streams.
-func systemIO() *iostreams {
+// newSystemIO wires the process's standard streams.
+func newSystemIO() *iostreams {
 	stdinFd := int(os.Stdin.Fd())
 	ios := &iostreams{
 		In:        os.Stdin,

@@ -53,11 +53,6 @@ required.`,
 	return cmd
 }
 
-// addYesFlag gives a destructive command --yes.
-func addYesFlag(cmd *cobra.Command, target *bool) {
-	cmd.Flags().BoolVarP(target, "yes", "y", false, "do not ask for confirmation (required without a terminal)")
-}
-
 func runKeysRemove(ctx context.Context, opts *keysRemoveOptions) error {
 	if err := canConfirm(opts.IO, opts.Yes, "removing a key"); err != nil {
 		return err

@@ -16,3 +16,11 @@ var (
 func main() {
 	os.Exit(mainRun(os.Args[1:], systemIO()))
 }
+
+// mainRun runs pact with args and returns the exit code.
+func mainRun(args []string, ios *iostreams) int {
+	return runPact(args, ios, buildInfo{Version: version, Commit: commit, Date: date})
+}
+
+// systemIO is the process's standard streams.
+func systemIO() *iostreams { return newSystemIO() }

@@ -376,21 +376,21 @@ func runReleaseGet(ctx context.Context, opts *releaseGetOptions) error {
 	w := newTable(out)
 	writeRow(w, "ARTIFACT", "DIGEST", "SIZE", "URL")
 	for _, a := range r.Artifacts {
-		text := func(k string) string {
+		field := func(k string) string {
 			if s, ok := a[k].(string); ok {
 				return s
 			}
 			return ""
 		}
-		digest := text("digest")
-		if sum := text("sha256"); sum != "" {
+		digest := field("digest")
+		if sum := field("sha256"); sum != "" {
 			digest = "sha256:" + sum
 		}
 		size := "-"
 		if v, ok := a["size"]; ok {
 			size = fmt.Sprint(v)
 		}
-		writeRow(w, orDash(text("name")), orDash(digest), size, orDash(text("url")))
+		writeRow(w, orDash(field("name")), orDash(digest), size, orDash(field("url")))
 	}
 	return w.Flush()
 }

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -208,14 +207,4 @@ func privateKeyFile(ios *iostreams, path string, data []byte) (*publishSigner, e
 			return sshsign.Sign(signer, msg)
 		},
 	}, nil
-}
-
-// expandHome turns a leading "~/" into the home directory.
-func expandHome(path string) string {
-	if rest, ok := strings.CutPrefix(path, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return path
 }

@@ -54,21 +54,6 @@ func parseExpiresIn(s string) (int, error) {
 	return days, nil
 }
 
-// describeScopes says what a token's scopes and packages allow, for people.
-func describeScopes(scopes, packages *[]string) (string, string) {
-	s, p := "all", "all"
-	if scopes != nil {
-		s = strings.Join(*scopes, ",")
-		if s == "" {
-			s = "none (read only)"
-		}
-	}
-	if packages != nil {
-		p = strings.Join(*packages, ",")
-	}
-	return s, p
-}
-
 func tokenStatus(t client.Token, now time.Time) string {
 	switch {
 	case t.Revoked:
@@ -77,23 +62,6 @@ func tokenStatus(t client.Token, now time.Time) string {
 		return "expired"
 	}
 	return "active"
-}
-
-func optionalTime(t *time.Time, none string) string {
-	if t == nil {
-		return none
-	}
-	return formatTime(*t)
-}
-
-// describeExpiry is when a token expires, "never", and "(expired)" after
-// a time past.
-func describeExpiry(t *time.Time, now time.Time) string {
-	s := optionalTime(t, "never")
-	if t != nil && !now.Before(*t) {
-		s += " (expired)"
-	}
-	return s
 }
 
 // quoteName shows a token's name in double quotes, as Go quotes strings

@@ -214,15 +214,6 @@ func runTrustAdd(ctx context.Context, opts *trustAddOptions) error {
 	return nil
 }
 
-// describeClaims lists claims as name=value, sorted, for people.
-func describeClaims(claims map[string]string) string {
-	parts := make([]string, 0, len(claims))
-	for _, name := range slices.Sorted(maps.Keys(claims)) {
-		parts = append(parts, name+"="+claims[name])
-	}
-	return strings.Join(parts, " ")
-}
-
 type trustListOptions struct {
 	IO      *iostreams
 	Factory *factory

@@ -11,9 +11,6 @@ import (
 	"github.com/pact-registry/pact/pkg/translog"
 )
 
-// proofSuffix names a document's offline proof: hello.pact.md.tlog-proof.
-const proofSuffix = ".tlog-proof"
-
 // offlineVerification is what verify --offline --json prints.
 type offlineVerification struct {
 	File       string         `json:"file"`

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -56,46 +55,6 @@ required.
 	addJSONFlag(cmd, &opts.JSON)
 	addYesFlag(cmd, &opts.Yes)
 	return cmd
-}
-
-// parseVersionRef splits [OWNER/]PACK@VERSION; owner is "" when left out.
-// The version must be named: @latest moves as versions are yanked.
-func parseVersionRef(ref string) (owner, pack, version string, err error) {
-	name, version, hasVersion := strings.Cut(ref, "@")
-	owner, pack, hasOwner := strings.Cut(name, "/")
-	if !hasOwner {
-		owner, pack = "", name
-	}
-	if !hasVersion || version == "" || pack == "" || (hasOwner && owner == "") || strings.Contains(pack, "/") {
-		return "", "", "", usageErrorf("%q is not PACK@VERSION or OWNER/PACK@VERSION", ref)
-	}
-	if strings.EqualFold(version, "latest") {
-		return "", "", "", usageErrorf("name the version exactly: @latest moves as versions are yanked")
-	}
-	return owner, pack, version, nil
-}
-
-// clientAndOwner is the factory's client and owner, or, when owner is "",
-// the username of the token's account.
-func clientAndOwner(ctx context.Context, f *factory, owner string) (*client.Client, string, error) {
-	c, err := f.Client()
-	if err != nil {
-		return nil, "", err
-	}
-	owner, err = ownerOrMe(ctx, c, owner)
-	return c, owner, err
-}
-
-// ownerOrMe is owner, or the username of the token's account when it is "".
-func ownerOrMe(ctx context.Context, c *client.Client, owner string) (string, error) {
-	if owner != "" {
-		return owner, nil
-	}
-	me, err := c.Me(ctx)
-	if err != nil {
-		return "", err
-	}
-	return me.Username, nil
 }
 
 func runYank(ctx context.Context, opts *yankOptions) error {
