@@ -1,6 +1,9 @@
 package main
 
 import (
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+
 	"context"
 	"errors"
 	"fmt"
@@ -19,7 +22,7 @@ func TestExitStatus(t *testing.T) {
 		wantMsg  string
 	}{
 		{"success", nil, 0, ""},
-		{"usage", usageErrorf("bad flag"), 2, "bad flag"},
+		{"usage", cmdutil.UsageErrorf("bad flag"), 2, "bad flag"},
 		{"401", &client.APIError{StatusCode: 401, Message: "missing or invalid API token", BaseURL: "https://Pact.Example.com:443"}, 3,
 			"https://pact.example.com refused the token (401): missing or invalid API token; log in again with 'pact login --host https://pact.example.com'"},
 		{"401 wrapped", fmt.Errorf("x.pact.md: %w", &client.APIError{StatusCode: 401, Message: "missing or invalid API token", BaseURL: "http://localhost:8080"}), 3,
@@ -38,12 +41,12 @@ func TestExitStatus(t *testing.T) {
 		{"unreachable", &url.Error{Op: "Get", URL: "http://localhost:8080/api/me", Err: errors.New("connection refused")}, 1, "cannot reach the registry at localhost:8080: connection refused"},
 		{"interrupted", context.Canceled, 1, "interrupted"},
 		{"verification", fmt.Errorf("alice/widget 1.0.0: %w; nothing written", &client.VerificationError{Check: "entry", Msg: "the document's sha256 differs from the logged one"}), 6, "alice/widget 1.0.0: the document's sha256 differs from the logged one; nothing written"},
-		{"already reported", &silentError{code: 1}, 1, ""},
+		{"already reported", &cmdutil.SilentError{Code: 1}, 1, ""},
 		{"local", errors.New("reading x: no such file"), 1, "reading x: no such file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, msg := exitStatus(tc.err)
+			code, msg := cmdutil.ExitStatus(tc.err)
 			if code != tc.wantCode || !strings.Contains(msg, tc.wantMsg) || (tc.wantMsg == "" && msg != "") {
 				t.Errorf("exitStatus = %d %q, want %d and a message holding %q", code, msg, tc.wantCode, tc.wantMsg)
 			}
@@ -58,10 +61,10 @@ func TestMainRunRedactsTheToken(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("PACT_HOST", "http://127.0.0.1:1/"+token)
 	t.Setenv("PACT_TOKEN", token)
-	ios, stdout, stderr := testIO("")
+	ios, stdout, stderr := iostreams.Test("")
 	// --debug prints the failed request's address, where the token is.
 	code := mainRun([]string{"--debug", "--timeout", "10s", "whoami"}, ios)
-	if code != exitError || strings.Contains(stderr.String(), token) || stdout.Len() != 0 {
+	if code != cmdutil.ExitError || strings.Contains(stderr.String(), token) || stdout.Len() != 0 {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "[token]") {
@@ -83,7 +86,7 @@ func TestColorWanted(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := colorWanted(tc.terminal, func(k string) string { return tc.env[k] }); got != tc.want {
+			if got := iostreams.ColorWanted(tc.terminal, func(k string) string { return tc.env[k] }); got != tc.want {
 				t.Errorf("colorWanted = %v, want %v", got, tc.want)
 			}
 		})
@@ -91,13 +94,13 @@ func TestColorWanted(t *testing.T) {
 }
 
 func TestMessagesAreUncolouredOffTerminals(t *testing.T) {
-	ios, _, stderr := testIO("")
-	ios.success("done %d", 1)
-	if stderr.String() != "✓ done 1\n" || strings.Contains(ios.errorPrefix(), "\x1b") {
-		t.Errorf("stderr %q, error prefix %q", stderr.String(), ios.errorPrefix())
+	ios, _, stderr := iostreams.Test("")
+	ios.Success("done %d", 1)
+	if stderr.String() != "✓ done 1\n" || strings.Contains(ios.ErrorPrefix(), "\x1b") {
+		t.Errorf("stderr %q, error prefix %q", stderr.String(), ios.ErrorPrefix())
 	}
-	ios.color = true
-	if !strings.Contains(ios.errorPrefix(), "\x1b[31m") {
+	ios.Color = true
+	if !strings.Contains(ios.ErrorPrefix(), "\x1b[31m") {
 		t.Error("no colour on a colour terminal")
 	}
 }

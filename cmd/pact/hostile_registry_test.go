@@ -1,6 +1,9 @@
 package main
 
 import (
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -102,7 +105,7 @@ func terminalUnsafe(out string) (rune, bool) {
 		if r == '\n' || r == '\t' {
 			continue
 		}
-		if r == utf8.RuneError || unsafeRune(r) {
+		if r == utf8.RuneError || text.UnsafeRune(r) {
 			return r, true
 		}
 	}
@@ -150,8 +153,8 @@ func TestCLIShowsAHostileRegistrysTextWithoutObeyingIt(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ios, stdout, stderr := testIO("")
-			ios.stdoutTTY = tc.tty
+			ios, stdout, stderr := iostreams.Test("")
+			ios.StdoutTTY = tc.tty
 			code := mainRun(tc.args, ios)
 			out := stdout.String() + stderr.String()
 			if code != tc.code {
@@ -188,11 +191,11 @@ func TestSafeText(t *testing.T) {
 		"bad \xff byte":            `bad \xff byte`,
 		`a literal \x1b stays`:     `a literal \x1b stays`,
 	} {
-		if got := safeText(in); got != want {
+		if got := text.Safe(in); got != want {
 			t.Errorf("safeText(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got, want := safeLines("line\x1b1\n\tcode\x07\n"), "line\\x1b1\n\tcode\\x07\n"; got != want {
+	if got, want := text.SafeLines("line\x1b1\n\tcode\x07\n"), "line\\x1b1\n\tcode\\x07\n"; got != want {
 		t.Errorf("safeLines = %q, want %q", got, want)
 	}
 }

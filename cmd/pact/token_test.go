@@ -1,6 +1,10 @@
 package main
 
 import (
+	"github.com/pact-registry/pact/cmd/pact/internal/cmd/token"
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+
 	"strings"
 	"testing"
 )
@@ -29,13 +33,13 @@ func TestParseExpiresIn(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			days, err := parseExpiresIn(tc.in)
+			days, err := token.ParseExpiresIn(tc.in)
 			if (err == nil) != tc.ok || days != tc.days {
 				t.Errorf("parseExpiresIn(%q) = %d, %v", tc.in, days, err)
 			}
 			if err != nil {
-				if code, _ := exitStatus(err); code != exitUsage {
-					t.Errorf("exit code %d, want %d", code, exitUsage)
+				if code, _ := cmdutil.ExitStatus(err); code != cmdutil.ExitUsage {
+					t.Errorf("exit code %d, want %d", code, cmdutil.ExitUsage)
 				}
 			}
 		})
@@ -46,8 +50,8 @@ func TestParseExpiresIn(t *testing.T) {
 func TestTokenCreateHintsAtLoginOnATerminal(t *testing.T) {
 	srv, token, _ := startAlice(t)
 	for _, tty := range []bool{false, true} {
-		ios, stdout, stderr := testIO("")
-		ios.stdoutTTY = tty
+		ios, stdout, stderr := iostreams.Test("")
+		ios.StdoutTTY = tty
 		code := mainRun([]string{"--host", srv.URL, "--token", token, "token", "create", "--name", "hint"}, ios)
 		if code != 0 || !strings.HasPrefix(stdout.String(), "pact_") || strings.Count(stdout.String(), "\n") != 1 {
 			t.Fatalf("tty %v: exit %d, stdout %q, stderr %q", tty, code, stdout, stderr)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+
 	"net"
 	"net/http"
 	"net/url"
@@ -40,12 +43,12 @@ func TestTimeoutEndsACommandAtASilentServer(t *testing.T) {
 	t.Setenv("PACT_TOKEN", "pact_x")
 	t.Setenv("PACT_TIMEOUT", "")
 
-	ios, stdout, stderr := testIO("")
+	ios, stdout, stderr := iostreams.Test("")
 	start := time.Now()
 	code := mainRun([]string{"--host", "http://" + ln.Addr().String(), "--timeout", "1s", "whoami"}, ios)
 	took := time.Since(start)
 	want := "error: gave up after 1s (--timeout): no answer from " + ln.Addr().String() + "\n"
-	if code != exitError || stderr.String() != want || stdout.Len() != 0 {
+	if code != cmdutil.ExitError || stderr.String() != want || stdout.Len() != 0 {
 		t.Errorf("exit %d, stderr %q, want exit 1 and %q", code, stderr.String(), want)
 	}
 	// Far from the two minutes of retries without --timeout; a loose bound
@@ -71,7 +74,7 @@ func TestHostAddressAssumesAScheme(t *testing.T) {
 		"localhost.example.com:8080": "https://localhost.example.com:8080",
 		"dev.localhost:8080":         "http://dev.localhost:8080",
 	} {
-		if got := hostAddress(in); got != want {
+		if got := cmdutil.HostAddress(in); got != want {
 			t.Errorf("hostAddress(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -80,19 +83,19 @@ func TestHostAddressAssumesAScheme(t *testing.T) {
 // "cannot reach" says so when the host is pact's default, which the user
 // may never have chosen.
 func TestCannotReachNamesTheDefaultHost(t *testing.T) {
-	refused := &url.Error{Op: "Get", URL: defaultHost + "/api/me", Err: &net.OpError{
+	refused := &url.Error{Op: "Get", URL: cmdutil.DefaultHost + "/api/me", Err: &net.OpError{
 		Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
 
-	f := &factory{cfg: &config{Host: defaultHost, HostIsDefault: true}}
-	code, msg := exitStatus(f.explain(refused))
+	f := &cmdutil.Factory{Cfg: &cmdutil.Config{Host: cmdutil.DefaultHost, HostIsDefault: true}}
+	code, msg := cmdutil.ExitStatus(f.Explain(refused))
 	want := "cannot reach the registry at localhost:8080, the default host since no --host, PACT_HOST or 'pact login' names another: connection refused"
-	if code != exitError || msg != want {
+	if code != cmdutil.ExitError || msg != want {
 		t.Errorf("default host: exit %d %q, want %q", code, msg, want)
 	}
 
-	f = &factory{cfg: &config{Host: defaultHost, HostIsDefault: false}}
-	code, msg = exitStatus(f.explain(refused))
-	if code != exitError || msg != "cannot reach the registry at localhost:8080: connection refused" || strings.Contains(msg, "default") {
+	f = &cmdutil.Factory{Cfg: &cmdutil.Config{Host: cmdutil.DefaultHost, HostIsDefault: false}}
+	code, msg = cmdutil.ExitStatus(f.Explain(refused))
+	if code != cmdutil.ExitError || msg != "cannot reach the registry at localhost:8080: connection refused" || strings.Contains(msg, "default") {
 		t.Errorf("chosen host: exit %d %q", code, msg)
 	}
 }
@@ -130,9 +133,9 @@ func TestRetryNoticeSaysWhy(t *testing.T) {
 		{client.Retry{Attempt: 2, MaxAttempts: 4, Wait: time.Second, Status: 503, Err: &client.APIError{StatusCode: 503, Message: "the database is unavailable"}},
 			"the registry failed (the database is unavailable), retrying in 1 s (2/4)\n"},
 	} {
-		ios, _, stderr := testIO("")
-		f := &factory{IO: ios}
-		f.retryNotice(host, tc.retry)
+		ios, _, stderr := iostreams.Test("")
+		f := &cmdutil.Factory{IO: ios}
+		f.RetryNotice(host, tc.retry)
 		if stderr.String() != tc.want {
 			t.Errorf("notice %q, want %q", stderr.String(), tc.want)
 		}
