@@ -9,9 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -20,7 +18,7 @@ import (
 
 const DefaultHost = "http://localhost:8080"
 
-// config is what pact knows about the server it talks to, resolved once
+// Config is what pact knows about the server it talks to, resolved once
 // with the precedence flag > environment > config file > default.
 //
 // The config file keeps a token per registry, under hosts keyed by the
@@ -38,7 +36,7 @@ const DefaultHost = "http://localhost:8080"
 // token given with --token or PACT_TOKEN goes to whichever registry the
 // command talks to, as the user chose. Before hosts, the file held one
 // token beside host; it is read as that host's and moved under hosts by
-// the next write (updateConfigFile).
+// the next write (UpdateConfigFile).
 type Config struct {
 	Host  string
 	Token string
@@ -74,7 +72,7 @@ var settingEnv = map[string]string{
 	"token":   "PACT_TOKEN",
 	"timeout": "PACT_TIMEOUT",
 	// The log's verifier key and witness policy file, after --log-key and
-	// --log-policy (verifyFlags).
+	// --log-policy (VerifyFlags).
 	"log-key":    "PACT_LOG_KEY",
 	"log-policy": "PACT_LOG_POLICY",
 	// A CI job's ID token: GitLab's, or where GitHub Actions serves one.
@@ -87,7 +85,7 @@ var settingEnv = map[string]string{
 	"term":                      "TERM",
 }
 
-// settings are what pact reads from its global flags and its environment,
+// Settings are what pact reads from its global flags and its environment,
 // all through one viper: this is the only place pact reads either. A flag
 // the user gave wins over its variable; an empty variable counts as unset.
 // Each value knows where it came from, for the messages that name it.
@@ -133,7 +131,7 @@ func (s *Settings) lookup(key string) (value, source string) {
 	return "", ""
 }
 
-// env is the value of one of the variables of settingEnv, "" when unset,
+// Env is the value of one of the variables of settingEnv, "" when unset,
 // whatever the flags say.
 func (s *Settings) Env(name string) string {
 	for _, env := range settingEnv {
@@ -156,9 +154,9 @@ func configPath(s *Settings) (string, error) {
 	return filepath.Join(home, ".config", "pact", "config.yaml"), nil
 }
 
-// configFile is what pact reads of the config file. It is read with yaml
+// ConfigFile is what pact reads of the config file. It is read with yaml
 // directly: viper splits keys at dots, and addresses are full of them.
-type configFile struct {
+type ConfigFile struct {
 	Host string `yaml:"host"`
 	// Token is the single token of a file written before hosts: host's.
 	Token string                `yaml:"token"`
@@ -169,8 +167,8 @@ type hostConfig struct {
 	Token string `yaml:"token"`
 }
 
-func ReadConfigFile(path string) (*configFile, error) {
-	var file configFile
+func ReadConfigFile(path string) (*ConfigFile, error) {
+	var file ConfigFile
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &file, nil
@@ -184,8 +182,8 @@ func ReadConfigFile(path string) (*configFile, error) {
 	return &file, nil
 }
 
-// tokens are the stored tokens by hostKey, the old single one included.
-func (file *configFile) Tokens() map[string]string {
+// Tokens are the stored tokens by hostKey, the old single one included.
+func (file *ConfigFile) Tokens() map[string]string {
 	stored := map[string]string{}
 	if token := strings.TrimSpace(file.Token); token != "" {
 		stored[HostKey(cmp.Or(strings.TrimSpace(file.Host), legacyDefault))] = token
@@ -235,7 +233,7 @@ func loadConfig(s *Settings) (*Config, error) {
 	return cfg, nil
 }
 
-// hostKey is the registry address credentials are stored under: scheme
+// HostKey is the registry address credentials are stored under: scheme
 // and host in lower case, without a default port or a trailing slash, so
 // that every spelling of one address finds the same token and no other
 // address does.
@@ -256,26 +254,7 @@ func HostKey(address string) string {
 	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/")
 }
 
-// parseTimeout reads --timeout: a duration ("30s", "2m"), or whole seconds;
-// "" and "0" mean no bound.
-func parseTimeout(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || s == "0" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		if secs, aerr := strconv.Atoi(s); aerr == nil {
-			d, err = time.Duration(secs)*time.Second, nil
-		}
-	}
-	if err != nil || d < 0 {
-		return 0, UsageErrorf("--timeout (or PACT_TIMEOUT) %q is not a duration such as 30s or 2m", s)
-	}
-	return d, nil
-}
-
-// hostAddress completes a registry address given without a scheme:
+// HostAddress completes a registry address given without a scheme:
 // http:// for localhost and loopback addresses, https:// for any other.
 // An address ending in /api is taken without it (withoutAPIPath).
 func HostAddress(host string) string {
@@ -325,7 +304,7 @@ func isLoopback(name string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// updateConfigFile rewrites the config file through change. The directory
+// UpdateConfigFile rewrites the config file through change. The directory
 // is made 0700 and the file 0600, since it holds the token; the file is
 // replaced atomically so a crash never leaves half a config, and a config
 // that is a symbolic link (into a dotfiles repository, say) stays one.
@@ -403,13 +382,13 @@ func storedToken(settings map[string]any, key string) string {
 	return ""
 }
 
-// setStoredToken stores token for the host key in settings.
+// SetStoredToken stores token for the host key in settings.
 func SetStoredToken(settings map[string]any, key, token string) {
 	RemoveStoredToken(settings, key)
 	hostSettings(settings, true)[key] = map[string]any{tokenSetting: token}
 }
 
-// removeStoredToken forgets the token stored for the host key, however its
+// RemoveStoredToken forgets the token stored for the host key, however its
 // address was spelled; it says whether there was one.
 func RemoveStoredToken(settings map[string]any, key string) bool {
 	hosts := hostSettings(settings, false)

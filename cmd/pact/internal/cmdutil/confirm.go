@@ -13,7 +13,7 @@ import (
 // The questions a command asks before it changes something, and what it
 // does without a terminal to ask them on.
 
-// confirmed asks a yes/no question on the terminal; without a terminal on
+// Confirmed asks a yes/no question on the terminal; without a terminal on
 // stdin and stderr it refuses (exit 2) and says to pass --yes. Anything but
 // y or yes is no.
 func Confirmed(s *iostreams.IOStreams, question, what string) (bool, error) {
@@ -32,7 +32,7 @@ func Confirmed(s *iostreams.IOStreams, question, what string) (bool, error) {
 	return answer == "y" || answer == "yes", nil
 }
 
-// cancelled ends a command whose question was answered no: it says so,
+// Cancelled ends a command whose question was answered no: it says so,
 // plainly (declining is no error), and exits 1 so that a script sees
 // that nothing was done.
 func Cancelled(s *iostreams.IOStreams) error {
@@ -40,7 +40,7 @@ func Cancelled(s *iostreams.IOStreams) error {
 	return &SilentError{Code: ExitError}
 }
 
-// canConfirm fails (exit 2) when a command that needs confirmation has
+// CanConfirm fails (exit 2) when a command that needs confirmation has
 // neither --yes nor a terminal to ask on; commands check it before any
 // request.
 func CanConfirm(s *iostreams.IOStreams, yes bool, what string) error {

@@ -25,7 +25,7 @@ const (
 	exitVerify   = 6 // what the registry served does not verify against its transparency log
 )
 
-// usageError is a mistake in the command line.
+// UsageError is a mistake in the command line.
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
@@ -34,9 +34,9 @@ func UsageErrorf(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// silentError carries an exit code for a failure the command has already
+// SilentError carries an exit code for a failure the command has already
 // reported in detail (validate lists every invalid file).
-// notFoundError is a thing pact learnt does not exist without a 404 of its
+// NotFoundError is a thing pact learnt does not exist without a 404 of its
 // own (a version missing from a package's list): exit 4, with its words.
 type NotFoundError struct{ Msg string }
 
@@ -46,7 +46,7 @@ type SilentError struct{ Code int }
 
 func (e *SilentError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
-// exitStatus is the one place that turns an error into an exit code and the
+// ExitStatus is the one place that turns an error into an exit code and the
 // message shown to the user. Messages never carry the token: the client
 // never puts it in an error, and mainRun redacts it as a last guard.
 func ExitStatus(err error) (code int, message string) {
@@ -129,7 +129,7 @@ func refusedToken(err error, apiErr *client.APIError) string {
 	return strings.Replace(err.Error(), apiErr.Error(), what, 1) + "; log in again with '" + login + "'"
 }
 
-// wrappedError replaces the message of err, which it still wraps.
+// WrappedError replaces the message of err, which it still wraps.
 type WrappedError struct {
 	Msg string
 	Err error
@@ -138,7 +138,7 @@ type WrappedError struct {
 func (e *WrappedError) Error() string { return e.Msg }
 func (e *WrappedError) Unwrap() error { return e.Err }
 
-// notLoggedInError is a registry's refusal of a request without a token,
+// NotLoggedInError is a registry's refusal of a request without a token,
 // sent none because pact stores tokens for other registries only.
 type NotLoggedInError struct {
 	Msg string
@@ -183,54 +183,13 @@ func refusedGivenToken(err error, apiErr *client.APIError, source string, stored
 	return &givenTokenRefusedError{msg: strings.Replace(err.Error(), apiErr.Error(), what, 1) + "; " + fix, err: err}
 }
 
-// keyNotRegisteredError is a signing key the registry does not know; it
+// KeyNotRegisteredError is a signing key the registry does not know; it
 // exits like a refused token (exit 3).
 type KeyNotRegisteredError struct{ Msg string }
 
 func (e *KeyNotRegisteredError) Error() string { return e.Msg }
 
-// explain gives errors the context of the run that their own message
-// lacks: which bound ran out, that the host unreached is the default one.
-func (f *Factory) Explain(err error) error {
-	if err == nil {
-		return nil
-	}
-	host, hostIsDefault := DefaultHost, true
-	if f.Cfg != nil {
-		host, hostIsDefault = f.Cfg.Host, f.Cfg.HostIsDefault
-	}
-	if b := f.Run.Budget; b.spent(f.Run.budgetCtx, err) {
-		bound := "--timeout"
-		if b.isDefault {
-			bound = "the default --timeout; --timeout 0 for none"
-		}
-		// Wraps DeadlineExceeded, not the Canceled of the context, which
-		// would read as an interruption.
-		return &WrappedError{Msg: fmt.Sprintf("gave up after %s (%s): no answer from %s", b.limit, bound, urlHost(host)), Err: context.DeadlineExceeded}
-	}
-	var apiErr *client.APIError
-	if f.Cfg != nil && (f.Cfg.TokenSource == "PACT_TOKEN" || f.Cfg.TokenSource == "--token") && !f.Run.LoginToken &&
-		errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized &&
-		apiErr.BaseURL != "" && !strings.HasPrefix(apiErr.Message, "missing API token") {
-		return refusedGivenToken(err, apiErr, f.Cfg.TokenSource, f.Cfg.Stored[HostKey(apiErr.BaseURL)] != "")
-	}
-	if f.Cfg != nil && f.Cfg.Token == "" && len(f.Cfg.Stored) > 0 && errors.As(err, &apiErr) &&
-		apiErr.StatusCode == http.StatusUnauthorized && strings.HasPrefix(apiErr.Message, "missing API token") {
-		// Logged in elsewhere: say which registry has no token, and how
-		// to give it one.
-		key := HostKey(host)
-		what := fmt.Sprintf("not logged in to %s: no API token is stored for it; run 'pact login --host %s' or set PACT_TOKEN", key, key)
-		return &NotLoggedInError{Msg: strings.Replace(err.Error(), apiErr.Error(), what, 1), err: err}
-	}
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) && hostIsDefault && urlHost(urlErr.URL) == urlHost(DefaultHost) {
-		return fmt.Errorf("cannot reach the registry at %s, the default host since no --host, PACT_HOST or 'pact login' names another: %s",
-			urlHost(urlErr.URL), NetworkReason(urlErr))
-	}
-	return err
-}
-
-// debugDetails is what --debug adds under the error line: the status and
+// DebugDetails is what --debug adds under the error line: the status and
 // request of a refusal, the full chain of a network failure.
 func DebugDetails(err error) []string {
 	var lines []string
@@ -259,7 +218,7 @@ func noSuchHost(err error) bool {
 	return errors.As(err, &dnsErr) && dnsErr.IsNotFound
 }
 
-// networkReason says in a few words why a request got no answer.
+// NetworkReason says in a few words why a request got no answer.
 func NetworkReason(err error) string {
 	var netErr net.Error
 	switch {

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 )
 
-// exportJSON is the one way pact prints data for scripts (--json): indented
+// ExportJSON is the one way pact prints data for scripts (--json): indented
 // JSON with the field names of the REST interface.
 func ExportJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
@@ -25,7 +25,7 @@ func ExportJSON(w io.Writer, v any) error {
 	return err
 }
 
-// writeRow writes one row of a table. Every cell goes through safeText, so
+// WriteRow writes one row of a table. Every cell goes through text.Safe, so
 // no value can add a column, a line or an escape sequence.
 func WriteRow(w io.Writer, cells ...string) {
 	for i, cell := range cells {
@@ -34,7 +34,7 @@ func WriteRow(w io.Writer, cells ...string) {
 	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }
 
-// newTable aligns columns for people reading a terminal.
+// NewTable aligns columns for people reading a terminal.
 func NewTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 }

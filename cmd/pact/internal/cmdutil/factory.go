@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// factory hands commands what they share: streams, build info,
+// Factory hands commands what they share: streams, build info,
 // configuration, a client, and the state of this run.
 type Factory struct {
 	IO    *iostreams.IOStreams
@@ -33,18 +33,18 @@ type Factory struct {
 // mainRun needs at its end: the bound to release, the progress line to
 // clear, how much an error message says.
 type runState struct {
-	// debug adds statuses and requests to error messages (--debug).
+	// Debug adds statuses and requests to error messages (--debug).
 	Debug bool
-	// budget bounds the command (--timeout, PACT_TIMEOUT, else
-	// defaultTimeout); nil for none. budgetCtx is the context it cancels.
+	// Budget bounds the command (--timeout, PACT_TIMEOUT, else
+	// DefaultTimeout); nil for none. budgetCtx is the context it cancels.
 	Budget    *budget
 	budgetCtx context.Context
-	// progress is the line a multi-file publish keeps updated on a terminal.
+	// Progress is the line a multi-file publish keeps updated on a terminal.
 	Progress *iostreams.ProgressLine
 	// logKeyPinned says the log key in use came from the config file (not
 	// --log-key or PACT_LOG_KEY), for the advice on a changed key.
 	logKeyPinned bool
-	// loginToken says the token sent is the one pact login checks, not
+	// LoginToken says the token sent is the one pact login checks, not
 	// the configured one, for the message of its refusal.
 	LoginToken bool
 	// logPolicyPinned says the witness policy in use came from the config
@@ -79,13 +79,13 @@ func (f *Factory) Settings() *Settings {
 	return f.settings
 }
 
-// readSettings reads the settings from flags, the global ones, and the
+// ReadSettings reads the settings from flags, the global ones, and the
 // environment.
 func (f *Factory) ReadSettings(flags *pflag.FlagSet) {
 	f.settings = newSettings(flags)
 }
 
-// redactToken hides the token in use in s.
+// RedactToken hides the token in use in s.
 func (f *Factory) RedactToken(s string) string {
 	if f.Cfg != nil && f.Cfg.Token != "" {
 		return strings.ReplaceAll(s, f.Cfg.Token, "[token]")
@@ -116,7 +116,7 @@ func (f *Factory) waitNotice(host string, w client.Waiting) {
 	f.IO.Info("waiting for %s to answer %s %s...", urlHost(host), w.Method, w.Path)
 }
 
-// retryNotice says on stderr why pact waits, and how long, before trying
+// RetryNotice says on stderr why pact waits, and how long, before trying
 // again: "rate limited, retrying in 5 s (2/4)".
 func (f *Factory) RetryNotice(host string, r client.Retry) {
 	name := host
@@ -147,9 +147,9 @@ func formatWait(d time.Duration) string {
 	return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
 }
 
-// applyTimeout bounds the command's context by --timeout or PACT_TIMEOUT,
-// else by defaultTimeout; 0 is no bound. A command exempt from the
-// default lifts it before its work (exemptFromDefaultTimeout).
+// ApplyTimeout bounds the command's context by --timeout or PACT_TIMEOUT,
+// else by DefaultTimeout; 0 is no bound. A command exempt from the
+// default lifts it before its work (ExemptFromDefaultTimeout).
 func (r *runState) ApplyTimeout(cmd *cobra.Command, s *Settings) error {
 	value, _ := s.lookup("timeout")
 	d, isDefault := DefaultTimeout, true
@@ -168,7 +168,7 @@ func (r *runState) ApplyTimeout(cmd *cobra.Command, s *Settings) error {
 	return nil
 }
 
-// exemptFromDefaultTimeout lifts the default bound off a command whose
+// ExemptFromDefaultTimeout lifts the default bound off a command whose
 // length is not pact's to bound (pact log watch: its work grows with the
 // log, --follow runs until interrupted; a publish of several documents);
 // a bound the user set stays. Each request is still bounded (client.DefaultTimeout an
@@ -177,4 +177,45 @@ func (r *runState) ExemptFromDefaultTimeout() {
 	if r.Budget != nil && r.Budget.isDefault {
 		r.Budget.Pause() // for good: never resumed
 	}
+}
+
+// Explain gives errors the context of the run that their own message
+// lacks: which bound ran out, that the host unreached is the default one.
+func (f *Factory) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	host, hostIsDefault := DefaultHost, true
+	if f.Cfg != nil {
+		host, hostIsDefault = f.Cfg.Host, f.Cfg.HostIsDefault
+	}
+	if b := f.Run.Budget; b.spent(f.Run.budgetCtx, err) {
+		bound := "--timeout"
+		if b.isDefault {
+			bound = "the default --timeout; --timeout 0 for none"
+		}
+		// Wraps DeadlineExceeded, not the Canceled of the context, which
+		// would read as an interruption.
+		return &WrappedError{Msg: fmt.Sprintf("gave up after %s (%s): no answer from %s", b.limit, bound, urlHost(host)), Err: context.DeadlineExceeded}
+	}
+	var apiErr *client.APIError
+	if f.Cfg != nil && (f.Cfg.TokenSource == "PACT_TOKEN" || f.Cfg.TokenSource == "--token") && !f.Run.LoginToken &&
+		errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized &&
+		apiErr.BaseURL != "" && !strings.HasPrefix(apiErr.Message, "missing API token") {
+		return refusedGivenToken(err, apiErr, f.Cfg.TokenSource, f.Cfg.Stored[HostKey(apiErr.BaseURL)] != "")
+	}
+	if f.Cfg != nil && f.Cfg.Token == "" && len(f.Cfg.Stored) > 0 && errors.As(err, &apiErr) &&
+		apiErr.StatusCode == http.StatusUnauthorized && strings.HasPrefix(apiErr.Message, "missing API token") {
+		// Logged in elsewhere: say which registry has no token, and how
+		// to give it one.
+		key := HostKey(host)
+		what := fmt.Sprintf("not logged in to %s: no API token is stored for it; run 'pact login --host %s' or set PACT_TOKEN", key, key)
+		return &NotLoggedInError{Msg: strings.Replace(err.Error(), apiErr.Error(), what, 1), err: err}
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) && hostIsDefault && urlHost(urlErr.URL) == urlHost(DefaultHost) {
+		return fmt.Errorf("cannot reach the registry at %s, the default host since no --host, PACT_HOST or 'pact login' names another: %s",
+			urlHost(urlErr.URL), NetworkReason(urlErr))
+	}
+	return err
 }

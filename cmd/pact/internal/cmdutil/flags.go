@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// noSubcommandArgs refuses an unknown command name given to a command
+// NoSubcommandArgs refuses an unknown command name given to a command
 // that only groups others.
 func NoSubcommandArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
@@ -20,7 +20,7 @@ func NoSubcommandArgs(cmd *cobra.Command, args []string) error {
 	return &UsageError{Msg: msg}
 }
 
-// usageArgs makes an argument validator's complaints usage errors (exit 2).
+// UsageArgs makes an argument validator's complaints usage errors (exit 2).
 func UsageArgs(validate cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := validate(cmd, args); err != nil {
@@ -30,12 +30,12 @@ func UsageArgs(validate cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// addJSONFlag gives a command that prints data the --json switch.
+// AddJSONFlag gives a command that prints data the --json switch.
 func AddJSONFlag(cmd *cobra.Command, target *bool) {
 	cmd.Flags().BoolVar(target, "json", false, "print JSON for scripts instead of a table")
 }
 
-// addYesFlag gives a destructive command --yes.
+// AddYesFlag gives a destructive command --yes.
 func AddYesFlag(cmd *cobra.Command, target *bool) {
 	cmd.Flags().BoolVarP(target, "yes", "y", false, "do not ask for confirmation (required without a terminal)")
 }

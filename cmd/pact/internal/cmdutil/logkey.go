@@ -35,7 +35,7 @@ const (
 // unchanged checkpoint to its witnesses every hour by default.
 const defaultMaxCheckpointAge = 24 * time.Hour
 
-// verifyFlags are the flags of the commands that check the log.
+// VerifyFlags are the flags of the commands that check the log.
 type VerifyFlags struct {
 	NoVerify         bool
 	LogKey           string
@@ -52,7 +52,7 @@ func AddVerifyFlags(cmd *cobra.Command, v *VerifyFlags, noVerify bool) {
 	cmd.Flags().DurationVar(&v.MaxCheckpointAge, "max-checkpoint-age", defaultMaxCheckpointAge, "with a witness policy, how long ago a quorum of witnesses may last have cosigned the checkpoint (0: any age)")
 }
 
-// logVerifier returns a verifier of c's log: with the key of --log-key or
+// LogVerifier returns a verifier of c's log: with the key of --log-key or
 // PACT_LOG_KEY, else the one pinned in the config file for this registry,
 // else the registry's announced key, pinned now (trust on first use) and
 // said so on stderr; and with the witness policy of --log-policy or
@@ -78,7 +78,7 @@ func (f *Factory) LogVerifier(ctx context.Context, c *client.Client, flags Verif
 	return v, nil
 }
 
-// logKeyVerifier is logVerifier without a witness policy.
+// logKeyVerifier is LogVerifier without a witness policy.
 func (f *Factory) logKeyVerifier(ctx context.Context, c *client.Client, flagKey string) (*client.LogVerifier, error) {
 	cacheDir, err := os.UserCacheDir()
 	if err != nil {
@@ -198,7 +198,7 @@ type pins struct {
 	LogPolicies map[string]string `yaml:"log_policies"`
 }
 
-// pinnedLogKeys reads every key pinned in the config file, by registry.
+// PinnedLogKeys reads every key pinned in the config file, by registry.
 func PinnedLogKeys(path string) (map[string]string, error) {
 	p, err := ReadPins(path)
 	for host, key := range p.LogKeys {
@@ -207,7 +207,7 @@ func PinnedLogKeys(path string) (map[string]string, error) {
 	return p.LogKeys, err
 }
 
-// readPins reads the pinned keys and policies of the config file.
+// ReadPins reads the pinned keys and policies of the config file.
 func ReadPins(path string) (pins, error) {
 	var p pins
 	data, err := os.ReadFile(path)
@@ -223,7 +223,7 @@ func ReadPins(path string) (pins, error) {
 	return p, nil
 }
 
-// pin sets setting[host] to value in the config file.
+// Pin sets setting[host] to value in the config file.
 func Pin(path, setting, host, value string) error {
 	return UpdateConfigFile(path, func(settings map[string]any) {
 		m, _ := settings[setting].(map[string]any)
@@ -252,7 +252,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// explainKeyMismatch adds to a checkpoint that the key does not verify the
+// ExplainKeyMismatch adds to a checkpoint that the key does not verify the
 // key the registry announces now, so the user can tell a changed key (ask
 // the operator; re-pin by removing the line from the config) from a
 // registry that is not the one they pinned; and to a checkpoint that does

@@ -12,7 +12,7 @@ import (
 // maxSymlinkHops matches Linux's limit on symbolic links in one lookup.
 const maxSymlinkHops = 40
 
-// saveFile writes content to path the way a user expects of any file the
+// SaveFile writes content to path the way a user expects of any file the
 // CLI writes (downloads and its own config alike):
 //
 //   - a regular file, or a path that does not exist, is written to a
@@ -111,7 +111,7 @@ func replaceFile(path string, content []byte, perm, dirPerm fs.FileMode) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// expandHome turns a leading "~/" into the home directory.
+// ExpandHome turns a leading "~/" into the home directory.
 func ExpandHome(path string) string {
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {

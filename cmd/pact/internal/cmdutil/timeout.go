@@ -3,11 +3,13 @@ package cmdutil
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
 
-// defaultTimeout bounds a command when neither --timeout nor PACT_TIMEOUT
+// DefaultTimeout bounds a command when neither --timeout nor PACT_TIMEOUT
 // does: far more than any command's own work takes, short enough that a
 // registry that accepts connections and never answers does not hold a
 // script for minutes. A variable so a test can shorten it.
@@ -47,7 +49,7 @@ func newBudget(parent context.Context, d time.Duration, isDefault bool) (context
 
 func (b *budget) expire() { b.cancel(errTimeSpent) }
 
-// pause stops the clock until the returned resume is called; a nil budget
+// Pause stops the clock until the returned resume is called; a nil budget
 // does nothing.
 func (b *budget) Pause() (resume func()) {
 	if b == nil {
@@ -78,7 +80,7 @@ func (b *budget) Pause() (resume func()) {
 	}
 }
 
-// stop releases the budget's timer and context.
+// Stop releases the budget's timer and context.
 func (b *budget) Stop() {
 	if b == nil {
 		return
@@ -126,4 +128,23 @@ func (b *budget) spent(ctx context.Context, err error) bool {
 		return false
 	}
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// parseTimeout reads --timeout: a duration ("30s", "2m"), or whole seconds;
+// "" and "0" mean no bound.
+func parseTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		if secs, aerr := strconv.Atoi(s); aerr == nil {
+			d, err = time.Duration(secs)*time.Second, nil
+		}
+	}
+	if err != nil || d < 0 {
+		return 0, UsageErrorf("--timeout (or PACT_TIMEOUT) %q is not a duration such as 30s or 2m", s)
+	}
+	return d, nil
 }

@@ -28,12 +28,12 @@ type IOStreams struct {
 	width func() int
 	// readSecret reads a line from the terminal without echo.
 	readSecret func() ([]byte, error)
-	// stopClock stops the command's --timeout clock while pact waits for
+	// StopClock stops the command's --timeout clock while pact waits for
 	// the user, until the returned function is called (nil: no clock).
 	StopClock func() (restart func())
 }
 
-// userTurn stops the command's clock until the returned function is
+// UserTurn stops the command's clock until the returned function is
 // called: the time the user takes to answer is not the registry's.
 func (s *IOStreams) UserTurn() (restart func()) {
 	if s.StopClock == nil {
@@ -66,13 +66,13 @@ func System() *IOStreams {
 	return ios
 }
 
-// colorWanted (asked by mainRun, which reads the environment) follows https://no-color.org: colour only on a terminal,
+// ColorWanted (asked by mainRun, which reads the environment) follows https://no-color.org: colour only on a terminal,
 // never when NO_COLOR is set to anything or TERM is dumb.
 func ColorWanted(isTerminal bool, getenv func(string) string) bool {
 	return isTerminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
-// testIO returns streams over buffers, as a non-terminal.
+// Test returns streams over buffers, as a non-terminal.
 func Test(stdin string) (ios *IOStreams, stdout, stderr *bytes.Buffer) {
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
 	return &IOStreams{
@@ -85,7 +85,7 @@ func Test(stdin string) (ios *IOStreams, stdout, stderr *bytes.Buffer) {
 	}, stdout, stderr
 }
 
-// promptSecret asks for a secret on the terminal without echoing it.
+// PromptSecret asks for a secret on the terminal without echoing it.
 // Without a terminal on stdin it fails with noTerminal, which should say
 // what to do instead.
 func (s *IOStreams) PromptSecret(prompt string, noTerminal error) (string, error) {
@@ -103,9 +103,9 @@ func (s *IOStreams) PromptSecret(prompt string, noTerminal error) (string, error
 	return string(secret), nil
 }
 
-// success prints a message on stderr, with a green check on colour
+// Success prints a message on stderr, with a green check on colour
 // terminals. The format is pact's own; the values in args are shown through
-// safeText, as with info.
+// text.Safe, as with info.
 func (s *IOStreams) Success(format string, args ...any) {
 	mark := "✓"
 	if s.Color {
@@ -114,12 +114,12 @@ func (s *IOStreams) Success(format string, args ...any) {
 	fmt.Fprintf(s.ErrOut, mark+" "+format+"\n", text.SafeArgs(args)...)
 }
 
-// info prints a message on stderr.
+// Info prints a message on stderr.
 func (s *IOStreams) Info(format string, args ...any) {
 	fmt.Fprintf(s.ErrOut, format+"\n", text.SafeArgs(args)...)
 }
 
-// terminalWidth is stdout's width in columns on a terminal; 0 when stdout
+// TerminalWidth is stdout's width in columns on a terminal; 0 when stdout
 // is not one (a pipe, a file) or its size is unknown.
 func (s *IOStreams) TerminalWidth() int {
 	if !s.StdoutTTY || s.width == nil {
@@ -128,7 +128,7 @@ func (s *IOStreams) TerminalWidth() int {
 	return s.width()
 }
 
-// errorPrefix is how the final error line starts.
+// ErrorPrefix is how the final error line starts.
 func (s *IOStreams) ErrorPrefix() string {
 	if s.Color {
 		return "\x1b[31merror:\x1b[0m "
@@ -136,15 +136,15 @@ func (s *IOStreams) ErrorPrefix() string {
 	return "error: "
 }
 
-// progressLine is one line of stderr a long command keeps rewriting on a
+// ProgressLine is one line of stderr a long command keeps rewriting on a
 // terminal ("publishing 2/6: widget.pact.md"); it writes nothing anywhere
-// else. A nil *progressLine does nothing.
+// else. A nil *ProgressLine does nothing.
 type ProgressLine struct {
 	w     io.Writer
 	shown bool
 }
 
-// newProgress returns a progress line on a terminal's stderr, else nil.
+// NewProgress returns a progress line on a terminal's stderr, else nil.
 func (s *IOStreams) NewProgress() *ProgressLine {
 	if !s.StderrTTY {
 		return nil
@@ -160,7 +160,7 @@ func (p *ProgressLine) Show(format string, args ...any) {
 	p.shown = true
 }
 
-// clear erases the line, before anything else is printed.
+// Clear erases the line, before anything else is printed.
 func (p *ProgressLine) Clear() {
 	if p == nil || !p.shown {
 		return

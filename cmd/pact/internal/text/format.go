@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// plural counts things in words: "1 entry", "3 entries", "0 packages".
+// Plural counts things in words: "1 entry", "3 entries", "0 packages".
 func Plural(n int64, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -13,7 +13,7 @@ func Plural(n int64, one, many string) string {
 	return strconv.FormatInt(n, 10) + " " + many
 }
 
-// pluralText is plural for a count given as text (a field of a log entry);
+// PluralText is Plural for a count given as text (a field of a log entry);
 // text that is not a number is kept as it is.
 func PluralText(n, one, many string) string {
 	if count, err := strconv.ParseInt(n, 10, 64); err == nil {
@@ -22,7 +22,7 @@ func PluralText(n, one, many string) string {
 	return n + " " + many
 }
 
-// formatTime prints a timestamp compactly, in UTC.
+// FormatTime prints a timestamp compactly, in UTC.
 func FormatTime(t time.Time) string {
 	if t.IsZero() {
 		return "-"
@@ -37,7 +37,7 @@ func OrDash(s string) string {
 	return s
 }
 
-// orNone shows a version that may be "" (none: every version yanked).
+// OrNone shows a version that may be "" (none: every version yanked).
 func OrNone(v string) string {
 	if v == "" {
 		return "none (every version yanked)"

@@ -12,10 +12,10 @@ import (
 // obey (escape sequences that rewrite the screen, set the window title or
 // make links; carriage returns that overwrite a line) or bidirectional
 // overrides that make text read differently from what it is. pact prints
-// such text only through safeText, which shows those characters as
+// such text only through Safe, which shows those characters as
 // visible escapes.
 
-// unsafeRune reports the characters safeText escapes: C0 and C1 controls
+// UnsafeRune reports the characters Safe escapes: C0 and C1 controls
 // and DEL, the line and paragraph separators, and the bidirectional marks,
 // embeddings, overrides and isolates.
 func UnsafeRune(r rune) bool {
@@ -30,7 +30,7 @@ func UnsafeRune(r rune) bool {
 	return false
 }
 
-// safeText returns s with every unsafe character written as a Go escape
+// Safe returns s with every unsafe character written as a Go escape
 // (\x1b, \n, \u202e) and every byte that is not UTF-8 as \xNN, so the text
 // stays one line and a terminal shows it rather than obeys it.
 func Safe(s string) string {
@@ -68,7 +68,7 @@ func Safe(s string) string {
 	return b.String()
 }
 
-// safeLines is safeText for text of several lines (a document, a message
+// SafeLines is Safe for text of several lines (a document, a message
 // of ours that lists things): line feeds and tabs are kept, everything else
 // unsafe is escaped.
 func SafeLines(s string) string {
@@ -83,7 +83,7 @@ func SafeLines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// safeArgs applies safeText to the strings and errors among args, for
+// SafeArgs applies Safe to the strings and errors among args, for
 // messages whose format is pact's own and whose values may not be.
 func SafeArgs(args []any) []any {
 	out := make([]any, len(args))

@@ -155,7 +155,7 @@ func loginThroughBrowser(ctx context.Context, opts *loginOptions, host string) (
 	if err != nil {
 		return "", err
 	}
-	// The registry's words, shown through safeText as all it sends.
+	// The registry's words, shown through text.Safe as all it sends.
 	opts.IO.Info("To log in to %s, open this page in a browser where you are logged in to it:", cmdutil.HostKey(c.BaseURL()))
 	opts.IO.Info("\n  %s\n", login.VerificationURIComplete)
 	opts.IO.Info("and check that it shows the code %s; then approve. The code lasts %d minutes.", login.UserCode, login.ExpiresIn/60)

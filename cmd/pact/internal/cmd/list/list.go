@@ -158,7 +158,7 @@ func runList(ctx context.Context, opts *listOptions) error {
 
 // writeFitted prints rows as a table whose last column is cut (…) so
 // that lines fit width columns; width 0 cuts nothing. Cells are shown
-// through safeText.
+// through text.Safe.
 func writeFitted(w io.Writer, rows [][]string, width int) error {
 	const gap = 2
 	widths := map[int]int{}

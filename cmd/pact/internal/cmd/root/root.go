@@ -120,7 +120,7 @@ server, 6 verification against the registry's transparency log failed
   $ pact get alice/hello`,
 		Version: f.Build.Version,
 		// cobra's default for its own unknown-command message; set here
-		// because noSubcommandArgs asks for suggestions itself.
+		// because NoSubcommandArgs asks for suggestions itself.
 		SuggestionsMinimumDistance: 2,
 		SilenceErrors:              true,
 		SilenceUsage:               true,

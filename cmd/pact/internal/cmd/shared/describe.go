@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// describeScopes says what a token's scopes and packages allow, for people.
+// DescribeScopes says what a token's scopes and packages allow, for people.
 func DescribeScopes(scopes, packages *[]string) (string, string) {
 	s, p := "all", "all"
 	if scopes != nil {
@@ -24,7 +24,7 @@ func DescribeScopes(scopes, packages *[]string) (string, string) {
 	return s, p
 }
 
-// describeExpiry is when a token expires, "never", and "(expired)" after
+// DescribeExpiry is when a token expires, "never", and "(expired)" after
 // a time past.
 func DescribeExpiry(t *time.Time, now time.Time) string {
 	s := OptionalTime(t, "never")
@@ -34,7 +34,7 @@ func DescribeExpiry(t *time.Time, now time.Time) string {
 	return s
 }
 
-// describeClaims lists claims as name=value, sorted, for people.
+// DescribeClaims lists claims as name=value, sorted, for people.
 func DescribeClaims(claims map[string]string) string {
 	parts := make([]string, 0, len(claims))
 	for _, name := range slices.Sorted(maps.Keys(claims)) {

@@ -14,7 +14,7 @@ import (
 	"github.com/pact-registry/pact/pkg/packfmt"
 )
 
-// validation is the offline verdict on one document.
+// Validation is the offline verdict on one document.
 type Validation struct {
 	File        string `json:"file"`
 	Valid       bool   `json:"valid"`
@@ -41,7 +41,7 @@ func (v *Validation) Problem() string {
 	return fmt.Sprintf("%s: %s", v.File, v.Error.Message)
 }
 
-// validateDocument parses content as the registry would.
+// ValidateDocument parses content as the registry would.
 func ValidateDocument(file string, content []byte, name, description string) *Validation {
 	v := &Validation{File: file, Warnings: []string{}}
 	fileName := ""
@@ -69,7 +69,7 @@ func ValidateDocument(file string, content []byte, name, description string) *Va
 	return v
 }
 
-// readDocument reads a file, or standard input for "-".
+// ReadDocument reads a file, or standard input for "-".
 func ReadDocument(ios *iostreams.IOStreams, file string) ([]byte, error) {
 	if file == "-" {
 		return io.ReadAll(ios.In)
@@ -82,7 +82,7 @@ func ReadDocument(ios *iostreams.IOStreams, file string) ([]byte, error) {
 	return data, err
 }
 
-// checkStdinOnce refuses "-" given twice: standard input can be read once.
+// CheckStdinOnce refuses "-" given twice: standard input can be read once.
 func CheckStdinOnce(files []string) error {
 	seen := false
 	for _, f := range files {
@@ -96,7 +96,7 @@ func CheckStdinOnce(files []string) error {
 	return nil
 }
 
-// printWarnings writes a document's warnings to standard error, one line
+// PrintWarnings writes a document's warnings to standard error, one line
 // each, escaped like all text that may come from a registry.
 func PrintWarnings(ios *iostreams.IOStreams, file string, warnings []string) {
 	for _, w := range warnings {

@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-// packageAt reads owner/pack and names the version asked for: version
+// PackageAt reads owner/pack and names the version asked for: version
 // itself, or the latest for "" and "latest" (shared by get and verify).
 func PackageAt(ctx context.Context, c *client.Client, owner, pack, version string) (*client.PackageDetail, string, error) {
 	detail, err := c.GetPackage(ctx, owner, pack)
@@ -27,7 +27,7 @@ func PackageAt(ctx context.Context, c *client.Client, owner, pack, version strin
 	return detail, version, nil
 }
 
-// verifyDownload checks content, the registry's version of owner/pack, against
+// VerifyDownload checks content, the registry's version of owner/pack, against
 // its transparency log, and the package's state the registry names: asked
 // for the latest (asked "" or "latest"), the version must be the one the
 // log's newest state of the package names (docs/protocol.md, Package
@@ -76,10 +76,10 @@ func verifyVersion(ctx context.Context, f *cmdutil.Factory, c *client.Client, fl
 	return proof, v, nil
 }
 
-// isLatest reports whether a version asked for is the latest.
+// IsLatest reports whether a version asked for is the latest.
 func IsLatest(asked string) bool { return asked == "" || strings.EqualFold(asked, "latest") }
 
-// warnLoggedState tells the user what the log's state of the package says
+// WarnLoggedState tells the user what the log's state of the package says
 // that the registry did not: the version is yanked, the package
 // deprecated. On a pinned version it is the log's word on a yank.
 func WarnLoggedState(io *iostreams.IOStreams, p *client.Package, v *client.Version, version string, st *client.StateProof) {
@@ -102,7 +102,7 @@ func yankedNote(st *client.StateProof, version string) string {
 	return ""
 }
 
-// describeCosigners says who cosigned a checkpoint and when a quorum last
+// DescribeCosigners says who cosigned a checkpoint and when a quorum last
 // did: "w1 and w2 (a quorum at 2026-11-22 22:05:01 UTC)".
 func DescribeCosigners(w *translog.Witnessed) string {
 	names := make([]string, 0, len(w.Cosigned))
@@ -123,7 +123,7 @@ func DescribeCosigners(w *translog.Witnessed) string {
 	return text
 }
 
-// noSuchVersion is the registry's "no such version" (err) with the
+// NoSuchVersion is the registry's "no such version" (err) with the
 // versions detail has, newest first, the yanked ones marked.
 func NoSuchVersion(err error, detail *client.PackageDetail) error {
 	var names []string
@@ -147,10 +147,10 @@ func NoSuchVersion(err error, detail *client.PackageDetail) error {
 // maxVersionsNamed bounds the versions a missing version's error lists.
 const maxVersionsNamed = 20
 
-// proofSuffix names a document's offline proof: hello.pact.md.tlog-proof.
+// ProofSuffix names a document's offline proof: hello.pact.md.tlog-proof.
 const ProofSuffix = ".tlog-proof"
 
-// verifiedDownload is what verifyDownload proved: the version's entry and,
+// VerifiedDownload is what VerifyDownload proved: the version's entry and,
 // when the log holds one, the package's newest state (nil otherwise).
 type VerifiedDownload struct {
 	*client.VersionProof

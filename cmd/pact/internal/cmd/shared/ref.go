@@ -10,7 +10,7 @@ import (
 	"github.com/pact-registry/pact/pkg/client"
 )
 
-// parsePackRef splits OWNER/PACK[@VERSION].
+// ParsePackRef splits OWNER/PACK[@VERSION].
 func ParsePackRef(ref string) (owner, pack, version string, err error) {
 	owner, pack, version, ok := splitPackRef(ref)
 	if !ok || owner == "" {
@@ -19,8 +19,8 @@ func ParsePackRef(ref string) (owner, pack, version string, err error) {
 	return owner, pack, version, nil
 }
 
-// parseMyPackRef splits [OWNER/]PACK[@VERSION]; owner is "" when left out,
-// for the token's account (ownerOrMe).
+// ParseMyPackRef splits [OWNER/]PACK[@VERSION]; owner is "" when left out,
+// for the token's account (OwnerOrMe).
 func ParseMyPackRef(ref string) (owner, pack, version string, err error) {
 	owner, pack, version, ok := splitPackRef(ref)
 	if !ok {
@@ -43,12 +43,12 @@ func splitPackRef(ref string) (owner, pack, version string, ok bool) {
 	return owner, pack, version, true
 }
 
-// isURL says whether a pack reference is a page address.
+// IsURL says whether a pack reference is a page address.
 func IsURL(ref string) bool {
 	return strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://")
 }
 
-// parsePageURL reads the address of a package's page,
+// ParsePageURL reads the address of a package's page,
 // SCHEME://HOST/OWNER/PACK[@VERSION], into the registry's address and the
 // package.
 func ParsePageURL(ref string) (host, owner, pack, version string, err error) {
@@ -67,7 +67,7 @@ func ParsePageURL(ref string) (host, owner, pack, version string, err error) {
 	return u.Scheme + "://" + u.Host, owner, pack, version, nil
 }
 
-// parseVersionRef splits [OWNER/]PACK@VERSION; owner is "" when left out.
+// ParseVersionRef splits [OWNER/]PACK@VERSION; owner is "" when left out.
 // The version must be named: @latest moves as versions are yanked.
 func ParseVersionRef(ref string) (owner, pack, version string, err error) {
 	name, version, hasVersion := strings.Cut(ref, "@")
@@ -84,7 +84,7 @@ func ParseVersionRef(ref string) (owner, pack, version string, err error) {
 	return owner, pack, version, nil
 }
 
-// clientAndOwner is the factory's client and owner, or, when owner is "",
+// ClientAndOwner is the factory's client and owner, or, when owner is "",
 // the username of the token's account.
 func ClientAndOwner(ctx context.Context, f *cmdutil.Factory, owner string) (*client.Client, string, error) {
 	c, err := f.Client()
@@ -95,7 +95,7 @@ func ClientAndOwner(ctx context.Context, f *cmdutil.Factory, owner string) (*cli
 	return c, owner, err
 }
 
-// ownerOrMe is owner, or the username of the token's account when it is "".
+// OwnerOrMe is owner, or the username of the token's account when it is "".
 func OwnerOrMe(ctx context.Context, c *client.Client, owner string) (string, error) {
 	if owner != "" {
 		return owner, nil

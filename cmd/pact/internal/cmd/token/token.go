@@ -44,7 +44,7 @@ a token with more power than it holds.`,
 // maxTokenDays is the longest lifetime the registry gives a token.
 const maxTokenDays = 3650
 
-// parseExpiresIn reads --expires-in: a number of days, with or without a
+// ParseExpiresIn reads --expires-in: a number of days, with or without a
 // trailing "d", or "never" (0).
 func ParseExpiresIn(s string) (int, error) {
 	v := strings.ToLower(strings.TrimSpace(s))

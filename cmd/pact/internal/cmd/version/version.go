@@ -21,7 +21,7 @@ const (
 	unsetDate    = "unknown"
 )
 
-// completeBuild fills what -ldflags left unset from the binary's own build
+// CompleteBuild fills what -ldflags left unset from the binary's own build
 // information (runtime/debug.ReadBuildInfo): 'go install
 // module/cmd/pact@v1.2.3' records the module's version, whose
 // pseudo-version names the commit; a 'go build' in a git checkout records

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newUnyankCmd shares yankOptions and runYank with pact yank.
+// NewUnyankCmd shares yankOptions and runYank with pact yank.
 func NewUnyankCmd(f *cmdutil.Factory) *cobra.Command {
 	opts := &yankOptions{IO: f.IO, Factory: f, Undo: true}
 	cmd := &cobra.Command{
