@@ -1,9 +1,6 @@
 package main
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 	"github.com/pact-registry/pact/pkg/client"
 )
 

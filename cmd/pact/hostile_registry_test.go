@@ -1,9 +1,6 @@
 package main
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 )
 
 // hostile is text a registry outside our control could send: an OSC that

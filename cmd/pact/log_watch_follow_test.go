@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"bytes"
 	"context"
 	"strings"
@@ -10,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 	"github.com/pact-registry/pact/pkg/client"
 )
 

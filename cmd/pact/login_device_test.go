@@ -3,8 +3,6 @@
 package main
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-
 	"bufio"
 	"context"
 	"net/url"
@@ -18,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
 	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/internal/ptytest"
 	"github.com/pact-registry/pact/internal/servertest"

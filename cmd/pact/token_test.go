@@ -1,12 +1,12 @@
 package main
 
 import (
+	"strings"
+	"testing"
+
 	"github.com/pact-registry/pact/cmd/pact/internal/cmd/token"
 	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
 	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
-	"strings"
-	"testing"
 )
 
 func TestParseExpiresIn(t *testing.T) {

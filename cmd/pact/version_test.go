@@ -1,15 +1,15 @@
 package main
 
 import (
-	versioncmd "github.com/pact-registry/pact/cmd/pact/internal/cmd/version"
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"testing"
+
+	versioncmd "github.com/pact-registry/pact/cmd/pact/internal/cmd/version"
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
 )
 
 // The release build sets main.version, main.commit and main.date with

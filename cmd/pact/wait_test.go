@@ -1,9 +1,6 @@
 package main
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"net"
 	"net/http"
 	"net/url"
@@ -13,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 	"github.com/pact-registry/pact/pkg/client"
 )
 

@@ -1,13 +1,13 @@
 package cmdutil
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"bufio"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 )
 
 // The questions a command asks before it changes something, and what it

@@ -1,14 +1,14 @@
 package cmdutil
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 )
 
 // ExportJSON is the one way pact prints data for scripts (--json): indented

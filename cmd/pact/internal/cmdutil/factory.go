@@ -1,10 +1,6 @@
 package cmdutil
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
-	"github.com/pact-registry/pact/pkg/client"
-
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/pkg/client"
 )
 
 // Factory hands commands what they share: streams, build info,

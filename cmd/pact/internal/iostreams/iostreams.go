@@ -1,8 +1,6 @@
 package iostreams
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 )
 
 // iostreams is where a command reads and writes. Data goes to Out, messages

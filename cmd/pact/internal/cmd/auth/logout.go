@@ -1,12 +1,12 @@
 package auth
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"context"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 )
 
 type logoutOptions struct {

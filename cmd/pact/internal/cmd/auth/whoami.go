@@ -1,15 +1,14 @@
 package auth
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"context"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 	"github.com/pact-registry/pact/pkg/client"
 )
 

@@ -1,9 +1,9 @@
 package completion
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
 )
 
 func NewCompletionCmd(f *cmdutil.Factory) *cobra.Command {

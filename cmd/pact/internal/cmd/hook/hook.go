@@ -1,10 +1,6 @@
 package hook
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"bufio"
 	"context"
 	"crypto/rand"
@@ -15,6 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 	"github.com/pact-registry/pact/pkg/client"
 )
 

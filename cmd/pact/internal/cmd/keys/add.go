@@ -1,10 +1,6 @@
 package keys
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"context"
 	"fmt"
 	"strings"
@@ -12,6 +8,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 	"github.com/pact-registry/pact/pkg/client"
 )
 

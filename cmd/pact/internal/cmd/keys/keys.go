@@ -1,16 +1,9 @@
 package keys
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
-	"fmt"
-	"io"
-	"strconv"
-
 	"github.com/spf13/cobra"
 
-	"github.com/pact-registry/pact/pkg/client"
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
 )
 
 func NewKeysCmd(f *cmdutil.Factory) *cobra.Command {
@@ -32,18 +25,4 @@ accepted.`,
 	}
 	cmd.AddCommand(newKeysAddCmd(f), newKeysListCmd(f), newKeysRemoveCmd(f))
 	return cmd
-}
-
-// printKeys prints keys as a table for people.
-func printKeys(w io.Writer, keys []client.Key) error {
-	t := cmdutil.NewTable(w)
-	fmt.Fprintln(t, "ID\tNAME\tTYPE\tFINGERPRINT\tADDED\tLAST USED")
-	for _, k := range keys {
-		lastUsed := "never"
-		if k.LastUsedAt != nil {
-			lastUsed = text.FormatTime(*k.LastUsedAt)
-		}
-		cmdutil.WriteRow(t, strconv.FormatInt(k.ID, 10), text.OrDash(k.Name), k.Type, k.Fingerprint, text.FormatTime(k.CreatedAt), lastUsed)
-	}
-	return t.Flush()
 }

@@ -1,12 +1,17 @@
 package keys
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"context"
+	"fmt"
+	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
+	"github.com/pact-registry/pact/pkg/client"
 )
 
 type keysListOptions struct {
@@ -49,4 +54,18 @@ func runKeysList(ctx context.Context, opts *keysListOptions) error {
 		return nil
 	}
 	return printKeys(opts.IO.Out, keys)
+}
+
+// printKeys prints keys as a table for people.
+func printKeys(w io.Writer, keys []client.Key) error {
+	t := cmdutil.NewTable(w)
+	fmt.Fprintln(t, "ID\tNAME\tTYPE\tFINGERPRINT\tADDED\tLAST USED")
+	for _, k := range keys {
+		lastUsed := "never"
+		if k.LastUsedAt != nil {
+			lastUsed = text.FormatTime(*k.LastUsedAt)
+		}
+		cmdutil.WriteRow(t, strconv.FormatInt(k.ID, 10), text.OrDash(k.Name), k.Type, k.Fingerprint, text.FormatTime(k.CreatedAt), lastUsed)
+	}
+	return t.Flush()
 }

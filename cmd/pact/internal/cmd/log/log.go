@@ -1,8 +1,9 @@
 package log
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
 	"github.com/spf13/cobra"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
 )
 
 func NewLogCmd(f *cmdutil.Factory) *cobra.Command {

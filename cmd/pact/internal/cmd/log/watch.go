@@ -1,10 +1,6 @@
 package log
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 	"github.com/pact-registry/pact/pkg/client"
 	"github.com/pact-registry/pact/pkg/sshsign"
 	"github.com/pact-registry/pact/pkg/translog"

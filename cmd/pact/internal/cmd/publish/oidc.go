@@ -1,9 +1,6 @@
 package publish
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 	"github.com/pact-registry/pact/pkg/client"
 )
 
@@ -91,27 +91,23 @@ func githubIDToken(ctx context.Context, requestURL, requestToken, audience strin
 }
 
 // exchangedClient exchanges the job's ID token and returns a client with
-// the publish token it got. It names the owner of what it publishes when
-// --owner or --name OWNER/PACK says it, so that only that account's
-// trusted publishers are considered.
-func exchangedClient(ctx context.Context, opts *publishOptions, host string) (*client.Client, error) {
-	anon, err := opts.Factory.NewClient(host, "")
+// the publish token it got. It names owner, the owner of what it
+// publishes when --owner or --name OWNER/PACK says it ("" otherwise), so
+// that only that account's trusted publishers are considered.
+func exchangedClient(ctx context.Context, f *cmdutil.Factory, ios *iostreams.IOStreams, host, owner string) (*client.Client, error) {
+	anon, err := f.NewClient(host, "")
 	if err != nil {
 		return nil, err
 	}
 	// The audience is the registry's base URL, as its --base-url says.
-	idToken, err := ciIDToken(ctx, opts.Factory.Settings(), strings.TrimRight(anon.BaseURL(), "/"))
+	idToken, err := ciIDToken(ctx, f.Settings(), strings.TrimRight(anon.BaseURL(), "/"))
 	if err != nil {
 		return nil, err
-	}
-	owner := opts.Owner
-	if o, _, ok := strings.Cut(opts.Name, "/"); ok && owner == "" {
-		owner = strings.TrimSpace(o)
 	}
 	ex, err := anon.ExchangeIDToken(ctx, idToken, owner)
 	if err != nil {
 		return nil, fmt.Errorf("trusted publishing: %w", err)
 	}
-	opts.IO.Info("Trusted publishing: a publish token for %s, valid until %s", strings.Join(ex.Packages, ", "), text.FormatTime(ex.ExpiresAt))
-	return opts.Factory.NewClient(host, ex.Token)
+	ios.Info("Trusted publishing: a publish token for %s, valid until %s", strings.Join(ex.Packages, ", "), text.FormatTime(ex.ExpiresAt))
+	return f.NewClient(host, ex.Token)
 }

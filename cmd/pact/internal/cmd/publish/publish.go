@@ -1,11 +1,6 @@
 package publish
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 	"github.com/pact-registry/pact/pkg/client"
 	"github.com/pact-registry/pact/pkg/packfmt"
 )
@@ -197,7 +196,11 @@ func runPublish(ctx context.Context, opts *publishOptions) error {
 	}
 	var c *client.Client
 	if opts.OIDC || (signer == nil && cfg.Token == "" && ciIDTokenSource(opts.Factory.Settings()) != "") {
-		c, err = exchangedClient(ctx, opts, cfg.Host)
+		owner := opts.Owner
+		if o, _, ok := strings.Cut(opts.Name, "/"); ok && owner == "" {
+			owner = strings.TrimSpace(o)
+		}
+		c, err = exchangedClient(ctx, opts.Factory, opts.IO, cfg.Host, owner)
 	} else {
 		c, err = opts.Factory.Client()
 	}

@@ -1,10 +1,6 @@
 package publish
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"context"
 	"crypto/x509"
 	"errors"
@@ -18,6 +14,9 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 	"github.com/pact-registry/pact/pkg/client"
 	"github.com/pact-registry/pact/pkg/sshsign"
 )

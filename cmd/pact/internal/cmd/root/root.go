@@ -1,6 +1,15 @@
 package root
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
 	"github.com/pact-registry/pact/cmd/pact/internal/cmd/auth"
 	"github.com/pact-registry/pact/cmd/pact/internal/cmd/completion"
 	"github.com/pact-registry/pact/cmd/pact/internal/cmd/deprecate"
@@ -22,15 +31,6 @@ import (
 	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
 	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
-	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"runtime/debug"
-	"syscall"
-
-	"github.com/spf13/cobra"
 )
 
 // runPact runs pact with args and returns the exit code; build is what

@@ -1,12 +1,12 @@
 package shared
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"maps"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 )
 
 // DescribeScopes says what a token's scopes and packages allow, for people.

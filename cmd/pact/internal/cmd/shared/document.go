@@ -1,9 +1,6 @@
 package shared
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 	"github.com/pact-registry/pact/pkg/packfmt"
 )
 

@@ -1,17 +1,16 @@
 package shared
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
-	"github.com/pact-registry/pact/pkg/client"
-	"github.com/pact-registry/pact/pkg/translog"
-
 	"context"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
+	"github.com/pact-registry/pact/pkg/client"
+	"github.com/pact-registry/pact/pkg/translog"
 )
 
 // PackageAt reads owner/pack and names the version asked for: version

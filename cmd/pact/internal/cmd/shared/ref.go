@@ -1,12 +1,11 @@
 package shared
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-
 	"context"
 	"net/url"
 	"strings"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
 	"github.com/pact-registry/pact/pkg/client"
 )
 

@@ -1,16 +1,17 @@
 package token
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 	"github.com/pact-registry/pact/pkg/client"
 	"github.com/pact-registry/pact/pkg/wire"
 )
@@ -108,4 +109,21 @@ func runTokenCreate(ctx context.Context, opts *tokenCreateOptions) error {
 		opts.IO.Info("Copy it now: it is not shown again. To use it here, run 'pact login --token-stdin' and paste it (or give it a file on standard input).")
 	}
 	return nil
+}
+
+// maxTokenDays is the longest lifetime the registry gives a token.
+const maxTokenDays = 3650
+
+// ParseExpiresIn reads --expires-in: a number of days, with or without a
+// trailing "d", or "never" (0).
+func ParseExpiresIn(s string) (int, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	if v == "never" {
+		return 0, nil
+	}
+	days, err := strconv.Atoi(strings.TrimSuffix(v, "d"))
+	if err != nil || days < 1 || days > maxTokenDays || strings.HasPrefix(v, "+") {
+		return 0, cmdutil.UsageErrorf("--expires-in %q is not a lifetime: give days from 1 to %d, as 30d or 30, or never", s, maxTokenDays)
+	}
+	return days, nil
 }

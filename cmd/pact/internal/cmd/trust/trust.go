@@ -1,11 +1,6 @@
 package trust
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"context"
 	"fmt"
 	"io"
@@ -16,6 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 	"github.com/pact-registry/pact/pkg/client"
 )
 

@@ -1,13 +1,13 @@
 package validate
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 )
 
 const validDoc = "# Hi\n\n```yaml pact:pack\nname: Hi There\nversion: 1.0\nscheme: chat\n```\n"

@@ -1,16 +1,15 @@
 package verify
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/text"
-
 	"encoding/base64"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 	"github.com/pact-registry/pact/pkg/client"
 	"github.com/pact-registry/pact/pkg/translog"
 )

@@ -1,9 +1,6 @@
 package version
 
 import (
-	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
-
 	"context"
 	"fmt"
 	"runtime/debug"
@@ -11,6 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/module"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 )
 
 // Defaults of the link-time variables (main.go), which a build without

@@ -1,9 +1,10 @@
 package yank
 
 import (
+	"github.com/spf13/cobra"
+
 	"github.com/pact-registry/pact/cmd/pact/internal/cmd/shared"
 	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
-	"github.com/spf13/cobra"
 )
 
 // NewUnyankCmd shares yankOptions and runYank with pact yank.
