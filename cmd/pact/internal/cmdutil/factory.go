@@ -24,7 +24,7 @@ type Factory struct {
 	Build BuildInfo
 	// settings are the global flags and the environment (newSettings).
 	settings *Settings
-	Cfg      *Config
+	cfg      *Config
 	Run      runState
 }
 
@@ -59,14 +59,14 @@ type BuildInfo struct {
 
 // Config resolves the configuration once per run.
 func (f *Factory) Config() (*Config, error) {
-	if f.Cfg == nil {
+	if f.cfg == nil {
 		cfg, err := loadConfig(f.Settings())
 		if err != nil {
 			return nil, err
 		}
-		f.Cfg = cfg
+		f.cfg = cfg
 	}
-	return f.Cfg, nil
+	return f.cfg, nil
 }
 
 // Settings are the global flags and the environment; a factory made
@@ -86,8 +86,8 @@ func (f *Factory) ReadSettings(flags *pflag.FlagSet) {
 
 // RedactToken hides the token in use in s.
 func (f *Factory) RedactToken(s string) string {
-	if f.Cfg != nil && f.Cfg.Token != "" {
-		return strings.ReplaceAll(s, f.Cfg.Token, "[token]")
+	if f.cfg != nil && f.cfg.Token != "" {
+		return strings.ReplaceAll(s, f.cfg.Token, "[token]")
 	}
 	return s
 }
@@ -185,8 +185,8 @@ func (f *Factory) Explain(err error) error {
 		return nil
 	}
 	host, hostIsDefault := DefaultHost, true
-	if f.Cfg != nil {
-		host, hostIsDefault = f.Cfg.Host, f.Cfg.HostIsDefault
+	if f.cfg != nil {
+		host, hostIsDefault = f.cfg.Host, f.cfg.HostIsDefault
 	}
 	if b := f.Run.Budget; b.spent(f.Run.budgetCtx, err) {
 		bound := "--timeout"
@@ -198,12 +198,12 @@ func (f *Factory) Explain(err error) error {
 		return &WrappedError{Msg: fmt.Sprintf("gave up after %s (%s): no answer from %s", b.limit, bound, urlHost(host)), Err: context.DeadlineExceeded}
 	}
 	var apiErr *client.APIError
-	if f.Cfg != nil && (f.Cfg.TokenSource == "PACT_TOKEN" || f.Cfg.TokenSource == "--token") && !f.Run.LoginToken &&
+	if f.cfg != nil && (f.cfg.TokenSource == "PACT_TOKEN" || f.cfg.TokenSource == "--token") && !f.Run.LoginToken &&
 		errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized &&
 		apiErr.BaseURL != "" && !strings.HasPrefix(apiErr.Message, "missing API token") {
-		return refusedGivenToken(err, apiErr, f.Cfg.TokenSource, f.Cfg.Stored[HostKey(apiErr.BaseURL)] != "")
+		return refusedGivenToken(err, apiErr, f.cfg.TokenSource, f.cfg.Stored[HostKey(apiErr.BaseURL)] != "")
 	}
-	if f.Cfg != nil && f.Cfg.Token == "" && len(f.Cfg.Stored) > 0 && errors.As(err, &apiErr) &&
+	if f.cfg != nil && f.cfg.Token == "" && len(f.cfg.Stored) > 0 && errors.As(err, &apiErr) &&
 		apiErr.StatusCode == http.StatusUnauthorized && strings.HasPrefix(apiErr.Message, "missing API token") {
 		// Logged in elsewhere: say which registry has no token, and how
 		// to give it one.

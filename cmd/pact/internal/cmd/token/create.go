@@ -85,7 +85,7 @@ is a number of days (30d or 30, at most 3650) or never; the default is
 }
 
 func runTokenCreate(ctx context.Context, opts *tokenCreateOptions) error {
-	days, err := ParseExpiresIn(opts.ExpiresIn)
+	days, err := parseExpiresIn(opts.ExpiresIn)
 	if err != nil {
 		return err
 	}
@@ -114,9 +114,9 @@ func runTokenCreate(ctx context.Context, opts *tokenCreateOptions) error {
 // maxTokenDays is the longest lifetime the registry gives a token.
 const maxTokenDays = 3650
 
-// ParseExpiresIn reads --expires-in: a number of days, with or without a
+// parseExpiresIn reads --expires-in: a number of days, with or without a
 // trailing "d", or "never" (0).
-func ParseExpiresIn(s string) (int, error) {
+func parseExpiresIn(s string) (int, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	if v == "never" {
 		return 0, nil
