@@ -76,13 +76,13 @@ var settingEnv = map[string]string{
 	"log-key":    "PACT_LOG_KEY",
 	"log-policy": "PACT_LOG_POLICY",
 	// A CI job's ID token: GitLab's, or where GitHub Actions serves one.
-	"id-token":                  "PACT_ID_TOKEN",
-	"github-id-token-url":       "ACTIONS_ID_TOKEN_REQUEST_URL",
-	"github-id-token-url-token": "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-	"ssh-agent":                 "SSH_AUTH_SOCK",
-	"config-home":               "XDG_CONFIG_HOME",
-	"no-color":                  "NO_COLOR",
-	"term":                      "TERM",
+	"id-token":                      "PACT_ID_TOKEN",
+	"github-id-token-url":           "ACTIONS_ID_TOKEN_REQUEST_URL",
+	"github-id-token-request-token": "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+	"ssh-agent":                     "SSH_AUTH_SOCK",
+	"config-home":                   "XDG_CONFIG_HOME",
+	"no-color":                      "NO_COLOR",
+	"term":                          "TERM",
 }
 
 // Settings are what pact reads from its global flags and its environment,
