@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
+	"github.com/pact-registry/pact/cmd/pact/internal/text"
 )
 
 // hostile is text a registry outside our control could send: an OSC that
@@ -102,7 +105,7 @@ func terminalUnsafe(out string) (rune, bool) {
 		if r == '\n' || r == '\t' {
 			continue
 		}
-		if r == utf8.RuneError || unsafeRune(r) {
+		if r == utf8.RuneError || text.UnsafeRune(r) {
 			return r, true
 		}
 	}
@@ -150,8 +153,8 @@ func TestCLIShowsAHostileRegistrysTextWithoutObeyingIt(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ios, stdout, stderr := testIO("")
-			ios.stdoutTTY = tc.tty
+			ios, stdout, stderr := iostreams.Test("")
+			ios.StdoutTTY = tc.tty
 			code := mainRun(tc.args, ios)
 			out := stdout.String() + stderr.String()
 			if code != tc.code {
@@ -175,24 +178,5 @@ func TestCLIShowsAHostileRegistrysTextWithoutObeyingIt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "..", "..", "escaped.pact.md")); err == nil {
 		t.Errorf("a registry's pack slug made pact write outside the directory")
-	}
-}
-
-func TestSafeText(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text, é, 世界 ✓":      "plain text, é, 世界 ✓",
-		"\x1b[31mred\x1b[0m":       `\x1b[31mred\x1b[0m`,
-		"a\nb\tc\rd":               `a\nb\tc\rd`,
-		"\u009b\u0085\u007f":       `\u009b\u0085\x7f`,
-		"\u202e\u2066\u200f\u2028": `\u202e\u2066\u200f\u2028`,
-		"bad \xff byte":            `bad \xff byte`,
-		`a literal \x1b stays`:     `a literal \x1b stays`,
-	} {
-		if got := safeText(in); got != want {
-			t.Errorf("safeText(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got, want := safeLines("line\x1b1\n\tcode\x07\n"), "line\\x1b1\n\tcode\\x07\n"; got != want {
-		t.Errorf("safeLines = %q, want %q", got, want)
 	}
 }

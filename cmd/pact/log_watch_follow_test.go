@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 	"github.com/pact-registry/pact/pkg/client"
 )
 
@@ -47,7 +48,7 @@ func TestLogWatchFollowPrintsNewEventsUntilInterrupted(t *testing.T) {
 	publish := func(version string) { publishWidget(t, c, version) }
 	publish("1.0.0")
 	watchFrom(t, srv.URL)
-	ios, _, stderr := testIO("")
+	ios, _, stderr := iostreams.Test("")
 	out := &lineWatcher{onLine: func(line string) {
 		switch {
 		case strings.HasSuffix(line, "alice published widget 1.0.0 (token)"):

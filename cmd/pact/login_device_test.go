@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
 	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/internal/ptytest"
 	"github.com/pact-registry/pact/internal/servertest"
@@ -165,13 +166,13 @@ func TestLoginOnATerminalThroughTheBrowser(t *testing.T) {
 		if code := pact.exitCode(); code != 0 {
 			t.Fatalf("exit %d; the terminal showed:\n%s", code, pact.shown())
 		}
-		file, err := readConfigFile(filepath.Join(xdg, "pact", "config.yaml"))
+		file, err := cmdutil.ReadConfigFile(filepath.Join(xdg, "pact", "config.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		token := file.tokens()[srv.URL]
+		token := file.Tokens()[srv.URL]
 		if file.Host != srv.URL || !strings.HasPrefix(token, "pact_") {
-			t.Fatalf("config file: host %q, tokens %v; want the token stored for %s", file.Host, file.tokens(), srv.URL)
+			t.Fatalf("config file: host %q, tokens %v; want the token stored for %s", file.Host, file.Tokens(), srv.URL)
 		}
 		if strings.Contains(pact.shown(), token) {
 			t.Error("the terminal shows the token")
@@ -209,11 +210,11 @@ func TestLoginOnATerminalThroughTheBrowser(t *testing.T) {
 		if code := pact.exitCode(); code != 0 {
 			t.Fatalf("exit %d; the terminal showed:\n%s", code, pact.shown())
 		}
-		file, err := readConfigFile(filepath.Join(xdg, "pact", "config.yaml"))
+		file, err := cmdutil.ReadConfigFile(filepath.Join(xdg, "pact", "config.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := client.New(srv.URL, client.WithToken(file.tokens()[srv.URL]))
+		c, err := client.New(srv.URL, client.WithToken(file.Tokens()[srv.URL]))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/cmd/pact/internal/cmdutil"
+	"github.com/pact-registry/pact/cmd/pact/internal/iostreams"
 	"github.com/pact-registry/pact/pkg/client"
 )
 
@@ -25,9 +27,9 @@ import (
 // test sees it end a command without waiting its real minute.
 func shortDefaultTimeout(t *testing.T, d time.Duration) {
 	t.Helper()
-	old := defaultTimeout
-	defaultTimeout = d
-	t.Cleanup(func() { defaultTimeout = old })
+	old := cmdutil.DefaultTimeout
+	cmdutil.DefaultTimeout = d
+	t.Cleanup(func() { cmdutil.DefaultTimeout = old })
 }
 
 // silentServer accepts connections and never answers; it returns its
@@ -67,10 +69,10 @@ func TestDefaultTimeoutEndsACommandAtASilentServer(t *testing.T) {
 	t.Setenv("PACT_TOKEN", "pact_x")
 	t.Setenv("PACT_TIMEOUT", "")
 
-	ios, stdout, stderr := testIO("")
+	ios, stdout, stderr := iostreams.Test("")
 	code := mainRun([]string{"--host", "http://" + addr, "whoami"}, ios)
 	want := "error: gave up after 1s (the default --timeout; --timeout 0 for none): no answer from " + addr + "\n"
-	if code != exitError || stderr.String() != want || stdout.Len() != 0 {
+	if code != cmdutil.ExitError || stderr.String() != want || stdout.Len() != 0 {
 		t.Errorf("exit %d, stderr %q, want exit 1 and %q", code, stderr.String(), want)
 	}
 }
@@ -94,18 +96,18 @@ func TestTimeoutZeroLiftsTheDefault(t *testing.T) {
 		code      int
 		stderr    string
 	}{
-		{"default", "", nil, exitError, "gave up after 1s (the default --timeout; --timeout 0 for none)"},
-		{"--timeout 0", "", []string{"--timeout", "0"}, exitOK, ""},
-		{"PACT_TIMEOUT=0", "0", nil, exitOK, ""},
+		{"default", "", nil, cmdutil.ExitError, "gave up after 1s (the default --timeout; --timeout 0 for none)"},
+		{"--timeout 0", "", []string{"--timeout", "0"}, cmdutil.ExitOK, ""},
+		{"PACT_TIMEOUT=0", "0", nil, cmdutil.ExitOK, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("PACT_TIMEOUT", tc.env)
-			ios, stdout, stderr := testIO("")
+			ios, stdout, stderr := iostreams.Test("")
 			code := mainRun(append(append([]string{"--host", slow.URL}, tc.args...), "whoami"), ios)
 			if code != tc.code || !strings.Contains(stderr.String(), tc.stderr) {
 				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr.String(), tc.code, tc.stderr)
 			}
-			if code == exitOK && !strings.Contains(stdout.String(), "alice") {
+			if code == cmdutil.ExitOK && !strings.Contains(stdout.String(), "alice") {
 				t.Errorf("stdout %q, want alice", stdout.String())
 			}
 		})
@@ -121,7 +123,7 @@ func TestLogWatchFollowOutlivesTheDefaultTimeout(t *testing.T) {
 	publish("1.0.0")
 	watchFrom(t, srv.URL)
 	t.Setenv("PACT_TIMEOUT", "")
-	ios, _, stderr := testIO("")
+	ios, _, stderr := iostreams.Test("")
 	out := &lineWatcher{onLine: func(line string) {
 		switch {
 		case strings.HasSuffix(line, "alice published widget 1.0.0 (token)"):
@@ -204,13 +206,13 @@ func TestPublishOfSeveralDocumentsOutlivesTheDefaultTimeout(t *testing.T) {
 
 	// One document: the default bound applies. (The registry may still
 	// publish it: the request was on its way.)
-	ios, _, stderr := testIO("")
-	if code := mainRun([]string{"publish", files[0]}, ios); code != exitError || !strings.Contains(stderr.String(), "gave up after 1s (the default --timeout") {
+	ios, _, stderr := iostreams.Test("")
+	if code := mainRun([]string{"publish", files[0]}, ios); code != cmdutil.ExitError || !strings.Contains(stderr.String(), "gave up after 1s (the default --timeout") {
 		t.Fatalf("one document: exit %d, stderr %q; want the default bound to end it", code, stderr.String())
 	}
 
-	ios, stdout, stderr := testIO("")
-	if code := mainRun(append([]string{"publish"}, files[1:]...), ios); code != exitOK {
+	ios, stdout, stderr := iostreams.Test("")
+	if code := mainRun(append([]string{"publish"}, files[1:]...), ios); code != cmdutil.ExitOK {
 		t.Fatalf("three documents: exit %d, stderr:\n%s", code, stderr.String())
 	}
 	for _, name := range []string{"one", "two", "three"} {
