@@ -367,20 +367,20 @@ func (s *Store) readEntries(ctx context.Context, db queryer, start, end int64) (
 // instead of 256. Partial tiles, at the tree's right edge, are still made
 // from log_hashes and log_entries.
 
-// tileCatchUp bounds the entries whose full tiles one sequencing round
-// stores when it catches up with what an older pactd sequenced (a replica
-// not yet upgraded): 64 hash tiles and 64 bundles, so the round stays
-// short; the next rounds go on from there.
-var tileCatchUp int64 = 64 * translog.TileWidth
+// defaultTileCatchUp bounds the entries whose full tiles one sequencing
+// round stores when it catches up with what an older pactd sequenced (a
+// replica not yet upgraded): 64 hash tiles and 64 bundles, so the round
+// stays short; the next rounds go on from there (Options.TileCatchUp).
+const defaultTileCatchUp = 64 * translog.TileWidth
 
 // storeTilesUpTo stores the full tiles of the tree that are not stored yet:
 // those past tiles (tiles_size) up to the round's new size, or only up to
-// tiles+tileCatchUp while more than tileCatchUp entries below the round's
+// tiles+s.tileCatchUp while more than that many entries below the round's
 // old size lack theirs. It moves tiles_size to where it stopped.
 func (s *Store) storeTilesUpTo(ctx context.Context, tx *sql.Tx, tiles, size, newSize int64, reader tlog.HashReader) error {
 	to := newSize
-	if size-tiles > tileCatchUp {
-		to = tiles + tileCatchUp
+	if size-tiles > s.tileCatchUp {
+		to = tiles + s.tileCatchUp
 	}
 	if tiles >= to {
 		return nil

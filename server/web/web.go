@@ -51,6 +51,9 @@ type Config struct {
 	// the window ends. 0 means 5 attempts in 15 minutes.
 	LoginAttempts int
 	LoginWindow   time.Duration
+	// LoginTableKeys bounds each throttle's table to so many keys; 0 means
+	// defaultThrottleKeys.
+	LoginTableKeys int
 }
 
 // Pages is the HTML side of pact: browsing, accounts, the dashboard and the
@@ -172,13 +175,17 @@ func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
 	if window <= 0 {
 		window = 15 * time.Minute
 	}
-	pages.logins = newThrottle(attempts, window)
-	pages.loginsPerAcct = newThrottle(attempts*accountAttemptsFactor, window)
-	pages.loginsPerIP = newThrottle(attempts*20, window)
-	pages.signups = newThrottle(20, time.Hour)
-	pages.passwordChanges = newThrottle(attempts, window)
-	pages.deviceCodes = newThrottle(attempts*2, window)
-	pages.deviceCodesPerAcct = newThrottle(attempts*2, window)
+	keys := cfg.LoginTableKeys
+	if keys <= 0 {
+		keys = defaultThrottleKeys
+	}
+	pages.logins = newThrottle(attempts, window, keys)
+	pages.loginsPerAcct = newThrottle(attempts*accountAttemptsFactor, window, keys)
+	pages.loginsPerIP = newThrottle(attempts*20, window, keys)
+	pages.signups = newThrottle(20, time.Hour, keys)
+	pages.passwordChanges = newThrottle(attempts, window, keys)
+	pages.deviceCodes = newThrottle(attempts*2, window, keys)
+	pages.deviceCodesPerAcct = newThrottle(attempts*2, window, keys)
 	// Behind a proxy the Host header may differ from the public address;
 	// a form posted from the public address is same-origin all the same.
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
