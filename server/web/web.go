@@ -21,6 +21,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/pact-registry/pact/server/internal/httpx"
+	"github.com/pact-registry/pact/server/passkeys"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/render"
 )
@@ -82,9 +83,9 @@ type Pages struct {
 	// /login/device that name no login, per address and per account.
 	deviceCodes, deviceCodesPerAcct *throttle
 
-	// rp is pactd as a WebAuthn relying party (passkeys.go); nil when
+	// rp is pactd as a WebAuthn relying party (server/passkeys); nil when
 	// the base URL cannot carry passkeys, which rpProblem says why.
-	rp        *registry.RelyingParty
+	rp        registry.RelyingParty
 	rpProblem string
 }
 
@@ -193,7 +194,7 @@ func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
 			shared.Log.Warn("base URL is not a usable origin", "base_url", cfg.BaseURL, "error", err.Error())
 		}
 	}
-	if rp, err := registry.NewRelyingParty(cfg.BaseURL); err != nil {
+	if rp, err := passkeys.New(cfg.BaseURL); err != nil {
 		pages.rpProblem = err.Error()
 		shared.Log.Info("passkeys are off", "base_url", cfg.BaseURL, "reason", err.Error())
 	} else {
