@@ -31,7 +31,10 @@ type Config struct {
 	// the window ends. 0 means 5 attempts in 15 minutes.
 	LoginAttempts int
 	LoginWindow   time.Duration
-	Logger        *slog.Logger
+	// LoginTableKeys bounds each table of the log-in and sign-up
+	// throttles to so many keys (addresses, accounts); 0 means 100,000.
+	LoginTableKeys int
+	Logger         *slog.Logger
 	// RequestLog, when set, receives the one log line per request
 	// directly (the format Logger's JSON handler writes); nil sends them
 	// through Logger.
@@ -82,6 +85,7 @@ func New(svc *registry.Service, cfg Config) *Server {
 	s.web = s.shared.NewEngine()
 	web.New(svc, s.shared, web.Config{
 		BaseURL: cfg.BaseURL, Signup: cfg.Signup, LoginAttempts: cfg.LoginAttempts, LoginWindow: cfg.LoginWindow,
+		LoginTableKeys: cfg.LoginTableKeys,
 	}).Route(s.web)
 	s.handler = http.HandlerFunc(s.dispatch)
 	return s

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -283,7 +284,7 @@ func flagError(err error) error {
 func suggest(key string, known map[string]bool, prefix string) string {
 	best, bestDistance := "", 3
 	for name := range known {
-		if d := editDistance(key, name); d < bestDistance || (d == bestDistance && best != "" && name < best) {
+		if d := levenshtein.ComputeDistance(key, name); d < bestDistance || (d == bestDistance && best != "" && name < best) {
 			best, bestDistance = name, d
 		}
 	}
@@ -294,26 +295,6 @@ func suggest(key string, known map[string]bool, prefix string) string {
 		return fmt.Sprintf(" (did you mean %s?)", envName(best))
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // fileEntry is one key of a config file, with its value as written.

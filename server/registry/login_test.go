@@ -21,15 +21,14 @@ func TestLoginCostsTheSameForUnknownUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc := registry.NewService(store, registry.Options{})
+	var checked []string // the cost part of every hash checked
+	svc := registry.NewService(store, registry.Options{CheckPassword: func(encoded, password string) bool {
+		checked = append(checked, hashCost(encoded))
+		return registry.CheckPassword(encoded, password)
+	}})
 	if _, err := svc.CreateAccount(ctx, "alice@example.com", "alice", "correct horse"); err != nil {
 		t.Fatal(err)
 	}
-	var checked []string // the cost part of every hash checked
-	svc.SetPasswordChecker(func(encoded, password string) bool {
-		checked = append(checked, hashCost(encoded))
-		return registry.CheckPassword(encoded, password)
-	})
 	cost := func(login string) string {
 		checked = nil
 		if _, err := svc.Login(ctx, login, "wrong password"); registry.ErrorCode(err) != registry.Unauthorized {

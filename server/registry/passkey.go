@@ -6,26 +6,21 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/go-webauthn/webauthn/protocol"
-	"github.com/go-webauthn/webauthn/webauthn"
 )
 
 // Passkeys for the dashboard (docs/protocol.md, Passkeys): a user registers
 // WebAuthn credentials, logs in with one instead of the password, and may
 // require one after the password (a second factor), with one-time recovery
-// codes for a lost passkey. go-webauthn does every check of the ceremonies
-// (challenge, origin, RP ID, signature, flags); the domain keeps their
-// state, single-use and short-lived, and decides who may do what.
+// codes for a lost passkey. The RelyingParty (server/passkeys, on
+// go-webauthn) does every check of the ceremonies (challenge, origin, RP
+// ID, signature, flags); the domain keeps their state, single-use and
+// short-lived, and decides who may do what.
 //
 // Registering a passkey and logging in with one keep the state between
 // begin and finish with the browser, sealed (AES-256-GCM under a key the
@@ -84,8 +79,8 @@ type Passkey struct {
 	SignCount    uint32
 	Transports   []string
 	Name         string
-	// Record is go-webauthn's credential record, JSON (flags, AAGUID,
-	// attestation); SignCount wins over its counter.
+	// Record is the relying party's credential record (go-webauthn's,
+	// JSON: flags, AAGUID, attestation); SignCount wins over its counter.
 	Record     []byte
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
@@ -98,7 +93,7 @@ type Ceremony struct {
 	Hash      []byte
 	Kind      string
 	AccountID int64  // 0 for a log-in that has not named its account yet
-	Session   []byte // go-webauthn's SessionData, JSON; empty before a begin
+	Session   []byte // the RelyingParty's session; empty before a begin
 	CreatedAt time.Time
 	ExpiresAt time.Time
 }
@@ -153,76 +148,76 @@ type PasskeyStore interface {
 	ServerSecret(ctx context.Context, name string, fresh []byte, at time.Time) ([]byte, error)
 }
 
-// RelyingParty is pactd as WebAuthn knows it: its RP ID is the host of
-// --base-url and the only origin it accepts is the base URL's.
-type RelyingParty struct {
-	w      *webauthn.WebAuthn
-	Origin string
+// RelyingParty checks the WebAuthn ceremonies for the domain
+// (server/passkeys does, on go-webauthn): pactd as WebAuthn knows it. A
+// ceremony's state between its begin and its finish (session) is opaque
+// bytes the domain keeps; options are the JSON the browser's
+// navigator.credentials call takes. A Finish or ParseAssertion that
+// refuses the browser's answer says so with a *PasskeyRefusal; any other
+// error is a fault.
+type RelyingParty interface {
+	// BeginRegistration starts adding a passkey to user, excluding those
+	// it has.
+	BeginRegistration(user PasskeyUser) (options json.RawMessage, session []byte, err error)
+	// FinishRegistration checks answer (the JSON of a
+	// PublicKeyCredential) and answers the new passkey's CredentialID,
+	// PublicKey, SignCount, Transports and Record.
+	FinishRegistration(user PasskeyUser, session, answer []byte) (*Passkey, error)
+	// BeginDiscoverableLogin starts a log-in that names no account: the
+	// authenticator offers the passkeys it holds for this site.
+	BeginDiscoverableLogin() (options json.RawMessage, session []byte, err error)
+	// BeginLogin starts the second factor of user's log-in.
+	BeginLogin(user PasskeyUser) (options json.RawMessage, session []byte, err error)
+	// ParseAssertion reads the browser's answer to a log-in, which names
+	// its passkey.
+	ParseAssertion(answer []byte) (PasskeyAssertion, error)
+	// FinishDiscoverableLogin and FinishLogin check an answer to a log-in
+	// begun by BeginDiscoverableLogin and BeginLogin, for user.
+	FinishDiscoverableLogin(user PasskeyUser, session []byte, answer PasskeyAssertion) (PasskeyUse, error)
+	FinishLogin(user PasskeyUser, session []byte, answer PasskeyAssertion) (PasskeyUse, error)
 }
 
-// NewRelyingParty is the relying party of baseURL. Browsers allow passkeys
-// only on a domain name (localhost included), never on an IP address, and
-// only in a secure context (https, or http on localhost).
-func NewRelyingParty(baseURL string) (*RelyingParty, error) {
-	u, err := url.Parse(baseURL)
-	if err != nil || u.Host == "" {
-		return nil, errors.New("passkeys need --base-url to be an absolute URL")
-	}
-	host := u.Hostname()
-	if net.ParseIP(host) != nil {
-		return nil, errors.New("passkeys need --base-url to name the host by a domain name, not an IP address")
-	}
-	if u.Scheme != "https" && host != "localhost" && !strings.HasSuffix(host, ".localhost") {
-		return nil, errors.New("passkeys need --base-url to be https (or http on localhost)")
-	}
-	origin := u.Scheme + "://" + u.Host
-	w, err := webauthn.New(&webauthn.Config{RPID: host, RPDisplayName: "pact (" + u.Host + ")", RPOrigins: []string{origin}})
-	if err != nil {
-		return nil, err
-	}
-	return &RelyingParty{w: w, Origin: origin}, nil
+// PasskeyUser is an account with its passkeys, as a ceremony needs it.
+type PasskeyUser struct {
+	Account  *Account
+	Passkeys []Passkey
 }
 
-// passkeyUser is an account as go-webauthn sees it.
-type passkeyUser struct {
-	acct        *Account
-	credentials []webauthn.Credential
+// PasskeyAssertion is a browser's answer to a log-in, parsed.
+type PasskeyAssertion interface {
+	// CredentialID names the passkey that answered.
+	CredentialID() []byte
 }
 
-// WebAuthnID is the user handle: the account's id, 8 bytes big-endian,
-// which names no one outside this registry.
-func (u *passkeyUser) WebAuthnID() []byte                         { return userHandle(u.acct.ID) }
-func (u *passkeyUser) WebAuthnName() string                       { return u.acct.Username }
-func (u *passkeyUser) WebAuthnDisplayName() string                { return u.acct.Username }
-func (u *passkeyUser) WebAuthnCredentials() []webauthn.Credential { return u.credentials }
-
-func userHandle(accountID int64) []byte {
-	return binary.BigEndian.AppendUint64(nil, uint64(accountID))
+// PasskeyUse is a log-in a passkey answered and the relying party
+// checked.
+type PasskeyUse struct {
+	CredentialID []byte
+	SignCount    uint32
+	// CloneWarning: the passkey's signature counter went backwards.
+	CloneWarning bool
+	// Challenge is the ceremony's challenge, which a log-in spends.
+	Challenge string
 }
 
-func (s *Service) passkeyUser(ctx context.Context, acct *Account) (*passkeyUser, error) {
+// PasskeyRefusal is a browser's answer the relying party refused:
+// Malformed when it is not an answer at all; Details, when not empty,
+// say which check failed.
+type PasskeyRefusal struct {
+	Malformed bool
+	Details   string
+}
+
+func (e *PasskeyRefusal) Error() string {
+	if e.Details != "" {
+		return "passkey refused: " + e.Details
+	}
+	return "passkey refused"
+}
+
+func (s *Service) passkeyUser(ctx context.Context, acct *Account) (PasskeyUser, error) {
 	keys, err := s.store.ListPasskeys(ctx, acct.ID)
-	if err != nil {
-		return nil, err
-	}
-	u := &passkeyUser{acct: acct}
-	for i := range keys {
-		c, err := keys[i].credential()
-		if err != nil {
-			return nil, err
-		}
-		u.credentials = append(u.credentials, *c)
-	}
-	return u, nil
-}
-
-func (p *Passkey) credential() (*webauthn.Credential, error) {
-	var c webauthn.Credential
-	if err := json.Unmarshal(p.Record, &c); err != nil {
-		return nil, err
-	}
-	c.ID, c.PublicKey, c.Authenticator.SignCount = p.CredentialID, p.PublicKey, p.SignCount
-	return &c, nil
+	return PasskeyUser{Account: acct, Passkeys: keys}, err
 }
 
 // ListPasskeys lists an account's passkeys, oldest first.
@@ -269,15 +264,15 @@ func (s *Service) ceremonyAEAD(ctx context.Context) (cipher.AEAD, error) {
 // sealedCeremony is what the browser keeps of a registration or a passkey
 // log-in between its begin and its finish, sealed.
 type sealedCeremony struct {
-	Kind      string                `json:"kind"`
-	AccountID int64                 `json:"account,omitempty"`
-	ExpiresAt int64                 `json:"expires"` // Unix seconds, the service's clock
-	Session   *webauthn.SessionData `json:"session"`
+	Kind      string          `json:"kind"`
+	AccountID int64           `json:"account,omitempty"`
+	ExpiresAt int64           `json:"expires"` // Unix seconds, the service's clock
+	Session   json.RawMessage `json:"session"` // the RelyingParty's session, JSON
 }
 
 // sealCeremony answers the state of a ceremony sealed for the browser to
 // keep: the nonce and the AES-GCM box, base64url.
-func (s *Service) sealCeremony(ctx context.Context, kind string, accountID int64, session *webauthn.SessionData) (string, error) {
+func (s *Service) sealCeremony(ctx context.Context, kind string, accountID int64, session []byte) (string, error) {
 	aead, err := s.ceremonyAEAD(ctx)
 	if err != nil {
 		return "", err
@@ -316,7 +311,7 @@ func (s *Service) openCeremony(ctx context.Context, sealed, kind string) (*seale
 		return nil, errNoCeremony
 	}
 	var c sealedCeremony
-	if err := json.Unmarshal(plain, &c); err != nil || c.Kind != kind || c.Session == nil || s.now().Unix() >= c.ExpiresAt {
+	if err := json.Unmarshal(plain, &c); err != nil || c.Kind != kind || len(c.Session) == 0 || string(c.Session) == "null" || s.now().Unix() >= c.ExpiresAt {
 		return nil, errNoCeremony
 	}
 	return &c, nil
@@ -324,17 +319,10 @@ func (s *Service) openCeremony(ctx context.Context, sealed, kind string) (*seale
 
 // newCeremony stores a log-in waiting for its second factor and answers
 // the id the browser keeps for it.
-func (s *Service) newCeremony(ctx context.Context, kind string, accountID int64, session *webauthn.SessionData) (string, error) {
+func (s *Service) newCeremony(ctx context.Context, kind string, accountID int64) (string, error) {
 	id := NewSecret("", ceremonyIDLength)
 	now := s.now()
 	c := &Ceremony{Hash: hashSecret(id), Kind: kind, AccountID: accountID, CreatedAt: now, ExpiresAt: now.Add(CeremonyLifetime)}
-	if session != nil {
-		b, err := json.Marshal(session)
-		if err != nil {
-			return "", err
-		}
-		c.Session = b
-	}
 	if err := s.store.CreateCeremony(ctx, c, MaxPendingSecondFactors); err != nil {
 		return "", err
 	}
@@ -344,30 +332,31 @@ func (s *Service) newCeremony(ctx context.Context, kind string, accountID int64,
 var errNoCeremony = Errorf(Unauthorized, "this passkey step has expired or was used already: begin again")
 
 // takeCeremony takes the ceremony of id, which must be of kind.
-func (s *Service) takeCeremony(ctx context.Context, id, kind string) (*Ceremony, *webauthn.SessionData, error) {
+func (s *Service) takeCeremony(ctx context.Context, id, kind string) (*Ceremony, error) {
 	if id == "" || len(id) > maxSessionIDLength {
-		return nil, nil, errNoCeremony
+		return nil, errNoCeremony
 	}
 	c, err := s.store.TakeCeremony(ctx, hashSecret(id), s.now())
 	if IsCode(err, NotFound) || err == nil && (c.Kind != kind || len(c.Session) == 0) {
-		return nil, nil, errNoCeremony
+		return nil, errNoCeremony
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	var session webauthn.SessionData
-	if err := json.Unmarshal(c.Session, &session); err != nil {
-		return nil, nil, err
-	}
-	return c, &session, nil
+	return c, err
 }
 
-// refused words a refusal of go-webauthn: the library's details, which
-// say which check failed, never its internals.
-func refused(what string, err error) error {
-	var perr *protocol.Error
-	if errors.As(err, &perr) && perr.Details != "" {
-		return Errorf(Unauthorized, "%s: %s", what, perr.Details)
+// refused words the relying party's refusal of an answer: the details
+// that say which check failed, never the library's internals. An answer
+// that is not one is said so; any other error is a fault, passed on.
+func refused(err error) error {
+	var r *PasskeyRefusal
+	if !errors.As(err, &r) {
+		return err
+	}
+	what := "the passkey was refused"
+	if r.Malformed {
+		what = "the passkey's answer is not one"
+	}
+	if r.Details != "" {
+		return Errorf(Unauthorized, "%s: %s", what, r.Details)
 	}
 	return Errorf(Unauthorized, "%s", what)
 }
@@ -375,7 +364,7 @@ func refused(what string, err error) error {
 // BeginPasskeyRegistration starts adding a passkey to acct: it answers
 // the options for navigator.credentials.create and the id of the
 // ceremony, which FinishPasskeyRegistration needs.
-func (s *Service) BeginPasskeyRegistration(ctx context.Context, rp *RelyingParty, acct *Account) (*protocol.CredentialCreation, string, error) {
+func (s *Service) BeginPasskeyRegistration(ctx context.Context, rp RelyingParty, acct *Account) (json.RawMessage, string, error) {
 	if err := checkUser(acct); err != nil {
 		return nil, "", err
 	}
@@ -383,15 +372,10 @@ func (s *Service) BeginPasskeyRegistration(ctx context.Context, rp *RelyingParty
 	if err != nil {
 		return nil, "", err
 	}
-	if len(u.credentials) >= MaxPasskeysPerAccount {
-		return nil, "", Errorf(Conflict, "%s has %d passkeys, the most one account may; remove one first", acct.Username, len(u.credentials))
+	if len(u.Passkeys) >= MaxPasskeysPerAccount {
+		return nil, "", Errorf(Conflict, "%s has %d passkeys, the most one account may; remove one first", acct.Username, len(u.Passkeys))
 	}
-	creation, session, err := rp.w.BeginRegistration(u,
-		webauthn.WithResidentKeyRequirement(protocol.ResidentKeyRequirementRequired),
-		webauthn.WithExclusions(webauthn.Credentials(u.credentials).CredentialDescriptors()),
-		webauthn.WithAuthenticatorSelection(protocol.AuthenticatorSelection{
-			ResidentKey: protocol.ResidentKeyRequirementRequired, RequireResidentKey: protocol.ResidentKeyRequired(),
-			UserVerification: protocol.VerificationRequired}))
+	creation, session, err := rp.BeginRegistration(u)
 	if err != nil {
 		return nil, "", err
 	}
@@ -402,7 +386,7 @@ func (s *Service) BeginPasskeyRegistration(ctx context.Context, rp *RelyingParty
 // FinishPasskeyRegistration checks the browser's answer (credential, the
 // JSON of a PublicKeyCredential) to the ceremony id began, and stores the
 // passkey under name. The ceremony is used up whatever the answer.
-func (s *Service) FinishPasskeyRegistration(ctx context.Context, rp *RelyingParty, acct *Account, ceremonyID, name string, credential []byte) (*Passkey, error) {
+func (s *Service) FinishPasskeyRegistration(ctx context.Context, rp RelyingParty, acct *Account, ceremonyID, name string, credential []byte) (*Passkey, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = "Passkey"
@@ -420,28 +404,15 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, rp *RelyingPart
 	if c.AccountID != acct.ID {
 		return nil, errNoCeremony
 	}
-	session := c.Session
-	parsed, err := protocol.ParseCredentialCreationResponseBytes(credential)
-	if err != nil {
-		return nil, refused("the passkey's answer is not one", err)
-	}
 	u, err := s.passkeyUser(ctx, acct)
 	if err != nil {
 		return nil, err
 	}
-	cred, err := rp.w.CreateCredential(u, *session, parsed)
+	p, err := rp.FinishRegistration(u, c.Session, credential)
 	if err != nil {
-		return nil, refused("the passkey was refused", err)
+		return nil, refused(err)
 	}
-	record, err := json.Marshal(cred)
-	if err != nil {
-		return nil, err
-	}
-	p := &Passkey{AccountID: acct.ID, CredentialID: cred.ID, PublicKey: cred.PublicKey, SignCount: cred.Authenticator.SignCount,
-		Name: name, Record: record, CreatedAt: s.now()}
-	for _, t := range cred.Transport {
-		p.Transports = append(p.Transports, string(t))
-	}
+	p.AccountID, p.Name, p.CreatedAt = acct.ID, name, s.now()
 	if err := s.store.CreatePasskey(ctx, p); err != nil {
 		if IsCode(err, Conflict) {
 			return nil, Errorf(Conflict, "this passkey is registered already")
@@ -456,8 +427,8 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, rp *RelyingPart
 // password: the options for navigator.credentials.get (no account named:
 // the authenticator offers the passkeys it holds for this site) and the
 // id of the ceremony.
-func (s *Service) BeginPasskeyLogin(ctx context.Context, rp *RelyingParty) (*protocol.CredentialAssertion, string, error) {
-	assertion, session, err := rp.w.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
+func (s *Service) BeginPasskeyLogin(ctx context.Context, rp RelyingParty) (json.RawMessage, string, error) {
+	assertion, session, err := rp.BeginDiscoverableLogin()
 	if err != nil {
 		return nil, "", err
 	}
@@ -470,7 +441,7 @@ func (s *Service) BeginPasskeyLogin(ctx context.Context, rp *RelyingParty) (*pro
 // asked once the passkey's account is known, before its signature is
 // checked: a refusal (the log-in throttle) ends the log-in with it. The
 // ceremony is used up whatever the answer.
-func (s *Service) FinishPasskeyLogin(ctx context.Context, rp *RelyingParty, ceremonyID string, credential []byte, gate func(*Account) error) (*Account, error) {
+func (s *Service) FinishPasskeyLogin(ctx context.Context, rp RelyingParty, ceremonyID string, credential []byte, gate func(*Account) error) (*Account, error) {
 	if len(credential) > MaxCredentialBytes {
 		return nil, Errorf(TooLarge, "the passkey's answer is larger than %d bytes", MaxCredentialBytes)
 	}
@@ -478,12 +449,11 @@ func (s *Service) FinishPasskeyLogin(ctx context.Context, rp *RelyingParty, cere
 	if err != nil {
 		return nil, err
 	}
-	session := c.Session
-	parsed, err := protocol.ParseCredentialRequestResponseBytes(credential)
+	parsed, err := rp.ParseAssertion(credential)
 	if err != nil {
-		return nil, refused("the passkey's answer is not one", err)
+		return nil, refused(err)
 	}
-	key, err := s.store.PasskeyByCredentialID(ctx, parsed.RawID)
+	key, err := s.store.PasskeyByCredentialID(ctx, parsed.CredentialID())
 	if IsCode(err, NotFound) {
 		return nil, Errorf(Unauthorized, "this passkey is not registered here")
 	}
@@ -503,20 +473,20 @@ func (s *Service) FinishPasskeyLogin(ctx context.Context, rp *RelyingParty, cere
 	if err != nil {
 		return nil, err
 	}
-	_, cred, err := rp.w.ValidatePasskeyLogin(func(_, _ []byte) (webauthn.User, error) { return u, nil }, *session, parsed)
+	use, err := rp.FinishDiscoverableLogin(u, c.Session, parsed)
 	if err != nil {
-		return nil, refused("the passkey was refused", err)
+		return nil, refused(err)
 	}
 	// The browser keeps the ceremony: its challenge is spent here, so the
 	// same answer (a copy of the cookie and the post) logs in once.
-	err = s.store.SpendChallenge(ctx, hashSecret(session.Challenge), s.now(), time.Unix(c.ExpiresAt, 0))
+	err = s.store.SpendChallenge(ctx, hashSecret(use.Challenge), s.now(), time.Unix(c.ExpiresAt, 0))
 	if IsCode(err, Conflict) {
 		return nil, errNoCeremony
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := s.passkeyUsed(ctx, key, cred); err != nil {
+	if err := s.passkeyUsed(ctx, key, use); err != nil {
 		return nil, err
 	}
 	if err := checkAccountEnabled(acct); err != nil {
@@ -527,17 +497,17 @@ func (s *Service) FinishPasskeyLogin(ctx context.Context, rp *RelyingParty, cere
 
 // passkeyUsed records a use of key, and refuses a passkey whose counter
 // went backwards: a clone of it is being used.
-func (s *Service) passkeyUsed(ctx context.Context, key *Passkey, cred *webauthn.Credential) error {
-	if cred.Authenticator.CloneWarning {
+func (s *Service) passkeyUsed(ctx context.Context, key *Passkey, use PasskeyUse) error {
+	if use.CloneWarning {
 		return Errorf(Unauthorized, "the passkey was refused: its signature counter went backwards, so it may have been copied; remove it and register a new one")
 	}
-	return s.store.UsePasskey(ctx, key.ID, cred.Authenticator.SignCount, s.now())
+	return s.store.UsePasskey(ctx, key.ID, use.SignCount, s.now())
 }
 
 // StartSecondFactor is called when acct's password held and acct requires
 // a second factor: it answers the id of the log-in waiting for it.
 func (s *Service) StartSecondFactor(ctx context.Context, acct *Account) (string, error) {
-	return s.newCeremony(ctx, CeremonySecondFactor, acct.ID, nil)
+	return s.newCeremony(ctx, CeremonySecondFactor, acct.ID)
 }
 
 // SecondFactorAccount answers the account of a log-in waiting for its
@@ -559,7 +529,7 @@ func (s *Service) SecondFactorAccount(ctx context.Context, id string) (*Account,
 // BeginSecondFactor answers the options for navigator.credentials.get of
 // the log-in id, for its account's passkeys; each begin replaces the
 // challenge of the one before.
-func (s *Service) BeginSecondFactor(ctx context.Context, rp *RelyingParty, id string) (*protocol.CredentialAssertion, error) {
+func (s *Service) BeginSecondFactor(ctx context.Context, rp RelyingParty, id string) (json.RawMessage, error) {
 	acct, err := s.SecondFactorAccount(ctx, id)
 	if err != nil {
 		return nil, err
@@ -568,18 +538,14 @@ func (s *Service) BeginSecondFactor(ctx context.Context, rp *RelyingParty, id st
 	if err != nil {
 		return nil, err
 	}
-	if len(u.credentials) == 0 {
+	if len(u.Passkeys) == 0 {
 		return nil, Errorf(Conflict, "%s has no passkey: log in with a recovery code", acct.Username)
 	}
-	assertion, session, err := rp.w.BeginLogin(u, webauthn.WithUserVerification(protocol.VerificationPreferred))
+	assertion, session, err := rp.BeginLogin(u)
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(session)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.store.SetCeremonySession(ctx, hashSecret(id), b, s.now()); err != nil {
+	if err := s.store.SetCeremonySession(ctx, hashSecret(id), session, s.now()); err != nil {
 		if IsCode(err, NotFound) {
 			return nil, errNoCeremony
 		}
@@ -591,11 +557,11 @@ func (s *Service) BeginSecondFactor(ctx context.Context, rp *RelyingParty, id st
 // FinishSecondFactor checks the passkey's answer for the log-in id and
 // answers its account. The log-in is used up whatever the answer: a
 // refused passkey begins again with the password.
-func (s *Service) FinishSecondFactor(ctx context.Context, rp *RelyingParty, id string, credential []byte) (*Account, error) {
+func (s *Service) FinishSecondFactor(ctx context.Context, rp RelyingParty, id string, credential []byte) (*Account, error) {
 	if len(credential) > MaxCredentialBytes {
 		return nil, Errorf(TooLarge, "the passkey's answer is larger than %d bytes", MaxCredentialBytes)
 	}
-	c, session, err := s.takeCeremony(ctx, id, CeremonySecondFactor)
+	c, err := s.takeCeremony(ctx, id, CeremonySecondFactor)
 	if err != nil {
 		return nil, err
 	}
@@ -603,23 +569,23 @@ func (s *Service) FinishSecondFactor(ctx context.Context, rp *RelyingParty, id s
 	if err != nil {
 		return nil, err
 	}
-	parsed, err := protocol.ParseCredentialRequestResponseBytes(credential)
+	parsed, err := rp.ParseAssertion(credential)
 	if err != nil {
-		return nil, refused("the passkey's answer is not one", err)
+		return nil, refused(err)
 	}
 	u, err := s.passkeyUser(ctx, acct)
 	if err != nil {
 		return nil, err
 	}
-	cred, err := rp.w.ValidateLogin(u, *session, parsed)
+	use, err := rp.FinishLogin(u, c.Session, parsed)
 	if err != nil {
-		return nil, refused("the passkey was refused", err)
+		return nil, refused(err)
 	}
-	key, err := s.store.PasskeyByCredentialID(ctx, cred.ID)
+	key, err := s.store.PasskeyByCredentialID(ctx, use.CredentialID)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.passkeyUsed(ctx, key, cred); err != nil {
+	if err := s.passkeyUsed(ctx, key, use); err != nil {
 		return nil, err
 	}
 	return acct, checkAccountEnabled(acct)

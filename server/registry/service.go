@@ -24,19 +24,18 @@ type Service struct {
 	maxDocumentBytes int64
 	log              *LogSigner // set by InitLog
 	checkpoint       checkpointCache
-	watch            checkpointWatch              // the requests waiting for a new checkpoint (translog.go)
-	witness          *witnessing                  // witness.go; nil without a witness policy
-	witnessed        checkpointCache              // the witnessed checkpoint served (witness.go)
-	oidcIssuers      []string                     // trust.go
-	onEvent          func(context.Context, Event) // audit.go
-	// checkPassword is CheckPassword; tests count its calls.
-	checkPassword  func(encoded, password string) bool
-	tokenRetention time.Duration   // token.go
-	counts         countsCache     // counts.go
-	downloads      downloadCounter // downloads.go
-	hooks          hookSettings    // hook.go
-	ceremonyKey    ceremonyKey     // passkey.go
-	blobs          *blobs          // blob.go; nil keeps documents in the database
+	watch            checkpointWatch                     // the requests waiting for a new checkpoint (translog.go)
+	witness          *witnessing                         // witness.go; nil without a witness policy
+	witnessed        checkpointCache                     // the witnessed checkpoint served (witness.go)
+	oidcIssuers      []string                            // trust.go
+	onEvent          func(context.Context, Event)        // audit.go
+	checkPassword    func(encoded, password string) bool // Options.CheckPassword
+	tokenRetention   time.Duration                       // token.go
+	counts           countsCache                         // counts.go
+	downloads        downloadCounter                     // downloads.go
+	hooks            hookSettings                        // hook.go
+	ceremonyKey      ceremonyKey                         // passkey.go
+	blobs            *blobs                              // blob.go; nil keeps documents in the database
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -68,6 +67,10 @@ type Options struct {
 	// BlobCacheBytes bounds the memory for documents read from a blob
 	// store that is not a local directory (0: 64 MB).
 	BlobCacheBytes int64
+	// CheckPassword checks a password against its stored hash at every
+	// log-in and password change; nil is CheckPassword (argon2id). Tests
+	// wrap it to count the hashing work a request costs.
+	CheckPassword func(encoded, password string) bool
 }
 
 // NewService returns the service of pact over store.
@@ -77,11 +80,14 @@ func NewService(store Store, opts Options) *Service {
 		retention = DefaultTokenRetention
 	}
 	s := &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
-		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, checkPassword: CheckPassword,
+		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, checkPassword: opts.CheckPassword,
 		tokenRetention: retention, hooks: hookSettings{allowPrivate: opts.WebhookAllowPrivate, resolve: opts.ResolveHost}}
 	s.blobs = newBlobs(opts.Blobs, opts.BlobCacheBytes)
 	if s.hooks.resolve == nil {
 		s.hooks.resolve = resolveHost
+	}
+	if s.checkPassword == nil {
+		s.checkPassword = CheckPassword
 	}
 	return s
 }

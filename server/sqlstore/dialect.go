@@ -29,6 +29,8 @@ import (
 
 // dialect is everything that differs between the engines.
 type dialect interface {
+	// name labels the engine (logs, the dump header, the migrations'
+	// directory); nothing branches on it: each difference is a method here.
 	name() string
 	// search is the engine's own full-text search (search.go).
 	search() searchEngine
@@ -56,6 +58,46 @@ type dialect interface {
 	isTimeout(err error) bool
 	// isOutOfStorage: the disk (or the configured size cap) is full.
 	isOutOfStorage(err error) bool
+
+	// cachesStatements: the driver keeps each connection's prepared
+	// statements itself, so the store prepares none of its own
+	// (stmtcache.go).
+	cachesStatements() bool
+	// liftStatementTimeout lets the rest of tx run past the statement
+	// timeout (a restore, a seed, a dump).
+	liftStatementTimeout(ctx context.Context, tx *sql.Tx) error
+	// snapshot begins a read-only transaction on db that sees one
+	// snapshot of the database throughout, with no statement timeout.
+	snapshot(ctx context.Context, db *sql.DB) (*sql.Tx, error)
+	// bytewise is column compared byte by byte in ORDER BY, so that two
+	// dumps of the same data are the same file.
+	bytewise(column string) string
+	// forUpdate is the clause that locks the rows a SELECT in a write
+	// transaction reads ("" where the transaction holds the lock already).
+	forUpdate() string
+	// skipLocked is the clause that locks the rows a subquery picks and
+	// passes over those another transaction has locked.
+	skipLocked() string
+	// listColumns are packageColumns as the package list reads them
+	// (listTime).
+	listColumns() string
+	// appendLog appends the log entry data, made at at, and marks version
+	// versionID (0: none) as logged at its index, which it answers.
+	appendLog(ctx context.Context, s *Store, tx *sql.Tx, data []byte, at time.Time, versionID int64) (int64, error)
+	// lockForRestore keeps writers out of tables until tx commits, and
+	// lifts the statement timeout for the rest of tx.
+	lockForRestore(ctx context.Context, tx *sql.Tx, tables []string) error
+	// analyze refreshes the planner's statistics after a bulk load.
+	analyze(ctx context.Context, tx *sql.Tx) error
+	// resetSequence moves table's id sequence past its highest id.
+	resetSequence(ctx context.Context, tx *sql.Tx, table string) error
+	// tryTurn tries (never waits) to take the lock named key for every
+	// process sharing the database, held until release; got is false when
+	// another process holds it.
+	tryTurn(ctx context.Context, db *sql.DB, key int64, timeout time.Duration) (release func(), got bool, err error)
+	// dropIdle closes the idle connections of pools, which an outage of
+	// the database has most likely broken.
+	dropIdle(pools ...*sql.DB)
 }
 
 // ---- SQLite ----
@@ -188,6 +230,69 @@ func (sqliteDialect) isTimeout(err error) bool {
 	e, ok := sqliteCode(err)
 	return ok && e.Code == sqlite3.ErrInterrupt
 }
+
+// mattn/go-sqlite3 keeps no statement cache of its own.
+func (sqliteDialect) cachesStatements() bool { return false }
+
+// SQLite has no server-side statement timeout.
+func (sqliteDialect) liftStatementTimeout(context.Context, *sql.Tx) error { return nil }
+
+// A SQLite read transaction sees one snapshot from its first SELECT on
+// (WAL), whatever the writer does meanwhile.
+func (sqliteDialect) snapshot(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
+	return db.BeginTx(ctx, nil)
+}
+
+// SQLite's BINARY collation compares bytes.
+func (sqliteDialect) bytewise(column string) string { return column }
+
+// A write transaction (BEGIN IMMEDIATE) holds the one writer's lock.
+func (sqliteDialect) forUpdate() string  { return `` }
+func (sqliteDialect) skipLocked() string { return `` }
+
+// On SQLite the list reads its two times as their stored text, which
+// listTime parses in a fraction of what go-sqlite3's general time parsing
+// costs (42 times per page).
+func (sqliteDialect) listColumns() string { return sqliteListColumns }
+
+var sqliteListColumns = strings.Replace(packageColumns, `p.created_at, p.updated_at`,
+	`CAST(p.created_at AS TEXT), CAST(p.updated_at AS TEXT)`, 1)
+
+// SQLite has no data-modifying WITH: three statements, each prepared once
+// (stmtcache.go).
+func (sqliteDialect) appendLog(ctx context.Context, s *Store, tx *sql.Tx, data []byte, at time.Time, versionID int64) (int64, error) {
+	var index int64
+	if err := s.txQueryRow(ctx, tx, sqlAppendLogHead).Scan(&index); err != nil {
+		return 0, err
+	}
+	if _, err := s.txExec(ctx, tx, sqlAppendLogEntry, index, data, dbTime(at)); err != nil {
+		return 0, err
+	}
+	var err error
+	if versionID != 0 {
+		_, err = s.txExec(ctx, tx, sqlVersionLogged, index, versionID)
+	}
+	return index, err
+}
+
+// The restore's transaction is BEGIN IMMEDIATE: it holds the write lock
+// already, and SQLite has no server-side timeout.
+func (sqliteDialect) lockForRestore(context.Context, *sql.Tx, []string) error { return nil }
+
+// SQLite's planner reads no statistics the store relies on.
+func (sqliteDialect) analyze(context.Context, *sql.Tx) error { return nil }
+
+// AUTOINCREMENT keeps track of explicit ids by itself.
+func (sqliteDialect) resetSequence(context.Context, *sql.Tx, string) error { return nil }
+
+// A SQLite file has one process writing it: the turn is always free
+// (the Store's own mutex keeps its goroutines apart).
+func (sqliteDialect) tryTurn(context.Context, *sql.DB, int64, time.Duration) (func(), bool, error) {
+	return func() {}, true, nil
+}
+
+// SQLite's connections are files, which an outage does not break.
+func (sqliteDialect) dropIdle(...*sql.DB) {}
 
 // sqliteStatementCache is how many prepared statements each SQLite
 // connection keeps: every query the store runs, with room for the list's
@@ -397,13 +502,12 @@ func (d postgresDialect) rebind(q string) string {
 // migrationLockKey is an arbitrary constant naming pact's migration lock.
 const migrationLockKey = 7_346_572_001
 
-func (postgresDialect) lockMigrations(ctx context.Context, tx *sql.Tx) error {
+func (d postgresDialect) lockMigrations(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLockKey)); err != nil {
 		return err
 	}
 	// A migration may take longer than a request's statement timeout.
-	_, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0")
-	return err
+	return d.liftStatementTimeout(ctx, tx)
 }
 
 func pgCode(err error) string {
@@ -461,6 +565,102 @@ func (postgresDialect) isOutOfStorage(err error) bool { return pgCode(err) == "5
 
 func (postgresDialect) isTimeout(err error) bool {
 	return pgCode(err) == "57014" || pgconn.Timeout(err) // query_canceled: statement_timeout
+}
+
+// pgx caches prepared statements per connection itself.
+func (postgresDialect) cachesStatements() bool { return true }
+
+func (postgresDialect) liftStatementTimeout(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0")
+	return err
+}
+
+func (d postgresDialect) snapshot(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	if err := d.liftStatementTimeout(ctx, tx); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
+}
+
+// PostgreSQL's default collation follows the locale; "C" compares bytes.
+func (postgresDialect) bytewise(column string) string { return column + ` COLLATE "C"` }
+
+func (postgresDialect) forUpdate() string  { return ` FOR UPDATE` }
+func (postgresDialect) skipLocked() string { return ` FOR UPDATE SKIP LOCKED` }
+
+func (postgresDialect) listColumns() string { return packageColumns }
+
+// One statement (sqlAppendLogPostgres) instead of three round trips.
+func (postgresDialect) appendLog(ctx context.Context, s *Store, tx *sql.Tx, data []byte, at time.Time, versionID int64) (int64, error) {
+	var index int64
+	err := s.txQueryRow(ctx, tx, sqlAppendLogPostgres, data, dbTime(at), versionID).Scan(&index)
+	return index, err
+}
+
+// EXCLUSIVE lets replicas read but not write while the restore runs.
+func (d postgresDialect) lockForRestore(ctx context.Context, tx *sql.Tx, tables []string) error {
+	if err := d.liftStatementTimeout(ctx, tx); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, "LOCK TABLE "+strings.Join(tables, ", ")+" IN EXCLUSIVE MODE")
+	return err
+}
+
+// Fresh statistics, or the planner guesses about tables it has never seen
+// filled (the search's batches by id among them).
+func (postgresDialect) analyze(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, "ANALYZE packages, package_search, accounts")
+	return err
+}
+
+func (postgresDialect) resetSequence(ctx context.Context, tx *sql.Tx, table string) error {
+	_, err := tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('`+table+`', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM `+table)
+	return err
+}
+
+// The turn is a session advisory lock, tried on a connection of its own
+// and held until release: a process that dies holding it releases it with
+// its session.
+func (postgresDialect) tryTurn(ctx context.Context, db *sql.DB, key int64, timeout time.Duration) (func(), bool, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	lockCtx, cancel := context.WithTimeout(ctx, timeout)
+	var got bool
+	err = conn.QueryRowContext(lockCtx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&got)
+	cancel()
+	if err != nil || !got {
+		conn.Close()
+		return nil, false, err
+	}
+	release := func() {
+		unlockCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		if _, err := conn.ExecContext(unlockCtx, `SELECT pg_advisory_unlock($1)`, key); err != nil {
+			// The session goes, and the lock with it.
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		conn.Close()
+	}
+	return release, true, nil
+}
+
+// Those opened before an outage would each fail one request after the
+// database answers again.
+func (postgresDialect) dropIdle(pools ...*sql.DB) {
+	for _, db := range pools {
+		if db != nil {
+			n := db.Stats().MaxOpenConnections
+			db.SetMaxIdleConns(0)
+			db.SetMaxIdleConns(n)
+		}
+	}
 }
 
 // searchConns is the size of the searches' own pool on PostgreSQL beside a

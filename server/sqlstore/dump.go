@@ -441,17 +441,13 @@ func utcPtr(t *time.Time) {
 	}
 }
 
-// byteOrder makes ORDER BY on text compare bytes on both engines (SQLite's
-// BINARY collation does; PostgreSQL's default collation follows the locale),
-// so two dumps of the same data are the same file.
+// byteOrder makes ORDER BY on text compare bytes on both engines, so two
+// dumps of the same data are the same file.
 func (s *Store) byteOrder(order string) string {
-	if s.dialect.name() != "postgres" {
-		return order
-	}
 	columns := strings.Split(order, ", ")
 	for i, c := range columns {
 		if c == "fingerprint" || c == "nonce" {
-			columns[i] = c + ` COLLATE "C"`
+			columns[i] = s.dialect.bytewise(c)
 		}
 	}
 	return strings.Join(columns, ", ")
@@ -474,7 +470,7 @@ type Documents func(ctx context.Context, sha256 string, size int64) ([]byte, err
 // a row.
 func (s *Store) DumpWith(ctx context.Context, w io.Writer, documents Documents) (BackupCounts, error) {
 	var counts BackupCounts
-	tx, err := s.snapshot(ctx)
+	tx, err := s.dialect.snapshot(ctx, s.read)
 	if err != nil {
 		return counts, s.fault("dump", err)
 	}
@@ -504,25 +500,6 @@ func (s *Store) DumpWith(ctx context.Context, w io.Writer, documents Documents) 
 		return counts, err
 	}
 	return counts, s.fault("dump", tx.Commit())
-}
-
-// snapshot begins the read-only transaction a dump reads through. It has
-// no statement timeout: a large dump takes as long as it takes.
-func (s *Store) snapshot(ctx context.Context) (*sql.Tx, error) {
-	if s.dialect.name() != "postgres" {
-		// A SQLite read transaction sees one snapshot from its first SELECT
-		// on (WAL), whatever the writer does meanwhile.
-		return s.read.BeginTx(ctx, nil)
-	}
-	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
-		tx.Rollback()
-		return nil, err
-	}
-	return tx, nil
 }
 
 func (s *Store) dumpTable(ctx context.Context, tx *sql.Tx, t table, enc *json.Encoder, documents Documents) (int64, error) {

@@ -47,19 +47,3 @@ func WrongSearchTexts(ctx context.Context, s *Store) (int64, error) {
 	err := s.read.QueryRowContext(ctx, query).Scan(&wrong)
 	return wrong, err
 }
-
-// SetSearchWindow sets how many matches a search scores per rank, until
-// the test ends.
-func SetSearchWindow(t interface{ Cleanup(func()) }, s *Store, n int) {
-	old := s.searchWindow
-	s.searchWindow = n
-	t.Cleanup(func() { s.searchWindow = old })
-}
-
-// SetScoreBound sets how many packages a word may be in and still be
-// scored on SQLite, until the test ends.
-func SetScoreBound(t interface{ Cleanup(func()) }, s *Store, n int) {
-	old := s.scoreBound
-	s.scoreBound = n
-	t.Cleanup(func() { s.scoreBound = old })
-}

@@ -200,10 +200,7 @@ func (s *Store) ClaimHookDeliveries(ctx context.Context, now, leaseUntil time.Ti
 		return nil, nil
 	}
 	var claims []registry.HookClaim
-	skipLocked := ``
-	if s.dialect.name() == "postgres" {
-		skipLocked = ` FOR UPDATE SKIP LOCKED`
-	}
+	skipLocked := s.dialect.skipLocked()
 	err = s.transact(ctx, "claim hook deliveries", func(ctx context.Context, tx *sql.Tx) error {
 		claims = claims[:0]
 		// turn numbers each user's due deliveries, oldest first; busy

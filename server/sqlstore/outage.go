@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"log/slog"
 	"sync"
 	"time"
@@ -87,22 +86,10 @@ func (s *Store) probe(ctx context.Context) error {
 	return s.write.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n)
 }
 
-// dropIdleConnections closes the idle connections of PostgreSQL's pools:
-// those opened before the outage are most likely broken, and each would
-// fail one request after the database answers again. SQLite's connections
-// are files, which an outage does not break.
-func (s *Store) dropIdleConnections() {
-	if s.dialect.name() != "postgres" {
-		return
-	}
-	for _, db := range []*sql.DB{s.write, s.search} {
-		if db != nil {
-			n := db.Stats().MaxOpenConnections
-			db.SetMaxIdleConns(0)
-			db.SetMaxIdleConns(n)
-		}
-	}
-}
+// dropIdleConnections closes the idle connections of the pools that an
+// outage may have broken (on PostgreSQL those opened before the outage
+// would each fail one request after the database answers again).
+func (s *Store) dropIdleConnections() { s.dialect.dropIdle(s.write, s.search) }
 
 func (o *outage) close() {
 	o.mu.Lock()

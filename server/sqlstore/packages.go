@@ -365,7 +365,7 @@ func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]r
 		where = append(where, `p.scheme = ?`)
 		args = append(args, f.Scheme)
 	}
-	query := `SELECT ` + s.listColumns() + packageFrom
+	query := `SELECT ` + s.dialect.listColumns() + packageFrom
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, ` AND `)
 	}
@@ -375,20 +375,7 @@ func (s *Store) ListPackages(ctx context.Context, f registry.PackageFilter) ([]r
 	return s.queryPackages(ctx, "list packages", min(f.Limit, 128), query, args...)
 }
 
-// listColumns are packageColumns as the list reads them: on SQLite the
-// two times as their stored text, which listTime parses in a fraction of
-// what go-sqlite3's general time parsing costs (42 times per page).
-func (s *Store) listColumns() string {
-	if s.dialect.name() == "sqlite" {
-		return sqliteListColumns
-	}
-	return packageColumns
-}
-
-var sqliteListColumns = strings.Replace(packageColumns, `p.created_at, p.updated_at`,
-	`CAST(p.created_at AS TEXT), CAST(p.updated_at AS TEXT)`, 1)
-
-// listTime is a time read by listColumns, in UTC: a time.Time
+// listTime is a time read by the dialect's listColumns, in UTC: a time.Time
 // (PostgreSQL) or SQLite's stored text, "2006-01-02 15:04:05.999999-07:00"
 // as go-sqlite3 writes it.
 func listTime(v any) (time.Time, error) {

@@ -154,12 +154,8 @@ func (s *Store) Restore(ctx context.Context, r io.Reader) (BackupCounts, error) 
 	if err := s.dialect.search().index(ctx, s, tx, 0); err != nil {
 		return counts, s.fault("restore: build the search index", err)
 	}
-	if s.dialect.name() == "postgres" {
-		// Fresh statistics, or the planner guesses about tables it has
-		// never seen filled (the search's batches by id among them).
-		if _, err := tx.ExecContext(ctx, "ANALYZE packages, package_search, accounts"); err != nil {
-			return counts, s.fault("restore: analyze", err)
-		}
+	if err := s.dialect.analyze(ctx, tx); err != nil {
+		return counts, s.fault("restore: analyze", err)
 	}
 	if err := s.resetSequences(ctx, tx); err != nil {
 		return counts, err
@@ -233,20 +229,12 @@ WHERE key_fingerprint IS NOT NULL`)
 // prepareRestore lifts the statement timeout, keeps writers out until the
 // restore commits, and checks that the database is empty.
 func (s *Store) prepareRestore(ctx context.Context, tx *sql.Tx) error {
-	// On SQLite the transaction is BEGIN IMMEDIATE: it holds the write lock
-	// already, and has no server-side timeout.
-	if s.dialect.name() == "postgres" {
-		names := make([]string, len(tables))
-		for i, t := range tables {
-			names[i] = t.name
-		}
-		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
-			return s.fault("restore", err)
-		}
-		// EXCLUSIVE lets replicas read but not write while the restore runs.
-		if _, err := tx.ExecContext(ctx, "LOCK TABLE "+strings.Join(names, ", ")+" IN EXCLUSIVE MODE"); err != nil {
-			return s.fault("restore", err)
-		}
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.name
+	}
+	if err := s.dialect.lockForRestore(ctx, tx, names); err != nil {
+		return s.fault("restore", err)
 	}
 	if err := s.clearEmptyLog(ctx, tx); err != nil {
 		return s.fault("restore", err)
@@ -269,19 +257,14 @@ func (s *Store) prepareRestore(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// resetSequences moves each PostgreSQL identity past the restored ids, so
-// the next account, token, key, package or version gets a new one. SQLite's
-// AUTOINCREMENT keeps track of explicit ids by itself.
+// resetSequences moves each identity past the restored ids, so the next
+// account, token, key, package or version gets a new one.
 func (s *Store) resetSequences(ctx context.Context, tx *sql.Tx) error {
-	if s.dialect.name() != "postgres" {
-		return nil
-	}
 	for _, t := range tables {
 		if !t.hasID {
 			continue
 		}
-		_, err := tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('`+t.name+`', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM `+t.name)
-		if err != nil {
+		if err := s.dialect.resetSequence(ctx, tx, t.name); err != nil {
 			return s.fault("restore: set the id sequence of "+t.name, err)
 		}
 	}

@@ -51,10 +51,7 @@ const suggestFloor = 0.25
 // bound is how many packages a word may be in and still be scored (SQLite)
 // or matched as a prefix (the last word, both engines).
 func (s *Store) bound() int {
-	if s.scoreBound > 0 {
-		return s.scoreBound
-	}
-	return defaultScoreBound
+	return s.scoreBound
 }
 
 // countUpTo runs a probe of a search (query, with the match and the limit
@@ -94,9 +91,6 @@ func (s *Store) searchPackages(ctx context.Context, f registry.PackageFilter) ([
 		return nil, nil
 	}
 	window := s.searchWindow
-	if window <= 0 {
-		window = defaultSearchWindow
-	}
 
 	names, texts, err := s.dialect.search().windows(ctx, s, t, owner, window)
 	if err != nil {

@@ -289,14 +289,13 @@ func TestSearchMatchesFoldedText(t *testing.T) {
 func TestSearchWindowBoundsTheRankedMatches(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			s := open(t, b.dsn(t), sqlstore.Options{})
+			s := open(t, b.dsn(t), sqlstore.Options{SearchWindow: 40})
 			seedDescribed(t, s, 300, func(i int) string {
 				if i%3 == 0 {
 					return "a common word, twice common"
 				}
 				return "a common word"
 			})
-			sqlstore.SetSearchWindow(t, s, 40)
 			svc := registry.NewService(s, registry.Options{})
 			found, _, _ := followSearch(t, svc, "common")
 			if len(found) != 40 {
@@ -330,7 +329,8 @@ func TestSearchWindowBoundsTheRankedMatches(t *testing.T) {
 // count. A last word itself past the bound matches as typed, not as the
 // start of longer words.
 func TestSearchScoresOnlyWordsUnderTheBound(t *testing.T) {
-	s := open(t, backends[0].dsn(t), sqlstore.Options{})
+	dsn := backends[0].dsn(t)
+	s := open(t, dsn, sqlstore.Options{})
 	seedDescribed(t, s, 60, func(i int) string {
 		d := "plain"
 		if i%3 == 0 {
@@ -370,7 +370,7 @@ func TestSearchScoresOnlyWordsUnderTheBound(t *testing.T) {
 		t.Errorf("under the default bound, q=common does not find commonplace (pack-007)")
 	}
 
-	sqlstore.SetScoreBound(t, s, 15) // common is in 20 packages, rare in 12
+	s = open(t, dsn, sqlstore.Options{ScoreBound: 15}) // common is in 20 packages, rare in 12
 	bounded := scores("common rare")
 	if len(bounded) != 4 {
 		t.Fatalf("past the bound, q=common rare found %d packages, want the same 4", len(bounded))
@@ -423,7 +423,8 @@ func TestSuggestionsHaveABudget(t *testing.T) {
 func TestCommonLastWordMatchesAsTyped(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			s := open(t, b.dsn(t), sqlstore.Options{})
+			dsn := b.dsn(t)
+			s := open(t, dsn, sqlstore.Options{})
 			seedDescribed(t, s, 12, func(i int) string {
 				if i == 7 {
 					return "commonplace"
@@ -441,7 +442,7 @@ func TestCommonLastWordMatchesAsTyped(t *testing.T) {
 			if n := count("common"); n != 12 {
 				t.Errorf("under the bound, q=common found %d packages, want 12 (commonplace too)", n)
 			}
-			sqlstore.SetScoreBound(t, s, 5)
+			s = open(t, dsn, sqlstore.Options{ScoreBound: 5})
 			if n := count("common"); n != 11 {
 				t.Errorf("past the bound, q=common found %d packages, want the 11 that say common", n)
 			}

@@ -27,10 +27,8 @@ func (s *Store) Seed(ctx context.Context, inputs []registry.PublishInput) error 
 	if err := s.dialect.search().deferIndex(ctx, tx); err != nil {
 		return s.fault("seed", err)
 	}
-	if s.dialect.name() == "postgres" {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
-			return s.fault("seed", err)
-		}
+	if err := s.dialect.liftStatementTimeout(ctx, tx); err != nil {
+		return s.fault("seed", err)
 	}
 	firstID := int64(-1)
 	prepare := func(query string) (*sql.Stmt, error) { return tx.PrepareContext(ctx, s.q(query)) }

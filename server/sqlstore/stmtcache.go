@@ -86,7 +86,7 @@ var readHotStatements = []string{versionDocumentQuery(false, false), versionDocu
 // reads' (SQLite only). A statement that fails to prepare is left out and
 // runs unprepared.
 func (s *Store) prepareHot(ctx context.Context) {
-	if s.dialect.name() != "sqlite" {
+	if s.dialect.cachesStatements() {
 		return
 	}
 	s.stmts = make(map[string]*sql.Stmt, len(hotStatements))

@@ -48,6 +48,18 @@ type Options struct {
 	// suggestions before the answer goes without them (search.go,
 	// suggestWithinBudget); 0 picks 10 ms. SQLite's have no budget.
 	SuggestBudget time.Duration
+	// SearchWindow is how many matches of each rank a search scores, the
+	// newest of its index (search.go); 0 picks 250 (docs/design.md,
+	// "Search").
+	SearchWindow int
+	// ScoreBound is how many packages a word may be in and still be scored
+	// on SQLite, and the last word in and still match as a prefix on both
+	// engines (search.go); 0 picks 2,000.
+	ScoreBound int
+	// TileCatchUp bounds the entries whose full tiles one sequencing round
+	// stores when it catches up with what an older pactd sequenced
+	// (translog.go); 0 picks 64 tiles' worth.
+	TileCatchUp int64
 	// Logger receives the store's own lines: when the database becomes
 	// unreachable, and why, and when it answers again (outage.go). nil is
 	// slog.Default().
@@ -92,6 +104,15 @@ func (o Options) withDefaults() (Options, error) {
 	if o.CacheTTL == 0 {
 		o.CacheTTL = DefaultCacheTTL
 	}
+	if o.SearchWindow <= 0 {
+		o.SearchWindow = defaultSearchWindow
+	}
+	if o.ScoreBound <= 0 {
+		o.ScoreBound = defaultScoreBound
+	}
+	if o.TileCatchUp <= 0 {
+		o.TileCatchUp = defaultTileCatchUp
+	}
 	if o.Hooks.EventOf == nil {
 		o.Hooks = registry.Hooks()
 	}
@@ -123,12 +144,11 @@ type Store struct {
 	// of its own whose sessions plan each statement for its words
 	// (docs/design.md, "Search"); nil elsewhere, where searches use read.
 	search *sql.DB
-	// searchWindow is how many matches a search scores per rank
-	// (search.go); 0 is defaultSearchWindow. Set by tests.
+	// searchWindow, scoreBound, tileCatchUp: Options.SearchWindow,
+	// ScoreBound and TileCatchUp.
 	searchWindow int
-	// scoreBound is how many packages a word may be in and still be
-	// scored on SQLite (search.go); 0 is defaultScoreBound. Set by tests.
-	scoreBound int
+	scoreBound   int
+	tileCatchUp  int64
 	// suggestBudget is how long PostgreSQL may look for suggestions
 	// (search.go); 0 is defaultSuggestBudget. Options.SuggestBudget.
 	suggestBudget time.Duration
@@ -185,6 +205,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.outage = newOutage(opts.Logger)
 	s.backfill = opts.LogBackfill
 	s.hooks = opts.Hooks
+	s.searchWindow, s.scoreBound, s.tileCatchUp = opts.SearchWindow, opts.ScoreBound, opts.TileCatchUp
 	// Connect under the statement timeout first: an unreachable server
 	// should fail Open quickly, not hang it.
 	if err := s.ping(ctx, s.write); err != nil {

@@ -72,22 +72,7 @@ func (s *Store) appendLogOnly(ctx context.Context, tx *sql.Tx, entry *translog.E
 	if len(data) > translog.MaxEntrySize {
 		return 0, invalid("the log entry of this change would be %d bytes, more than %d", len(data), translog.MaxEntrySize)
 	}
-	var index int64
-	if s.dialect.name() == "postgres" {
-		err := s.txQueryRow(ctx, tx, sqlAppendLogPostgres, data, dbTime(at), versionID).Scan(&index)
-		return index, err
-	}
-	err := s.txQueryRow(ctx, tx, sqlAppendLogHead).Scan(&index)
-	if err != nil {
-		return 0, err
-	}
-	if _, err = s.txExec(ctx, tx, sqlAppendLogEntry, index, data, dbTime(at)); err != nil {
-		return 0, err
-	}
-	if versionID != 0 {
-		_, err = s.txExec(ctx, tx, sqlVersionLogged, index, versionID)
-	}
-	return index, err
+	return s.dialect.appendLog(ctx, s, tx, data, at, versionID)
 }
 
 // notifyLog tells this process's sequencer that an append committed.
@@ -100,13 +85,6 @@ func (s *Store) notifyLog() {
 
 // LogAppended receives after an append of this Store commits.
 func (s *Store) LogAppended() <-chan struct{} { return s.logAppended }
-
-func (s *Store) forUpdate() string {
-	if s.dialect.name() == "postgres" {
-		return ` FOR UPDATE`
-	}
-	return ``
-}
 
 // SetLogKey stores the log's keys unless it has some; see registry.LogStore.
 func (s *Store) SetLogKey(ctx context.Context, signerKey, verifierKey string) (string, string, error) {
@@ -144,7 +122,7 @@ func (s *Store) SequenceLog(ctx context.Context, max int, sign func(size int64, 
 
 func (s *Store) sequenceTx(ctx context.Context, tx *sql.Tx, max int, sign func(int64, tlog.Hash) ([]byte, error)) (int64, error) {
 	var size, tilesSize int64
-	if err := tx.QueryRowContext(ctx, `SELECT tree_size, tiles_size FROM log_tree WHERE id = 1`+s.forUpdate()).Scan(&size, &tilesSize); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT tree_size, tiles_size FROM log_tree WHERE id = 1`+s.dialect.forUpdate()).Scan(&size, &tilesSize); err != nil {
 		return 0, err
 	}
 	rows, err := tx.QueryContext(ctx, s.q(`SELECT idx, entry FROM log_entries WHERE idx >= ? ORDER BY idx LIMIT ?`), size, max)
@@ -389,20 +367,20 @@ func (s *Store) readEntries(ctx context.Context, db queryer, start, end int64) (
 // instead of 256. Partial tiles, at the tree's right edge, are still made
 // from log_hashes and log_entries.
 
-// tileCatchUp bounds the entries whose full tiles one sequencing round
-// stores when it catches up with what an older pactd sequenced (a replica
-// not yet upgraded): 64 hash tiles and 64 bundles, so the round stays
-// short; the next rounds go on from there.
-var tileCatchUp int64 = 64 * translog.TileWidth
+// defaultTileCatchUp bounds the entries whose full tiles one sequencing
+// round stores when it catches up with what an older pactd sequenced (a
+// replica not yet upgraded): 64 hash tiles and 64 bundles, so the round
+// stays short; the next rounds go on from there (Options.TileCatchUp).
+const defaultTileCatchUp = 64 * translog.TileWidth
 
 // storeTilesUpTo stores the full tiles of the tree that are not stored yet:
 // those past tiles (tiles_size) up to the round's new size, or only up to
-// tiles+tileCatchUp while more than tileCatchUp entries below the round's
+// tiles+s.tileCatchUp while more than that many entries below the round's
 // old size lack theirs. It moves tiles_size to where it stopped.
 func (s *Store) storeTilesUpTo(ctx context.Context, tx *sql.Tx, tiles, size, newSize int64, reader tlog.HashReader) error {
 	to := newSize
-	if size-tiles > tileCatchUp {
-		to = tiles + tileCatchUp
+	if size-tiles > s.tileCatchUp {
+		to = tiles + s.tileCatchUp
 	}
 	if tiles >= to {
 		return nil

@@ -243,10 +243,8 @@ func onEachEngine(t *testing.T, test func(t *testing.T, dsn string)) {
 // next rounds of a newer one, a bounded number per round, whether or not
 // the round has new entries of its own.
 func TestSequencingCatchesUpWithMissingTiles(t *testing.T) {
-	defer func(old int64) { tileCatchUp = old }(tileCatchUp)
-	tileCatchUp = translog.TileWidth
 	onEachEngine(t, func(t *testing.T, dsn string) {
-		s := openForTest(t, dsn, Options{})
+		s := openForTest(t, dsn, Options{TileCatchUp: translog.TileWidth})
 		alice := logTestAccount(t, s, "alice")
 		seed := func(from, to int) {
 			t.Helper()

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -27,30 +26,11 @@ func (s *Store) WitnessTurn(ctx context.Context, push func(ctx context.Context) 
 		return false, nil
 	}
 	defer s.witnessTurn.Unlock()
-	if s.dialect.name() != "postgres" {
-		return true, push(ctx)
-	}
-	conn, err := s.write.Conn(ctx)
-	if err != nil {
-		return false, s.fault("take the witnesses' turn", err)
-	}
-	lockCtx, cancel := s.deadline(ctx)
-	var got bool
-	err = conn.QueryRowContext(lockCtx, `SELECT pg_try_advisory_lock($1)`, int64(witnessLockKey)).Scan(&got)
-	cancel()
+	release, got, err := s.dialect.tryTurn(ctx, s.write, witnessLockKey, s.timeout)
 	if err != nil || !got {
-		conn.Close()
 		return false, s.fault("take the witnesses' turn", err)
 	}
-	defer func() {
-		unlockCtx, cancel := s.deadline(context.WithoutCancel(ctx))
-		defer cancel()
-		if _, err := conn.ExecContext(unlockCtx, `SELECT pg_advisory_unlock($1)`, int64(witnessLockKey)); err != nil {
-			// The session goes, and the lock with it.
-			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-		}
-		conn.Close()
-	}()
+	defer release()
 	return true, push(ctx)
 }
 

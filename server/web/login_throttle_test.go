@@ -13,7 +13,6 @@ import (
 
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/server"
-	"github.com/pact-registry/pact/server/web"
 )
 
 // startBehindProxy serves pact (one account, dana, password "long enough")
@@ -21,8 +20,15 @@ import (
 // client address it comes from in X-Forwarded-For.
 func startBehindProxy(t *testing.T, attempts int) *servertest.WebClient {
 	t.Helper()
+	return startBehindProxyWithTables(t, attempts, 0)
+}
+
+// startBehindProxyWithTables is startBehindProxy with each throttle's table
+// bounded to keys keys (0: the default).
+func startBehindProxyWithTables(t *testing.T, attempts, keys int) *servertest.WebClient {
+	t.Helper()
 	return servertest.NewWebClient(t, servertest.StartWithConfig(t, server.Config{BaseURL: "http://pact.test",
-		LoginAttempts: attempts, LoginWindow: time.Hour, TrustedProxies: []string{"127.0.0.1", "::1"}}))
+		LoginAttempts: attempts, LoginWindow: time.Hour, TrustedProxies: []string{"127.0.0.1", "::1"}, LoginTableKeys: keys}))
 }
 
 func loginFrom(browser *servertest.WebClient, addr, login, password string) servertest.WebResponse {
@@ -124,8 +130,7 @@ func TestLoginIPv6AddressesCountBy64(t *testing.T) {
 // Filling the tables with new usernames and addresses does not wipe a
 // lock-out: before, a full table was cleared at once.
 func TestFullLoginTablesKeepLockOuts(t *testing.T) {
-	web.SetThrottleTableSize(t, 20)
-	browser := startBehindProxy(t, 2) // per address and account: 2; per account: 8
+	browser := startBehindProxyWithTables(t, 2, 20) // per address and account: 2; per account: 8
 	// Locked: dana from 192.0.2.1 (2 failures there), and the account
 	// (8 failures over 4 addresses).
 	for i := range 8 {

@@ -36,13 +36,15 @@ type throttleEntry struct {
 	start time.Time
 }
 
-// maxThrottleKeys bounds the memory a flood of distinct keys can take
+// defaultThrottleKeys bounds the memory a flood of distinct keys can take
 // (about 150 bytes a key). Filling a table with lock-outs takes max
 // checked passwords per key, far more than pactd can hash in a window.
-var maxThrottleKeys = 100_000
+const defaultThrottleKeys = 100_000
 
-func newThrottle(max int, window time.Duration) *throttle {
-	return &throttle{max: max, window: window, maxKeys: maxThrottleKeys, entries: make(map[string]*throttleEntry)}
+// newThrottle allows max attempts per key in each window, keeping at most
+// maxKeys keys.
+func newThrottle(max int, window time.Duration, maxKeys int) *throttle {
+	return &throttle{max: max, window: window, maxKeys: maxKeys, entries: make(map[string]*throttleEntry)}
 }
 
 // Take counts one attempt for key at now, or refuses it and says how long

@@ -10,7 +10,7 @@ import (
 // lock-outs is left a new key is refused until the first one ends.
 func TestFullThrottleEvictsLeastUsedAndFailsClosed(t *testing.T) {
 	t0 := time.Unix(1_900_000_000, 0)
-	th := newThrottle(2, time.Hour)
+	th := newThrottle(2, time.Hour, defaultThrottleKeys)
 	th.maxKeys = 4
 	take := func(key string, at time.Duration, want bool) time.Duration {
 		t.Helper()

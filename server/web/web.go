@@ -21,6 +21,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/pact-registry/pact/server/internal/httpx"
+	"github.com/pact-registry/pact/server/passkeys"
 	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/render"
 )
@@ -51,6 +52,9 @@ type Config struct {
 	// the window ends. 0 means 5 attempts in 15 minutes.
 	LoginAttempts int
 	LoginWindow   time.Duration
+	// LoginTableKeys bounds each throttle's table to so many keys; 0 means
+	// defaultThrottleKeys.
+	LoginTableKeys int
 }
 
 // Pages is the HTML side of pact: browsing, accounts, the dashboard and the
@@ -79,9 +83,9 @@ type Pages struct {
 	// /login/device that name no login, per address and per account.
 	deviceCodes, deviceCodesPerAcct *throttle
 
-	// rp is pactd as a WebAuthn relying party (passkeys.go); nil when
+	// rp is pactd as a WebAuthn relying party (server/passkeys); nil when
 	// the base URL cannot carry passkeys, which rpProblem says why.
-	rp        *registry.RelyingParty
+	rp        registry.RelyingParty
 	rpProblem string
 }
 
@@ -172,13 +176,17 @@ func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
 	if window <= 0 {
 		window = 15 * time.Minute
 	}
-	pages.logins = newThrottle(attempts, window)
-	pages.loginsPerAcct = newThrottle(attempts*accountAttemptsFactor, window)
-	pages.loginsPerIP = newThrottle(attempts*20, window)
-	pages.signups = newThrottle(20, time.Hour)
-	pages.passwordChanges = newThrottle(attempts, window)
-	pages.deviceCodes = newThrottle(attempts*2, window)
-	pages.deviceCodesPerAcct = newThrottle(attempts*2, window)
+	keys := cfg.LoginTableKeys
+	if keys <= 0 {
+		keys = defaultThrottleKeys
+	}
+	pages.logins = newThrottle(attempts, window, keys)
+	pages.loginsPerAcct = newThrottle(attempts*accountAttemptsFactor, window, keys)
+	pages.loginsPerIP = newThrottle(attempts*20, window, keys)
+	pages.signups = newThrottle(20, time.Hour, keys)
+	pages.passwordChanges = newThrottle(attempts, window, keys)
+	pages.deviceCodes = newThrottle(attempts*2, window, keys)
+	pages.deviceCodesPerAcct = newThrottle(attempts*2, window, keys)
 	// Behind a proxy the Host header may differ from the public address;
 	// a form posted from the public address is same-origin all the same.
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
@@ -186,7 +194,7 @@ func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
 			shared.Log.Warn("base URL is not a usable origin", "base_url", cfg.BaseURL, "error", err.Error())
 		}
 	}
-	if rp, err := registry.NewRelyingParty(cfg.BaseURL); err != nil {
+	if rp, err := passkeys.New(cfg.BaseURL); err != nil {
 		pages.rpProblem = err.Error()
 		shared.Log.Info("passkeys are off", "base_url", cfg.BaseURL, "reason", err.Error())
 	} else {
