@@ -124,7 +124,7 @@ func TestOlderSignedVersionsSayTheirLinesAreUnknown(t *testing.T) {
 		// As the store held signed versions before: no lines, no key.
 		in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: env.Clock.Now().Unix(),
 			Nonce: "nonce-of-an-old-version", Signature: "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n"}
-		if _, _, err := env.Store.Publish(t.Context(), in.Ready()); err != nil {
+		if _, _, err := registry.PublishVersion(t.Context(), env.Store, in); err != nil {
 			t.Fatal(err)
 		}
 		sig := versionOf(t, env, "alice", "old", "1.0.0")["signature"].(map[string]any)

@@ -101,10 +101,10 @@ func TestOldSlugPackageStaysWhenItsNameIsPublishedAgain(t *testing.T) {
 		alice := env.CreateUser(t, "alice")
 		oldDoc := packDoc("Ünïcødé", "1.0.0")
 		sum := sha256.Sum256([]byte(oldDoc))
-		_, _, err := env.Store.Publish(context.Background(), registry.PublishInput{
+		_, _, err := registry.PublishVersion(context.Background(), env.Store, registry.PublishInput{
 			OwnerID: alice.Account.ID, OwnerSlug: "alice", PackSlug: "n-c-d", Name: "Ünïcødé",
 			Version: "1.0.0", Content: []byte(oldDoc), SHA256: hex.EncodeToString(sum[:]), Now: env.Clock.Now(),
-		}.Ready())
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ func newSession(t *testing.T, s registry.Store, owner *registry.Account, cookie 
 	t.Helper()
 	sess := &registry.Session{AccountID: owner.ID, Hash: tokenHash(cookie), CreatedAt: at(minute), ExpiresAt: at(minute + 60*24),
 		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0 " + cookie, IP: "192.0.2.7"}
-	if err := s.CreateSession(ctx(), sess); err != nil {
+	if err := registry.CreateSession(ctx(), s, sess); err != nil {
 		t.Fatalf("CreateSession(%s): %v", cookie, err)
 	}
 	return sess
@@ -33,7 +33,7 @@ func (su suite) testAccountSafety(t *testing.T) {
 		alice := createAccount(t, s, "alice")
 		sess := &registry.Session{AccountID: alice.ID, Hash: tokenHash("cookie"), CreatedAt: t0.In(cet), ExpiresAt: at(60),
 			UserAgent: "Mozilla/5.0 Gecko Firefox/128.0 — ünïcode", IP: "2001:db8::1"}
-		if err := s.CreateSession(ctx(), sess); err != nil {
+		if err := registry.CreateSession(ctx(), s, sess); err != nil {
 			t.Fatalf("CreateSession: %v", err)
 		}
 		got, err := s.SessionByHash(ctx(), tokenHash("cookie"), t0)

@@ -1,6 +1,10 @@
 package storetest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/pact-registry/pact/server/registry"
+)
 
 func (su suite) testCountPackages(t *testing.T) {
 	s := su.store(t)
@@ -21,7 +25,7 @@ func (su suite) testCountPackages(t *testing.T) {
 	publish(t, s, input(alice, "widget", "1.1.0", "two", at(2)))
 	publish(t, s, input(bob, "widget", "1.0.0", "bob's", at(3)))
 	// The same version again stores nothing.
-	if _, created, err := s.Publish(ctx(), input(alice, "widget", "1.1.0", "two", at(4)).Ready()); err != nil || created {
+	if _, created, err := registry.PublishVersion(ctx(), s, input(alice, "widget", "1.1.0", "two", at(4))); err != nil || created {
 		t.Fatalf("publishing 1.1.0 again: created %v, %v", created, err)
 	}
 	want("after three versions of two packages", 2, 3)

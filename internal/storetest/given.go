@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -57,77 +56,47 @@ func stateMarker(name string, minute int, got *[]string) func(registry.PackState
 	}
 }
 
-// publishAsIs publishes in as it is, its log entry and rules included
-// (publish makes them the domain's).
-func publishAsIs(t *testing.T, s registry.Store, in registry.PublishInput) *registry.Package {
-	t.Helper()
-	pkg, created, err := s.Publish(ctx(), in)
-	if err != nil || !created {
-		t.Fatalf("Publish(%s@%s): created %v, %v", in.PackSlug, in.Version, created, err)
+// publishEntries are the log entries of a publish of in: the version's,
+// then its package's state after it, st.
+func publishEntries(in registry.PublishInput, st registry.PackState) []*translog.Entry {
+	return []*translog.Entry{
+		registry.PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance, in.CI),
+		registry.PackStateLogEntry(in.OwnerSlug, in.PackSlug, st, in.Now),
 	}
-	return pkg
 }
+
+func index(i int64) *int64 { return &i }
 
 // testGiven checks that a store appends the log entries and applies the
 // rules the domain hands it, and decides none of its own
 // (docs/design.md, Layers).
 func (su suite) testGiven(t *testing.T) {
-	t.Run("a publish appends its entry and asks its rule of latest", func(t *testing.T) {
+	t.Run("a publish appends its entry and its package's state, chained, and keeps the rule of latest", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
-		var states []string
-		first := input(alice, "foo", "1.0.0", "one", at(1)).Ready()
-		first.Entry, first.State = marker("first", 1), stateMarker("first-state", 1, &states)
-		publishAsIs(t, s, first)
-		wantLogTail(t, s, marker("first", 1), marker("first-state", 1))
-
-		var asked []string
-		never := input(alice, "foo", "2.0.0", "two", at(2)).Ready()
-		never.Entry, never.State = marker("never", 2), stateMarker("never-state", 2, &states)
-		never.BecomesLatest = func(current, candidate string) bool {
-			asked = append(asked, current+" "+candidate)
-			return false
+		first, second, lower := input(alice, "foo", "1.0.0", "one", at(1)), input(alice, "foo", "2.0.0", "two", at(2)),
+			input(alice, "foo", "0.1.0", "lower", at(3))
+		publish(t, s, first)
+		if p := publish(t, s, second); p.Version != "2.0.0" {
+			t.Errorf("latest %s after 2.0.0 over 1.0.0, want 2.0.0", p.Version)
 		}
-		if p := publishAsIs(t, s, never); p.Version != "1.0.0" {
-			t.Errorf("latest %s after a publish its rule keeps out, want 1.0.0", p.Version)
+		if p := publish(t, s, lower); p.Version != "2.0.0" {
+			t.Errorf("latest %s after 0.1.0 over 2.0.0, want 2.0.0", p.Version)
 		}
-		always := input(alice, "foo", "0.1.0", "lower", at(3)).Ready()
-		always.Entry, always.State = marker("always", 3), stateMarker("always-state", 3, &states)
-		always.BecomesLatest = func(current, candidate string) bool {
-			asked = append(asked, current+" "+candidate)
-			return true
-		}
-		if p := publishAsIs(t, s, always); p.Version != "0.1.0" {
-			t.Errorf("latest %s after a publish its rule makes latest, want 0.1.0", p.Version)
-		}
-		if want := []string{"1.0.0 2.0.0", "1.0.0 0.1.0"}; !reflect.DeepEqual(asked, want) {
-			t.Errorf("the rule was asked %q, want %q", asked, want)
-		}
-		wantLogTail(t, s, marker("first", 1), marker("first-state", 1), marker("never", 2), marker("never-state", 2),
-			marker("always", 3), marker("always-state", 3))
-		// State is given the package as each publish leaves it, and
-		// the index of the entry it answered before.
-		if want := []string{`latest 1.0.0 yanked [] deprecated "" head none`, `latest 1.0.0 yanked [] deprecated "" head 1`,
-			`latest 0.1.0 yanked [] deprecated "" head 3`}; !reflect.DeepEqual(states, want) {
-			t.Errorf("State was given %q, want %q", states, want)
-		}
+		var want []*translog.Entry
+		want = append(want, publishEntries(first, registry.PackState{Latest: "1.0.0"})...)
+		want = append(want, publishEntries(second, registry.PackState{Latest: "2.0.0", Head: index(1)})...)
+		want = append(want, publishEntries(lower, registry.PackState{Latest: "2.0.0", Head: index(3)})...)
+		wantLogTail(t, s, want...)
 	})
 
-	t.Run("a publish without the domain's parts, or whose precondition fails, stores nothing", func(t *testing.T) {
+	t.Run("a publish whose publisher is not a member of the owner stores nothing", func(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
-		if _, _, err := s.Publish(ctx(), input(alice, "foo", "1.0.0", "one", at(1))); err == nil {
-			t.Error("a publish without its log entry and rule of latest was stored")
-		}
-		noAdmit := input(alice, "foo", "1.0.0", "one", at(1)).Ready()
-		noAdmit.Admit = nil
-		if _, _, err := s.Publish(ctx(), noAdmit); err == nil {
-			t.Error("a publish without its rule of who may publish was stored")
-		}
-		notMember := input(alice, "foo", "1.0.0", "one", at(1)).Ready()
-		notMember.RequireMember = bob.ID
-		_, _, err := s.Publish(ctx(), notMember)
-		wantCode(t, "a publish that requires a member who is none", err, registry.Forbidden)
+		notMember := input(alice, "foo", "1.0.0", "one", at(1))
+		notMember.PublisherID = bob.ID
+		_, _, err := registry.PublishVersion(ctx(), s, notMember)
+		wantCode(t, "a publish by an account that is no member of the owner", err, registry.Forbidden)
 		_, err = s.PackageBySlug(ctx(), "alice", "foo")
 		wantCode(t, "the package of refused publishes", err, registry.NotFound)
 		if st, err := s.LogState(ctx()); err != nil || st.Entries != 0 {
@@ -199,7 +168,7 @@ func (su suite) testGiven(t *testing.T) {
 		}
 	})
 
-	t.Run("member changes append what Entries builds from the grants they took", func(t *testing.T) {
+	t.Run("member changes append their entries, and one for each grant they took", func(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		org := &registry.Account{Username: "acme", CreatedAt: t0}
@@ -207,49 +176,34 @@ func (su suite) testGiven(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantLogTail(t, s, marker("org", 0))
-		calls := 0
-		update := func(role registry.Role, minute int, entries ...*translog.Entry) registry.MemberUpdate {
-			return registry.MemberUpdate{Org: org, Member: bob, Role: role, At: at(minute),
-				Entries: func(removed []registry.TrustedPublisher, revoked map[int64]int) []*translog.Entry {
-					calls++
-					if len(removed) != 0 || len(revoked) != 0 {
-						t.Errorf("a change that took no grant says it removed %+v, revoked %v", removed, revoked)
-					}
-					return entries
-				}}
-		}
-		if _, err := s.SetMember(ctx(), update(registry.RoleOwner, 1, marker("owner", 1))); err != nil {
+		if _, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(1))); err != nil {
 			t.Fatal(err)
 		}
-		if ch, err := s.SetMember(ctx(), update(registry.RoleOwner, 2, marker("unchanged", 2))); err != nil || ch.Changed || calls != 1 {
-			t.Fatalf("the same role again: %+v, %v, Entries called %d times; want no change and one call", ch, err, calls)
+		if ch, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(2))); err != nil || ch.Changed {
+			t.Fatalf("the same role again: %+v, %v; want no change", ch, err)
 		}
-		wantLogTail(t, s, marker("owner", 1))
+		owner := registry.MemberLogEntry("acme", "bob", registry.RoleOwner, "alice", at(1))
+		wantLogTail(t, s, marker("org", 0), owner)
 
 		p := grant(org, bob, "acme/a", 3)
-		if err := s.CreateTrustedPublisher(ctx(), p, bob.ID); err != nil {
+		if err := registry.CreateTrustedPublisher(ctx(), s, p, bob.ID); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := exchangedToken(t, s, org, "t", at(60), p.ID); err != nil {
 			t.Fatal(err)
 		}
-		var gotRemoved []registry.TrustedPublisher
-		var gotRevoked map[int64]int
-		removal := registry.MemberUpdate{Org: org, Member: bob, At: at(4),
-			Entries: func(removed []registry.TrustedPublisher, revoked map[int64]int) []*translog.Entry {
-				gotRemoved, gotRevoked = removed, revoked
-				return []*translog.Entry{marker("removed", 4), marker("grant", 4)}
-			}}
-		if _, err := s.RemoveMember(ctx(), removal); err != nil {
+		ch, err := registry.RemoveOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, "", at(4)))
+		if err != nil {
 			t.Fatal(err)
 		}
-		if len(gotRemoved) != 1 || gotRemoved[0].ID != p.ID || !reflect.DeepEqual(gotRevoked, map[int64]int{p.ID: 1}) {
-			t.Errorf("Entries was given %+v, %v; want bob's trusted publisher and its one token", gotRemoved, gotRevoked)
+		if len(ch.RemovedTrustedPublishers) != 1 || ch.RemovedTrustedPublishers[0].ID != p.ID || len(ch.RevokedTokens) != 1 {
+			t.Fatalf("the removal took %+v and revoked %v; want bob's trusted publisher and its one token", ch.RemovedTrustedPublishers, ch.RevokedTokens)
 		}
-		wantLogTail(t, s, marker("removed", 4), marker("grant", 4))
+		wantLogTail(t, s, owner, registry.MemberLogEntry("acme", "bob", "", "alice", at(4)),
+			registry.TrustedPublisherRemovedLogEntry("acme", "bob", &ch.RemovedTrustedPublishers[0], 1, "alice", at(4)))
 	})
 
-	t.Run("a setting change appends what its Entry answers from the setting before; a publish is refused by its Admit alone", func(t *testing.T) {
+	t.Run("a setting change appends what its Entry answers from the setting before; a publish is refused by the package's setting", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		key := createKey(t, s, alice, "laptop", at(0))
@@ -274,30 +228,15 @@ func (su suite) testGiven(t *testing.T) {
 		wantLogTail(t, s, marker("on", 2))
 		entries := len(logEntries(t, s))
 
-		// The store asks Admit with the package as its transaction holds
-		// it, and refuses with Admit's error, new version or not; it
-		// decides nothing itself.
-		refusal := registry.Errorf(registry.Forbidden, "admit says no")
-		var seen []bool
-		refuse := func(in registry.PublishInput) registry.PublishInput {
-			in = in.Ready()
-			in.Admit = func(p *registry.Package) error {
-				seen = append(seen, p.TrustedPublishingOnly)
-				return refusal
-			}
-			return in
-		}
+		// The package's rule of who may publish sees the setting as the
+		// transaction holds it, and refuses, new version or not.
 		for _, in := range []registry.PublishInput{
-			refuse(input(alice, "foo", "2.0.0", "two", at(3))),
-			refuse(input(alice, "foo", "1.0.0", "one", at(3))), // identical to the version there
-			refuse(signed(input(alice, "foo", "2.0.0", "two", at(3)), key, "nonce-refused-by-admit")),
+			input(alice, "foo", "2.0.0", "two", at(3)),
+			input(alice, "foo", "1.0.0", "one", at(3)), // identical to the version there
+			signed(input(alice, "foo", "2.0.0", "two", at(3)), key, "nonce-refused-by-admit"),
 		} {
-			if _, _, err := s.Publish(ctx(), in); !errors.Is(err, refusal) {
-				t.Errorf("Publish of %s %s refused by Admit: %v, want Admit's error", in.PackSlug, in.Version, err)
-			}
-		}
-		if !reflect.DeepEqual(seen, []bool{true, true, true}) {
-			t.Errorf("Admit saw trusted publishing only %v, want true thrice", seen)
+			_, _, err := registry.PublishVersion(ctx(), s, in)
+			wantCode(t, "a publish into a package set to trusted publishing only", err, registry.Forbidden)
 		}
 		if got := len(logEntries(t, s)); got != entries {
 			t.Errorf("the log grew from %d to %d entries with refused publishes", entries, got)
@@ -306,10 +245,12 @@ func (su suite) testGiven(t *testing.T) {
 			t.Errorf("%d versions after refused publishes, want 1", len(vs))
 		}
 		// The nonce of the refused signed publish was not spent.
-		admitted := signed(input(alice, "foo", "2.0.0", "two", at(4)), key, "nonce-refused-by-admit").Ready()
-		admitted.Admit = func(*registry.Package) error { return nil }
-		if _, created, err := s.Publish(ctx(), admitted); err != nil || !created {
-			t.Errorf("a signed publish Admit lets through, with the refused one's nonce: created %v, %v", created, err)
+		if _, err := s.SetTrustedPublishingOnly(ctx(), change(false, marker("off", 4))); err != nil {
+			t.Fatal(err)
+		}
+		admitted := signed(input(alice, "foo", "2.0.0", "two", at(4)), key, "nonce-refused-by-admit")
+		if _, created, err := registry.PublishVersion(ctx(), s, admitted); err != nil || !created {
+			t.Errorf("a signed publish let through, with the refused one's nonce: created %v, %v", created, err)
 		}
 	})
 
@@ -322,24 +263,16 @@ func (su suite) testGiven(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantLogTail(t, s, marker("key", 1))
-		var owner string
-		var found registry.SSHKey
-		err := s.DeleteSSHKey(ctx(), alice.ID, k.ID, func(o string, k *registry.SSHKey) *translog.Entry {
-			owner, found = o, *k
-			return marker("gone", 2)
-		})
-		if err != nil {
+		if err := registry.RemoveSSHKey(ctx(), s, alice.ID, k.ID, at(2)); err != nil {
 			t.Fatal(err)
 		}
-		if owner != "alice" || found.Fingerprint != k.Fingerprint || found.PublicKey != k.PublicKey {
-			t.Errorf("the entry was built from %s's %+v, want alice's key", owner, found)
-		}
+		gone := registry.KeyLogEntry(false, "alice", k, at(2))
 		p := publish(t, s, input(alice, "widget", "1.0.0", "one", at(3)))
 		v := versionNamed(t, s, p, "1.0.0")
 		if _, created, err := s.CreateRelease(ctx(), release(p, v, "abc1234", 4), marker("release", 4)); err != nil || !created {
 			t.Fatalf("CreateRelease: created %v, %v", created, err)
 		}
-		ready := input(alice, "widget", "1.0.0", "one", at(3)).Ready()
-		wantLogTail(t, s, marker("key", 1), marker("gone", 2), ready.Entry, ready.State(registry.PackState{Latest: "1.0.0"}), marker("release", 4))
+		published := publishEntries(input(alice, "widget", "1.0.0", "one", at(3)), registry.PackState{Latest: "1.0.0"})
+		wantLogTail(t, s, marker("key", 1), gone, published[0], published[1], marker("release", 4))
 	})
 }

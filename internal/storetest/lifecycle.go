@@ -186,7 +186,7 @@ func (su suite) testLifecycle(t *testing.T) {
 			t.Errorf("ListPackages = %v, %v; want alice/foo back first", names(list), err)
 		}
 		// Re-publishing the yanked version's exact content changes nothing.
-		again, created, err := s.Publish(ctx(), one.Ready())
+		again, created, err := registry.PublishVersion(ctx(), s, one)
 		if err != nil || created || again.Version != "0.9.0" {
 			t.Errorf("publishing yanked 1.0.0 again = %+v, created %v, %v; want no change", again, created, err)
 		}
@@ -223,7 +223,7 @@ func (su suite) testLifecycle(t *testing.T) {
 		for i := range errs {
 			wg.Go(func() {
 				if i%2 == 0 {
-					_, _, errs[i] = s.Publish(ctx(), input(alice, "foo", fmt.Sprintf("1.%d.0", i), "v", at(1)).Ready())
+					_, _, errs[i] = registry.PublishVersion(ctx(), s, input(alice, "foo", fmt.Sprintf("1.%d.0", i), "v", at(1)))
 					return
 				}
 				// Yank the version the previous goroutine publishes, if it
@@ -330,10 +330,10 @@ func (su suite) testTrustedPublishingOnly(t *testing.T) {
 
 		// A token or a signed publish is refused by the domain's rule,
 		// and spends nothing; a publish from CI is not.
-		_, _, err = s.Publish(ctx(), input(alice, "foo", "2.0.0", "b", at(3)).Ready())
+		_, _, err = registry.PublishVersion(ctx(), s, input(alice, "foo", "2.0.0", "b", at(3)))
 		wantCode(t, "a token publish", err, registry.Forbidden)
 		wantMessage(t, "a token publish", err, "trusted_publishing_only")
-		_, _, err = s.Publish(ctx(), signed(input(alice, "foo", "2.0.0", "b", at(3)), key, "nonce-0123456789abcdef").Ready())
+		_, _, err = registry.PublishVersion(ctx(), s, signed(input(alice, "foo", "2.0.0", "b", at(3)), key, "nonce-0123456789abcdef"))
 		wantCode(t, "a signed publish", err, registry.Forbidden)
 		if got := len(logEntries(t, s)); got != entries {
 			t.Errorf("refused publishes grew the log from %d to %d entries", entries, got)

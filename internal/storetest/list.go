@@ -201,7 +201,7 @@ func (su suite) testListPackages(t *testing.T) {
 		// An identical republish is no publish: the order stays.
 		again := inputs[all[len(all)-2]]
 		again.Now = at(101)
-		if _, created, err := s.Publish(ctx(), again.Ready()); err != nil || created {
+		if _, created, err := registry.PublishVersion(ctx(), s, again); err != nil || created {
 			t.Fatalf("identical republish = created %v, error %v", created, err)
 		}
 		got, err := s.ListPackages(ctx(), registry.PackageFilter{Limit: 3})

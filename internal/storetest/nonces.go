@@ -31,7 +31,7 @@ func (su suite) testNonces(t *testing.T) {
 		}
 		for i, step := range steps {
 			in := signed(input(alice, "foo", step.version, step.name, at(i)), step.key, step.nonce)
-			_, created, err := s.Publish(ctx(), in.Ready())
+			_, created, err := registry.PublishVersion(ctx(), s, in)
 			if step.reused {
 				if !errors.Is(err, registry.ErrNonceReused) {
 					t.Fatalf("%s: Publish error %v, want ErrNonceReused", step.name, err)
@@ -53,9 +53,9 @@ func (su suite) testNonces(t *testing.T) {
 		key := createKey(t, s, alice, "laptop", t0)
 		publish(t, s, input(alice, "foo", "1.0.0", "original", t0))
 
-		_, _, err := s.Publish(ctx(), signed(input(alice, "foo", "1.0.0", "changed", at(1)), key, "nonce-cccccccccccc").Ready())
+		_, _, err := registry.PublishVersion(ctx(), s, signed(input(alice, "foo", "1.0.0", "changed", at(1)), key, "nonce-cccccccccccc"))
 		wantCode(t, "conflicting signed publish", err, registry.Conflict)
-		_, created, err := s.Publish(ctx(), signed(input(alice, "foo", "1.1.0", "next", at(2)), key, "nonce-cccccccccccc").Ready())
+		_, created, err := registry.PublishVersion(ctx(), s, signed(input(alice, "foo", "1.1.0", "next", at(2)), key, "nonce-cccccccccccc"))
 		if err != nil || !created {
 			t.Fatalf("publish with the nonce of a refused publish = created %v, error %v", created, err)
 		}
@@ -67,11 +67,11 @@ func (su suite) testNonces(t *testing.T) {
 		key := createKey(t, s, alice, "laptop", t0)
 		publish(t, s, input(alice, "foo", "1.0.0", "original", t0))
 
-		_, created, err := s.Publish(ctx(), signed(input(alice, "foo", "1.0.0", "original", at(1)), key, "nonce-dddddddddddd").Ready())
+		_, created, err := registry.PublishVersion(ctx(), s, signed(input(alice, "foo", "1.0.0", "original", at(1)), key, "nonce-dddddddddddd"))
 		if err != nil || created {
 			t.Fatalf("signed publish of identical content = created %v, error %v; want no change, no error", created, err)
 		}
-		_, _, err = s.Publish(ctx(), signed(input(alice, "foo", "1.1.0", "next", at(2)), key, "nonce-dddddddddddd").Ready())
+		_, _, err = registry.PublishVersion(ctx(), s, signed(input(alice, "foo", "1.1.0", "next", at(2)), key, "nonce-dddddddddddd"))
 		if !errors.Is(err, registry.ErrNonceReused) {
 			t.Fatalf("second use of the nonce: %v, want ErrNonceReused", err)
 		}
@@ -96,7 +96,7 @@ func (su suite) testNonces(t *testing.T) {
 			t.Errorf("PruneNonces pruned %d nonces, want 2", pruned)
 		}
 		for i, n := range nonces {
-			_, _, err := s.Publish(ctx(), signed(input(alice, "foo", fmt.Sprintf("2.%d.0", i), "again", at(30)), key, n.nonce).Ready())
+			_, _, err := registry.PublishVersion(ctx(), s, signed(input(alice, "foo", fmt.Sprintf("2.%d.0", i), "again", at(30)), key, n.nonce))
 			if spentAt := n.minute; spentAt < 5 && err != nil {
 				t.Errorf("nonce spent at minute %d was pruned, yet using it again fails: %v", spentAt, err)
 			} else if spentAt >= 5 && !errors.Is(err, registry.ErrNonceReused) {
@@ -117,7 +117,7 @@ func (su suite) testNoncesByFingerprint(t *testing.T) {
 	// mallory at registered.
 	replayKey := func(t *testing.T, s registry.Store, alice, mallory *registry.Account, key *registry.SSHKey, registered time.Time) *registry.SSHKey {
 		t.Helper()
-		if err := s.DeleteSSHKey(ctx(), alice.ID, key.ID, registry.KeyRemoval(at(9))); err != nil {
+		if err := registry.RemoveSSHKey(ctx(), s, alice.ID, key.ID, at(9)); err != nil {
 			t.Fatalf("DeleteSSHKey: %v", err)
 		}
 		again := &registry.SSHKey{AccountID: mallory.ID, Name: "alice's", Type: key.Type, Fingerprint: key.Fingerprint,
@@ -155,7 +155,7 @@ func (su suite) testNoncesByFingerprint(t *testing.T) {
 		publish(t, s, original)
 		again := replayKey(t, s, alice, mallory, key, at(1))
 
-		_, _, err := s.Publish(ctx(), replay(original, mallory, again, at(2)).Ready())
+		_, _, err := registry.PublishVersion(ctx(), s, replay(original, mallory, again, at(2)))
 		if !errors.Is(err, registry.ErrNonceReused) {
 			t.Fatalf("alice's signed publish replayed into mallory's account: %v, want ErrNonceReused", err)
 		}
@@ -178,7 +178,7 @@ func (su suite) testNoncesByFingerprint(t *testing.T) {
 			if n, err := s.PruneNonces(ctx(), now.Add(-registry.NonceWindow)); err != nil || n != 0 {
 				t.Fatalf("PruneNonces at %v (spent at %v) = %d, %v; want 0 pruned", now, t0, n, err)
 			}
-			if _, _, err := s.Publish(ctx(), replay(original, mallory, again, now).Ready()); !errors.Is(err, registry.ErrNonceReused) {
+			if _, _, err := registry.PublishVersion(ctx(), s, replay(original, mallory, again, now)); !errors.Is(err, registry.ErrNonceReused) {
 				t.Fatalf("replay at %v, within the window: %v, want ErrNonceReused", now, err)
 			}
 		}
@@ -189,7 +189,7 @@ func (su suite) testNoncesByFingerprint(t *testing.T) {
 		}
 		// Only now is the nonce forgotten (by then the service refuses its
 		// timestamp instead).
-		if _, created, err := s.Publish(ctx(), replay(original, mallory, again, after).Ready()); err != nil || !created {
+		if _, created, err := registry.PublishVersion(ctx(), s, replay(original, mallory, again, after)); err != nil || !created {
 			t.Fatalf("publish with the pruned nonce = created %v, %v", created, err)
 		}
 	})
@@ -202,7 +202,7 @@ func (su suite) testNoncesByFingerprint(t *testing.T) {
 		again := replayKey(t, s, alice, mallory, key, at(1))
 		// Verified against alice's row, which was deleted before the
 		// publish got to the store; the fingerprint now names mallory's.
-		_, _, err := s.Publish(ctx(), in.Ready())
+		_, _, err := registry.PublishVersion(ctx(), s, in)
 		wantCode(t, "publish signed by a deleted key row", err, registry.NotFound)
 		wantMessage(t, "publish signed by a deleted key row", err, key.Fingerprint)
 		wantNothingFor(t, s, "alice")
@@ -229,7 +229,7 @@ func (su suite) testConcurrentPublish(t *testing.T) {
 		for i := range results {
 			wg.Go(func() {
 				in := contents[i%2]
-				_, created, err := s.Publish(ctx(), in.Ready())
+				_, created, err := registry.PublishVersion(ctx(), s, in)
 				results[i] = result{in, created, err}
 			})
 		}
@@ -273,7 +273,7 @@ func (su suite) testConcurrentPublish(t *testing.T) {
 		errs := make([]error, 10)
 		for i := range errs {
 			wg.Go(func() {
-				_, _, errs[i] = s.Publish(ctx(), input(alice, "foo", fmt.Sprintf("1.%d.0", i), "v", at(1)).Ready())
+				_, _, errs[i] = registry.PublishVersion(ctx(), s, input(alice, "foo", fmt.Sprintf("1.%d.0", i), "v", at(1)))
 			})
 		}
 		wg.Wait()

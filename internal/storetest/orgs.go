@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -98,7 +99,7 @@ func (su suite) testOrgs(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		org := createOrg(t, s, "acme", alice)
-		ch, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(1).In(cet)))
+		ch, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(1).In(cet)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,25 +107,25 @@ func (su suite) testOrgs(t *testing.T) {
 		if !changed || m.Role != registry.RoleMaintainer || m.Username != "bob" || !m.CreatedAt.Equal(at(1)) || m.CreatedAt.Location() != time.UTC {
 			t.Fatalf("SetMember = %+v, %v, %v", m, changed, err)
 		}
-		if ch, _ := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(2))); ch == nil || ch.Changed {
+		if ch, _ := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(2))); ch == nil || ch.Changed {
 			t.Error("setting the same role again changed something")
 		}
 		if role, _ := s.MemberRole(ctx(), org.ID, bob.ID); role != registry.RoleMaintainer {
 			t.Errorf("MemberRole(bob) = %q", role)
 		}
-		if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, alice, alice, registry.RoleMaintainer, at(3))); !registry.IsCode(err, registry.Conflict) {
+		if _, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, alice, alice, registry.RoleMaintainer, at(3))); !registry.IsCode(err, registry.Conflict) {
 			t.Errorf("demoting the last owner: %v, want Conflict", err)
 		}
-		if _, err := s.RemoveMember(ctx(), registry.NewMemberUpdate(org, alice, alice, "", at(3))); !registry.IsCode(err, registry.Conflict) {
+		if _, err := registry.RemoveOrgMember(ctx(), s, registry.NewMemberUpdate(org, alice, alice, "", at(3))); !registry.IsCode(err, registry.Conflict) {
 			t.Errorf("removing the last owner: %v, want Conflict", err)
 		}
-		if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(4))); err != nil {
+		if _, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(4))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.RemoveMember(ctx(), registry.NewMemberUpdate(org, alice, bob, "", at(5))); err != nil {
+		if _, err := registry.RemoveOrgMember(ctx(), s, registry.NewMemberUpdate(org, alice, bob, "", at(5))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.RemoveMember(ctx(), registry.NewMemberUpdate(org, alice, bob, "", at(5))); !registry.IsCode(err, registry.NotFound) {
+		if _, err := registry.RemoveOrgMember(ctx(), s, registry.NewMemberUpdate(org, alice, bob, "", at(5))); !registry.IsCode(err, registry.NotFound) {
 			t.Errorf("removing a non-member: %v, want NotFound", err)
 		}
 		if role, _ := s.MemberRole(ctx(), org.ID, alice.ID); role != "" {
@@ -136,11 +137,33 @@ func (su suite) testOrgs(t *testing.T) {
 		}
 	})
 
+	t.Run("an organisation takes at most MaxOrgMembers members", func(t *testing.T) {
+		s := su.store(t)
+		alice := createAccount(t, s, "alice")
+		org := createOrg(t, s, "acme", alice)
+		for i := 1; i < registry.MaxOrgMembers; i++ {
+			m := createAccount(t, s, fmt.Sprintf("member%03d", i))
+			if _, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, m, alice, registry.RoleMaintainer, at(1))); err != nil {
+				t.Fatalf("member %d: %v", i+1, err)
+			}
+		}
+		entries := len(logEntries(t, s))
+		late := createAccount(t, s, "late")
+		_, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, late, alice, registry.RoleMaintainer, at(2)))
+		wantCode(t, "a member past MaxOrgMembers", err, registry.Conflict)
+		if role, _ := s.MemberRole(ctx(), org.ID, late.ID); role != "" {
+			t.Errorf("the refused member's role = %q", role)
+		}
+		if got := len(logEntries(t, s)); got != entries {
+			t.Errorf("the log grew from %d to %d entries with a refused member", entries, got)
+		}
+	})
+
 	t.Run("two owners removing each other at once leave one owner", func(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		org := createOrg(t, s, "acme", alice)
-		if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(1))); err != nil {
+		if _, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(1))); err != nil {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
@@ -149,7 +172,7 @@ func (su suite) testOrgs(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[i] = s.RemoveMember(ctx(), registry.NewMemberUpdate(org, pair[1], pair[0], "", at(2)))
+				_, errs[i] = registry.RemoveOrgMember(ctx(), s, registry.NewMemberUpdate(org, pair[1], pair[0], "", at(2)))
 			}()
 		}
 		wg.Wait()
@@ -168,7 +191,7 @@ func (su suite) testOrgs(t *testing.T) {
 		}
 		in := input(org, "widget", "1.0.0", "a", at(1))
 		in.PublisherID, in.TokenID = alice.ID, tok.ID
-		p, _, err := s.Publish(ctx(), in.Ready())
+		p, _, err := registry.PublishVersion(ctx(), s, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +201,7 @@ func (su suite) testOrgs(t *testing.T) {
 		}
 		in = input(org, "widget", "1.1.0", "b", at(2))
 		in.PublisherID = bob.ID
-		if _, _, err := s.Publish(ctx(), in.Ready()); !registry.IsCode(err, registry.Forbidden) {
+		if _, _, err := registry.PublishVersion(ctx(), s, in); !registry.IsCode(err, registry.Forbidden) {
 			t.Errorf("a non-member's publish: %v, want Forbidden", err)
 		}
 		if vs := listVersions(t, s, p.ID); len(vs) != 1 {

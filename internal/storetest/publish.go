@@ -64,7 +64,7 @@ func (su suite) testPublish(t *testing.T) {
 		in := input(alice, "foo", "1.0.0", "first", t0)
 		first := publish(t, s, in)
 		in.Now = at(5)
-		again, created, err := s.Publish(ctx(), in.Ready())
+		again, created, err := registry.PublishVersion(ctx(), s, in)
 		if err != nil || created {
 			t.Fatalf("Publish again = created %v, error %v; want no change and no error", created, err)
 		}
@@ -112,7 +112,7 @@ func (su suite) testPublish(t *testing.T) {
 		wantTime(t, "stored CreatedAt", stored.CreatedAt, at(1))
 
 		older.Now = at(5)
-		again, created, err := s.Publish(ctx(), older.Ready())
+		again, created, err := registry.PublishVersion(ctx(), s, older)
 		if err != nil || created {
 			t.Fatalf("Publish again = created %v, error %v; want no change and no error", created, err)
 		}
@@ -127,7 +127,7 @@ func (su suite) testPublish(t *testing.T) {
 
 		changed := input(alice, "foo", "1.2.0", "changed", at(5))
 		changed.Description = "changed too"
-		pkg, created, err := s.Publish(ctx(), changed.Ready())
+		pkg, created, err := registry.PublishVersion(ctx(), s, changed)
 		if pkg != nil || created {
 			t.Errorf("Publish = %+v, created %v; want neither", pkg, created)
 		}
@@ -155,7 +155,7 @@ func (su suite) testPublish(t *testing.T) {
 		alice := createAccount(t, s, "alice")
 		key := createKey(t, s, alice, "laptop", t0)
 		publish(t, s, signed(input(alice, "foo", "1.0.0", "first", t0), key, "nonce-0000000001"))
-		_, _, err := s.Publish(ctx(), signed(input(alice, "bar", "1.0.0", "first", at(1)), key, "nonce-0000000001").Ready())
+		_, _, err := registry.PublishVersion(ctx(), s, signed(input(alice, "bar", "1.0.0", "first", at(1)), key, "nonce-0000000001"))
 		if !errors.Is(err, registry.ErrNonceReused) {
 			t.Fatalf("Publish with a spent nonce: %v, want ErrNonceReused", err)
 		}
@@ -244,7 +244,7 @@ func (su suite) testPublish(t *testing.T) {
 		alice := createAccount(t, s, "alice")
 		publish(t, s, input(alice, "foo", "1.0.0", "one", at(0)))
 		pkg := publish(t, s, input(alice, "foo", "2.0.0", "two", at(1)))
-		again, created, err := s.Publish(ctx(), input(alice, "foo", "1.0.0", "one", at(2)).Ready())
+		again, created, err := registry.PublishVersion(ctx(), s, input(alice, "foo", "1.0.0", "one", at(2)))
 		if err != nil || created {
 			t.Fatalf("identical republish = created %v, error %v", created, err)
 		}
@@ -335,7 +335,7 @@ func (su suite) testPublish(t *testing.T) {
 		key := createKey(t, s, alice, "laptop", t0)
 		in := signed(input(alice, "foo", "1.0.0", "one", t0), key, "nonce-0000000001")
 		publish(t, s, in)
-		if err := s.DeleteSSHKey(ctx(), alice.ID, key.ID, registry.KeyRemoval(at(9))); err != nil {
+		if err := registry.RemoveSSHKey(ctx(), s, alice.ID, key.ID, at(9)); err != nil {
 			t.Fatalf("DeleteSSHKey: %v", err)
 		}
 		doc, err := s.VersionDocument(ctx(), "alice", "foo", "1.0.0")
@@ -443,7 +443,7 @@ func (su suite) testPublish(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		ghost := &registry.Account{ID: alice.ID + 1000, Username: "ghost"}
-		_, _, err := s.Publish(ctx(), input(ghost, "foo", "1.0.0", "one", t0).Ready())
+		_, _, err := registry.PublishVersion(ctx(), s, input(ghost, "foo", "1.0.0", "one", t0))
 		wantCode(t, "Publish", err, registry.NotFound)
 	})
 }

@@ -12,7 +12,7 @@ func (su suite) testSessions(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		sess := &registry.Session{AccountID: alice.ID, Hash: tokenHash("cookie"), CreatedAt: t0.In(cet), ExpiresAt: at(60).In(cet)}
-		if err := s.CreateSession(ctx(), sess); err != nil {
+		if err := registry.CreateSession(ctx(), s, sess); err != nil {
 			t.Fatalf("CreateSession: %v", err)
 		}
 		if sess.ID == 0 {
@@ -48,7 +48,7 @@ func (su suite) testSessions(t *testing.T) {
 	t.Run("unknown hash is not found", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
-		if err := s.CreateSession(ctx(), &registry.Session{AccountID: alice.ID, Hash: tokenHash("cookie"), CreatedAt: t0, ExpiresAt: at(60)}); err != nil {
+		if err := registry.CreateSession(ctx(), s, &registry.Session{AccountID: alice.ID, Hash: tokenHash("cookie"), CreatedAt: t0, ExpiresAt: at(60)}); err != nil {
 			t.Fatalf("CreateSession: %v", err)
 		}
 		_, err := s.SessionByHash(ctx(), tokenHash("guess"), t0)
@@ -59,7 +59,7 @@ func (su suite) testSessions(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		for _, cookie := range []string{"one", "two"} {
-			if err := s.CreateSession(ctx(), &registry.Session{AccountID: alice.ID, Hash: tokenHash(cookie), CreatedAt: t0, ExpiresAt: at(60)}); err != nil {
+			if err := registry.CreateSession(ctx(), s, &registry.Session{AccountID: alice.ID, Hash: tokenHash(cookie), CreatedAt: t0, ExpiresAt: at(60)}); err != nil {
 				t.Fatalf("CreateSession: %v", err)
 			}
 		}
@@ -79,7 +79,7 @@ func (su suite) testSessions(t *testing.T) {
 	t.Run("session of a missing account is refused", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
-		err := s.CreateSession(ctx(), &registry.Session{AccountID: alice.ID + 1000, Hash: tokenHash("x"), CreatedAt: t0, ExpiresAt: at(60)})
+		err := registry.CreateSession(ctx(), s, &registry.Session{AccountID: alice.ID + 1000, Hash: tokenHash("x"), CreatedAt: t0, ExpiresAt: at(60)})
 		wantCode(t, "CreateSession", err, registry.NotFound)
 	})
 }

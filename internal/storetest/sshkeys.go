@@ -124,13 +124,13 @@ func (su suite) testSSHKeys(t *testing.T) {
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		k := createKey(t, s, alice, "laptop", t0)
 
-		wantCode(t, "bob deletes alice's key", s.DeleteSSHKey(ctx(), bob.ID, k.ID, registry.KeyRemoval(at(9))), registry.NotFound)
-		wantCode(t, "alice deletes a missing key", s.DeleteSSHKey(ctx(), alice.ID, k.ID+1000, registry.KeyRemoval(at(9))), registry.NotFound)
+		wantCode(t, "bob deletes alice's key", registry.RemoveSSHKey(ctx(), s, bob.ID, k.ID, at(9)), registry.NotFound)
+		wantCode(t, "alice deletes a missing key", registry.RemoveSSHKey(ctx(), s, alice.ID, k.ID+1000, at(9)), registry.NotFound)
 		if _, err := keyByFingerprint(t, s, k.Fingerprint); err != nil {
 			t.Fatalf("the key is gone after refused deletions: %v", err)
 		}
 
-		if err := s.DeleteSSHKey(ctx(), alice.ID, k.ID, registry.KeyRemoval(at(9))); err != nil {
+		if err := registry.RemoveSSHKey(ctx(), s, alice.ID, k.ID, at(9)); err != nil {
 			t.Fatalf("alice deletes her key: %v", err)
 		}
 		_, err := keyByFingerprint(t, s, k.Fingerprint)
@@ -138,7 +138,7 @@ func (su suite) testSSHKeys(t *testing.T) {
 		if keys, _ := s.ListSSHKeys(ctx(), alice.ID); len(keys) != 0 {
 			t.Errorf("ListSSHKeys after delete = %q", keyNames(keys))
 		}
-		wantCode(t, "deleting again", s.DeleteSSHKey(ctx(), alice.ID, k.ID, registry.KeyRemoval(at(9))), registry.NotFound)
+		wantCode(t, "deleting again", registry.RemoveSSHKey(ctx(), s, alice.ID, k.ID, at(9)), registry.NotFound)
 
 		// The fingerprint is free again, for anyone.
 		again := &registry.SSHKey{AccountID: bob.ID, Name: "reused", Type: k.Type, Fingerprint: k.Fingerprint, PublicKey: k.PublicKey, CreatedAt: at(1)}

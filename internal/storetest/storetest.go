@@ -168,7 +168,7 @@ func signed(in registry.PublishInput, key *registry.SSHKey, nonce string) regist
 
 func publish(t *testing.T, s registry.Store, in registry.PublishInput) *registry.Package {
 	t.Helper()
-	pkg, created, err := s.Publish(ctx(), in.Ready())
+	pkg, created, err := registry.PublishVersion(ctx(), s, in)
 	if err != nil {
 		t.Fatalf("Publish(%s/%s@%s): %v", in.OwnerSlug, in.PackSlug, in.Version, err)
 	}

@@ -54,22 +54,22 @@ func (su suite) testLog(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		first := input(alice, "widget", "1.0.0", "one", at(1))
-		p, _, err := s.Publish(ctx(), first.Ready())
+		p, _, err := registry.PublishVersion(ctx(), s, first)
 		if err != nil || p.LogIndex == nil || *p.LogIndex != 0 {
 			t.Fatalf("Publish: %+v, %v; want log index 0", p, err)
 		}
 		// Identical again: no entry, the same index. Conflicting: no entry.
-		if p, _, err := s.Publish(ctx(), first.Ready()); err != nil || p.LogIndex == nil || *p.LogIndex != 0 {
+		if p, _, err := registry.PublishVersion(ctx(), s, first); err != nil || p.LogIndex == nil || *p.LogIndex != 0 {
 			t.Fatalf("identical Publish: %+v, %v", p, err)
 		}
-		_, _, err = s.Publish(ctx(), input(alice, "widget", "1.0.0", "other", at(2)).Ready())
+		_, _, err = registry.PublishVersion(ctx(), s, input(alice, "widget", "1.0.0", "other", at(2)))
 		wantCode(t, "conflicting Publish", err, registry.Conflict)
 		key := createKey(t, s, alice, "laptop", at(3))
-		sp, _, err := s.Publish(ctx(), signed(input(alice, "signed", "2.0.0", "signed", at(4)), key, "nonce-0000000000000001").Ready())
+		sp, _, err := registry.PublishVersion(ctx(), s, signed(input(alice, "signed", "2.0.0", "signed", at(4)), key, "nonce-0000000000000001"))
 		if err != nil || *sp.LogIndex != 3 {
 			t.Fatalf("signed Publish: %+v, %v", sp, err)
 		}
-		if err := s.DeleteSSHKey(ctx(), alice.ID, key.ID, registry.KeyRemoval(at(9))); err != nil {
+		if err := registry.RemoveSSHKey(ctx(), s, alice.ID, key.ID, at(9)); err != nil {
 			t.Fatal(err)
 		}
 		entries := logEntries(t, s)
@@ -106,7 +106,7 @@ func (su suite) testLog(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		for i := range 5 { // 10 entries: a publish and a pack-state each
-			if _, _, err := s.Publish(ctx(), input(alice, "p", fmt.Sprintf("1.0.%d", i), "x", at(i)).Ready()); err != nil {
+			if _, _, err := registry.PublishVersion(ctx(), s, input(alice, "p", fmt.Sprintf("1.0.%d", i), "x", at(i))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -166,7 +166,7 @@ func (su suite) testLog(t *testing.T) {
 		got := make([]int64, n)
 		for i := range n {
 			wg.Go(func() {
-				p, _, err := s.Publish(ctx(), input(alice, fmt.Sprintf("p%d", i), "1.0.0", "x", at(i)).Ready())
+				p, _, err := registry.PublishVersion(ctx(), s, input(alice, fmt.Sprintf("p%d", i), "1.0.0", "x", at(i)))
 				if err != nil {
 					t.Error(err)
 					return
@@ -195,7 +195,7 @@ func (su suite) testLog(t *testing.T) {
 		for w := range 8 {
 			wg.Go(func() {
 				for i := w; i < n/2; i += 8 {
-					if _, _, err := s.Publish(ctx(), input(alice, fmt.Sprintf("p%d", i), "1.0.0", "x", at(i)).Ready()); err != nil {
+					if _, _, err := registry.PublishVersion(ctx(), s, input(alice, fmt.Sprintf("p%d", i), "1.0.0", "x", at(i))); err != nil {
 						t.Error(err)
 						return
 					}

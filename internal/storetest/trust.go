@@ -28,7 +28,7 @@ func (su suite) testTrustedPublishers(t *testing.T) {
 		b1 := &registry.TrustedPublisher{AccountID: bob.ID, Issuer: github, Packages: []string{"tool"},
 			Claims: map[string]string{"repository": "bob/tool"}, CreatedAt: at(2)}
 		for _, p := range []*registry.TrustedPublisher{a1, a2, b1} {
-			if err := s.CreateTrustedPublisher(ctx(), p, 0); err != nil {
+			if err := registry.CreateTrustedPublisher(ctx(), s, p, 0); err != nil {
 				t.Fatalf("CreateTrustedPublisher: %v", err)
 			}
 		}
@@ -69,7 +69,7 @@ func (su suite) testTrustedPublishers(t *testing.T) {
 
 	t.Run("a trusted publisher of a missing account is not found", func(t *testing.T) {
 		s := su.store(t)
-		err := s.CreateTrustedPublisher(ctx(), &registry.TrustedPublisher{AccountID: 999, Issuer: github,
+		err := registry.CreateTrustedPublisher(ctx(), s, &registry.TrustedPublisher{AccountID: 999, Issuer: github,
 			Packages: []string{"x"}, Claims: map[string]string{"repository": "a/b"}, CreatedAt: t0}, 0)
 		if !registry.IsCode(err, registry.NotFound) {
 			t.Errorf("CreateTrustedPublisher for account 999: %v, want NotFound", err)
@@ -123,20 +123,20 @@ func (su suite) testGrants(t *testing.T) {
 		s := su.store(t)
 		alice, bob, carol := createAccount(t, s, "alice"), createAccount(t, s, "bob"), createAccount(t, s, "carol")
 		org := createOrg(t, s, "acme", alice)
-		if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(1))); err != nil {
+		if _, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(1))); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CreateTrustedPublisher(ctx(), grant(org, bob, "acme/a", 2), bob.ID); !registry.IsCode(err, registry.Forbidden) {
+		if err := registry.CreateTrustedPublisher(ctx(), s, grant(org, bob, "acme/a", 2), bob.ID); !registry.IsCode(err, registry.Forbidden) {
 			t.Errorf("a maintainer's trusted publisher: %v, want Forbidden", err)
 		}
-		if err := s.CreateTrustedPublisher(ctx(), grant(org, carol, "acme/a", 2), carol.ID); !registry.IsCode(err, registry.Forbidden) {
+		if err := registry.CreateTrustedPublisher(ctx(), s, grant(org, carol, "acme/a", 2), carol.ID); !registry.IsCode(err, registry.Forbidden) {
 			t.Errorf("a trusted publisher of one who is no member: %v, want Forbidden", err)
 		}
 		if list, _ := s.ListTrustedPublishers(ctx(), org.ID); len(list) != 0 {
 			t.Errorf("refused trusted publishers were stored: %+v", list)
 		}
 		p := grant(org, alice, "acme/a", 2)
-		if err := s.CreateTrustedPublisher(ctx(), p, alice.ID); err != nil {
+		if err := registry.CreateTrustedPublisher(ctx(), s, p, alice.ID); err != nil {
 			t.Fatal(err)
 		}
 		list, err := s.ListTrustedPublishers(ctx(), org.ID)
@@ -149,7 +149,7 @@ func (su suite) testGrants(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		p := grant(alice, alice, "alice/a", 1)
-		if err := s.CreateTrustedPublisher(ctx(), p, 0); err != nil {
+		if err := registry.CreateTrustedPublisher(ctx(), s, p, 0); err != nil {
 			t.Fatal(err)
 		}
 		tok, err := exchangedToken(t, s, alice, "a", at(15), p.ID)
@@ -180,7 +180,7 @@ func (su suite) testGrants(t *testing.T) {
 			s := su.store(t)
 			alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 			org := createOrg(t, s, "acme", alice)
-			if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(1))); err != nil {
+			if _, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(1))); err != nil {
 				t.Fatal(err)
 			}
 			bob1, bob2, alice1 := grant(org, bob, "bob/one", 2), grant(org, bob, "bob/two", 3), grant(org, alice, "acme/main", 4)
@@ -190,7 +190,7 @@ func (su suite) testGrants(t *testing.T) {
 				if p.AccountID != org.ID {
 					requireOwner = 0
 				}
-				if err := s.CreateTrustedPublisher(ctx(), p, requireOwner); err != nil {
+				if err := registry.CreateTrustedPublisher(ctx(), s, p, requireOwner); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -205,9 +205,9 @@ func (su suite) testGrants(t *testing.T) {
 
 			var ch *registry.MemberChange
 			if demote {
-				ch, err = s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(10)))
+				ch, err = registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleMaintainer, at(10)))
 			} else {
-				ch, err = s.RemoveMember(ctx(), registry.NewMemberUpdate(org, bob, alice, "", at(10)))
+				ch, err = registry.RemoveOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, "", at(10)))
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -252,10 +252,10 @@ func (su suite) testGrants(t *testing.T) {
 				t.Errorf("log = %q, want %q", logged, want)
 			}
 			// The trusted publishers went with the role: nothing is left to revoke.
-			if _, err := s.SetMember(ctx(), registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(11))); err != nil {
+			if _, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(11))); err != nil {
 				t.Fatal(err)
 			}
-			if ch, err := s.RemoveMember(ctx(), registry.NewMemberUpdate(org, bob, alice, "", at(12))); err != nil || len(ch.RemovedTrustedPublishers) != 0 || len(ch.RevokedTokens) != 0 {
+			if ch, err := registry.RemoveOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, "", at(12))); err != nil || len(ch.RemovedTrustedPublishers) != 0 || len(ch.RevokedTokens) != 0 {
 				t.Errorf("removing bob again: %+v, %v; want nothing more taken", ch, err)
 			}
 		})

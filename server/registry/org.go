@@ -109,22 +109,6 @@ type OrgStore interface {
 	// MemberRole answers accountID's role in orgID, "" when it is not a
 	// member. Read from the database every time: never cached.
 	MemberRole(ctx context.Context, orgID, accountID int64) (Role, error)
-	// SetMember adds u.Member to u.Org with u.Role, or changes its role;
-	// Changed is false when it had that role already (nothing is
-	// logged). Conflict when it would leave the organisation without an
-	// owner, or past MaxOrgMembers. Demoting an owner revokes its grants
-	// (revokeGrants below) in the same transaction.
-	SetMember(ctx context.Context, u MemberUpdate) (*MemberChange, error)
-	// RemoveMember removes u.Member from u.Org (u.Role is ""), and revokes
-	// its grants in the same transaction. NotFound when it is not a
-	// member; Conflict when it is the last owner.
-	//
-	// Revoking a member's grants: the trusted publishers of the
-	// organisation whose CreatedBy is the member are deleted, and the
-	// tokens exchanged through them that are active at u.At are revoked;
-	// the MemberChange lists both. A change appends the entries
-	// u.Entries builds from them, in its transaction.
-	RemoveMember(ctx context.Context, u MemberUpdate) (*MemberChange, error)
 	// CountOwned counts the packages of ownerID that have a latest version.
 	CountOwned(ctx context.Context, ownerID int64) (int64, error)
 	// OrgsOf lists the organisations accountID is a member of, by name.
@@ -134,35 +118,193 @@ type OrgStore interface {
 	CountOwnedOrgs(ctx context.Context, accountID int64) (int64, error)
 }
 
-// MemberUpdate is a change of one member of an organisation, with the log
-// entries the domain makes of it (NewMemberUpdate).
+// MemberUpdate is a change of one member of an organisation
+// (NewMemberUpdate).
 type MemberUpdate struct {
 	Org, Member *Account
 	Role        Role // the new role; "" for a removal
+	By          string
 	At          time.Time
-	// Entries answers the change's log entries, in the order they are
-	// appended, from what the store's transaction did: the trusted
-	// publishers it removed with the member's owner role (oldest first)
-	// and, by their id, how many tokens exchanged through each it
-	// revoked. The store calls it once the change is made, and only when
-	// the membership changed.
-	Entries func(removed []TrustedPublisher, revoked map[int64]int) []*translog.Entry
 }
 
 // NewMemberUpdate is the change by which by gives member role in org (""
-// removes it) at at: its entry, then one for each trusted publisher the
-// member's lost owner role takes with it.
+// removes it) at at.
 func NewMemberUpdate(org, member, by *Account, role Role, at time.Time) MemberUpdate {
-	orgName, memberName, byName := org.Username, member.Username, by.Username
-	return MemberUpdate{Org: org, Member: member, Role: role, At: at,
-		Entries: func(removed []TrustedPublisher, revoked map[int64]int) []*translog.Entry {
-			entries := []*translog.Entry{MemberLogEntry(orgName, memberName, role, byName, at)}
-			for i := range removed {
-				entries = append(entries, TrustedPublisherRemovedLogEntry(orgName, memberName, &removed[i], revoked[removed[i].ID], byName, at))
+	return MemberUpdate{Org: org, Member: member, Role: role, By: by.Username, At: at}
+}
+
+// SetOrgMember adds u.Member to u.Org with u.Role, or changes its role, in
+// one transaction of st: Changed is false when it had that role already
+// (nothing is logged). Conflict when the change would leave the
+// organisation without an owner, or take it past MaxOrgMembers. Demoting
+// an owner takes its grants with it (revokeGrants). The organisation's row
+// is held first, so changes of one organisation's members take turns (on
+// every replica): two owners demoting each other at once cannot both
+// succeed.
+func SetOrgMember(ctx context.Context, st Transactor, u MemberUpdate) (ch *MemberChange, err error) {
+	err = st.Tx(ctx, func(tx Tx) error {
+		ch = &MemberChange{}
+		if err := tx.LockOrg(u.Org.ID); err != nil {
+			return err
+		}
+		old, err := tx.MemberRole(u.Org.ID, u.Member.ID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case old == u.Role:
+		case old == "":
+			n, err := tx.CountMembers(u.Org.ID, "")
+			if err != nil {
+				return err
 			}
-			return entries
-		},
+			if n >= MaxOrgMembers {
+				return Errorf(Conflict, "the organisation %s has %d members, the most it may", u.Org.Username, n)
+			}
+			if err := tx.AddMember(u.Org.ID, u.Member.ID, u.Role, u.At); err != nil {
+				return err
+			}
+			ch.Changed = true
+		default:
+			if old == RoleOwner {
+				if err := notLastOwner(tx, u, "demote"); err != nil {
+					return err
+				}
+			}
+			if err := tx.SetMemberRole(u.Org.ID, u.Member.ID, u.Role); err != nil {
+				return err
+			}
+			ch.Changed = true
+		}
+		var revoked map[int64]int
+		if old == RoleOwner && u.Role != RoleOwner {
+			if revoked, err = revokeGrants(tx, u, ch); err != nil {
+				return err
+			}
+		}
+		if ch.Changed {
+			if err := appendMemberEntries(tx, u, ch.RemovedTrustedPublishers, revoked); err != nil {
+				return err
+			}
+		}
+		ch.Member, err = tx.Member(u.Org.ID, u.Member.ID)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return ch, nil
+}
+
+// RemoveOrgMember removes u.Member from u.Org (u.Role is ""), with its
+// grants (revokeGrants), in one transaction of st. NotFound when it is not
+// a member; Conflict when it is the last owner.
+func RemoveOrgMember(ctx context.Context, st Transactor, u MemberUpdate) (ch *MemberChange, err error) {
+	err = st.Tx(ctx, func(tx Tx) error {
+		ch = &MemberChange{Changed: true}
+		if err := tx.LockOrg(u.Org.ID); err != nil {
+			return err
+		}
+		old, err := tx.MemberRole(u.Org.ID, u.Member.ID)
+		if err != nil {
+			return err
+		}
+		switch old {
+		case "":
+			return Errorf(NotFound, "%s is not a member of the organisation %s", u.Member.Username, u.Org.Username)
+		case RoleOwner:
+			if err := notLastOwner(tx, u, "remove"); err != nil {
+				return err
+			}
+		}
+		if err := tx.DeleteMember(u.Org.ID, u.Member.ID); err != nil {
+			return err
+		}
+		revoked, err := revokeGrants(tx, u, ch)
+		if err != nil {
+			return err
+		}
+		return appendMemberEntries(tx, u, ch.RemovedTrustedPublishers, revoked)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// notLastOwner refuses to demote or remove u.Member when it is u.Org's
+// only owner: an organisation always keeps one.
+func notLastOwner(tx Tx, u MemberUpdate, what string) error {
+	n, err := tx.CountMembers(u.Org.ID, RoleOwner)
+	if err != nil {
+		return err
+	}
+	if n <= 1 {
+		return Errorf(Conflict, "cannot %s %s: it is the last owner of the organisation %s, which always keeps one; make another member an owner first",
+			what, u.Member.Username, u.Org.Username)
+	}
+	return nil
+}
+
+// revokeGrants takes u.Member's grants with its owner role (a grant never
+// outlasts its maker's power): it deletes the trusted publishers of u.Org
+// that u.Member made and revokes the tokens exchanged through them that
+// are active at u.At, lists both in ch, and answers, by trusted
+// publisher, how many tokens it revoked through each, for the change's
+// log entries. The caller holds the organisation's row, which
+// CreateTrustedPublisher (for an owner) and an exchanged token's
+// CreateToken take too.
+func revokeGrants(tx Tx, u MemberUpdate, ch *MemberChange) (map[int64]int, error) {
+	removed, err := tx.TrustedPublishersMadeBy(u.Org.ID, u.Member.ID)
+	if err != nil || len(removed) == 0 {
+		return nil, err
+	}
+	gone := map[int64]int{} // trusted publisher id → tokens revoked through it
+	for _, p := range removed {
+		if err := tx.DeleteTrustedPublisherRow(p.ID); err != nil {
+			return nil, err
+		}
+		gone[p.ID] = 0
+	}
+	active, err := tx.ActiveExchangedTokens(u.Org.ID, u.At)
+	if err != nil {
+		return nil, err
+	}
+	var revoked []int64
+	for _, t := range active {
+		hit := false
+		for _, id := range t.Via {
+			if _, ok := gone[id]; ok {
+				gone[id]++
+				hit = true
+			}
+		}
+		if !hit {
+			continue
+		}
+		if err := tx.RevokeTokenAt(t.ID, u.At); err != nil {
+			return nil, err
+		}
+		revoked = append(revoked, t.ID)
+	}
+	ch.RemovedTrustedPublishers, ch.RevokedTokens = removed, revoked
+	return gone, nil
+}
+
+// appendMemberEntries appends a member change's log entries: its
+// MemberLogEntry, then one for each trusted publisher the member's lost
+// owner role took with it.
+func appendMemberEntries(tx Tx, u MemberUpdate, removed []TrustedPublisher, revoked map[int64]int) error {
+	entries := []*translog.Entry{MemberLogEntry(u.Org.Username, u.Member.Username, u.Role, u.By, u.At)}
+	for i := range removed {
+		entries = append(entries, TrustedPublisherRemovedLogEntry(u.Org.Username, u.Member.Username, &removed[i], revoked[removed[i].ID], u.By, u.At))
+	}
+	for _, e := range entries {
+		if _, err := tx.AppendLog(e, 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MemberChange is what a change of members did.
@@ -291,7 +433,7 @@ func (s *Service) SetMember(ctx context.Context, actor *Account, maker *Token, o
 	if _, err := ParseRole(string(role)); err != nil {
 		return nil, err
 	}
-	ch, err := s.store.SetMember(ctx, NewMemberUpdate(o, member, actor, role, s.now()))
+	ch, err := SetOrgMember(ctx, s.store, NewMemberUpdate(o, member, actor, role, s.now()))
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +451,7 @@ func (s *Service) RemoveMember(ctx context.Context, actor *Account, maker *Token
 	if err != nil {
 		return nil, err
 	}
-	ch, err := s.store.RemoveMember(ctx, NewMemberUpdate(o, member, actor, "", s.now()))
+	ch, err := RemoveOrgMember(ctx, s.store, NewMemberUpdate(o, member, actor, "", s.now()))
 	if err != nil {
 		return nil, err
 	}

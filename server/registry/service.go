@@ -162,7 +162,7 @@ func (s *Service) Publish(ctx context.Context, actor *Account, req PublishReques
 	if err := s.keepDocument(ctx, &in); err != nil {
 		return nil, false, err
 	}
-	pkg, created, err := s.store.Publish(ctx, in.Ready())
+	pkg, created, err := PublishVersion(ctx, s.store, in)
 	if err != nil {
 		return nil, false, err
 	}

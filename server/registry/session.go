@@ -49,7 +49,7 @@ func (s *Service) StartSession(ctx context.Context, accountID int64, client Sess
 	now := s.now()
 	sess := &Session{AccountID: accountID, Hash: sessionHash(id), CreatedAt: now, ExpiresAt: now.Add(SessionLifetime),
 		LastSeenAt: now, UserAgent: CleanUserAgent(client.UserAgent), IP: cleanIP(client.IP)}
-	if err := s.store.CreateSession(ctx, sess); err != nil {
+	if err := CreateSession(ctx, s.store, sess); err != nil {
 		return "", err
 	}
 	return id, nil
@@ -146,4 +146,22 @@ func (s *Service) EndAccountSession(ctx context.Context, accountID, sessionID in
 // of them, "log out everywhere") and says how many ended.
 func (s *Service) EndAccountSessions(ctx context.Context, accountID, exceptID int64) (int64, error) {
 	return s.store.DeleteAccountSessions(ctx, accountID, exceptID)
+}
+
+// CreateSession stores sess through st and sets its ID, its LastSeenAt
+// being its CreatedAt, in one transaction that also deletes the sessions
+// expired by then (logins keep the table small) and the account's least
+// recently seen sessions beyond MaxSessionsPerAccount. NotFound when the
+// account does not exist.
+func CreateSession(ctx context.Context, st Transactor, sess *Session) error {
+	sess.LastSeenAt = sess.CreatedAt
+	return st.Tx(ctx, func(tx Tx) error {
+		if err := tx.DeleteExpiredSessions(sess.CreatedAt); err != nil {
+			return err
+		}
+		if err := tx.InsertSession(sess); err != nil {
+			return err
+		}
+		return tx.DeleteSessionsBeyond(sess.AccountID, MaxSessionsPerAccount)
+	})
 }

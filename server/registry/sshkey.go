@@ -168,7 +168,7 @@ func (s *Service) PublishVerified(ctx context.Context, v *VerifiedPublish) (*Pac
 	if err := s.keepDocument(ctx, &v.input); err != nil {
 		return nil, false, err
 	}
-	pkg, created, err := s.store.Publish(ctx, v.input.Ready())
+	pkg, created, err := PublishVersion(ctx, s.store, v.input)
 	if err != nil {
 		return nil, false, err
 	}
@@ -213,9 +213,9 @@ func (s *Service) ListSSHKeys(ctx context.Context, accountID int64) ([]SSHKey, e
 // not exist or belongs to someone else. Versions it signed keep their
 // provenance, and its spent nonces stay spent.
 func (s *Service) DeleteSSHKey(ctx context.Context, accountID, keyID int64) error {
-	entry := KeyRemoval(s.now())
+	at := s.now()
 	if !s.auditing() {
-		return s.store.DeleteSSHKey(ctx, accountID, keyID, entry)
+		return RemoveSSHKey(ctx, s.store, accountID, keyID, at)
 	}
 	// The key is described before it is gone.
 	key := &SSHKey{ID: keyID}
@@ -226,7 +226,7 @@ func (s *Service) DeleteSSHKey(ctx context.Context, accountID, keyID int64) erro
 			}
 		}
 	}
-	if err := s.store.DeleteSSHKey(ctx, accountID, keyID, entry); err != nil {
+	if err := RemoveSSHKey(ctx, s.store, accountID, keyID, at); err != nil {
 		return err
 	}
 	actor := s.username(ctx, accountID)
@@ -283,4 +283,23 @@ func (s *Service) userByID(ctx context.Context, accountID int64) (*Account, erro
 		return nil, err
 	}
 	return acct, checkUser(acct)
+}
+
+// RemoveSSHKey deletes one of accountID's keys at at, in one transaction
+// of st with its key-remove entry, built from the key and its owner's
+// username as the transaction finds them; NotFound when accountID has no
+// such key. Versions it signed keep their provenance, and its spent nonces
+// stay spent.
+func RemoveSSHKey(ctx context.Context, st Transactor, accountID, keyID int64, at time.Time) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		k, owner, err := tx.SSHKeyOf(accountID, keyID)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteSSHKeyRow(keyID); err != nil {
+			return err
+		}
+		_, err = tx.AppendLog(KeyLogEntry(false, owner, k, at), 0)
+		return err
+	})
 }

@@ -12,6 +12,9 @@ import (
 // implementation must pass. Errors are *Error values (NotFound, Conflict, ...)
 // or plain errors for faults (mapped to 500/503).
 type Store interface {
+	// Transactor runs the domain's changes (Tx, tx.go): every rule of a
+	// change is the domain's, read and written through a Tx.
+	Transactor
 	AccountStore
 	TokenStore
 	SSHKeyStore
@@ -170,11 +173,6 @@ type SSHKeyStore interface {
 	KeyHolder(ctx context.Context, fingerprint string) (*SSHKey, *Account, error)
 	// ListSSHKeys lists an account's keys, oldest first.
 	ListSSHKeys(ctx context.Context, accountID int64) ([]SSHKey, error)
-	// DeleteSSHKey deletes one of accountID's keys, and appends the entry
-	// that entry builds from the key and its owner's username, as the
-	// transaction finds them, in the same transaction; NotFound when
-	// there is no such key.
-	DeleteSSHKey(ctx context.Context, accountID, keyID int64, entry func(owner string, k *SSHKey) *translog.Entry) error
 	TouchSSHKey(ctx context.Context, keyID int64, at time.Time) error
 }
 
@@ -203,58 +201,6 @@ type PublishInput struct {
 	// DocumentInBlobStore says that Content was put on the blob store
 	// under SHA256 (Service.keepDocument): the row keeps no bytes of it.
 	DocumentInBlobStore bool
-
-	// What the store records and checks with the version, as the domain
-	// decides them (Ready). Entry is the version's log entry, appended
-	// when the version is new. BecomesLatest is the rule of which version
-	// is latest: the store asks it, in its transaction, whether the new
-	// version takes the place of the package's current latest one.
-	// RequireMember, when not 0, is an account that must still be a
-	// member of the organisation OwnerID when the version is stored
-	// (Forbidden otherwise). Admit is the rule of who may publish to a
-	// package that exists: the store asks it, in its transaction, with
-	// the package as the transaction finds it once it holds the row (a
-	// setting changed meanwhile, on any replica, is seen), and refuses the
-	// publish with its error.
-	// State builds the package's pack-state entry from its state as the
-	// publish leaves it (PackState, in the same transaction), appended
-	// right after Entry.
-	Entry         *translog.Entry
-	State         func(st PackState) *translog.Entry
-	BecomesLatest func(current, candidate string) bool
-	RequireMember int64
-	Admit         func(p *Package) error
-}
-
-// Ready answers in with what the store records and checks with it: its
-// log entry (PublishLogEntry) and its pack-state entry (PackStateLogEntry), the rule of latest (BecomesLatest), the
-// package's own rule of who may publish it (admitPublish) and, for a
-// member's publish into an organisation, the publisher's membership as a
-// precondition. Can decided the membership before; the store checks it
-// again in its transaction, so a removal that commits meanwhile, on any
-// replica, still stops the publish. Call it once in is complete: the entry
-// is made from in as it is.
-func (in PublishInput) Ready() PublishInput {
-	in.Entry = PublishLogEntry(in.OwnerSlug, in.PackSlug, in.Version, in.SHA256, int64(len(in.Content)), in.Now, in.Provenance, in.CI)
-	owner, pack, now := in.OwnerSlug, in.PackSlug, in.Now
-	in.State = func(st PackState) *translog.Entry { return PackStateLogEntry(owner, pack, st, now) }
-	in.BecomesLatest = BecomesLatest
-	in.Admit = admitPublish(in.CI != nil)
-	in.RequireMember = 0
-	if in.PublisherID != 0 && in.PublisherID != in.OwnerID {
-		in.RequireMember = in.PublisherID
-	}
-	return in
-}
-
-// ReadyAll answers Ready of each of ins, for a bulk load of fresh packages
-// (sqlstore's Seed).
-func ReadyAll(ins []PublishInput) []PublishInput {
-	out := make([]PublishInput, len(ins))
-	for i, in := range ins {
-		out[i] = in.Ready()
-	}
-	return out
 }
 
 // PackageFilter selects a page of the package list, the package whose
@@ -285,22 +231,6 @@ const (
 )
 
 type PackageStore interface {
-	// Publish stores a version in one transaction: it spends the nonce of
-	// in.Provenance under the key's fingerprint (ErrNonceReused when spent
-	// already with that fingerprint, whichever key row or account held it,
-	// even one deleted since), checks that the key in.Provenance.KeyID
-	// still exists with that fingerprint (NotFound otherwise), creates the package
-	// when new, and adds the version. A version that exists with the same
-	// SHA256 changes nothing and returns the package; with another SHA256
-	// it returns VersionConflict and changes nothing. created reports
-	// whether a new version was added. The package's LogIndex and
-	// Published name the version added, or the identical one found,
-	// from what the transaction has (no read after it). The store appends
-	// in.Entry to the log with a new version, makes it the latest when
-	// in.BecomesLatest says so, and checks in.RequireMember and, for a
-	// package that existed, in.Admit (a refusal changes nothing, and spends
-	// no nonce); in comes from PublishInput.Ready.
-	Publish(ctx context.Context, in PublishInput) (pkg *Package, created bool, err error)
 	// ListPackages returns up to f.Limit packages in the filter's order.
 	ListPackages(ctx context.Context, f PackageFilter) ([]Package, error)
 	// SuggestSlugs returns up to limit slugs of listed packages that are
@@ -346,10 +276,6 @@ type DocumentStore interface {
 }
 
 type SessionStore interface {
-	// CreateSession sets s.ID and stores s, its LastSeenAt being its
-	// CreatedAt. An account keeps at most MaxSessionsPerAccount sessions:
-	// beyond that, its least recently seen ones are deleted.
-	CreateSession(ctx context.Context, s *Session) error
 	// SessionByHash returns a session that has not expired at now.
 	SessionByHash(ctx context.Context, hash []byte, now time.Time) (*Session, error)
 	DeleteSession(ctx context.Context, hash []byte) error

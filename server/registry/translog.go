@@ -197,13 +197,6 @@ func Backfill() LogBackfill {
 	}
 }
 
-// KeyRemoval answers what SSHKeyStore.DeleteSSHKey builds the key-remove
-// entry of a key removed at at with, from the key and its owner's username
-// as its transaction finds them.
-func KeyRemoval(at time.Time) func(owner string, k *SSHKey) *translog.Entry {
-	return func(owner string, k *SSHKey) *translog.Entry { return KeyLogEntry(false, owner, k, at) }
-}
-
 // YankLogEntry is the log entry of a version of owner/pack yanked (yanked
 // true, with reason) or un-yanked.
 func YankLogEntry(yanked bool, owner, pack, version, reason string, at time.Time) *translog.Entry {

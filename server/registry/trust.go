@@ -52,14 +52,6 @@ func (p *TrustedPublisher) Active(now time.Time) bool {
 // TrustStore keeps trusted publishers and the jti of the ID tokens
 // exchanged.
 type TrustStore interface {
-	// CreateTrustedPublisher sets p.ID and stores p. NotFound when the
-	// account does not exist. requireOwner, when not 0, is a precondition:
-	// p's account is an organisation and requireOwner one of its owners,
-	// checked in the transaction that stores p, under the organisation's
-	// row lock that a member's removal takes (Forbidden otherwise), so
-	// that an owner removed meanwhile cannot leave a trusted publisher
-	// behind.
-	CreateTrustedPublisher(ctx context.Context, p *TrustedPublisher, requireOwner int64) error
 	// ListTrustedPublishers lists an account's trusted publishers, oldest first.
 	ListTrustedPublishers(ctx context.Context, accountID int64) ([]TrustedPublisher, error)
 	// TrustedPublishersByIssuer lists every account's trusted publishers
@@ -216,7 +208,7 @@ func (s *Service) AddTrustedPublisher(ctx context.Context, actor *Account, maker
 	if owner.IsOrg() {
 		requireOwner = actor.ID
 	}
-	if err := s.store.CreateTrustedPublisher(ctx, p, requireOwner); err != nil {
+	if err := CreateTrustedPublisher(ctx, s.store, p, requireOwner); err != nil {
 		return nil, err
 	}
 	if s.auditing() {
@@ -543,4 +535,35 @@ func identityOf(tok IDToken) *CIIdentity {
 	return &CIIdentity{Issuer: tok.Issuer, Repository: pick("repository", "project_path"),
 		Workflow: pick("job_workflow_ref", "workflow_ref", "ci_config_ref_uri"), Ref: pick("ref"), SHA: pick("sha"),
 		RunID: pick("run_id", "pipeline_id")}
+}
+
+// CreateTrustedPublisher stores p through st and sets p.ID; NotFound when
+// its account does not exist. requireOwner, when not 0, is a
+// precondition: p's account is an organisation and requireOwner one of its
+// owners, checked in the transaction that stores p, holding the
+// organisation's row as a member's removal does (Forbidden otherwise), so
+// that an owner removed meanwhile cannot leave a trusted publisher behind.
+func CreateTrustedPublisher(ctx context.Context, st Transactor, p *TrustedPublisher, requireOwner int64) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		exists, err := tx.AccountExists(p.AccountID)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			return Errorf(NotFound, "no such account %d", p.AccountID)
+		}
+		if requireOwner != 0 {
+			if err := tx.LockOrg(p.AccountID); err != nil {
+				return err
+			}
+			role, err := tx.MemberRole(p.AccountID, requireOwner)
+			if err != nil {
+				return err
+			}
+			if role != RoleOwner {
+				return Errorf(Forbidden, "only owners of the organisation may add its trusted publishers")
+			}
+		}
+		return tx.InsertTrustedPublisher(p)
+	})
 }

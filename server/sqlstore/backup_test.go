@@ -88,7 +88,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 				in.Provenance.SignedLinesKnown, in.Provenance.SignedName, in.Provenance.PublicKey = false, "", ""
 			}
 		}
-		if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
+		if _, _, err := registry.PublishVersion(ctx, s, in); err != nil {
 			t.Fatalf("Publish %s@%s: %v", pack, version, err)
 		}
 	}
@@ -104,7 +104,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	signedName = ""
 	publish(bob, "orphan", "0.1.0", "# signed by a key that was deleted since\n", 30, gone, "orphan-nonce-0123456789")
 	publish(bob, "orphan", "0.0.9", "# an older version published later\n", 31, nil, "")
-	must(s.DeleteSSHKey(ctx, bob.ID, gone.ID, registry.KeyRemoval(time.Now())))
+	must(registry.RemoveSSHKey(ctx, s, bob.ID, gone.ID, time.Now()))
 	// A yanked version (the latest moves back to 2.2.0), one yanked and
 	// un-yanked again, and a deprecated package.
 	signed, err := s.PackageBySlug(ctx, "alice", "signed")
@@ -126,7 +126,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	must(err)
 	sess := &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash-0123456789abcdef012"), CreatedAt: at(50), ExpiresAt: at(50 + 60*24*365*10),
 		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) \"Firefox/128.0\" ünï", IP: "2001:db8::7"}
-	must(s.CreateSession(ctx, sess))
+	must(registry.CreateSession(ctx, s, sess))
 	must(s.TouchSession(ctx, sess.ID, at(55)))
 	must(s.SetAccountDisabled(ctx, bob.ID, &revoked))
 	// Trusted publishing: a trusted publisher made by alice's expiring
@@ -135,7 +135,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 	tp := &registry.TrustedPublisher{AccountID: alice.ID, Issuer: "https://token.actions.githubusercontent.com",
 		Packages: []string{"odd", "odd-*"}, Claims: map[string]string{"repository": "alice/odd", "environment": "rélease \"1\""}, CreatedAt: at(56),
 		ExpiresAt: &expires, CreatedBy: &registry.Maker{AccountID: alice.ID, Username: "alice", TokenID: tokens[1].ID}}
-	must(s.CreateTrustedPublisher(ctx, tp, 0))
+	must(registry.CreateTrustedPublisher(ctx, s, tp, 0))
 	exchanged := &registry.Token{AccountID: alice.ID, Name: "trusted publishing, repository alice/odd", CreatedAt: at(56), ExpiresAt: &expires,
 		Scopes: []registry.Scope{registry.ScopePublish}, Packages: tp.Packages, CI: &registry.CIIdentity{Issuer: tp.Issuer, Repository: "alice/odd"},
 		TrustedPublishers: []int64{tp.ID}, Hash: bytes.Repeat([]byte{0x42}, 32)}
@@ -233,8 +233,8 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 					t.Errorf("CreateAccount after restore: id %d, %v; want id 3", carol.ID, err)
 				}
 				content := []byte("# new\n")
-				p, created, err := target.Publish(ctx, registry.PublishInput{OwnerID: carol.ID, OwnerSlug: "carol", PackSlug: "new", Name: "new",
-					Version: "1.0.0", Content: content, SHA256: sha(content), Now: time.Now()}.Ready())
+				p, created, err := registry.PublishVersion(ctx, target, registry.PublishInput{OwnerID: carol.ID, OwnerSlug: "carol", PackSlug: "new", Name: "new",
+					Version: "1.0.0", Content: content, SHA256: sha(content), Now: time.Now()})
 				var lastPackage int64
 				for _, q := range mustList(t, source) {
 					lastPackage = max(lastPackage, q.ID)

@@ -39,7 +39,7 @@ func benchStore(b *testing.B, dsn string, packages int, opts ...sqlstore.Options
 	for i := range packages {
 		in := benchDocument(fmt.Sprintf("pack-%04d", i), "1.0.0")
 		in.OwnerID, in.OwnerSlug = alice.ID, alice.Username
-		if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
+		if _, _, err := registry.PublishVersion(ctx, s, in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -63,7 +63,7 @@ func BenchmarkPublish(b *testing.B) {
 				in.OwnerID, in.OwnerSlug = alice.ID, alice.Username
 				in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: in.Now.Unix(),
 					Nonce: fmt.Sprintf("nonce-%016d", i), Signature: "-----BEGIN SSH SIGNATURE-----"}
-				if _, created, err := s.Publish(ctx, in.Ready()); err != nil || !created {
+				if _, created, err := registry.PublishVersion(ctx, s, in); err != nil || !created {
 					b.Fatalf("Publish: created %v, %v", created, err)
 				}
 				i++
@@ -146,7 +146,7 @@ func BenchmarkPublishConcurrent(b *testing.B) {
 					i := next.Add(1)
 					in := benchDocument(fmt.Sprintf("pack-%d", i%64), fmt.Sprintf("1.0.%d", i))
 					in.OwnerID, in.OwnerSlug = alice.ID, alice.Username
-					if _, created, err := s.Publish(ctx, in.Ready()); err != nil || !created {
+					if _, created, err := registry.PublishVersion(ctx, s, in); err != nil || !created {
 						b.Errorf("Publish: created %v, %v", created, err)
 						return
 					}
@@ -185,7 +185,7 @@ func BenchmarkStoreOperations(b *testing.B) {
 			for i := range 100 {
 				in := benchDocument(fmt.Sprintf("pack-%04d", i), "1.0.0")
 				in.OwnerID, in.OwnerSlug = alice.ID, alice.Username
-				p, _, err := s.Publish(ctx, in.Ready())
+				p, _, err := registry.PublishVersion(ctx, s, in)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -201,7 +201,7 @@ func BenchmarkStoreOperations(b *testing.B) {
 				b.Fatal(err)
 			}
 			session := &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash"), CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-			if err := s.CreateSession(ctx, session); err != nil {
+			if err := registry.CreateSession(ctx, s, session); err != nil {
 				b.Fatal(err)
 			}
 			seeded := 0
@@ -233,14 +233,14 @@ func BenchmarkStoreOperations(b *testing.B) {
 					if err := s.CreateSSHKey(ctx, k, registry.KeyLogEntry(true, alice.Username, k, k.CreatedAt)); err != nil {
 						return err
 					}
-					return s.DeleteSSHKey(ctx, alice.ID, k.ID, registry.KeyRemoval(time.Now()))
+					return registry.RemoveSSHKey(ctx, s, alice.ID, k.ID, time.Now())
 				}},
 				{"PackageBySlug", func(int) error { _, err := s.PackageBySlug(ctx, "alice", pkg.PackSlug); return err }},
 				{"ListVersions", func(int) error { _, err := s.ListVersions(ctx, pkg.ID); return err }},
 				{"PruneNonces", func(int) error { _, err := s.PruneNonces(ctx, now.Add(-time.Hour)); return err }},
 				{"CreateSession+DeleteSession", func(i int) error {
 					h := fmt.Appendf(nil, "session-%d", i)
-					if err := s.CreateSession(ctx, &registry.Session{AccountID: alice.ID, Hash: h, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
+					if err := registry.CreateSession(ctx, s, &registry.Session{AccountID: alice.ID, Hash: h, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
 						return err
 					}
 					return s.DeleteSession(ctx, h)

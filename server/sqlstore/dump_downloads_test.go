@@ -22,7 +22,7 @@ func TestDumpRestoreKeepsDownloads(t *testing.T) {
 			in := registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "widget", Name: "widget", Version: v,
 				Content: content, SHA256: sha(content), Now: now, PublisherID: alice.ID}
 			var err error
-			if p, _, err = source.Publish(ctx, in.Ready()); err != nil {
+			if p, _, err = registry.PublishVersion(ctx, source, in); err != nil {
 				t.Fatal(err)
 			}
 		}

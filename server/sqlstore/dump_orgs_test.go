@@ -21,7 +21,7 @@ func TestDumpRestoreKeepsOrganisations(t *testing.T) {
 		if err := source.CreateOrg(ctx, acme, alice, registry.MemberLogEntry("acme", "alice", registry.RoleOwner, "alice", now)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := source.SetMember(ctx, registry.NewMemberUpdate(acme, bob, alice, registry.RoleMaintainer, now)); err != nil {
+		if _, err := registry.SetOrgMember(ctx, source, registry.NewMemberUpdate(acme, bob, alice, registry.RoleMaintainer, now)); err != nil {
 			t.Fatal(err)
 		}
 		tok := &registry.Token{AccountID: bob.ID, Name: "t", Hash: []byte("0123456789abcdef0123456789abcdef"), CreatedAt: now}
@@ -31,7 +31,7 @@ func TestDumpRestoreKeepsOrganisations(t *testing.T) {
 		content := []byte("# widget\n")
 		in := registry.PublishInput{OwnerID: acme.ID, OwnerSlug: "acme", PackSlug: "widget", Name: "widget", Version: "1.0.0",
 			Content: content, SHA256: sha(content), Now: now, PublisherID: bob.ID, TokenID: tok.ID}
-		if _, _, err := source.Publish(ctx, in.Ready()); err != nil {
+		if _, _, err := registry.PublishVersion(ctx, source, in); err != nil {
 			t.Fatal(err)
 		}
 		counts, target := roundTrip(t, source, to, `"kind":"org","display_name":"Acme Corp"`, `"type":"org_member"`)
@@ -56,7 +56,7 @@ func TestDumpRestoreKeepsOrganisations(t *testing.T) {
 			t.Errorf("restored version %+v, %v; want published by bob with token %d", vs, err, tok.ID)
 		}
 		// Membership rules hold on the restored database.
-		if _, err := target.RemoveMember(ctx, registry.NewMemberUpdate(org, alice, bob, "", now)); !registry.IsCode(err, registry.Conflict) {
+		if _, err := registry.RemoveOrgMember(ctx, target, registry.NewMemberUpdate(org, alice, bob, "", now)); !registry.IsCode(err, registry.Conflict) {
 			t.Errorf("removing the last owner after restore: %v, want Conflict", err)
 		}
 	})
@@ -77,7 +77,7 @@ func TestDumpRestoreKeepsHooks(t *testing.T) {
 		content := []byte("# widget\n")
 		in := registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "widget", Name: "widget", Version: "1.0.0",
 			Content: content, SHA256: sha(content), Now: now, PublisherID: alice.ID}
-		if _, _, err := source.Publish(ctx, in.Ready()); err != nil {
+		if _, _, err := registry.PublishVersion(ctx, source, in); err != nil {
 			t.Fatal(err)
 		}
 		if d, _ := source.ListHookDeliveries(ctx, h.ID, 50); len(d) != 1 {

@@ -77,8 +77,8 @@ func TestSQLiteMaxPageCount(t *testing.T) {
 		version := fmt.Sprintf("1.0.%d", i)
 		content := []byte(fmt.Sprintf("# v%d\n\n%s\n", i, strings.Repeat(fmt.Sprintf("%x", i), 16<<10)))
 		sum := sha256.Sum256(content)
-		_, _, err := s.Publish(ctx, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "big", Name: "big",
-			Version: version, Content: content, SHA256: hex.EncodeToString(sum[:])}.Ready())
+		_, _, err := registry.PublishVersion(ctx, s, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "big", Name: "big",
+			Version: version, Content: content, SHA256: hex.EncodeToString(sum[:])})
 		if err != nil {
 			fullErr = err
 			if _, err := s.VersionDocument(ctx, "alice", "big", version); !registry.IsCode(err, registry.NotFound) {

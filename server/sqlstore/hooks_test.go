@@ -47,7 +47,7 @@ func publishIn(t *testing.T, s *sqlstore.Store, alice *registry.Account, pack, v
 	t.Helper()
 	in := registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: pack, Name: pack, Version: version,
 		Content: []byte(content), SHA256: sha([]byte(content)), Now: at, PublisherID: alice.ID}
-	_, _, err := s.Publish(context.Background(), in.Ready())
+	_, _, err := registry.PublishVersion(context.Background(), s, in)
 	return err
 }
 
@@ -238,7 +238,7 @@ func TestHookClaimsGoRoundTheUsers(t *testing.T) {
 			}
 			in := registry.PublishInput{OwnerID: bob.ID, OwnerSlug: "bob", PackSlug: "gadget", Name: "gadget", Version: "1.0.0",
 				Content: []byte("# gadget\n"), SHA256: sha([]byte("# gadget\n")), Now: at.Add(time.Second), PublisherID: bob.ID}
-			if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
+			if _, _, err := registry.PublishVersion(ctx, s, in); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := svc.SequenceLog(ctx); err != nil {

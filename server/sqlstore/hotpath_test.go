@@ -70,7 +70,7 @@ func TestReadsAfterAPublishSeeIt(t *testing.T) {
 			for i := range 30 {
 				version := fmt.Sprintf("1.0.%d", i)
 				in := doc(alice, "foo", version, "edition "+version)
-				if _, created, err := s.Publish(ctx, in.Ready()); err != nil || !created {
+				if _, created, err := registry.PublishVersion(ctx, s, in); err != nil || !created {
 					t.Fatalf("Publish %s: created %v, %v", version, created, err)
 				}
 				latest, err := s.VersionDocument(ctx, "alice", "foo", "")
@@ -108,7 +108,7 @@ func TestDocumentsReadTwiceAreTheSame(t *testing.T) {
 			}
 			in := doc(alice, "foo", "1.0.0", "signed")
 			in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: 1, Nonce: "nonce-0000000001", Signature: "sig"}
-			if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
+			if _, _, err := registry.PublishVersion(ctx, s, in); err != nil {
 				t.Fatal(err)
 			}
 
@@ -122,7 +122,7 @@ func TestDocumentsReadTwiceAreTheSame(t *testing.T) {
 				t.Fatalf("second read = %+v (provenance %+v), %v; want the stored version", second, second.Provenance, err)
 			}
 
-			if err := s.DeleteSSHKey(ctx, alice.ID, key.ID, registry.KeyRemoval(time.Now())); err != nil {
+			if err := registry.RemoveSSHKey(ctx, s, alice.ID, key.ID, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			after, err := s.VersionDocument(ctx, "alice", "foo", "1.0.0")
@@ -148,7 +148,7 @@ func TestConcurrentPublishesAnswerEachOnItsOwn(t *testing.T) {
 			if err := s.CreateSSHKey(ctx, key, registry.KeyLogEntry(true, alice.Username, key, key.CreatedAt)); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := s.Publish(ctx, doc(alice, "taken", "1.0.0", "first").Ready()); err != nil {
+			if _, _, err := registry.PublishVersion(ctx, s, doc(alice, "taken", "1.0.0", "first")); err != nil {
 				t.Fatal(err)
 			}
 
@@ -172,7 +172,7 @@ func TestConcurrentPublishesAnswerEachOnItsOwn(t *testing.T) {
 						in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: 1,
 							Nonce: "the-one-nonce-0001", Signature: "sig"}
 					}
-					_, created, err := s.Publish(ctx, in.Ready())
+					_, created, err := registry.PublishVersion(ctx, s, in)
 					outcomes[i] = outcome{created, err}
 				})
 			}
@@ -238,7 +238,7 @@ func TestPublishAfterCloseFails(t *testing.T) {
 			s.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			if _, _, err := s.Publish(ctx, doc(alice, "foo", "1.0.0", "late").Ready()); err == nil {
+			if _, _, err := registry.PublishVersion(ctx, s, doc(alice, "foo", "1.0.0", "late")); err == nil {
 				t.Fatal("Publish on a closed store succeeded")
 			}
 			if ctx.Err() != nil {
@@ -272,7 +272,7 @@ func TestSeed(t *testing.T) {
 			if err != nil || string(got.Content) != string(batch[7].Content) || got.SHA256 != batch[7].SHA256 {
 				t.Fatalf("seeded document = %+v, %v", got, err)
 			}
-			if _, created, err := s.Publish(ctx, doc(alice, "pack-07", "1.1.0", "later").Ready()); err != nil || !created {
+			if _, created, err := registry.PublishVersion(ctx, s, doc(alice, "pack-07", "1.1.0", "later")); err != nil || !created {
 				t.Fatalf("publishing over a seeded package: created %v, %v", created, err)
 			}
 			if latest, err := s.VersionDocument(ctx, "alice", "pack-07", ""); err != nil || latest.Version != "1.1.0" {

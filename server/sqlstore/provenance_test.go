@@ -63,7 +63,7 @@ func wantOlderVersions(t *testing.T, s *sqlstore.Store) {
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("ListSSHKeys = %+v, %v", keys, err)
 	}
-	if err := s.DeleteSSHKey(ctx, alice.ID, keys[0].ID, registry.KeyRemoval(time.Now())); err != nil {
+	if err := registry.RemoveSSHKey(ctx, s, alice.ID, keys[0].ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	again := &registry.SSHKey{AccountID: alice.ID, Name: "again", Type: "ssh-ed25519", Fingerprint: oldKeepFP, PublicKey: oldKeepKey, CreatedAt: time.Now()}
@@ -71,10 +71,10 @@ func wantOlderVersions(t *testing.T, s *sqlstore.Store) {
 		t.Fatal(err)
 	}
 	content := []byte("# replay\n")
-	_, _, err = s.Publish(ctx, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "old", Name: "old",
+	_, _, err = registry.PublishVersion(ctx, s, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "old", Name: "old",
 		Version: "2.0.0", Content: content, SHA256: sha(content), Now: time.Now(),
 		Provenance: &registry.Provenance{KeyID: again.ID, Fingerprint: oldKeepFP, Timestamp: time.Now().Unix(), Nonce: oldNonce,
-			Signature: oldSignature, SignedLinesKnown: true, PublicKey: oldKeepKey}}.Ready())
+			Signature: oldSignature, SignedLinesKnown: true, PublicKey: oldKeepKey}})
 	if !errors.Is(err, registry.ErrNonceReused) {
 		t.Errorf("the nonce spent before the upgrade, used again after the key was registered again: %v, want ErrNonceReused", err)
 	}

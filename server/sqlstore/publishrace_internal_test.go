@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"testing"
@@ -33,7 +34,7 @@ func TestPostgresPublishThatWaitsDecidesAgainstWhatItWaitedFor(t *testing.T) {
 			Description: "described by " + version, Scheme: "skill", Version: version, Content: []byte(content),
 			SHA256: hex.EncodeToString(sum[:]), Now: time.Now()}
 	}
-	if _, _, err := s.Publish(ctx, in("1.0.0").Ready()); err != nil {
+	if _, _, err := registry.PublishVersion(ctx, s, in("1.0.0")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -42,13 +43,13 @@ func TestPostgresPublishThatWaitsDecidesAgainstWhatItWaitedFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer txA.Rollback()
-	if _, created, err := s.publishTx(ctx, txA, in("2.0.0").Ready()); err != nil || !created {
+	if _, created, err := registry.PublishVersion(ctx, heldTx{s, txA}, in("2.0.0")); err != nil || !created {
 		t.Fatalf("A: created %v, %v", created, err)
 	}
 
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := s.Publish(ctx, in("1.5.0").Ready())
+		_, _, err := registry.PublishVersion(ctx, s, in("1.5.0"))
 		done <- err
 	}()
 	// A commits only once B waits for its lock.
@@ -91,4 +92,15 @@ WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting)
 	if err != nil || doc.Version != "2.0.0" {
 		t.Errorf("latest document %+v, %v; want 2.0.0", doc, err)
 	}
+}
+
+// heldTx runs the domain's changes in a transaction the test holds open
+// (and commits itself).
+type heldTx struct {
+	s  *Store
+	tx *sql.Tx
+}
+
+func (h heldTx) Tx(ctx context.Context, fn func(registry.Tx) error) error {
+	return fn(&txn{s: h.s, ctx: ctx, tx: h.tx})
 }

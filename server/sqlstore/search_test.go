@@ -70,7 +70,7 @@ func catalogueOf(t *testing.T, s *sqlstore.Store, n int, seed bool) {
 		}
 	} else {
 		for _, in := range inputs {
-			if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
+			if _, _, err := registry.PublishVersion(ctx, s, in); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -79,7 +79,7 @@ func catalogueOf(t *testing.T, s *sqlstore.Store, n int, seed bool) {
 		in := inputs[i]
 		in.Version, in.Description, in.Content = "2.0.0", "the second edition", []byte("# 2\n")
 		in.SHA256, in.Now = sha(in.Content), base.Add(time.Hour+time.Duration(i)*time.Second)
-		if _, _, err := s.Publish(ctx, in.Ready()); err != nil {
+		if _, _, err := registry.PublishVersion(ctx, s, in); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -141,8 +141,8 @@ func TestSearchIndexAfterSeedAndRestore(t *testing.T) {
 					t.Fatal(err)
 				}
 				content := []byte("# z\n")
-				if _, _, err := restored.Publish(ctx, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner-0", PackSlug: "zeppelin",
-					Name: "Zeppelin", Version: "1.0.0", Content: content, SHA256: sha(content), Now: time.Now()}.Ready()); err != nil {
+				if _, _, err := registry.PublishVersion(ctx, restored, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: "owner-0", PackSlug: "zeppelin",
+					Name: "Zeppelin", Version: "1.0.0", Content: content, SHA256: sha(content), Now: time.Now()}); err != nil {
 					t.Fatal(err)
 				}
 				if got := searchAll(t, restored, "zeppelin"); !slices.Equal(got, []string{"0:owner-0/zeppelin"}) {

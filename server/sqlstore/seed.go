@@ -12,10 +12,10 @@ import (
 // the fast path behind the benchmark's million-package database, where one
 // Publish per package would take an fsync each. Every input must name a
 // package that does not exist yet, owned by an existing account, and come
-// with its log entry (registry.PublishInput.Ready); the publish rules
+// with its log entries (registry.ReadyAll); the publish rules
 // (nonces, same-version checks, membership) are not applied, so Seed is
 // for filling a fresh database, never for serving users.
-func (s *Store) Seed(ctx context.Context, inputs []registry.PublishInput) error {
+func (s *Store) Seed(ctx context.Context, inputs []registry.SeedInput) error {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return s.fault("seed", err)
@@ -63,7 +63,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 			return invalid("seed: package %s/%s: signed versions cannot be seeded", in.OwnerSlug, in.PackSlug)
 		}
 		if in.Entry == nil || in.State == nil {
-			return errNotReady(*in)
+			return fmt.Errorf("sqlstore: seed: %s/%s %s comes without its log entries (registry.ReadyAll)", in.OwnerSlug, in.PackSlug, in.Version)
 		}
 		now := dbTime(in.Now)
 		var packageID, versionID int64
@@ -79,7 +79,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 			return s.fault("seed", err)
 		}
 		// Seeded versions are logged as published ones are (translog.go),
-		// with the entry the domain made (registry.PublishInput.Ready).
+		// with the entries the domain made (registry.ReadyAll).
 		index, err := s.appendLog(ctx, tx, in.Entry)
 		if err != nil {
 			return s.fault("seed: log the version", err)
@@ -87,7 +87,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		if _, err := setLogIndex.ExecContext(ctx, index, versionID); err != nil {
 			return s.fault("seed", err)
 		}
-		if _, err := s.appendPackState(ctx, tx, packageID, in.State); err != nil {
+		index, err = s.appendLog(ctx, tx, in.State)
+		if err == nil {
+			_, err = s.txExec(ctx, tx, sqlSetLogHead, index, packageID)
+		}
+		if err != nil {
 			return s.fault("seed: log the package's state", err)
 		}
 		if firstID < 0 {

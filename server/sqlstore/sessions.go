@@ -24,36 +24,6 @@ func scanSession(row scanner) (*registry.Session, error) {
 	return &sess, nil
 }
 
-// CreateSession stores sess and sets sess.ID. NotFound when the account does
-// not exist. Sessions that expired by sess.CreatedAt are deleted on the way,
-// so logins keep the table small, and so are the account's least recently
-// seen sessions beyond registry.MaxSessionsPerAccount.
-func (s *Store) CreateSession(ctx context.Context, sess *registry.Session) error {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	sess.CreatedAt = dbTime(sess.CreatedAt)
-	sess.ExpiresAt = dbTime(sess.ExpiresAt)
-	sess.LastSeenAt = sess.CreatedAt
-	if _, err := s.write.ExecContext(ctx, s.q(`DELETE FROM sessions WHERE expires_at <= ?`), sess.CreatedAt); err != nil {
-		return s.fault("delete expired sessions", err)
-	}
-	err := s.write.QueryRowContext(ctx, s.q(`INSERT INTO sessions (account_id, hash, created_at, expires_at, last_seen_at, user_agent, ip)
-VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`), sess.AccountID, sess.Hash, sess.CreatedAt, sess.ExpiresAt, sess.LastSeenAt, sess.UserAgent, sess.IP).Scan(&sess.ID)
-	switch {
-	case err == nil:
-	case s.dialect.isForeignKeyViolation(err):
-		return notFound("no such account %d", sess.AccountID)
-	case s.dialect.isUniqueViolation(err):
-		return conflict("a session with this hash exists already")
-	default:
-		return s.fault("create session", err)
-	}
-	_, err = s.write.ExecContext(ctx, s.q(`DELETE FROM sessions WHERE account_id = ? AND id NOT IN (
-  SELECT id FROM sessions WHERE account_id = ? ORDER BY last_seen_at DESC, id DESC LIMIT ?)`),
-		sess.AccountID, sess.AccountID, registry.MaxSessionsPerAccount)
-	return s.fault("delete sessions beyond the limit", err)
-}
-
 // SessionByHash returns the session when it has not expired at now.
 func (s *Store) SessionByHash(ctx context.Context, hash []byte, now time.Time) (*registry.Session, error) {
 	ctx, cancel := s.deadline(ctx)

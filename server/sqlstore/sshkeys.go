@@ -83,40 +83,6 @@ func (s *Store) ListSSHKeys(ctx context.Context, accountID int64) ([]registry.SS
 ORDER BY created_at, id`, accountID)
 }
 
-// DeleteSSHKey deletes one of accountID's keys and appends its key-remove
-// entry, which entry builds from the key (its public key and fingerprint)
-// and its owner's name as the transaction finds them, to the transparency log in the same transaction.
-// Versions it signed keep their provenance (fingerprint, signature); only
-// the link to the key goes.
-func (s *Store) DeleteSSHKey(ctx context.Context, accountID, keyID int64, entry func(owner string, k *registry.SSHKey) *translog.Entry) error {
-	err := s.transact(ctx, "delete SSH key", func(ctx context.Context, tx *sql.Tx) error {
-		k := registry.SSHKey{ID: keyID, AccountID: accountID}
-		var owner string
-		err := tx.QueryRowContext(ctx, s.q(`SELECT k.public_key, k.fingerprint, a.username FROM ssh_keys k
-JOIN accounts a ON a.id = k.account_id WHERE k.id = ? AND k.account_id = ?`), keyID, accountID).Scan(&k.PublicKey, &k.Fingerprint, &owner)
-		if errNoRows(err) {
-			return notFound("no such SSH key %d", keyID)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM ssh_keys WHERE id = ?`), keyID); err != nil {
-			return err
-		}
-		_, err = s.appendLog(ctx, tx, entry(owner, &k))
-		return err
-	})
-	if s.cache != nil {
-		// Versions it signed no longer link to it (key_id is set to NULL).
-		s.cache.reset()
-	}
-	if err != nil {
-		return err
-	}
-	s.notifyLog()
-	return nil
-}
-
 // TouchSSHKey records when a key last signed a publish. It follows every
 // signed publish, so on SQLite it shares their transactions.
 func (s *Store) TouchSSHKey(ctx context.Context, keyID int64, at time.Time) error {

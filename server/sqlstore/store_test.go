@@ -156,10 +156,10 @@ func TestTwoReplicasPublishTheSameVersion(t *testing.T) {
 				for i := range errs {
 					wg.Go(func() {
 						content := fmt.Sprintf("# foo %s\ncontent %d\n", version, i%2)
-						_, created[i], errs[i] = replicas[i%2].Publish(ctx, registry.PublishInput{
+						_, created[i], errs[i] = registry.PublishVersion(ctx, replicas[i%2], registry.PublishInput{
 							OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: "foo", Name: "foo", Version: version,
 							Content: []byte(content), SHA256: fmt.Sprintf("sha-of-content-%d", i%2), Now: time.Now(),
-						}.Ready())
+						})
 					})
 				}
 				wg.Wait()

@@ -46,7 +46,7 @@ func TestGroupCommitBatchesLogAppends(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			p, _, err := s.Publish(t.Context(), logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()).Ready())
+			p, _, err := registry.PublishVersion(t.Context(), s, logTestInput(alice, fmt.Sprintf("p%d", i), "1.0.0", time.Now()))
 			if err != nil {
 				t.Error(err)
 				return
@@ -84,7 +84,7 @@ func TestLogMigrationAppendsWhatExists(t *testing.T) {
 		}
 		alice := logTestAccount(t, s, "alice")
 		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		if _, _, err := s.Publish(t.Context(), logTestInput(alice, "widget", "1.0.0", t0).Ready()); err != nil {
+		if _, _, err := registry.PublishVersion(t.Context(), s, logTestInput(alice, "widget", "1.0.0", t0)); err != nil {
 			t.Fatal(err)
 		}
 		key := &registry.SSHKey{AccountID: alice.ID, Name: "k", Type: "ssh-ed25519", Fingerprint: "SHA256:abc",
@@ -95,7 +95,7 @@ func TestLogMigrationAppendsWhatExists(t *testing.T) {
 		in := logTestInput(alice, "widget", "2.0.0", t0.Add(2*time.Minute))
 		in.Provenance = &registry.Provenance{KeyID: key.ID, Fingerprint: key.Fingerprint, Timestamp: t0.Unix(),
 			Nonce: "nonce-000000000000001", Signature: "sig", SignedLinesKnown: true, SignedDescription: "d", PublicKey: key.PublicKey}
-		if _, _, err := s.Publish(t.Context(), in.Ready()); err != nil {
+		if _, _, err := registry.PublishVersion(t.Context(), s, in); err != nil {
 			t.Fatal(err)
 		}
 		// The migration logs the publishes and keys; the packages' states
@@ -314,7 +314,7 @@ func TestPackStateMigration(t *testing.T) {
 		alice := logTestAccount(t, s, "alice")
 		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		for _, v := range []string{"1.0.0", "2.0.0"} {
-			if _, _, err := s.Publish(t.Context(), logTestInput(alice, "widget", v, t0).Ready()); err != nil {
+			if _, _, err := registry.PublishVersion(t.Context(), s, logTestInput(alice, "widget", v, t0)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -54,53 +54,6 @@ func makerColumns(p *registry.TrustedPublisher) (any, any) {
 	return p.CreatedBy.AccountID, token
 }
 
-// CreateTrustedPublisher stores p and sets p.ID, when requireOwner (not 0)
-// is an owner of p's organisation; see registry.TrustStore. NotFound when
-// the account does not exist.
-func (s *Store) CreateTrustedPublisher(ctx context.Context, p *registry.TrustedPublisher, requireOwner int64) error {
-	p.CreatedAt = dbTime(p.CreatedAt)
-	claims, err := json.Marshal(p.Claims)
-	if err != nil {
-		return err
-	}
-	if p.ExpiresAt != nil {
-		expires := dbTime(*p.ExpiresAt)
-		p.ExpiresAt = &expires
-	}
-	makerID, makerToken := makerColumns(p)
-	err = s.transact(ctx, "create trusted publisher", func(ctx context.Context, tx *sql.Tx) error {
-		var one int
-		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM accounts WHERE id = ?`), p.AccountID).Scan(&one)
-		if errNoRows(err) {
-			return notFound("no such account %d", p.AccountID)
-		}
-		if err != nil {
-			return err
-		}
-		if requireOwner != 0 {
-			// The organisation's row lock orders this after, or before,
-			// a removal of the maker, which removes what it made.
-			if err := s.lockOrg(ctx, tx, p.AccountID); err != nil {
-				return err
-			}
-			role, err := memberRoleTx(ctx, s, tx, p.AccountID, requireOwner)
-			if err != nil {
-				return err
-			}
-			if role != string(registry.RoleOwner) {
-				return registry.Errorf(registry.Forbidden, "only owners of the organisation may add its trusted publishers")
-			}
-		}
-		return tx.QueryRowContext(ctx, s.q(`INSERT INTO trusted_publishers (account_id, issuer, packages, claims, created_at, expires_at,
-created_by, created_by_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`), p.AccountID, p.Issuer, strings.Join(p.Packages, " "),
-			string(claims), p.CreatedAt, nullTime(p.ExpiresAt), makerID, makerToken).Scan(&p.ID)
-	})
-	if err != nil && s.dialect.isForeignKeyViolation(err) {
-		return notFound("no such account %d", p.AccountID)
-	}
-	return err
-}
-
 // ListTrustedPublishers lists an account's trusted publishers, oldest first.
 func (s *Store) ListTrustedPublishers(ctx context.Context, accountID int64) ([]registry.TrustedPublisher, error) {
 	return queryList(ctx, s, "list trusted publishers", 0, scanTrustedPublisher,

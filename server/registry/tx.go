@@ -1,0 +1,136 @@
+package registry
+
+import (
+	"context"
+	"time"
+
+	"github.com/pact-registry/pact/pkg/translog"
+)
+
+// Transactor runs the domain's changes in transactions of the store
+// (Store.Tx). A change is a function of the domain that reads and writes
+// rows through a Tx and decides every rule itself; the store only opens,
+// commits and, when the engine asks for it, reruns the transaction.
+type Transactor interface {
+	// Tx runs fn in one transaction and answers nil once its changes
+	// committed, or the error that stopped them (fn's, or the
+	// database's). fn may run in a savepoint of a transaction shared with
+	// other callers (SQLite's group commit: one fsync for a batch) and may
+	// run more than once (PostgreSQL reruns a transaction that lost a race
+	// with another replica), so it sets whatever it answers afresh on
+	// each run and does nothing outside tx. The Tx is valid only while fn
+	// runs; it carries the transaction's own deadline.
+	Tx(ctx context.Context, fn func(Tx) error) error
+}
+
+// Tx reads and writes rows in one transaction of the store. Its methods
+// decide nothing: a missing row is answered as such (false, "", nil, or a
+// NotFound for the rows an operation names), and every rule is the
+// caller's. Errors other than *Error are the database's faults; return
+// them from the function given to Transactor.Tx as they are, so the store
+// can tell a lost race (and run the function again) from a fault.
+type Tx interface {
+	// SpendNonce records nonce as spent under fingerprint at at; false
+	// when it was spent under that fingerprint already.
+	SpendNonce(fingerprint, nonce string, at time.Time) (bool, error)
+	// SSHKeyHas reports whether the key row keyID still exists with
+	// fingerprint.
+	SSHKeyHas(keyID int64, fingerprint string) (bool, error)
+	// MemberRole reads accountID's role in the organisation orgID; ""
+	// when it is not a member.
+	MemberRole(orgID, accountID int64) (Role, error)
+
+	// PackageFor finds in's package (owner and slug), or creates its row
+	// with in's fields and no latest version; a row created only becomes
+	// visible with the rest of the transaction.
+	PackageFor(in *PublishInput) (packageID int64, err error)
+	// InsertVersion adds in's version to the package packageID and
+	// answers its row, or inserted false and nothing written when the
+	// package has that version already. ErrSSHKeyGone when in's signing
+	// key row was deleted by a transaction that committed meanwhile.
+	InsertVersion(packageID int64, in *PublishInput) (v *Version, inserted bool, err error)
+	// VersionRow reads the version of packageID as the transaction finds
+	// it, with only ID, PackageID, Version, SHA256, CreatedAt and
+	// LogIndex.
+	VersionRow(packageID int64, version string) (*Version, error)
+	// PackageByID reads a package as the transaction finds it.
+	PackageByID(packageID int64) (*Package, error)
+	// TouchPackage sets the package's updated_at to at, which holds its
+	// row until the transaction ends (on PostgreSQL a lock; SQLite has one
+	// writer), and answers the package as the row then is, with its
+	// latest version ("" while it has none).
+	TouchPackage(packageID int64, at time.Time) (pkg *Package, latest string, err error)
+	// SetLatest makes versionID, whose fields in carries, the package's
+	// latest version.
+	SetLatest(packageID, versionID int64, in *PublishInput) error
+	// PackState reads the package's state (PackState) as the transaction
+	// finds it.
+	PackState(packageID int64) (PackState, error)
+	// SetLogHead records index as the package's newest pack-state entry.
+	SetLogHead(packageID, index int64) error
+
+	// LockOrg holds the organisation's row until the transaction ends
+	// (on PostgreSQL a lock; SQLite has one writer), so that changes of
+	// one organisation's members take turns; NotFound when orgID is no
+	// organisation.
+	LockOrg(orgID int64) error
+	// CountMembers counts orgID's members, only those of role when role
+	// is not "".
+	CountMembers(orgID int64, role Role) (int64, error)
+	// AddMember makes accountID a member of orgID with role since at.
+	AddMember(orgID, accountID int64, role Role, at time.Time) error
+	// SetMemberRole changes a member's role.
+	SetMemberRole(orgID, accountID int64, role Role) error
+	// DeleteMember removes accountID from orgID's members.
+	DeleteMember(orgID, accountID int64) error
+	// Member reads a membership as the transaction finds it.
+	Member(orgID, accountID int64) (*Member, error)
+	// TrustedPublishersMadeBy lists the trusted publishers of accountID
+	// (an organisation) that maker made, oldest first.
+	TrustedPublishersMadeBy(accountID, maker int64) ([]TrustedPublisher, error)
+	// DeleteTrustedPublisherRow deletes the trusted publisher id.
+	DeleteTrustedPublisherRow(id int64) error
+	// ActiveExchangedTokens lists accountID's tokens exchanged through
+	// trusted publishers that are active at at, by id.
+	ActiveExchangedTokens(accountID int64, at time.Time) ([]ExchangedToken, error)
+	// RevokeTokenAt revokes the token id at at.
+	RevokeTokenAt(id int64, at time.Time) error
+
+	// SSHKeyOf reads accountID's key keyID (its public key and
+	// fingerprint) and its owner's username; NotFound when accountID has
+	// no such key.
+	SSHKeyOf(accountID, keyID int64) (k *SSHKey, owner string, err error)
+	// DeleteSSHKeyRow deletes the key keyID; versions it signed keep
+	// their provenance, only the link to the key goes.
+	DeleteSSHKeyRow(keyID int64) error
+
+	// DeleteExpiredSessions deletes every session that expired at or
+	// before at.
+	DeleteExpiredSessions(at time.Time) error
+	// InsertSession stores sess and sets its ID; NotFound when its
+	// account does not exist, Conflict when a session has its hash.
+	InsertSession(sess *Session) error
+	// DeleteSessionsBeyond deletes accountID's sessions but the keep
+	// most recently seen.
+	DeleteSessionsBeyond(accountID int64, keep int) error
+
+	// AccountExists reports whether the account id exists.
+	AccountExists(id int64) (bool, error)
+	// InsertTrustedPublisher stores p and sets its ID.
+	InsertTrustedPublisher(p *TrustedPublisher) error
+
+	// AppendLog appends entry to the transparency log and answers its
+	// index; versionID, when not 0, is the version whose log index it is.
+	AppendLog(entry *translog.Entry, versionID int64) (int64, error)
+}
+
+// ErrSSHKeyGone is Tx.InsertVersion's answer when the key row a signed
+// version names was deleted meanwhile.
+var ErrSSHKeyGone = &Error{Code: NotFound, Message: "the SSH key was deleted while the publish signed with it was under way"}
+
+// ExchangedToken is a token exchanged for an ID token, with the trusted
+// publishers it was exchanged through.
+type ExchangedToken struct {
+	ID  int64
+	Via []int64
+}
