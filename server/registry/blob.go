@@ -296,15 +296,8 @@ func (s *Service) MigrateDocuments(ctx context.Context, progress func(MigrationR
 			if err := checkBlob(v.SHA256, v.Content); err != nil || int64(len(v.Content)) != v.Size {
 				return r, fmt.Errorf("version %d: its row's document does not match its sha256 and size: left in the row (pactd log check)", v.ID)
 			}
-			if err := s.blobs.store.Put(ctx, v.SHA256, v.Content); err != nil {
-				return r, fmt.Errorf("version %d: putting its document on the blob store: %w", v.ID, err)
-			}
-			back, err := s.rawBlob(ctx, v.SHA256)
-			if err != nil {
-				return r, fmt.Errorf("version %d: reading its document back from the blob store: %w", v.ID, err)
-			}
-			if err := checkBlob(v.SHA256, back); err != nil {
-				return r, fmt.Errorf("version %d: the blob store answered other bytes than were put: %w", v.ID, err)
+			if err := s.putChecked(ctx, v.SHA256, v.Content); err != nil {
+				return r, fmt.Errorf("version %d's document: %w", v.ID, err)
 			}
 			if err := s.store.FreeRowDocument(ctx, v.ID, v.SHA256); err != nil {
 				return r, err
@@ -341,10 +334,11 @@ type leftoverRemover interface {
 	RemoveLeftovers(ctx context.Context, before time.Time) (int64, error)
 }
 
-// CollectBlobs removes the blobs no version names that are older than
-// grace: what a publish left when it failed or crashed between putting its
-// document and committing its row. It reads every version's sha256 first
-// (about 100 bytes of memory each), then lists the blobs: a blob put
+// CollectBlobs removes the blobs no version and no full log tile names
+// that are older than grace: what a publish left when it failed or crashed
+// between putting its document and committing its row. It reads every
+// version's and full tile's sha256 first (about 100 bytes of memory each),
+// then lists the blobs: a blob put
 // after that read is younger than grace, and Put renews a blob's time
 // (BlobStore), so one a new publish names again is kept.
 func (s *Service) CollectBlobs(ctx context.Context, grace time.Duration) (CollectionReport, error) {
@@ -356,10 +350,14 @@ func (s *Service) CollectBlobs(ctx context.Context, grace time.Duration) (Collec
 		return r, Errorf(Invalid, "the grace period must be positive")
 	}
 	named := map[string]struct{}{}
-	if err := s.store.DocumentNames(ctx, func(name string) error {
+	keep := func(name string) error {
 		named[name] = struct{}{}
 		return nil
-	}); err != nil {
+	}
+	if err := s.store.DocumentNames(ctx, keep); err != nil {
+		return r, err
+	}
+	if err := s.store.TileNames(ctx, keep); err != nil {
 		return r, err
 	}
 	cutoff := s.now().Add(-grace)
