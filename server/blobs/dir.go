@@ -221,3 +221,7 @@ func CheckURL(rawURL string) error {
 	}
 	return errors.New("give file:///absolute/path or s3://bucket/prefix?endpoint=https://host:port&region=r")
 }
+
+// Key is blob name's path under the directory, ab/cd/name: what a web
+// server with the directory as its root serves it at.
+func (d *Dir) Key(name string) string { return name[0:2] + "/" + name[2:4] + "/" + name }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/maypok86/otter/v2"
@@ -76,6 +77,9 @@ type blobs struct {
 	// whole, checked and kept in cached.
 	verified *otter.Cache[string, fileStamp]
 	cached   *otter.Cache[string, []byte]
+	// publicURL is where the blobs are public, ending in "/"; "" when
+	// they are not (PublicBlobURL).
+	publicURL string
 }
 
 type fileStamp struct {
@@ -83,16 +87,20 @@ type fileStamp struct {
 	modTime time.Time
 }
 
-func newBlobs(store BlobStore, cacheBytes int64) *blobs {
+func newBlobs(store BlobStore, cacheBytes int64, publicURL string) *blobs {
 	if store == nil {
 		return nil
 	}
 	if cacheBytes <= 0 {
 		cacheBytes = 64 << 20
 	}
+	if publicURL != "" && !strings.HasSuffix(publicURL, "/") {
+		publicURL += "/"
+	}
 	return &blobs{
-		store:    store,
-		verified: otter.Must(&otter.Options[string, fileStamp]{MaximumSize: 1 << 16}),
+		store:     store,
+		publicURL: publicURL,
+		verified:  otter.Must(&otter.Options[string, fileStamp]{MaximumSize: 1 << 16}),
 		cached: otter.Must(&otter.Options[string, []byte]{
 			MaximumWeight: uint64(cacheBytes),
 			Weigher:       func(k string, v []byte) uint32 { return uint32(len(k) + len(v) + 64) },

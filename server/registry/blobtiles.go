@@ -107,3 +107,55 @@ func (s *Service) MoveFullTiles(ctx context.Context) (moved, bytes int64, err er
 		}
 	}
 }
+
+// BlobKeyer is an engine whose keys are not the blobs' names: the
+// directory's ab/cd/name, S3's prefix and name. PublicBlobURL appends a
+// blob's key to the public URL, so that it names the same file or object.
+type BlobKeyer interface {
+	Key(name string) string
+}
+
+// publicBlob answers where the blob name is public, when the blobs are.
+func (s *Service) publicBlob(name string) (string, bool) {
+	if s.blobs == nil || s.blobs.publicURL == "" {
+		return "", false
+	}
+	key := name
+	if k, ok := s.blobs.store.(BlobKeyer); ok {
+		key = k.Key(name)
+	}
+	return s.blobs.publicURL + key, true
+}
+
+// DocumentRedirect answers where a client may fetch v's document instead,
+// when pactd serve --blobs-public-url is set: only a version asked for by
+// its number (pinned: its bytes never change), whose document is on the
+// blob store, and that is not yanked (its answer carries the yank, which a
+// redirect would lose). The latest version's path is never redirected: it
+// changes with each publish, and a cache in front of the public URL would
+// keep an old one.
+func (s *Service) DocumentRedirect(v *Version, pinned bool) (string, bool) {
+	if !pinned || !InBlobStore(v) || v.Yanked() {
+		return "", false
+	}
+	return s.publicBlob(v.SHA256)
+}
+
+// LogTileRedirect answers where a client may fetch the tile at path
+// instead, when pactd serve --blobs-public-url is set: a full tile (which
+// never changes) that is on the blob store. Partial tiles are not there.
+func (s *Service) LogTileRedirect(ctx context.Context, path string) (string, bool, error) {
+	if s.blobs == nil || s.blobs.publicURL == "" {
+		return "", false, nil
+	}
+	t, err := translog.ParseTilePath(path)
+	if err != nil || t.W != translog.TileWidth {
+		return "", false, nil // LogTile answers it
+	}
+	stored, ok, err := s.store.LogFullTile(ctx, t.L, t.N)
+	if err != nil || !ok || !stored.OnBlobStore() {
+		return "", false, err
+	}
+	url, ok := s.publicBlob(stored.SHA256)
+	return url, ok, nil
+}

@@ -68,6 +68,10 @@ type Options struct {
 	// BlobCacheBytes bounds the memory for documents read from a blob
 	// store that is not a local directory (0: 64 MB).
 	BlobCacheBytes int64
+	// BlobsPublicURL, when set with Blobs, is where the blob store's
+	// blobs are public (a CDN or the bucket's own address): immutable
+	// answers redirect there (PublicBlobURL).
+	BlobsPublicURL string
 }
 
 // NewService returns the service of pact over store.
@@ -79,7 +83,7 @@ func NewService(store Store, opts Options) *Service {
 	s := &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
 		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, checkPassword: CheckPassword,
 		tokenRetention: retention, hooks: hookSettings{allowPrivate: opts.WebhookAllowPrivate, resolve: opts.ResolveHost}}
-	s.blobs = newBlobs(opts.Blobs, opts.BlobCacheBytes)
+	s.blobs = newBlobs(opts.Blobs, opts.BlobCacheBytes, opts.BlobsPublicURL)
 	if s.hooks.resolve == nil {
 		s.hooks.resolve = resolveHost
 	}
