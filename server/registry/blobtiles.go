@@ -61,6 +61,11 @@ func (s *Service) putChecked(ctx context.Context, name string, content []byte) e
 	if err := s.blobs.store.Put(ctx, name, content); err != nil {
 		return fmt.Errorf("putting it on the blob store: %w", err)
 	}
+	return s.checkPut(ctx, name)
+}
+
+// checkPut reads the blob name back and checks it against its name.
+func (s *Service) checkPut(ctx context.Context, name string) error {
 	back, err := s.rawBlob(ctx, name)
 	if err != nil {
 		return fmt.Errorf("reading it back from the blob store: %w", err)
