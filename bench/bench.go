@@ -284,6 +284,13 @@ func (b *bench) measureCold(ctx context.Context, db *seeded, suffix, nginxURL st
 		b.pids[bare.URL] = bare.cmd.Process.Pid
 		targets = append([]target{{"raw-cold-nginx" + suffix, "nginx", nginxURL, nil},
 			{"raw-cold-go" + suffix, "bare Go + SQLite", bare.URL, nil}}, targets...)
+		// The same documents on a blob store: a directory, and S3.
+		blobs, stop, err := b.blobTargets(ctx, db, cache)
+		defer stop()
+		if err != nil {
+			return 0, err
+		}
+		targets = append(targets, blobs...)
 	}
 	rounds := 1
 	if len(targets) > 1 {

@@ -44,6 +44,11 @@ type pactd struct {
 // startPactd runs pactd serve on db and waits for its first answer that
 // needs the database.
 func startPactd(ctx context.Context, bin, db, logPath string, pprof bool, extra ...string) (*pactd, error) {
+	return startPactdEnv(ctx, bin, db, logPath, pprof, nil, extra...)
+}
+
+// startPactdEnv is startPactd with env added to pactd's environment.
+func startPactdEnv(ctx context.Context, bin, db, logPath string, pprof bool, env []string, extra ...string) (*pactd, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -73,7 +78,7 @@ func startPactd(ctx context.Context, bin, db, logPath string, pprof bool, extra 
 		p.PprofURL = "http://" + pprofAddr
 	}
 	p.cmd = exec.Command(bin, args...)
-	p.cmd.Env = pactdtest.CleanEnv()
+	p.cmd.Env = append(pactdtest.CleanEnv(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	p.cmd.Dir = filepath.Dir(logPath)
 	start := time.Now()

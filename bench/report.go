@@ -127,6 +127,7 @@ func (rep *report) Missed() int {
 const (
 	rawVsNginx        = 0.9
 	coldVsNginx       = 0.5
+	filesVsNginx      = 0.8
 	postgresVsSQLite  = 0.5
 	maxDeepP99ms      = 10
 	listVsRaw         = 0.5
@@ -181,6 +182,18 @@ func (rep *report) evaluate() {
 			if g.Ratio < coldVsNginx {
 				cold.Notes = append(cold.Notes, aboveCeiling("bare Go reading from SQLite", g.Ratio, coldVsNginx))
 			}
+		}
+	}
+	// The same working set with the documents on a blob store: from
+	// files (sendfile) held to 0.8× nginx on the same files; from S3 its
+	// ratio only (every miss is a request to the object storage).
+	if coldNginx := rep.row("raw-cold-nginx"); coldNginx != nil && coldNginx.RPS > 0 {
+		if files := rep.row("raw-cold-files"); files != nil {
+			files.Ratio, files.RatioOf = files.RPS/coldNginx.RPS, "nginx"
+			atLeast(files, fmt.Sprintf("≥ %.1f× nginx", filesVsNginx), files.Ratio, filesVsNginx)
+		}
+		if s3 := rep.row("raw-cold-s3"); s3 != nil {
+			s3.Ratio, s3.RatioOf = s3.RPS/coldNginx.RPS, "nginx"
 		}
 	}
 	// The list target is the list as clients ask for it: the first page.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/internal/storetest"
@@ -303,4 +304,59 @@ type stopAfterPut struct {
 func (s stopAfterPut) Put(ctx context.Context, name string, content []byte) error {
 	defer s.stop()
 	return s.Dir.Put(ctx, name, content)
+}
+
+// PutUnsynced is how a migration puts documents on a directory (synced
+// once a batch).
+func (s stopAfterPut) PutUnsynced(ctx context.Context, name string, content []byte) error {
+	defer s.stop()
+	return s.Dir.PutUnsynced(ctx, name, content)
+}
+
+// listHook is a blob directory that runs before as gc starts listing it.
+type listHook struct {
+	*blobs.Dir
+	before func()
+}
+
+func (l *listHook) List(ctx context.Context, fn func(registry.BlobInfo) error) error {
+	l.before()
+	return l.Dir.List(ctx, fn)
+}
+
+// gc reads the names of the rows, then lists the blobs: a publish that puts
+// its document and commits its row in between (its blob listed, its name
+// not read) keeps its blob, which is younger than the grace period, and
+// is served; an hour of grace later, gc still keeps it (its row names it).
+func TestGCKeepsTheBlobOfAPublishCommittedWhileItRuns(t *testing.T) {
+	servertest.Backends(t, func(t *testing.T, dsn string) {
+		dir, err := blobs.OpenDir(filepath.Join(t.TempDir(), "blobs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := packDoc("doc", "1.0")
+		var env *servertest.Env
+		var alice *servertest.User
+		hook := &listHook{Dir: dir, before: func() {
+			resp := env.API.PostJSON("/api/publish", map[string]any{"content": doc}, alice.Bearer())
+			wantStatus(t, resp.Status, 200, resp.Body)
+		}}
+		env = servertest.Start(t, dsn, servertest.Options{Blobs: hook})
+		alice = env.CreateUser(t, "alice")
+		r, err := env.Service.CollectBlobs(context.Background(), time.Hour)
+		if err != nil || r.Removed != 0 {
+			t.Fatalf("gc removed %d blobs (%v)", r.Removed, err)
+		}
+		if _, err := os.Stat(dir.Path(sha256Hex(doc))); err != nil {
+			t.Fatalf("gc removed the blob of a publish committed while it ran: %v", err)
+		}
+		if resp := env.API.Get("/raw/alice/doc@1.0.pact.md"); resp.Status != 200 || string(resp.Body) != doc {
+			t.Errorf("after gc: %d %q", resp.Status, resp.Body)
+		}
+		hook.before = func() {}
+		env.Clock.Advance(2 * time.Hour)
+		if r, err := env.Service.CollectBlobs(context.Background(), time.Hour); err != nil || r.Removed != 0 {
+			t.Errorf("gc past the grace period removed %d blobs (%v); the row names it", r.Removed, err)
+		}
+	})
 }

@@ -136,11 +136,11 @@ func withBlobService(cmd *cobra.Command, create bool, fn func(context.Context, *
 func newBlobsCmd() *cobra.Command {
 	cmd := groupCmd(&cobra.Command{
 		Use:   "blobs",
-		Short: "The blob store of documents: move them out of the database, remove what no version names",
-		Long: `Documents can live on a blob store instead of in the database: a directory
-(the default for a new SQLite registry, <db>.blobs beside it) or S3-compatible
-object storage (--blobs s3://...). The database then keeps only the rows that
-name them by sha256 (docs/operations.md, Blob store).`,
+		Short: "The blob store of documents and log tiles: move them out of the database, remove what nothing names",
+		Long: `Documents and full log tiles can live on a blob store instead of in the database:
+a directory (the default for a new SQLite registry, <db>.blobs beside it) or
+S3-compatible object storage (--blobs s3://...). The database then keeps only
+the rows that name them by sha256 (docs/operations.md, Blob store).`,
 	})
 	cmd.AddCommand(newBlobsMigrateCmd(), newBlobsGCCmd())
 	return cmd
@@ -149,11 +149,12 @@ name them by sha256 (docs/operations.md, Blob store).`,
 func newBlobsMigrateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "migrate",
-		Short: "Move every document the database holds to the blob store",
-		Long: `Copy every document that a version's row still holds to the blob store (--blobs,
-or <db>.blobs beside a SQLite database, made if missing), read it back and check
-it against its sha256, then free the row's copy. Each document moves alone: stop
-it at any time (Ctrl-C) and run it again to move the rest. Run it while pactd is
+		Short: "Move every document and full log tile the database holds to the blob store",
+		Long: `Copy every document that a version's row still holds, and every full log tile
+and entry bundle, to the blob store (--blobs, or <db>.blobs beside a SQLite
+database, made if missing), read it back and check it against its sha256, then
+free the row's copy. Each one moves alone: stop it at any time (Ctrl-C) and run
+it again to move the rest. Run it while pactd is
 stopped, or while every pactd serves with the same --blobs: a pactd started
 before the directory existed keeps documents in the database and cannot read
 the rows this frees.`,
@@ -168,7 +169,12 @@ the rows this frees.`,
 				if err != nil {
 					return fmt.Errorf("blobs migrate (moved %d documents before): %w", r.Moved, err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "moved %d documents (%d bytes) to %s; the database holds none\n", r.Moved, r.Bytes, where)
+				tiles, tileBytes, err := svc.MoveFullTiles(ctx)
+				if err != nil {
+					return fmt.Errorf("blobs migrate (moved %d documents and %d full log tiles before): %w", r.Moved, tiles, err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "moved %d documents (%d bytes) and %d full log tiles (%d bytes) to %s; the database holds none\n",
+					r.Moved, r.Bytes, tiles, tileBytes, where)
 				return nil
 			})
 		},
@@ -182,11 +188,11 @@ func newBlobsGCCmd() *cobra.Command {
 	var grace time.Duration
 	cmd := &cobra.Command{
 		Use:   "gc",
-		Short: "Remove the blobs no version names, older than --grace",
-		Long: `Remove every blob that no version names and that is older than --grace: what a
-publish leaves when it fails or pactd stops between putting the document and
-committing its row, and (in a directory) the partial writes of a publish cut
-short, as old. Safe beside serving replicas: a publish commits its row
+		Short: "Remove the blobs no version or log tile names, older than --grace",
+		Long: `Remove every blob that no version or full log tile names and that is older
+than --grace: what a publish leaves when it fails or pactd stops between
+putting the document and committing its row, and (in a directory) the partial
+writes of a publish cut short, as old. Safe beside serving replicas: a publish commits its row
 within seconds of putting its document.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -32,6 +32,7 @@ type serveConfig struct {
 	Addr            string
 	DB              string
 	Blobs           string // --blobs; "" for the default (blobsURL)
+	BlobsPublicURL  string // --blobs-public-url; "" redirects nothing
 	Store           storeSettings
 	BaseURL         string
 	MaxBody         int64
@@ -107,6 +108,7 @@ func (c *serveConfig) flags(f *pflag.FlagSet) {
 	f.StringVar(&c.Addr, "addr", "localhost:8080", "address to listen on")
 	f.StringVar(&c.DB, "db", defaultDB, "SQLite file path, or a postgres:// URL")
 	f.StringVar(&c.Blobs, "blobs", "", blobsUsage)
+	f.StringVar(&c.BlobsPublicURL, "blobs-public-url", "", "where the blob store's blobs are public (a CDN, or the bucket's public address): versioned raw documents and full log tiles on the blob store answer 307 to this URL and the blob's key; the latest document never (docs/operations.md, A CDN in front of the blob store)")
 	f.IntVar(&c.Store.MaxConns, "db-max-conns", 0, fmt.Sprintf("database connections: the PostgreSQL pool (searches have one of their own, half as large, at least 2), or SQLite's readers beside its one writer and the 4 connections of its reads by key (0: %d on PostgreSQL, max(4, CPUs) on SQLite)", sqlstore.DefaultPostgresConns))
 	f.DurationVar(&c.Store.StatementTimeout, "db-statement-timeout", sqlstore.DefaultStatementTimeout, "how long a database statement or transaction may take before the request gets 503; on PostgreSQL also its statement_timeout")
 	f.DurationVar(&c.Store.BusyTimeout, "db-busy-timeout", sqlstore.DefaultBusyTimeout, "SQLite only: how long a statement waits for another connection's or process's lock before the request gets 503")
@@ -164,6 +166,12 @@ func (c *serveConfig) validate() error {
 	}
 	if err := checkBlobsURL(c.Blobs); err != nil {
 		return err
+	}
+	if c.BlobsPublicURL != "" && !isBaseURL(c.BlobsPublicURL) {
+		return invalid("blobs-public-url", "is not an absolute http(s) URL such as https://cdn.example.com/pact/")
+	}
+	if c.BlobsPublicURL != "" && c.Blobs == blobsNone {
+		return invalid("blobs-public-url", "needs a blob store, and --blobs is none")
 	}
 	if err := c.Store.validate(sqlstore.IsPostgres(c.DB)); err != nil {
 		return err
@@ -366,13 +374,17 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 	if blobsAt != "" {
 		log.Info("documents on a blob store", "blobs", blobsAt)
 	}
+	if cfg.BlobsPublicURL != "" && blobStore == nil {
+		ln.Close()
+		return usageError{errors.New("--blobs-public-url needs a blob store: give --blobs (this database keeps its documents in itself)")}
+	}
 	retention := cfg.TokenRetention
 	if retention == 0 {
 		retention = -1 // registry.Options: kept for ever
 	}
 	svc := registry.NewService(store, registry.Options{MaxDocumentBytes: cfg.MaxBody, OIDCIssuers: cfg.OIDCIssuers,
 		OnEvent: logs.auditEvent, TokenRetention: retention, WebhookAllowPrivate: cfg.Webhooks.AllowPrivate,
-		Blobs: blobStore, BlobCacheBytes: cfg.Store.ReadCacheBytes})
+		Blobs: blobStore, BlobCacheBytes: cfg.Store.ReadCacheBytes, BlobsPublicURL: cfg.BlobsPublicURL})
 	if err := startLog(ctx, svc, cfg.Log, baseURL, cfg.BaseURL != "", ln.Addr(), log); err != nil {
 		ln.Close()
 		return err

@@ -89,6 +89,10 @@ func TestServeRefusesBadSettingsFromEverySource(t *testing.T) {
 			want: `pactd: config file FILE: unknown key "adr" (did you mean "addr"?)`},
 		{name: "yaml file, bad meaning", file: file{"pact.yaml", "base-url: ftp://pact.example\n"}, args: []string{"--config", "FILE"},
 			want: `pactd: config file FILE: base-url: "ftp://pact.example" is not an absolute http(s) URL`},
+		{name: "environment, bad public URL of the blob store", env: []string{"PACTD_BLOBS_PUBLIC_URL=cdn.example.com"},
+			want: `pactd: environment PACTD_BLOBS_PUBLIC_URL: "cdn.example.com" is not an absolute http(s) URL`},
+		{name: "yaml file, bad public URL of the blob store", file: file{"pact.yaml", "blobs-public-url: ftp://cdn.example\n"}, args: []string{"--config", "FILE"},
+			want: `pactd: config file FILE: blobs-public-url: "ftp://cdn.example" is not an absolute http(s) URL`},
 
 		{name: "toml file, bad type", file: file{"pact.toml", "read-timeout = 30\n"}, args: []string{"--config", "FILE"},
 			want: `pactd: config file FILE: read-timeout: "30" is not a duration such as 30s`},

@@ -1,10 +1,14 @@
 package storetest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -78,5 +82,70 @@ func (su suite) testDocuments(t *testing.T) {
 	sort.Strings(want)
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("DocumentNames = %v, want %v", names, want)
+	}
+}
+
+// Full log tiles stored in their rows are listed by RowTiles, by (level,
+// n) and in pages; FreeRowTile empties one, which LogFullTile then
+// answers by its blob's name and size, and TileNames names; partial tiles
+// have no row at all.
+func (su suite) testTilesOnBlobStore(t *testing.T) {
+	s := su.store(t)
+	alice := createAccount(t, s, "alice")
+	const n = translog.TileWidth // entries: a publish and a pack-state each
+	for i := range n / 2 {
+		publish(t, s, input(alice, fmt.Sprintf("p%d", i), "1.0.0", "x", at(i)))
+	}
+	if _, err := s.SequenceLog(ctx(), n, fakeSign); err != nil {
+		t.Fatal(err)
+	}
+	rows := func() []registry.FullTile {
+		t.Helper()
+		var all []registry.FullTile
+		for level, after := -2, int64(-1); ; {
+			page, err := s.RowTiles(ctx(), level, after, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, page...)
+			if len(page) < 1 {
+				return all
+			}
+			level, after = page[0].Level, page[0].N
+		}
+	}
+	got := rows()
+	if len(got) != 2 || got[0].Level != -1 || got[0].N != 0 || got[1].Level != 0 || got[1].N != 0 {
+		t.Fatalf("RowTiles = %+v; want the entry bundle 0, then the hash tile 0/0", got)
+	}
+	for _, tile := range got {
+		if len(tile.Data) == 0 || tile.Size != int64(len(tile.Data)) || tile.SHA256 != "" {
+			t.Errorf("RowTiles: tile %d/%d with %d bytes, size %d, sha256 %q", tile.Level, tile.N, len(tile.Data), tile.Size, tile.SHA256)
+		}
+	}
+	bundle := got[0]
+	sum := sha256.Sum256(bundle.Data)
+	name := hex.EncodeToString(sum[:])
+	wantCode(t, "FreeRowTile of a tile not stored", s.FreeRowTile(ctx(), 0, 1, name, bundle.Size), registry.NotFound)
+	if err := s.FreeRowTile(ctx(), -1, 0, name, bundle.Size); err != nil {
+		t.Fatal(err)
+	}
+	if left := rows(); len(left) != 1 || left[0].Level != 0 {
+		t.Errorf("after freeing the bundle, RowTiles = %+v", left)
+	}
+	stored, ok, err := s.LogFullTile(ctx(), -1, 0)
+	if err != nil || !ok || !stored.OnBlobStore() || stored.SHA256 != name || stored.Size != bundle.Size {
+		t.Errorf("LogFullTile of the freed bundle = %d bytes, sha256 %q, size %d, %v, %v; want its blob's name and size",
+			len(stored.Data), stored.SHA256, stored.Size, ok, err)
+	}
+	if kept, ok, err := s.LogFullTile(ctx(), 0, 0); err != nil || !ok || kept.OnBlobStore() || len(kept.Data) == 0 {
+		t.Errorf("LogFullTile of the hash tile still in its row = %d bytes, %v, %v", len(kept.Data), ok, err)
+	}
+	var names []string
+	if err := s.TileNames(ctx(), func(n string) error { names = append(names, n); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 1 || names[0] != name {
+		t.Errorf("TileNames = %v, want [%s]", names, name)
 	}
 }

@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("TrustedPublishingOnly", s.testTrustedPublishingOnly)
 	t.Run("RawDocument", s.testRawDocument)
 	t.Run("Documents", s.testDocuments)
+	t.Run("TilesOnBlobStore", s.testTilesOnBlobStore)
 	t.Run("CountPackages", s.testCountPackages)
 	t.Run("Search", s.testSearch)
 	t.Run("SuggestSlugs", s.testSuggestSlugs)

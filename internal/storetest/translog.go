@@ -212,7 +212,7 @@ func (su suite) testLog(t *testing.T) {
 			if !ok {
 				return nil
 			}
-			return data
+			return data.Data
 		}
 		// Batches of 100 cross both tile boundaries inside a batch.
 		for size := int64(0); size < n; {

@@ -34,6 +34,19 @@ func (s *Server) raw(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
+	// A pinned version on a public blob store is answered by a redirect
+	// there (--blobs-public-url; the domain says when).
+	if loc, ok := s.svc.DocumentRedirect(v, pinned); ok {
+		h := c.Writer.Header()
+		h["Etag"] = newRawHeaders(v).etag()
+		h["Cache-Control"] = noCacheValue
+		h.Set("Location", loc)
+		if c.Request.Method != http.MethodHead {
+			s.svc.CountDownload(v)
+		}
+		c.Status(http.StatusTemporaryRedirect)
+		return
+	}
 	// A document on the blob store is opened, and checked against its
 	// name, before any header goes out: a missing or damaged blob is a 500
 	// like any other fault, never a 200 with the wrong bytes.
@@ -100,4 +113,7 @@ func sendBlob(c *gin.Context, blob io.Reader) {
 var (
 	markdownValue = []string{"text/markdown; charset=utf-8"}
 	nosniffValue  = []string{"nosniff"}
+	// noCacheValue keeps a redirect from being reused unasked: the next
+	// request sees a yank, which is not redirected.
+	noCacheValue = []string{"no-cache"}
 )

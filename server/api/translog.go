@@ -101,6 +101,18 @@ func presentWitnesses(r *registry.WitnessReport) *wire.LogWitnesses {
 
 func (s *Server) logTile(c *gin.Context) {
 	path := "tile" + c.Param("path")
+	// A full tile on a public blob store is answered by a redirect there
+	// (--blobs-public-url).
+	if loc, ok, err := s.svc.LogTileRedirect(c, path); err != nil {
+		s.shared.Fail(c, err)
+		return
+	} else if ok {
+		h := c.Writer.Header()
+		h.Set("Cache-Control", cacheTileRedirect)
+		h.Set("Location", loc)
+		c.Status(http.StatusTemporaryRedirect)
+		return
+	}
 	t, ok := s.tiles.get(path)
 	if !ok {
 		data, full, err := s.svc.LogTile(c, path)
@@ -132,6 +144,10 @@ func (s *Server) logTile(c *gin.Context) {
 }
 
 const entryBundlePrefix = "tile/entries/"
+
+// cacheTileRedirect lets caches keep a tile's redirect for an hour: the
+// tile never changes, but the operator may move the public URL.
+const cacheTileRedirect = "public, max-age=3600"
 
 var octetStream = []string{"application/octet-stream"}
 

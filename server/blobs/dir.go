@@ -62,6 +62,30 @@ func checkName(name string) error {
 // damaged since, and renews its time, which pactd blobs gc reads as its
 // age (an unreferenced blob that a publish names again is young again).
 func (d *Dir) Put(ctx context.Context, name string, content []byte) error {
+	return d.put(name, content, true)
+}
+
+// PutUnsynced writes content under name as Put does, but syncs neither the
+// file nor its directory: the blob is durable only once SyncPuts returns.
+// pactd blobs migrate puts a batch so, syncs once, and only then frees the
+// rows; a crash before the sync loses blobs whose rows still hold their
+// bytes, which the next run puts again. Where the file system cannot be
+// synced at once (not Linux), it is Put.
+func (d *Dir) PutUnsynced(ctx context.Context, name string, content []byte) error {
+	return d.put(name, content, !canSyncFS)
+}
+
+// SyncPuts makes every blob written before it durable: syncfs(2) of the
+// file system that holds the directory, which writes out every file's data
+// and every directory's entries there, in one call.
+func (d *Dir) SyncPuts(ctx context.Context) error {
+	if !canSyncFS {
+		return nil
+	}
+	return syncFS(d.root)
+}
+
+func (d *Dir) put(name string, content []byte, sync bool) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
@@ -79,15 +103,20 @@ func (d *Dir) Put(ctx context.Context, name string, content []byte) error {
 		tmp.Close()
 		return full(err)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return full(err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return full(err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return full(err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
+	}
+	if !sync {
+		return nil
 	}
 	return syncDir(dir)
 }
@@ -221,3 +250,7 @@ func CheckURL(rawURL string) error {
 	}
 	return errors.New("give file:///absolute/path or s3://bucket/prefix?endpoint=https://host:port&region=r")
 }
+
+// Key is blob name's path under the directory, ab/cd/name: what a web
+// server with the directory as its root serves it at.
+func (d *Dir) Key(name string) string { return name[0:2] + "/" + name[2:4] + "/" + name }

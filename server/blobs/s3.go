@@ -198,3 +198,7 @@ func (b *S3) List(ctx context.Context, fn func(registry.BlobInfo) error) error {
 	}
 	return nil
 }
+
+// Key is blob name's object key, prefix and name: what the bucket's public
+// address serves it at.
+func (b *S3) Key(name string) string { return b.prefix + name }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/maypok86/otter/v2"
@@ -76,6 +77,9 @@ type blobs struct {
 	// whole, checked and kept in cached.
 	verified *otter.Cache[string, fileStamp]
 	cached   *otter.Cache[string, []byte]
+	// publicURL is where the blobs are public, ending in "/"; "" when
+	// they are not (PublicBlobURL).
+	publicURL string
 }
 
 type fileStamp struct {
@@ -83,16 +87,20 @@ type fileStamp struct {
 	modTime time.Time
 }
 
-func newBlobs(store BlobStore, cacheBytes int64) *blobs {
+func newBlobs(store BlobStore, cacheBytes int64, publicURL string) *blobs {
 	if store == nil {
 		return nil
 	}
 	if cacheBytes <= 0 {
 		cacheBytes = 64 << 20
 	}
+	if publicURL != "" && !strings.HasSuffix(publicURL, "/") {
+		publicURL += "/"
+	}
 	return &blobs{
-		store:    store,
-		verified: otter.Must(&otter.Options[string, fileStamp]{MaximumSize: 1 << 16}),
+		store:     store,
+		publicURL: publicURL,
+		verified:  otter.Must(&otter.Options[string, fileStamp]{MaximumSize: 1 << 16}),
 		cached: otter.Must(&otter.Options[string, []byte]{
 			MaximumWeight: uint64(cacheBytes),
 			Weigher:       func(k string, v []byte) uint32 { return uint32(len(k) + len(v) + 64) },
@@ -288,23 +296,29 @@ func (s *Service) MigrateDocuments(ctx context.Context, progress func(MigrationR
 		if err != nil {
 			return r, err
 		}
+		// The batch's documents are all put, then made durable at once
+		// (an engine that can: the directory's one syncfs instead of two
+		// fsyncs a document), and only then read back, checked, and freed
+		// from their rows: a row gives up its copy only once its blob is
+		// durable, so a crash anywhere leaves every version readable.
 		for _, v := range versions {
 			if err := ctx.Err(); err != nil {
 				return r, err
 			}
-			after = v.ID
 			if err := checkBlob(v.SHA256, v.Content); err != nil || int64(len(v.Content)) != v.Size {
 				return r, fmt.Errorf("version %d: its row's document does not match its sha256 and size: left in the row (pactd log check)", v.ID)
 			}
-			if err := s.blobs.store.Put(ctx, v.SHA256, v.Content); err != nil {
-				return r, fmt.Errorf("version %d: putting its document on the blob store: %w", v.ID, err)
+			if err := s.putForMigration(ctx, v.SHA256, v.Content); err != nil {
+				return r, fmt.Errorf("version %d's document: %w", v.ID, err)
 			}
-			back, err := s.rawBlob(ctx, v.SHA256)
-			if err != nil {
-				return r, fmt.Errorf("version %d: reading its document back from the blob store: %w", v.ID, err)
-			}
-			if err := checkBlob(v.SHA256, back); err != nil {
-				return r, fmt.Errorf("version %d: the blob store answered other bytes than were put: %w", v.ID, err)
+		}
+		if err := s.syncMigration(ctx); err != nil {
+			return r, err
+		}
+		for _, v := range versions {
+			after = v.ID
+			if err := s.checkPut(ctx, v.SHA256); err != nil {
+				return r, fmt.Errorf("version %d's document: %w", v.ID, err)
 			}
 			if err := s.store.FreeRowDocument(ctx, v.ID, v.SHA256); err != nil {
 				return r, err
@@ -319,6 +333,31 @@ func (s *Service) MigrateDocuments(ctx context.Context, progress func(MigrationR
 			return r, nil
 		}
 	}
+}
+
+// batchPutter is an engine that can put many blobs and make them durable
+// in one step (the directory: server/blobs.Dir.PutUnsynced, SyncPuts).
+type batchPutter interface {
+	PutUnsynced(ctx context.Context, name string, content []byte) error
+	SyncPuts(ctx context.Context) error
+}
+
+// putForMigration puts a blob that syncMigration makes durable.
+func (s *Service) putForMigration(ctx context.Context, name string, content []byte) error {
+	if b, ok := s.blobs.store.(batchPutter); ok {
+		return b.PutUnsynced(ctx, name, content)
+	}
+	return s.blobs.store.Put(ctx, name, content)
+}
+
+// syncMigration makes the blobs putForMigration put durable.
+func (s *Service) syncMigration(ctx context.Context) error {
+	if b, ok := s.blobs.store.(batchPutter); ok {
+		if err := b.SyncPuts(ctx); err != nil {
+			return fmt.Errorf("syncing the blob store: %w", err)
+		}
+	}
+	return nil
 }
 
 // DefaultBlobGrace is how old an unreferenced blob must be before
@@ -341,10 +380,11 @@ type leftoverRemover interface {
 	RemoveLeftovers(ctx context.Context, before time.Time) (int64, error)
 }
 
-// CollectBlobs removes the blobs no version names that are older than
-// grace: what a publish left when it failed or crashed between putting its
-// document and committing its row. It reads every version's sha256 first
-// (about 100 bytes of memory each), then lists the blobs: a blob put
+// CollectBlobs removes the blobs no version and no full log tile names
+// that are older than grace: what a publish left when it failed or crashed
+// between putting its document and committing its row. It reads every
+// version's and full tile's sha256 first (about 100 bytes of memory each),
+// then lists the blobs: a blob put
 // after that read is younger than grace, and Put renews a blob's time
 // (BlobStore), so one a new publish names again is kept.
 func (s *Service) CollectBlobs(ctx context.Context, grace time.Duration) (CollectionReport, error) {
@@ -356,10 +396,14 @@ func (s *Service) CollectBlobs(ctx context.Context, grace time.Duration) (Collec
 		return r, Errorf(Invalid, "the grace period must be positive")
 	}
 	named := map[string]struct{}{}
-	if err := s.store.DocumentNames(ctx, func(name string) error {
+	keep := func(name string) error {
 		named[name] = struct{}{}
 		return nil
-	}); err != nil {
+	}
+	if err := s.store.DocumentNames(ctx, keep); err != nil {
+		return r, err
+	}
+	if err := s.store.TileNames(ctx, keep); err != nil {
 		return r, err
 	}
 	cutoff := s.now().Add(-grace)

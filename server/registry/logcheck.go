@@ -340,15 +340,27 @@ func (c *logCheck) fullTiles(ctx context.Context) error {
 	if st.TilesSize > st.TreeSize {
 		return fmt.Errorf("full tiles are stored up to %d entries, past the tree of %d", st.TilesSize, st.TreeSize)
 	}
-	hashTiles, bundles := 0, 0
+	hashTiles, bundles, onBlobs := 0, 0, 0
 	err := translog.FullTiles(0, st.TilesSize, func(t tlog.Tile) error {
 		name := translog.TilePath(t)
-		stored, ok, err := c.s.store.LogFullTile(ctx, t.L, t.N)
+		row, ok, err := c.s.store.LogFullTile(ctx, t.L, t.N)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fmt.Errorf("the full tile %s is not stored", name)
+		}
+		stored := row.Data
+		if row.OnBlobStore() {
+			// Read unchecked and uncached, so that a damaged blob is
+			// named here rather than refused on the way.
+			if stored, err = c.s.rawBlob(ctx, row.SHA256); err != nil {
+				return fmt.Errorf("the full tile %s: blob %s: %w", name, row.SHA256, err)
+			}
+			if err := checkBlob(row.SHA256, stored); err != nil {
+				return fmt.Errorf("the full tile %s: %w", name, err)
+			}
+			onBlobs++
 		}
 		var want []byte
 		if t.L == -1 {
@@ -374,7 +386,7 @@ func (c *logCheck) fullTiles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	line := fmt.Sprintf("full tiles: %d hash tiles and %d entry bundles stored equal to the recomputed ones", hashTiles, bundles)
+	line := fmt.Sprintf("full tiles: %d hash tiles and %d entry bundles stored equal to the recomputed ones, %d of them on the blob store", hashTiles, bundles, onBlobs)
 	if st.TilesSize < st.TreeSize {
 		// Entries an older pactd sequenced; the next rounds store their
 		// tiles, which are made from the hashes until then.

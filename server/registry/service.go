@@ -71,6 +71,10 @@ type Options struct {
 	// log-in and password change; nil is CheckPassword (argon2id). Tests
 	// wrap it to count the hashing work a request costs.
 	CheckPassword func(encoded, password string) bool
+	// BlobsPublicURL, when set with Blobs, is where the blob store's
+	// blobs are public (a CDN or the bucket's own address): immutable
+	// answers redirect there (PublicBlobURL).
+	BlobsPublicURL string
 }
 
 // NewService returns the service of pact over store.
@@ -82,7 +86,7 @@ func NewService(store Store, opts Options) *Service {
 	s := &Service{store: store, clock: opts.Now, maxDocumentBytes: opts.MaxDocumentBytes,
 		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, checkPassword: opts.CheckPassword,
 		tokenRetention: retention, hooks: hookSettings{allowPrivate: opts.WebhookAllowPrivate, resolve: opts.ResolveHost}}
-	s.blobs = newBlobs(opts.Blobs, opts.BlobCacheBytes)
+	s.blobs = newBlobs(opts.Blobs, opts.BlobCacheBytes, opts.BlobsPublicURL)
 	if s.hooks.resolve == nil {
 		s.hooks.resolve = resolveHost
 	}

@@ -258,9 +258,10 @@ type PackageStore interface {
 	PruneNonces(ctx context.Context, before time.Time) (int64, error)
 }
 
-// DocumentStore moves documents from the rows of their versions to a
-// blob store (blob.go): a row that keeps no bytes of its document (a
-// zero-length content) has it on the blob store under its sha256.
+// DocumentStore moves documents from the rows of their versions, and full
+// log tiles from theirs, to a blob store (blob.go, blobtiles.go): a row
+// that keeps no bytes (a zero-length content or data) has them on the blob
+// store under its sha256.
 type DocumentStore interface {
 	// RowDocuments answers up to limit versions whose rows hold their
 	// document, by id from the first above after, with only ID, SHA256,
@@ -273,6 +274,17 @@ type DocumentStore interface {
 	// DocumentNames calls fn with the sha256 of every version's document,
 	// wherever it is kept, in no order; a name may come more than once.
 	DocumentNames(ctx context.Context, fn func(sha256 string) error) error
+	// RowTiles answers up to limit full log tiles whose rows hold their
+	// bytes, by (level, n) from the first after (afterLevel, afterN), with
+	// Level, N, Data and Size.
+	RowTiles(ctx context.Context, afterLevel int, afterN int64, limit int) ([]FullTile, error)
+	// FreeRowTile empties the row of the full tile (level, n), whose bytes
+	// are on the blob store under sha256 (size bytes); NotFound when the
+	// tile is not stored.
+	FreeRowTile(ctx context.Context, level int, n int64, sha256 string, size int64) error
+	// TileNames calls fn with the sha256 of every full tile on the blob
+	// store, in no order.
+	TileNames(ctx context.Context, fn func(sha256 string) error) error
 }
 
 type SessionStore interface {

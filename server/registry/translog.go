@@ -49,11 +49,12 @@ type LogStore interface {
 	// LogEntries answers the entries with index in [start, end), which
 	// must all exist.
 	LogEntries(ctx context.Context, start, end int64) ([][]byte, error)
-	// LogFullTile answers the bytes of a full tile as served: a hash tile
-	// (level >= 0) or, at level -1, an entry bundle; ok is false when it is
-	// not stored: the sequenced tree does not hold it yet, or its tiles
-	// are still being stored (LogState.TilesSize).
-	LogFullTile(ctx context.Context, level int, n int64) (data []byte, ok bool, err error)
+	// LogFullTile answers a full tile as stored: a hash tile (level >= 0)
+	// or, at level -1, an entry bundle, with its bytes as served or, once
+	// they are on the blob store, its blob's name and size; ok is false
+	// when it is not stored: the sequenced tree does not hold it yet, or
+	// its tiles are still being stored (LogState.TilesSize).
+	LogFullTile(ctx context.Context, level int, n int64) (tile FullTile, ok bool, err error)
 	// LoggedVersions answers up to limit versions with id > after, by id,
 	// with their documents, for the log's check.
 	LoggedVersions(ctx context.Context, after int64, limit int) ([]LoggedVersion, error)
@@ -353,10 +354,24 @@ func (s *Service) SequenceLog(ctx context.Context) (int64, error) {
 		// Done when caught up, or when a round made no progress (the
 		// next one, a moment later, will).
 		if err != nil || size >= st.Entries || size == last {
+			if err == nil && s.blobs != nil {
+				err = s.moveNewFullTiles(ctx)
+			}
 			return size, err
 		}
 		last = size
 	}
+}
+
+// moveNewFullTiles moves the full tiles the rounds just stored to the blob
+// store (blobtiles.go). Until it succeeds they are served from their rows,
+// so a blob store that does not answer delays the move, never a
+// checkpoint: the next round tries again.
+func (s *Service) moveNewFullTiles(ctx context.Context) error {
+	if _, _, err := s.MoveFullTiles(ctx); err != nil {
+		return fmt.Errorf("the log's new full tiles stay in the database for now: %w", err)
+	}
+	return nil
 }
 
 // RunLogSequencer sequences the log soon after every append this process
@@ -648,8 +663,12 @@ func (s *Service) LogTile(ctx context.Context, path string) (data []byte, full b
 		// Stored whole only once a signed tree holds it (docs/design.md,
 		// Full log tiles stored whole); else made below, as a partial
 		// tile is.
-		data, ok, err := s.store.LogFullTile(ctx, t.L, t.N)
-		if err != nil || ok {
+		stored, ok, err := s.store.LogFullTile(ctx, t.L, t.N)
+		if err != nil {
+			return nil, full, err
+		}
+		if ok {
+			data, err := s.fullTileBytes(ctx, stored)
 			return data, full, err
 		}
 	}

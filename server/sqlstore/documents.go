@@ -67,3 +67,65 @@ func (s *Store) DocumentNames(ctx context.Context, fn func(sha256 string) error)
 		}
 	}
 }
+
+// RowTiles answers full log tiles whose rows still hold their bytes; see
+// registry.DocumentStore.
+func (s *Store) RowTiles(ctx context.Context, afterLevel int, afterN int64, limit int) ([]registry.FullTile, error) {
+	return queryList(ctx, s, "read log tiles", limit, func(row scanner) (*registry.FullTile, error) {
+		var t registry.FullTile
+		if err := row.Scan(&t.Level, &t.N, &t.Data); err != nil {
+			return nil, err
+		}
+		t.Size = int64(len(t.Data))
+		return &t, nil
+	}, `SELECT level, n, data FROM log_tiles
+WHERE sha256 = '' AND (level > ? OR level = ? AND n > ?) ORDER BY level, n LIMIT ?`, afterLevel, afterLevel, afterN, limit)
+}
+
+// FreeRowTile empties a full tile's row once its bytes are on the blob
+// store; see registry.DocumentStore.
+func (s *Store) FreeRowTile(ctx context.Context, level int, n int64, sha256 string, size int64) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	res, err := s.write.ExecContext(ctx, s.q(`UPDATE log_tiles SET data = ?, sha256 = ?, size = ? WHERE level = ? AND n = ?`),
+		[]byte{}, sha256, size, level, n)
+	if err != nil {
+		return s.fault("free a log tile", err)
+	}
+	count, err := res.RowsAffected()
+	if err != nil {
+		return s.fault("free a log tile", err)
+	}
+	if count == 0 {
+		return notFound("no full log tile %d/%d", level, n)
+	}
+	return nil
+}
+
+// TileNames calls fn with the sha256 of every full tile on the blob
+// store, reading them in pages by (level, n).
+func (s *Store) TileNames(ctx context.Context, fn func(sha256 string) error) error {
+	const page = 10000
+	level, after := -2, int64(-1)
+	for {
+		tiles, err := queryList(ctx, s, "read log tile names", page, func(row scanner) (*registry.FullTile, error) {
+			var t registry.FullTile
+			return &t, row.Scan(&t.Level, &t.N, &t.SHA256)
+		}, `SELECT level, n, sha256 FROM log_tiles
+WHERE (level > ? OR level = ? AND n > ?) ORDER BY level, n LIMIT ?`, level, level, after, page)
+		if err != nil {
+			return err
+		}
+		for _, t := range tiles {
+			if t.SHA256 != "" {
+				if err := fn(t.SHA256); err != nil {
+					return err
+				}
+			}
+			level, after = t.Level, t.N
+		}
+		if len(tiles) < page {
+			return nil
+		}
+	}
+}

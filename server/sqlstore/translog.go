@@ -439,16 +439,17 @@ func (s *Store) fillFullTiles(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
-const sqlLogFullTile = `SELECT data FROM log_tiles WHERE level = ? AND n = ?`
+const sqlLogFullTile = `SELECT data, sha256, size FROM log_tiles WHERE level = ? AND n = ?`
 
-// LogFullTile answers a full tile's bytes; see registry.LogStore.
-func (s *Store) LogFullTile(ctx context.Context, level int, n int64) ([]byte, bool, error) {
-	var data []byte
-	err := s.pointRow(ctx, sqlLogFullTile, func(row scanner) error { return row.Scan(&data) }, level, n)
+// LogFullTile answers a full tile as stored: its bytes, or the name of
+// its blob once they are on the blob store; see registry.LogStore.
+func (s *Store) LogFullTile(ctx context.Context, level int, n int64) (registry.FullTile, bool, error) {
+	t := registry.FullTile{Level: level, N: n}
+	err := s.pointRow(ctx, sqlLogFullTile, func(row scanner) error { return row.Scan(&t.Data, &t.SHA256, &t.Size) }, level, n)
 	if errNoRows(err) {
-		return nil, false, nil
+		return registry.FullTile{}, false, nil
 	}
-	return data, err == nil, s.fault("read a log tile", err)
+	return t, err == nil, s.fault("read a log tile", err)
 }
 
 // LoggedVersions answers versions with their documents, by id.

@@ -188,15 +188,17 @@ func TestLogTilesMigrationFillsTheSequencedTree(t *testing.T) {
 		if size, err := s.SequenceLog(t.Context(), 4096, sign); err != nil || size != n {
 			t.Fatalf("SequenceLog = %d, %v", size, err)
 		}
-		wantTile, _, _ := s.LogFullTile(t.Context(), 0, 0)
-		wantBundle, _, _ := s.LogFullTile(t.Context(), -1, 0)
+		wantTileRow, _, _ := s.LogFullTile(t.Context(), 0, 0)
+		wantBundleRow, _, _ := s.LogFullTile(t.Context(), -1, 0)
+		wantTile, wantBundle := wantTileRow.Data, wantBundleRow.Data
 		if len(wantTile) != translog.TileWidth*tlog.HashSize || len(wantBundle) == 0 {
 			t.Fatalf("sequencing stored a hash tile of %d bytes and a bundle of %d", len(wantTile), len(wantBundle))
 		}
 
-		// Back to the schema before log_tiles.
+		// Back to the schema before log_tiles (and the migration that
+		// added its blob store columns).
 		for _, stmt := range []string{`DROP TABLE log_tiles`, `ALTER TABLE log_tree DROP COLUMN tiles_size`,
-			`DELETE FROM schema_migrations WHERE version = 13`} {
+			`DELETE FROM schema_migrations WHERE version IN (13, 36)`} {
 			if _, err := s.write.ExecContext(t.Context(), stmt); err != nil {
 				t.Fatalf("%s: %v", stmt, err)
 			}
@@ -207,11 +209,13 @@ func TestLogTilesMigrationFillsTheSequencedTree(t *testing.T) {
 		if st, err := s.LogState(t.Context()); err != nil || st.TilesSize != n {
 			t.Errorf("after the migration: %+v, %v; want full tiles stored up to %d", st, err, n)
 		}
-		tile, ok, err := s.LogFullTile(t.Context(), 0, 0)
+		tileRow, ok, err := s.LogFullTile(t.Context(), 0, 0)
+		tile := tileRow.Data
 		if err != nil || !ok || !bytes.Equal(tile, wantTile) {
 			t.Errorf("hash tile 0 after the migration: %d bytes, %v, %v; want the %d sequencing stored", len(tile), ok, err, len(wantTile))
 		}
-		bundle, ok, err := s.LogFullTile(t.Context(), -1, 0)
+		bundleRow, ok, err := s.LogFullTile(t.Context(), -1, 0)
+		bundle := bundleRow.Data
 		if err != nil || !ok || !bytes.Equal(bundle, wantBundle) {
 			t.Errorf("entry bundle 0 after the migration: %d bytes, %v, %v; want the %d sequencing stored", len(bundle), ok, err, len(wantBundle))
 		}
