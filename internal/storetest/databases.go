@@ -103,8 +103,8 @@ func requireWrapped(t testing.TB) {
 
 // PostgresURL creates a fresh, uniquely named database on the server of
 // PACT_TEST_POSTGRES_URL (a postgres:// URL whose user may create
-// databases) or of the throwaway cluster, returns its URL and drops it when
-// the test ends. It skips or fails like RequirePostgres.
+// databases) or of the throwaway cluster, returns its URL and drops it once
+// the test has ended (see drops). It skips or fails like RequirePostgres.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
 	return newPostgresDB(t, "")
@@ -183,7 +183,7 @@ func newPostgresTemplate(t testing.TB, migrate func(url string) error) (string, 
 }
 
 // newPostgresDB creates a database for t, empty or a copy of the database
-// template, and drops it when the test ends.
+// template, and drops it once the test has ended.
 func newPostgresDB(t testing.TB, template string) string {
 	t.Helper()
 	base := RequirePostgres(t)
@@ -200,14 +200,50 @@ func newPostgresDB(t testing.TB, template string) string {
 	if err := adminExec(base, create); err != nil {
 		t.Fatalf("create test database on %s: %v", u.Redacted(), err)
 	}
-	t.Cleanup(func() {
-		// FORCE: a test that failed half-way may leave connections open.
-		if err := adminExec(base, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-	})
+	t.Cleanup(func() { drops.start(base, name) })
 	u.Path = "/" + name
 	return u.String()
+}
+
+// drops are the test databases being dropped. Dropping one takes a second
+// or more on a busy machine, so the test that used it does not wait: the
+// next tests run meanwhile, and WithPostgres waits for every drop
+// (dropsDone) when the process's tests end.
+var drops dropper
+
+type dropper struct {
+	wg   sync.WaitGroup
+	turn chan struct{} // bounds the drops at once, and so their connections
+	mu   sync.Mutex
+	errs []error
+}
+
+func (d *dropper) start(base, name string) {
+	d.mu.Lock()
+	if d.turn == nil {
+		d.turn = make(chan struct{}, 2)
+	}
+	d.mu.Unlock()
+	d.wg.Go(func() {
+		d.turn <- struct{}{}
+		defer func() { <-d.turn }()
+		// FORCE: a test that failed half-way may leave connections open.
+		if err := adminExec(base, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
+			d.mu.Lock()
+			d.errs = append(d.errs, fmt.Errorf("drop test database %s: %w", name, err))
+			d.mu.Unlock()
+		}
+	})
+}
+
+// dropsDone waits for every drop started and answers why any failed.
+func dropsDone() error {
+	drops.wg.Wait()
+	drops.mu.Lock()
+	defer drops.mu.Unlock()
+	err := errors.Join(drops.errs...)
+	drops.errs = nil
+	return err
 }
 
 // MigratedSQLite makes path (which must not exist yet) a SQLite database
