@@ -61,11 +61,6 @@ func chromiumOptions(path string, extra ...chromedp.ExecAllocatorOption) []chrom
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("mute-audio", true),
-		// The tabs of the shared browser are in windows of their own, one
-		// per test, none of them in front: none is to be slowed down for it.
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.WindowSize(1280, 900),
 	}
 	return append(opts, extra...)
