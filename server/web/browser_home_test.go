@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/pact-registry/pact/internal/servertest"
@@ -73,7 +74,11 @@ func TestBrowserHomeGetStarted(t *testing.T) {
 		b.screenshot(screenshotDir(t), "home-"+size)
 	}
 
-	grantClipboardRead(t, ctx, env.URL)
+	if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
+		Permission: &browser.PermissionDescriptor{Name: "clipboard-read"}, Setting: "granted", Origin: env.URL,
+	}); err != nil {
+		t.Fatalf("granting clipboard-read: %v", err)
+	}
 	b.do("copying the log-in line", chromedp.Click(chromedp.CSS("button[data-copy='start-login']")),
 		chromedp.Poll[chromedp.Void](`document.querySelector("button[data-copy='start-login']").textContent === "Copied"`))
 	if copied := evaluate[string](b, `navigator.clipboard.readText()`, chromedp.EvalAwaitPromise); copied != "pact login --host "+env.URL {

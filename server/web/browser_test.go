@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -46,8 +45,11 @@ func requireChromium(t *testing.T) string {
 	return path
 }
 
-// chromiumOptions are the flags every browser of the tests runs with.
-func chromiumOptions(path string, extra ...chromedp.ExecAllocatorOption) []chromedp.ExecAllocatorOption {
+// newBrowser starts a fresh headless chromium for one test and returns the
+// context of its first tab. Everything the test does must fit in timeout.
+func newBrowser(t *testing.T, timeout time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	path := requireChromium(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Flag("headless", true),
@@ -61,93 +63,22 @@ func chromiumOptions(path string, extra ...chromedp.ExecAllocatorOption) []chrom
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("mute-audio", true),
+		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	}
-	return append(opts, extra...)
-}
-
-// shared is the chromium the browser tests share, started by the first
-// that needs it and stopped by TestMain (stopSharedBrowser): starting one
-// takes seconds on a busy machine. Each test gets a browser context of its
-// own in it, with its own cookies, storage, cache and permissions, as a
-// fresh profile has.
-var shared struct {
-	mu   sync.Mutex
-	ctx  context.Context // the browser's first tab, open until the run ends
-	stop func()
-}
-
-func sharedBrowser(t *testing.T, path string) context.Context {
-	t.Helper()
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if shared.ctx == nil {
-		// No user data directory: chromedp makes one and removes it when
-		// the browser stops.
-		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions(path)...)
-		ctx, cancel := chromedp.NewContext(allocCtx)
-		if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-			cancel()
-			cancelAlloc()
-			t.Fatalf("starting chromium: %v", err)
-		}
-		shared.ctx, shared.stop = ctx, func() { cancel(); cancelAlloc() }
-	}
-	return shared.ctx
-}
-
-// stopSharedBrowser stops the shared chromium, if a test started it.
-func stopSharedBrowser() {
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if shared.stop != nil {
-		shared.stop()
-		shared.ctx, shared.stop = nil, nil
-	}
-}
-
-// newBrowser opens a tab for one test, in a browser context of its own of
-// the shared chromium, or in a fresh chromium of its own when the test
-// needs flags of its own (extra), and returns the tab's context.
-// Everything the test does must fit in timeout.
-func newBrowser(t *testing.T, timeout time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
-	t.Helper()
-	path := requireChromium(t)
-	var tabCtx context.Context
-	if len(extra) == 0 {
-		ctx, cancelTimeout := context.WithTimeout(sharedBrowser(t, path), timeout)
-		var cancelTab context.CancelFunc
-		tabCtx, cancelTab = chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
-		t.Cleanup(func() {
-			cancelTab()
-			cancelTimeout()
-		})
-	} else {
-		ctx, cancelTimeout := context.WithTimeout(context.Background(), timeout)
-		allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, chromiumOptions(path, append(extra, chromedp.UserDataDir(t.TempDir()))...)...)
-		var cancelTab context.CancelFunc
-		tabCtx, cancelTab = chromedp.NewContext(allocCtx)
-		t.Cleanup(func() {
-			cancelTab()
-			cancelAlloc()
-			cancelTimeout()
-		})
-	}
+	opts = append(opts, extra...)
+	ctx, cancelTimeout := context.WithTimeout(context.Background(), timeout)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc()
+		cancelTimeout()
+	})
 	if err := chromedp.Do(tabCtx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
 	return tabCtx
-}
-
-// grantClipboardRead lets the pages of origin read the clipboard in the
-// browser context of the tab ctx.
-func grantClipboardRead(t *testing.T, ctx context.Context, origin string) {
-	t.Helper()
-	params := browser.SetPermissionParams{Permission: &browser.PermissionDescriptor{Name: "clipboard-read"}, Setting: "granted",
-		Origin: origin, BrowserContextID: chromedp.FromContext(ctx).BrowserContextID}
-	if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, params); err != nil {
-		t.Fatalf("granting clipboard-read: %v", err)
-	}
 }
 
 // tab wraps a chromedp tab with test-failing helpers.
@@ -313,7 +244,11 @@ func TestBrowserJourney(t *testing.T) {
 	if !strings.HasPrefix(token, "pact_") {
 		t.Fatalf("new token %q", token)
 	}
-	grantClipboardRead(t, ctx, env.URL)
+	if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
+		Permission: &browser.PermissionDescriptor{Name: "clipboard-read"}, Setting: "granted", Origin: env.URL,
+	}); err != nil {
+		t.Fatalf("granting clipboard-read: %v", err)
+	}
 	b.do("copying the token", chromedp.Click(chromedp.CSS("button[data-copy='new-token']")),
 		chromedp.Poll[chromedp.Void](`document.querySelector("button[data-copy='new-token']").textContent === "Copied"`))
 	if copied := evaluate[string](b, `navigator.clipboard.readText()`, chromedp.EvalAwaitPromise); copied != token {

@@ -8,10 +8,5 @@ import (
 )
 
 // TestMain runs the tests through storetest, which gives them a throwaway
-// PostgreSQL when PACT_TEST_POSTGRES_URL is not set and removes it after,
-// then stops the chromium the browser tests shared.
-func TestMain(m *testing.M) {
-	code := storetest.WithPostgres(m).Run()
-	stopSharedBrowser()
-	os.Exit(code)
-}
+// PostgreSQL when PACT_TEST_POSTGRES_URL is not set and removes it after.
+func TestMain(m *testing.M) { os.Exit(storetest.WithPostgres(m).Run()) }
