@@ -5,9 +5,11 @@ package servertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/gin-gonic/gin"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http/httptest"
 	"net/netip"
@@ -91,15 +93,30 @@ func (c *Clock) Advance(d time.Duration) {
 
 // Backends runs fn once per store backend: sqlite always, postgres on
 // PACT_TEST_POSTGRES_URL's server or a throwaway cluster, skipped only when
-// there is neither (see storetest.RequirePostgres).
+// there is neither (see storetest.RequirePostgres). Each database is new and
+// migrated, a copy of the process's migrated template (see migrate).
 func Backends(t *testing.T, fn func(t *testing.T, dsn string)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, storetest.SQLiteDSN(t)) })
-	t.Run("postgres", func(t *testing.T) { fn(t, storetest.PostgresURL(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, storetest.MigratedPostgresURL(t, migrate)) })
+}
+
+// migrate brings a new database's schema up to date, as Start's Open
+// would: the tests' databases are copies of one it migrated.
+func migrate(dsn string) error {
+	return sqlstore.Migrate(context.Background(), dsn, sqlstore.Options{LogBackfill: registry.Backfill()})
 }
 
 // Start opens dsn and serves pact on a loopback port until the test ends.
+// A SQLite file that does not exist yet starts as a copy of the process's
+// migrated template (storetest.MigratedSQLite), as a file Open migrated
+// would be.
 func Start(t testing.TB, dsn string, opts Options) *Env {
 	t.Helper()
+	if !sqlstore.IsPostgres(dsn) && !strings.HasPrefix(dsn, "file:") {
+		if _, err := os.Stat(dsn); errors.Is(err, fs.ErrNotExist) {
+			storetest.MigratedSQLite(t, dsn, migrate)
+		}
+	}
 	// Suggestions get a budget no test reaches (sqlstore's
 	// TestSuggestionsHaveABudget tests the budget): the first statements
 	// of a new session on a new database pay its cold caches, past the

@@ -22,7 +22,9 @@ type TestingM interface{ Run() int }
 //
 //	func TestMain(m *testing.M) { os.Exit(storetest.WithPostgres(m).Run()) }
 //
-// After the tests it removes the process's throwaway cluster, if one was
+// After the tests it waits for the test databases to be dropped (see
+// drops), removes the process's template databases
+// (MigratedPostgresURL, MigratedSQLite), its throwaway cluster, if one was
 // started, and the programs it built (BuildProgram), and when PostgreSQL tests were skipped it prints one line saying
 // how many and how to run them.
 func WithPostgres(m TestingM) TestingM { return withPostgres{m} }
@@ -32,6 +34,18 @@ type withPostgres struct{ m TestingM }
 func (w withPostgres) Run() int {
 	wrapped.Store(true)
 	code := w.m.Run()
+	if err := dropsDone(); err != nil {
+		fmt.Fprintf(os.Stderr, "dropping the databases of the tests: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	if err := removeTemplates(); err != nil {
+		fmt.Fprintf(os.Stderr, "removing the template databases of the tests: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
 	if err := throwaway.remove(); err != nil {
 		fmt.Fprintf(os.Stderr, "removing the throwaway PostgreSQL: %v\n", err)
 		if code == 0 {

@@ -38,19 +38,33 @@ func open(t testing.TB, dsn string, opts sqlstore.Options) *sqlstore.Store {
 	return s
 }
 
+// migratedSQLite and migratedPostgres make new databases that hold the
+// schema, copies of one migrated once per test process: the conformance
+// suite opens a store per subtest, and the migrations are tested on their
+// own (TestReopenKeepsDataAndSchema and after).
+func migratedSQLite(t testing.TB) string {
+	path := storetest.SQLiteDSN(t)
+	storetest.MigratedSQLite(t, path, migrateDB)
+	return path
+}
+
+func migratedPostgres(t testing.TB) string { return storetest.MigratedPostgresURL(t, migrateDB) }
+
+func migrateDB(dsn string) error { return sqlstore.Migrate(context.Background(), dsn, sqlstore.Options{}) }
+
 func TestConformance(t *testing.T) {
 	variants := []struct {
 		name, dialect string
 		dsn           func(t testing.TB) string
 		cache         int64
 	}{
-		{"sqlite", "sqlite", storetest.SQLiteDSN, 0},
-		{"postgres", "postgres", storetest.PostgresURL, 0},
+		{"sqlite", "sqlite", migratedSQLite, 0},
+		{"postgres", "postgres", migratedPostgres, 0},
 		// A read cache too small to keep any document (one may take an
 		// eighth of it, and each counts 512 bytes beyond its content)
 		// but not the ids of a few: every raw read misses, and reads by
 		// id what it read before by name.
-		{"sqlite with a read cache of ids only", "sqlite", storetest.SQLiteDSN, 4095},
+		{"sqlite with a read cache of ids only", "sqlite", migratedSQLite, 4095},
 	}
 	for _, b := range variants {
 		t.Run(b.name, func(t *testing.T) {
