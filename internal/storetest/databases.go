@@ -272,7 +272,18 @@ func MigratedSQLite(t testing.TB, path string, migrate func(path string) error) 
 // migrate fill it, for MigratedSQLite to copy. Called with templates.mu
 // held.
 func newSQLiteTemplate(migrate func(path string) error) (string, error) {
-	dir, err := os.MkdirTemp("", "pact-test-template-")
+	// Under the go command, in the run's directory (see runDir), which is
+	// removed when the run ends even if this process is killed.
+	parent := ""
+	if gopid := goCommandPID(); gopid != 0 {
+		run, unlock, err := lockRun(gopid)
+		if err != nil {
+			return "", err
+		}
+		unlock()
+		parent = run
+	}
+	dir, err := os.MkdirTemp(parent, "pact-test-template-")
 	if err != nil {
 		return "", err
 	}
