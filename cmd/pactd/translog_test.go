@@ -326,10 +326,12 @@ func TestLogSurvivesDumpAndRestore(t *testing.T) {
 	}
 	key := registerKey(t, srv.URL, token, "laptop")
 	wantAnswer(t, "delete key", call(t, httpClient, http.MethodDelete, fmt.Sprintf("%s/api/ssh-keys/%d", srv.URL, key.id), token, nil), http.StatusOK)
-	before := logtest.WaitFor(t, srv.URL, 4)
+	// Two publishes (each with its pack-state entry), a key added and removed.
+	const entries = 6
+	before := logtest.WaitFor(t, srv.URL, entries)
 
 	dumpFile := filepath.Join(dir, "dump.jsonl")
-	if r := pactd(t, nil, "", "dump", "--db", original, "-o", dumpFile); r.code != 0 || !strings.Contains(r.stdout, "log entries: 6") {
+	if r := pactd(t, nil, "", "dump", "--db", original, "-o", dumpFile); r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("log entries: %d", entries)) {
 		t.Fatalf("pactd dump: code %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	for _, target := range []string{filepath.Join(dir, "restored.db"), storetest.PostgresURL(t)} {
@@ -340,13 +342,13 @@ func TestLogSurvivesDumpAndRestore(t *testing.T) {
 			t.Fatalf("pactd log check on the restored registry: code %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
 		restored, token2 := startWithToken(t, "bob", target)
-		after := logtest.WaitFor(t, restored.URL, 4)
+		after := logtest.WaitFor(t, restored.URL, entries)
 		if after.VerifierKey != before.VerifierKey || after.Tree != before.Tree {
 			t.Errorf("restored log: key %s, tree %+v; want %s, %+v", after.VerifierKey, after.Tree, before.VerifierKey, before.Tree)
 		}
 		// It goes on growing, consistently with what clients saw before.
 		wantAnswer(t, "publish after restore", publish(t, restored.URL, token2, packDocument("gadget", "1.0.0", "New.")), http.StatusOK)
-		grown := logtest.WaitFor(t, restored.URL, 5)
+		grown := logtest.WaitFor(t, restored.URL, entries+2)
 		if err := logtest.Consistent(restored.URL, before.Tree, grown.Tree); err != nil {
 			t.Errorf("the restored log is not consistent with the original: %v", err)
 		}
