@@ -50,7 +50,9 @@ func migratedSQLite(t testing.TB) string {
 
 func migratedPostgres(t testing.TB) string { return storetest.MigratedPostgresURL(t, migrateDB) }
 
-func migrateDB(dsn string) error { return sqlstore.Migrate(context.Background(), dsn, sqlstore.Options{}) }
+func migrateDB(dsn string) error {
+	return sqlstore.Migrate(context.Background(), dsn, sqlstore.Options{})
+}
 
 func TestConformance(t *testing.T) {
 	variants := []struct {
