@@ -2,10 +2,7 @@ package server_test
 
 import (
 	"bytes"
-	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -20,8 +17,6 @@ import (
 	"github.com/pact-registry/pact/internal/servertest"
 	"github.com/pact-registry/pact/internal/sshtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/sqlstore"
 )
 
 // Every publish (token or signed) and every key added or removed is a log
@@ -155,17 +150,7 @@ func TestLogTileBounds(t *testing.T) {
 func TestLogBeyondOneTile(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
-		var batch []registry.PublishInput
-		for i := range 300 { // 600 entries: a publish and a pack-state each
-			content := []byte(packDoc(fmt.Sprintf("pack-%03d", i), "1.0.0"))
-			sum := sha256.Sum256(content)
-			batch = append(batch, registry.PublishInput{OwnerID: alice.Account.ID, OwnerSlug: "alice",
-				PackSlug: fmt.Sprintf("pack-%03d", i), Name: fmt.Sprintf("pack-%03d", i), Version: "1.0.0",
-				Content: content, SHA256: hex.EncodeToString(sum[:]), Now: env.Clock.Now()})
-		}
-		if err := env.Store.(*sqlstore.Store).Seed(context.Background(), registry.ReadyAll(batch)); err != nil {
-			t.Fatal(err)
-		}
+		seedPacks(t, env, alice, 300) // 600 entries: a publish and a pack-state each
 		l := logtest.WaitFor(t, env.URL, 600)
 		if l.Tree.N != 600 {
 			t.Fatalf("tree of %d entries, want 600", l.Tree.N)

@@ -23,18 +23,25 @@ WHERE v.id > ? AND length(v.content) > 0 ORDER BY v.id LIMIT ?`, after, limit)
 // blob store; see registry.DocumentStore. The cache may keep the bytes it
 // read before: they are the same.
 func (s *Store) FreeRowDocument(ctx context.Context, id int64, sha256 string) error {
+	return s.freeRow(ctx, "free a document", notFound("no version %d with sha256 %s", id, sha256),
+		`UPDATE versions SET content = ? WHERE id = ? AND sha256 = ?`, []byte{}, id, sha256)
+}
+
+// freeRow runs the update that empties one row's bytes, answering missing
+// when it matched no row.
+func (s *Store) freeRow(ctx context.Context, op string, missing error, query string, args ...any) error {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	res, err := s.write.ExecContext(ctx, s.q(`UPDATE versions SET content = ? WHERE id = ? AND sha256 = ?`), []byte{}, id, sha256)
+	res, err := s.write.ExecContext(ctx, s.q(query), args...)
 	if err != nil {
-		return s.fault("free a document", err)
+		return s.fault(op, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return s.fault("free a document", err)
+		return s.fault(op, err)
 	}
 	if n == 0 {
-		return notFound("no version %d with sha256 %s", id, sha256)
+		return missing
 	}
 	return nil
 }
@@ -85,21 +92,8 @@ WHERE sha256 = '' AND (level > ? OR level = ? AND n > ?) ORDER BY level, n LIMIT
 // FreeRowTile empties a full tile's row once its bytes are on the blob
 // store; see registry.DocumentStore.
 func (s *Store) FreeRowTile(ctx context.Context, level int, n int64, sha256 string, size int64) error {
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	res, err := s.write.ExecContext(ctx, s.q(`UPDATE log_tiles SET data = ?, sha256 = ?, size = ? WHERE level = ? AND n = ?`),
-		[]byte{}, sha256, size, level, n)
-	if err != nil {
-		return s.fault("free a log tile", err)
-	}
-	count, err := res.RowsAffected()
-	if err != nil {
-		return s.fault("free a log tile", err)
-	}
-	if count == 0 {
-		return notFound("no full log tile %d/%d", level, n)
-	}
-	return nil
+	return s.freeRow(ctx, "free a log tile", notFound("no full log tile %d/%d", level, n),
+		`UPDATE log_tiles SET data = ?, sha256 = ?, size = ? WHERE level = ? AND n = ?`, []byte{}, sha256, size, level, n)
 }
 
 // TileNames calls fn with the sha256 of every full tile on the blob
