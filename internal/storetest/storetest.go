@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Sessions", s.testSessions)
 	t.Run("DeviceLogins", s.testDeviceLogins)
 	t.Run("Passkeys", s.testPasskeys)
+	t.Run("Hooks", s.testHooks)
 	t.Run("AccountSafety", s.testAccountSafety)
 	t.Run("Log", s.testLog)
 	t.Run("Witnesses", s.testWitnesses)

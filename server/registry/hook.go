@@ -246,10 +246,6 @@ func hookMatches(h *Hook, ev HookEvent) bool {
 // an event are queued by the store that records the event, with the
 // HookRouting it was opened with.
 type HookStore interface {
-	// CreateHook sets h.ID and stores h, unless its owner has
-	// maxPerOwner hooks already, or its maker (h.CreatedBy) has made
-	// maxPerUser hooks that still exist, in any namespace (Conflict).
-	CreateHook(ctx context.Context, h *Hook, maxPerOwner, maxPerUser int) error
 	// HookByID finds a hook; NotFound when there is none.
 	HookByID(ctx context.Context, id int64) (*Hook, error)
 	// ListHooks lists an owner's hooks, oldest first.
@@ -321,12 +317,46 @@ func (s *Service) CreateHook(ctx context.Context, actor *Account, maker *Token, 
 	}
 	h := &Hook{OwnerID: owner.ID, Owner: owner.Username, Package: pack, URL: u, Secret: spec.Secret, Events: events,
 		CreatedBy: actor.ID, CreatedAt: s.now()}
-	if err := s.store.CreateHook(ctx, h, MaxHooksPerOwner, MaxHooksPerUser); err != nil {
+	if err := StoreHook(ctx, s.store, h); err != nil {
 		return nil, err
 	}
 	s.emit(ctx, Event{Action: ActionHookAdd, Actor: actor.Username, HookID: h.ID,
 		Message: fmt.Sprintf("%s added webhook %d of %s (%s) to %s", actor.Username, h.ID, hookScope(h), strings.Join(h.Events, ", "), h.URL)})
 	return h, nil
+}
+
+// StoreHook stores h through st and sets h.ID, unless its owner has
+// MaxHooksPerOwner hooks already, or its maker (h.CreatedBy) has made
+// MaxHooksPerUser hooks that still exist, in any namespace (Conflict);
+// NotFound when either account does not exist. The transaction holds the
+// rows of the owner and of the maker, in the order of their ids, before it
+// counts: creations at once, on any replica, count in turn.
+func StoreHook(ctx context.Context, st Transactor, h *Hook) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		for _, id := range []int64{min(h.OwnerID, h.CreatedBy), max(h.OwnerID, h.CreatedBy)} {
+			there, err := tx.LockAccount(id)
+			if err != nil {
+				return err
+			}
+			if !there {
+				return Errorf(NotFound, "no such account %d", id)
+			}
+		}
+		n, err := tx.CountHooksOf(h.OwnerID)
+		if err != nil {
+			return err
+		}
+		if n >= MaxHooksPerOwner {
+			return Errorf(Conflict, "%s has %d hooks already, the most an owner may have; remove one first", h.Owner, n)
+		}
+		if n, err = tx.CountHooksMadeBy(h.CreatedBy); err != nil {
+			return err
+		}
+		if n >= MaxHooksPerUser {
+			return Errorf(Conflict, "you have made %d hooks, in your namespace and your organisations', the most one user may; remove one first", n)
+		}
+		return tx.InsertHook(h)
+	})
 }
 
 // hookScope is what a hook hears: owner or owner/pack.

@@ -119,6 +119,20 @@ type Tx interface {
 	// InsertTrustedPublisher stores p and sets its ID.
 	InsertTrustedPublisher(p *TrustedPublisher) error
 
+	// LockAccount holds the account's row until the transaction ends (on
+	// PostgreSQL a lock; SQLite has one writer), so that changes counted
+	// against one account take turns; false when there is no such
+	// account.
+	LockAccount(id int64) (bool, error)
+
+	// CountHooksOf counts the hooks of ownerID.
+	CountHooksOf(ownerID int64) (int, error)
+	// CountHooksMadeBy counts the hooks accountID made (Hook.CreatedBy),
+	// in any namespace.
+	CountHooksMadeBy(accountID int64) (int, error)
+	// InsertHook stores h and sets its ID.
+	InsertHook(h *Hook) error
+
 	// AppendLog appends entry to the transparency log and answers its
 	// index; versionID, when not 0, is the version whose log index it is.
 	AppendLog(entry *translog.Entry, versionID int64) (int64, error)

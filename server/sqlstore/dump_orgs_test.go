@@ -71,7 +71,7 @@ func TestDumpRestoreKeepsHooks(t *testing.T) {
 		alice := accounts[0]
 		h := &registry.Hook{OwnerID: alice.ID, Owner: "alice", Package: "widget", URL: "https://hooks.example.com/x",
 			Secret: "dump-secret-0123456789", Events: []string{"publish", "yank"}, CreatedBy: alice.ID, CreatedAt: now}
-		if err := source.CreateHook(ctx, h, registry.MaxHooksPerOwner, registry.MaxHooksPerUser); err != nil {
+		if err := registry.StoreHook(ctx, source, h); err != nil {
 			t.Fatal(err)
 		}
 		content := []byte("# widget\n")
@@ -96,7 +96,7 @@ func TestDumpRestoreKeepsHooks(t *testing.T) {
 		}
 		// Its id's sequence moved on: a new hook gets a new id.
 		next := &registry.Hook{OwnerID: got.OwnerID, Owner: "alice", URL: "https://hooks.example.com/y", Secret: h.Secret, Events: []string{"key"}, CreatedBy: got.OwnerID, CreatedAt: now}
-		if err := target.CreateHook(ctx, next, registry.MaxHooksPerOwner, registry.MaxHooksPerUser); err != nil || next.ID == h.ID {
+		if err := registry.StoreHook(ctx, target, next); err != nil || next.ID == h.ID {
 			t.Errorf("a new hook after restore: id %d, %v", next.ID, err)
 		}
 	})

@@ -102,36 +102,22 @@ created_at, state, next_attempt_at, give_up_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 
 	return nil
 }
 
-// CreateHook stores h unless its owner has maxPerOwner hooks or its maker
-// has made maxPerUser; see registry.HookStore.
-func (s *Store) CreateHook(ctx context.Context, h *registry.Hook, maxPerOwner, maxPerUser int) error {
+func (t *txn) CountHooksOf(ownerID int64) (int, error) {
+	var n int
+	err := t.queryRow(`SELECT count(*) FROM hooks WHERE owner_id = ?`, ownerID).Scan(&n)
+	return n, err
+}
+
+func (t *txn) CountHooksMadeBy(accountID int64) (int, error) {
+	var n int
+	err := t.queryRow(`SELECT count(*) FROM hooks WHERE created_by = ?`, accountID).Scan(&n)
+	return n, err
+}
+
+func (t *txn) InsertHook(h *registry.Hook) error {
 	h.CreatedAt = dbTime(h.CreatedAt)
-	return s.transact(ctx, "create hook", func(ctx context.Context, tx *sql.Tx) error {
-		// Locking the owner's and the maker's rows (PostgreSQL), in the
-		// order of their ids, counts the hooks in turn with another
-		// replica's creation.
-		for _, id := range []int64{min(h.OwnerID, h.CreatedBy), max(h.OwnerID, h.CreatedBy)} {
-			res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET id = id WHERE id = ?`), id)
-			if err := s.oneRow(res, err, "create hook", func() error { return notFound("no such account %d", id) }); err != nil {
-				return err
-			}
-		}
-		var n int
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM hooks WHERE owner_id = ?`), h.OwnerID).Scan(&n); err != nil {
-			return err
-		}
-		if n >= maxPerOwner {
-			return conflict("%s has %d hooks already, the most an owner may have; remove one first", h.Owner, n)
-		}
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM hooks WHERE created_by = ?`), h.CreatedBy).Scan(&n); err != nil {
-			return err
-		}
-		if n >= maxPerUser {
-			return conflict("you have made %d hooks, in your namespace and your organisations', the most one user may; remove one first", n)
-		}
-		return tx.QueryRowContext(ctx, s.q(`INSERT INTO hooks (owner_id, package, url, secret, events, created_by, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`), h.OwnerID, h.Package, h.URL, h.Secret, strings.Join(h.Events, " "), h.CreatedBy, h.CreatedAt).Scan(&h.ID)
-	})
+	return t.queryRow(`INSERT INTO hooks (owner_id, package, url, secret, events, created_by, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, h.OwnerID, h.Package, h.URL, h.Secret, strings.Join(h.Events, " "), h.CreatedBy, h.CreatedAt).Scan(&h.ID)
 }
 
 // HookByID finds a hook.

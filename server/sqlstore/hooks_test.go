@@ -36,7 +36,7 @@ func hookStore(t *testing.T, dsn string, opts sqlstore.Options) (*sqlstore.Store
 	widget := &registry.Hook{OwnerID: alice.ID, Owner: "alice", Package: "widget", URL: "https://hooks.example.com/widget", Secret: "store-secret-0123456789",
 		Events: []string{"publish"}, CreatedBy: alice.ID, CreatedAt: now}
 	for _, h := range []*registry.Hook{all, widget} {
-		if err := s.CreateHook(ctx, h, registry.MaxHooksPerOwner, registry.MaxHooksPerUser); err != nil {
+		if err := registry.StoreHook(ctx, s, h); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -233,7 +233,7 @@ func TestHookClaimsGoRoundTheUsers(t *testing.T) {
 			}
 			bobsHook := &registry.Hook{OwnerID: bob.ID, Owner: "bob", URL: "https://hooks.example.com/bob", Secret: "store-secret-0123456789",
 				Events: []string{"publish"}, CreatedBy: bob.ID, CreatedAt: at}
-			if err := s.CreateHook(ctx, bobsHook, registry.MaxHooksPerOwner, registry.MaxHooksPerUser); err != nil {
+			if err := registry.StoreHook(ctx, s, bobsHook); err != nil {
 				t.Fatal(err)
 			}
 			in := registry.PublishInput{OwnerID: bob.ID, OwnerSlug: "bob", PackSlug: "gadget", Name: "gadget", Version: "1.0.0",

@@ -322,6 +322,17 @@ func (t *txn) DeleteSessionsBeyond(accountID int64, keep int) error {
 	return err
 }
 
+// LockAccount writes the row without changing it, which on PostgreSQL
+// locks it until the transaction ends.
+func (t *txn) LockAccount(id int64) (bool, error) {
+	res, err := t.exec(`UPDATE accounts SET kind = kind WHERE id = ?`, id)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
 func (t *txn) AccountExists(id int64) (bool, error) {
 	var one int
 	err := t.queryRow(`SELECT 1 FROM accounts WHERE id = ?`, id).Scan(&one)
