@@ -63,7 +63,7 @@ func (su suite) testPasskeys(t *testing.T) {
 			}
 			ids = append(ids, p.ID)
 		}
-		wantCode(t, "another account's passkey", s.DeletePasskey(ctx(), bob.ID, ids[0], false, false), registry.NotFound)
+		wantCode(t, "another account's passkey", registry.RemovePasskey(ctx(), s, bob.ID, ids[0], false, false), registry.NotFound)
 		// The window two removals at once can slip through is narrow:
 		// they race on fresh accounts a few times over first.
 		for r := range 16 {
@@ -79,7 +79,7 @@ func (su suite) testPasskeys(t *testing.T) {
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
 			for i := range both {
-				wg.Go(func() { errs[i] = s.DeletePasskey(ctx(), racer.ID, both[i], true, false) })
+				wg.Go(func() { errs[i] = registry.RemovePasskey(ctx(), s, racer.ID, both[i], true, false) })
 			}
 			wg.Wait()
 			if keys, _ := s.ListPasskeys(ctx(), racer.ID); len(keys) != 1 || (errs[0] == nil) == (errs[1] == nil) {
@@ -89,7 +89,7 @@ func (su suite) testPasskeys(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i := range ids {
-			wg.Go(func() { errs[i] = s.DeletePasskey(ctx(), alice.ID, ids[i], true, false) })
+			wg.Go(func() { errs[i] = registry.RemovePasskey(ctx(), s, alice.ID, ids[i], true, false) })
 		}
 		wg.Wait()
 		if (errs[0] == nil) == (errs[1] == nil) {
@@ -102,10 +102,10 @@ func (su suite) testPasskeys(t *testing.T) {
 		if err := s.ReplaceRecoveryCodes(ctx(), alice.ID, [][]byte{tokenHash("a")}, t0); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetRequireSecondFactor(ctx(), alice.ID, true); err != nil {
+		if err := registry.SetRequireSecondFactor(ctx(), s, alice.ID, true); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeletePasskey(ctx(), alice.ID, keys[0].ID, false, true); err != nil {
+		if err := registry.RemovePasskey(ctx(), s, alice.ID, keys[0].ID, false, true); err != nil {
 			t.Fatalf("the last one without keepOne: %v", err)
 		}
 		// The second factor went with it, in the same transaction.
@@ -123,7 +123,7 @@ func (su suite) testPasskeys(t *testing.T) {
 		if err := s.ReplaceRecoveryCodes(ctx(), alice.ID, [][]byte{tokenHash("a"), tokenHash("b")}, t0); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetRequireSecondFactor(ctx(), alice.ID, true); err != nil {
+		if err := registry.SetRequireSecondFactor(ctx(), s, alice.ID, true); err != nil {
 			t.Fatal(err)
 		}
 		a, err := s.AccountByID(ctx(), alice.ID)
@@ -146,7 +146,7 @@ func (su suite) testPasskeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantCode(t, "a replaced code", s.UseRecoveryCode(ctx(), alice.ID, tokenHash("b")), registry.NotFound)
-		if err := s.SetRequireSecondFactor(ctx(), alice.ID, false); err != nil {
+		if err := registry.SetRequireSecondFactor(ctx(), s, alice.ID, false); err != nil {
 			t.Fatal(err)
 		}
 		if n, _ := s.CountRecoveryCodes(ctx(), alice.ID); n != 0 {
@@ -158,7 +158,7 @@ func (su suite) testPasskeys(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		c := &registry.Ceremony{Hash: tokenHash("c1"), Kind: registry.CeremonySecondFactor, AccountID: alice.ID, CreatedAt: t0, ExpiresAt: at(5)}
-		if err := s.CreateCeremony(ctx(), c, 10); err != nil {
+		if err := registry.CreateCeremony(ctx(), s, c, 10); err != nil {
 			t.Fatalf("CreateCeremony: %v", err)
 		}
 		got, err := s.CeremonyByHash(ctx(), tokenHash("c1"), at(4))
@@ -178,7 +178,7 @@ func (su suite) testPasskeys(t *testing.T) {
 		wantCode(t, "a ceremony taken twice", err, registry.NotFound)
 
 		login := &registry.Ceremony{Hash: tokenHash("c2"), Kind: registry.CeremonyLogin, Session: []byte("{}"), CreatedAt: t0, ExpiresAt: at(5)}
-		if err := s.CreateCeremony(ctx(), login, 10); err != nil {
+		if err := registry.CreateCeremony(ctx(), s, login, 10); err != nil {
 			t.Fatalf("CreateCeremony without an account: %v", err)
 		}
 		_, err = s.TakeCeremony(ctx(), tokenHash("c2"), at(6))
@@ -191,7 +191,7 @@ func (su suite) testPasskeys(t *testing.T) {
 		waiting := func(acct *registry.Account, h string, minute int) {
 			t.Helper()
 			c := &registry.Ceremony{Hash: tokenHash(h), Kind: registry.CeremonySecondFactor, AccountID: acct.ID, CreatedAt: at(minute), ExpiresAt: at(minute + 5)}
-			if err := s.CreateCeremony(ctx(), c, 2); err != nil {
+			if err := registry.CreateCeremony(ctx(), s, c, 2); err != nil {
 				t.Fatalf("CreateCeremony(%s): %v", h, err)
 			}
 		}

@@ -99,7 +99,8 @@ type Ceremony struct {
 }
 
 // PasskeyStore keeps passkeys, recovery codes and the ceremonies between
-// their steps.
+// their steps. The changes that count or cascade go through a Tx:
+// RemovePasskey, SetRequireSecondFactor and CreateCeremony.
 type PasskeyStore interface {
 	// CreatePasskey sets p.ID and stores p. Conflict when its credential
 	// id is registered already, by any account.
@@ -110,16 +111,6 @@ type PasskeyStore interface {
 	PasskeyByCredentialID(ctx context.Context, credentialID []byte) (*Passkey, error)
 	// UsePasskey records a use: the new signature count and when.
 	UsePasskey(ctx context.Context, id int64, signCount uint32, at time.Time) error
-	// DeletePasskey deletes one of accountID's passkeys. With keepOne it
-	// refuses (Conflict, nothing deleted) to delete the account's last
-	// one, in the same transaction, so two removals at once cannot both
-	// pass a count made before either. With secondFactorOff the account's
-	// second factor is turned off, its recovery codes deleted, in the same
-	// transaction too. NotFound when there is no such passkey.
-	DeletePasskey(ctx context.Context, accountID, id int64, keepOne, secondFactorOff bool) error
-	// SetRequireSecondFactor sets an account's require_second_factor.
-	// Turning it off for a user deletes its recovery codes too.
-	SetRequireSecondFactor(ctx context.Context, accountID int64, on bool) error
 	// ReplaceRecoveryCodes deletes an account's recovery codes and stores
 	// the SHA-256 of new ones.
 	ReplaceRecoveryCodes(ctx context.Context, accountID int64, hashes [][]byte, at time.Time) error
@@ -128,9 +119,6 @@ type PasskeyStore interface {
 	UseRecoveryCode(ctx context.Context, accountID int64, hash []byte) error
 	// CountRecoveryCodes counts an account's unused codes.
 	CountRecoveryCodes(ctx context.Context, accountID int64) (int, error)
-	// CreateCeremony stores c; the expired ceremonies, and the oldest of
-	// c's account beyond maxPerAccount-1, are deleted on the way.
-	CreateCeremony(ctx context.Context, c *Ceremony, maxPerAccount int) error
 	// CeremonyByHash reads a ceremony that has not expired at now.
 	CeremonyByHash(ctx context.Context, hash []byte, now time.Time) (*Ceremony, error)
 	// SetCeremonySession replaces the session of a ceremony that has not
@@ -323,10 +311,29 @@ func (s *Service) newCeremony(ctx context.Context, kind string, accountID int64)
 	id := NewSecret("", ceremonyIDLength)
 	now := s.now()
 	c := &Ceremony{Hash: hashSecret(id), Kind: kind, AccountID: accountID, CreatedAt: now, ExpiresAt: now.Add(CeremonyLifetime)}
-	if err := s.store.CreateCeremony(ctx, c, MaxPendingSecondFactors); err != nil {
+	if err := CreateCeremony(ctx, s.store, c, MaxPendingSecondFactors); err != nil {
 		return "", err
 	}
 	return id, nil
+}
+
+// CreateCeremony stores c through st, in one transaction that first
+// deletes the expired ceremonies and, beyond maxPerAccount-1 of c's
+// account, its oldest, so c never is refused and one account's log-ins
+// never crowd out another's. NotFound when c's account does not exist,
+// Conflict when a ceremony has its hash.
+func CreateCeremony(ctx context.Context, st Transactor, c *Ceremony, maxPerAccount int) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		if err := tx.DeleteExpiredCeremonies(c.CreatedAt); err != nil {
+			return err
+		}
+		if c.AccountID != 0 {
+			if err := tx.DeleteCeremoniesBeyond(c.AccountID, max(maxPerAccount-1, 0)); err != nil {
+				return err
+			}
+		}
+		return tx.InsertCeremony(c)
+	})
 }
 
 var errNoCeremony = Errorf(Unauthorized, "this passkey step has expired or was used already: begin again")
@@ -668,7 +675,7 @@ func (s *Service) SetSecondFactor(ctx context.Context, acct *Account, on bool, p
 		if acct.RequireSecondFactor && (acct.PasswordHash == "" || !s.checkPassword(acct.PasswordHash, password)) {
 			return nil, Errorf(Unauthorized, "your password is wrong: turning the second factor off needs it")
 		}
-		if err := s.store.SetRequireSecondFactor(ctx, acct.ID, false); err != nil {
+		if err := SetRequireSecondFactor(ctx, s.store, acct.ID, false); err != nil {
 			return nil, err
 		}
 		acct.RequireSecondFactor = false
@@ -690,7 +697,7 @@ func (s *Service) SetSecondFactor(ctx context.Context, acct *Account, on bool, p
 			return nil, err
 		}
 	}
-	if err := s.store.SetRequireSecondFactor(ctx, acct.ID, true); err != nil {
+	if err := SetRequireSecondFactor(ctx, s.store, acct.ID, true); err != nil {
 		return nil, err
 	}
 	acct.RequireSecondFactor = true
@@ -722,16 +729,76 @@ func (s *Service) DeletePasskey(ctx context.Context, acct *Account, id int64, pa
 			return Errorf(Unauthorized, "your password is wrong: removing your last passkey turns the second factor off, which needs it")
 		}
 	}
-	err = s.store.DeletePasskey(ctx, acct.ID, id, acct.RequireSecondFactor && !last, last)
-	if IsCode(err, Conflict) {
-		return Errorf(Conflict, "this is now your last passkey: removing it needs your password")
-	}
-	if err != nil {
+	if err := RemovePasskey(ctx, s.store, acct.ID, id, acct.RequireSecondFactor && !last, last); err != nil {
 		return err
 	}
 	s.emit(ctx, Event{Action: ActionPasskeyRemove, Actor: acct.Username, Message: acct.Username + " removed the passkey " + name})
 	if last {
 		acct.RequireSecondFactor = false
+	}
+	return nil
+}
+
+// RemovePasskey deletes accountID's passkey id through st, in one
+// transaction that holds the account's row first, so that two removals at
+// once, on any replica, count the passkeys in turn (without it both count
+// two and both delete, leaving none). With keepOne it refuses (Conflict,
+// nothing deleted) to delete the account's last passkey. With
+// secondFactorOff the account's second factor goes with it, and its
+// recovery codes (SetRequireSecondFactor). NotFound when the account has no
+// such passkey.
+func RemovePasskey(ctx context.Context, st Transactor, accountID, id int64, keepOne, secondFactorOff bool) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		there, err := tx.LockAccount(accountID)
+		if err != nil {
+			return err
+		}
+		if !there {
+			return Errorf(NotFound, "no such account %d", accountID)
+		}
+		if keepOne {
+			n, err := tx.CountPasskeys(accountID)
+			if err != nil {
+				return err
+			}
+			if n <= 1 {
+				return Errorf(Conflict, "this is now your last passkey: removing it needs your password")
+			}
+		}
+		deleted, err := tx.DeletePasskeyRow(accountID, id)
+		if err != nil {
+			return err
+		}
+		if !deleted {
+			return Errorf(NotFound, "no such passkey %d", id)
+		}
+		if secondFactorOff {
+			return setRequireSecondFactor(tx, accountID, false)
+		}
+		return nil
+	})
+}
+
+// SetRequireSecondFactor sets accountID's require_second_factor through
+// st. Turning it off deletes the account's recovery codes in the same
+// transaction: they stand in for a second factor that is no more. NotFound
+// when the account does not exist.
+func SetRequireSecondFactor(ctx context.Context, st Transactor, accountID int64, on bool) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		return setRequireSecondFactor(tx, accountID, on)
+	})
+}
+
+func setRequireSecondFactor(tx Tx, accountID int64, on bool) error {
+	there, err := tx.SetRequireSecondFactor(accountID, on)
+	if err != nil {
+		return err
+	}
+	if !there {
+		return Errorf(NotFound, "no such account %d", accountID)
+	}
+	if !on {
+		return tx.DeleteRecoveryCodes(accountID)
 	}
 	return nil
 }
@@ -759,7 +826,7 @@ func (s *Service) SetOrgRequiresSecondFactor(ctx context.Context, actor *Account
 	if on && !actor.RequireSecondFactor {
 		return Errorf(Conflict, "turn your own second factor on first (Account page): the requirement applies to you too")
 	}
-	if err := s.store.SetRequireSecondFactor(ctx, o.ID, on); err != nil {
+	if err := SetRequireSecondFactor(ctx, s.store, o.ID, on); err != nil {
 		return err
 	}
 	state := "off"

@@ -133,6 +133,26 @@ type Tx interface {
 	// InsertHook stores h and sets its ID.
 	InsertHook(h *Hook) error
 
+	// CountPasskeys counts accountID's passkeys.
+	CountPasskeys(accountID int64) (int, error)
+	// DeletePasskeyRow deletes accountID's passkey id; false when
+	// accountID has no such passkey.
+	DeletePasskeyRow(accountID, id int64) (bool, error)
+	// SetRequireSecondFactor sets accountID's require_second_factor;
+	// false when there is no such account.
+	SetRequireSecondFactor(accountID int64, on bool) (bool, error)
+	// DeleteRecoveryCodes deletes accountID's recovery codes.
+	DeleteRecoveryCodes(accountID int64) error
+	// DeleteExpiredCeremonies deletes every ceremony that expired at or
+	// before at.
+	DeleteExpiredCeremonies(at time.Time) error
+	// DeleteCeremoniesBeyond deletes accountID's ceremonies but the keep
+	// most recently made.
+	DeleteCeremoniesBeyond(accountID int64, keep int) error
+	// InsertCeremony stores c (AccountID 0: none); NotFound when its
+	// account does not exist, Conflict when a ceremony has its hash.
+	InsertCeremony(c *Ceremony) error
+
 	// AppendLog appends entry to the transparency log and answers its
 	// index; versionID, when not 0, is the version whose log index it is.
 	AppendLog(entry *translog.Entry, versionID int64) (int64, error)

@@ -32,11 +32,11 @@ func TestDumpRestoreKeepsPasskeys(t *testing.T) {
 		if err := source.ReplaceRecoveryCodes(ctx, alice.ID, [][]byte{code[:]}, now); err != nil {
 			t.Fatal(err)
 		}
-		if err := source.SetRequireSecondFactor(ctx, alice.ID, true); err != nil {
+		if err := registry.SetRequireSecondFactor(ctx, source, alice.ID, true); err != nil {
 			t.Fatal(err)
 		}
 		// A ceremony under way is not dumped.
-		if err := source.CreateCeremony(ctx, &registry.Ceremony{Hash: []byte("h"), Kind: registry.CeremonyLogin, CreatedAt: now, ExpiresAt: now.Add(time.Minute)}, 10); err != nil {
+		if err := registry.CreateCeremony(ctx, source, &registry.Ceremony{Hash: []byte("h"), Kind: registry.CeremonyLogin, CreatedAt: now, ExpiresAt: now.Add(time.Minute)}, 10); err != nil {
 			t.Fatal(err)
 		}
 		counts, target := roundTrip(t, source, to, `"require_second_factor":true`, `"type":"passkey"`, `"type":"recovery_code"`)

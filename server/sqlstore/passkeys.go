@@ -76,65 +76,32 @@ func (s *Store) UsePasskey(ctx context.Context, id int64, signCount uint32, at t
 	return s.oneRow(res, err, "use passkey", func() error { return notFound("no such passkey %d", id) })
 }
 
-// DeletePasskey deletes one of accountID's passkeys; with keepOne, never
-// its last one.
-func (s *Store) DeletePasskey(ctx context.Context, accountID, id int64, keepOne, secondFactorOff bool) error {
-	return s.transact(ctx, "delete passkey", func(ctx context.Context, tx *sql.Tx) error {
-		// Locking the account's row (PostgreSQL) makes two removals at
-		// once, on any replica, count the passkeys in turn: without it
-		// both count two and both delete, leaving none.
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET id = id WHERE id = ?`), accountID)
-		if err := s.oneRow(res, err, "delete passkey", func() error { return notFound("no such account %d", accountID) }); err != nil {
-			return err
-		}
-		if keepOne {
-			var n int
-			if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM passkeys WHERE account_id = ?`), accountID).Scan(&n); err != nil {
-				return err
-			}
-			if n <= 1 {
-				return conflict("the last passkey of account %d", accountID)
-			}
-		}
-		res, err = tx.ExecContext(ctx, s.q(`DELETE FROM passkeys WHERE id = ? AND account_id = ?`), id, accountID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err != nil {
-				return err
-			}
-			return notFound("no such passkey %d", id)
-		}
-		if secondFactorOff {
-			return s.setSecondFactorTx(ctx, tx, accountID, false)
-		}
-		return nil
-	})
+func (t *txn) CountPasskeys(accountID int64) (int, error) {
+	var n int
+	err := t.queryRow(`SELECT count(*) FROM passkeys WHERE account_id = ?`, accountID).Scan(&n)
+	return n, err
 }
 
-// SetRequireSecondFactor sets an account's require_second_factor; off
-// deletes its recovery codes, in one transaction.
-func (s *Store) SetRequireSecondFactor(ctx context.Context, accountID int64, on bool) error {
-	return s.transact(ctx, "set second factor", func(ctx context.Context, tx *sql.Tx) error {
-		return s.setSecondFactorTx(ctx, tx, accountID, on)
-	})
-}
-
-func (s *Store) setSecondFactorTx(ctx context.Context, tx *sql.Tx, accountID int64, on bool) error {
-	res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET require_second_factor = ? WHERE id = ?`), on, accountID)
+func (t *txn) DeletePasskeyRow(accountID, id int64) (bool, error) {
+	res, err := t.exec(`DELETE FROM passkeys WHERE id = ? AND account_id = ?`, id, accountID)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		if err != nil {
-			return err
-		}
-		return notFound("no such account %d", accountID)
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+func (t *txn) SetRequireSecondFactor(accountID int64, on bool) (bool, error) {
+	res, err := t.exec(`UPDATE accounts SET require_second_factor = ? WHERE id = ?`, on, accountID)
+	if err != nil {
+		return false, err
 	}
-	if !on {
-		_, err = tx.ExecContext(ctx, s.q(`DELETE FROM recovery_codes WHERE account_id = ?`), accountID)
-	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+func (t *txn) DeleteRecoveryCodes(accountID int64) error {
+	_, err := t.exec(`DELETE FROM recovery_codes WHERE account_id = ?`, accountID)
 	return err
 }
 
@@ -191,35 +158,32 @@ func scanCeremony(row scanner) (*registry.Ceremony, error) {
 	return &c, nil
 }
 
-// CreateCeremony stores c in one transaction that first deletes the
-// expired ceremonies and, beyond maxPerAccount-1 of c's account, its oldest:
-// one account's log-ins never crowd out another's.
-func (s *Store) CreateCeremony(ctx context.Context, c *registry.Ceremony, maxPerAccount int) error {
+func (t *txn) DeleteExpiredCeremonies(at time.Time) error {
+	_, err := t.exec(`DELETE FROM webauthn_ceremonies WHERE expires_at <= ?`, dbTime(at))
+	return err
+}
+
+func (t *txn) DeleteCeremoniesBeyond(accountID int64, keep int) error {
+	_, err := t.exec(`DELETE FROM webauthn_ceremonies WHERE id IN (
+SELECT id FROM webauthn_ceremonies WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT 1000000 OFFSET ?)`, accountID, keep)
+	return err
+}
+
+func (t *txn) InsertCeremony(c *registry.Ceremony) error {
 	c.CreatedAt, c.ExpiresAt = dbTime(c.CreatedAt), dbTime(c.ExpiresAt)
 	var account any
 	if c.AccountID != 0 {
 		account = c.AccountID
 	}
-	return s.transact(ctx, "create ceremony", func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM webauthn_ceremonies WHERE expires_at <= ?`), c.CreatedAt); err != nil {
-			return err
-		}
-		if account != nil {
-			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM webauthn_ceremonies WHERE id IN (
-SELECT id FROM webauthn_ceremonies WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT 1000000 OFFSET ?)`), account, max(maxPerAccount-1, 0)); err != nil {
-				return err
-			}
-		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO webauthn_ceremonies (hash, kind, account_id, session, created_at, expires_at)
-VALUES (?, ?, ?, ?, ?, ?)`), c.Hash, c.Kind, account, string(c.Session), c.CreatedAt, c.ExpiresAt)
-		switch {
-		case s.dialect.isForeignKeyViolation(err):
-			return notFound("no such account %d", c.AccountID)
-		case s.dialect.isUniqueViolation(err):
-			return conflict("a ceremony with this id exists already")
-		}
-		return err
-	})
+	_, err := t.exec(`INSERT INTO webauthn_ceremonies (hash, kind, account_id, session, created_at, expires_at)
+VALUES (?, ?, ?, ?, ?, ?)`, c.Hash, c.Kind, account, string(c.Session), c.CreatedAt, c.ExpiresAt)
+	switch {
+	case err != nil && t.s.dialect.isForeignKeyViolation(err):
+		return notFound("no such account %d", c.AccountID)
+	case err != nil && t.s.dialect.isUniqueViolation(err):
+		return conflict("a ceremony with this id exists already")
+	}
+	return err
 }
 
 // SpendChallenge records the hash of a challenge as used until it

@@ -200,7 +200,7 @@ func TestDashboardAddsAndRemovesHooks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := env.Store.SetRequireSecondFactor(ctx, org.ID, true); err != nil {
+		if err := registry.SetRequireSecondFactor(ctx, env.Store, org.ID, true); err != nil {
 			t.Fatal(err)
 		}
 		servertest.WantPage(t, web.Post("/dashboard/hooks", url.Values{"url": {"https://example.com/acme"}, "owner": {"acme"}}), http.StatusForbidden,

@@ -211,7 +211,7 @@ func TestDashboardLifecycleRulesAsTheAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := env.Store.SetRequireSecondFactor(ctx, org.ID, true); err != nil {
+		if err := registry.SetRequireSecondFactor(ctx, env.Store, org.ID, true); err != nil {
 			t.Fatal(err)
 		}
 		yankedBefore, _, _, _ := versionState(t, env, "acme", "gadget", "1.0.0")
