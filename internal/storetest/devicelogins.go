@@ -16,7 +16,7 @@ func deviceLogin(t *testing.T, s registry.Store, code string, minute int) *regis
 	t.Helper()
 	d := &registry.DeviceLogin{DeviceHash: tokenHash("device " + code), UserHash: tokenHash("user " + code), Name: "laptop",
 		UserAgent: "pact/1.0", IP: "192.0.2.1", CreatedAt: at(minute).In(cet), ExpiresAt: at(minute + 10).In(cet)}
-	if err := s.CreateDeviceLogin(ctx(), d, registry.MaxPendingDeviceLogins, registry.MaxPendingDeviceLoginsPerBlock); err != nil {
+	if err := registry.CreateDeviceLogin(ctx(), s, d, registry.MaxPendingDeviceLogins, registry.MaxPendingDeviceLoginsPerBlock); err != nil {
 		t.Fatalf("CreateDeviceLogin(%s): %v", code, err)
 	}
 	if d.ID == 0 {
@@ -40,7 +40,7 @@ func (su suite) testDeviceLogins(t *testing.T) {
 		s := su.store(t)
 		d := &registry.DeviceLogin{DeviceHash: tokenHash("device asks"), UserHash: tokenHash("user asks"), Name: "laptop",
 			RequestedScopes: []registry.Scope{registry.ScopePublish, registry.ScopeYank}, CreatedAt: at(0), ExpiresAt: at(10)}
-		if err := s.CreateDeviceLogin(ctx(), d, registry.MaxPendingDeviceLogins, registry.MaxPendingDeviceLoginsPerBlock); err != nil {
+		if err := registry.CreateDeviceLogin(ctx(), s, d, registry.MaxPendingDeviceLogins, registry.MaxPendingDeviceLoginsPerBlock); err != nil {
 			t.Fatal(err)
 		}
 		plain := deviceLogin(t, s, "asks for nothing", 0)
@@ -191,7 +191,7 @@ func (su suite) testDeviceLogins(t *testing.T) {
 		login := func(name, block string, minute int) (*registry.DeviceLogin, error) {
 			d := &registry.DeviceLogin{DeviceHash: tokenHash("device " + name), UserHash: tokenHash("user " + name),
 				Name: "laptop", Block: block, CreatedAt: at(minute), ExpiresAt: at(minute + 10)}
-			return d, s.CreateDeviceLogin(ctx(), d, 4, 3)
+			return d, registry.CreateDeviceLogin(ctx(), s, d, 4, 3)
 		}
 		var flood []*registry.DeviceLogin
 		for i := range 3 {
@@ -236,7 +236,7 @@ func (su suite) testDeviceLogins(t *testing.T) {
 			{DeviceHash: d.DeviceHash, UserHash: tokenHash("other user code"), Name: "x", CreatedAt: at(1), ExpiresAt: at(11)},
 			{DeviceHash: tokenHash("other device code"), UserHash: d.UserHash, Name: "x", CreatedAt: at(1), ExpiresAt: at(11)},
 		} {
-			wantCode(t, "CreateDeviceLogin with a stored hash", s.CreateDeviceLogin(ctx(), clash, registry.MaxPendingDeviceLogins, registry.MaxPendingDeviceLoginsPerBlock), registry.Conflict)
+			wantCode(t, "CreateDeviceLogin with a stored hash", registry.CreateDeviceLogin(ctx(), s, clash, registry.MaxPendingDeviceLogins, registry.MaxPendingDeviceLoginsPerBlock), registry.Conflict)
 		}
 	})
 

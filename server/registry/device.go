@@ -155,7 +155,7 @@ func (s *Service) StartDeviceLogin(ctx context.Context, name string, scopes []st
 		start.Login = &DeviceLogin{DeviceHash: hashSecret(start.DeviceCode), UserHash: hashSecret(NormalizeUserCode(start.UserCode)),
 			Name: name, RequestedScopes: requested, UserAgent: CleanUserAgent(client.UserAgent), IP: cleanIP(client.IP), Block: DeviceLoginBlock(client.IP),
 			CreatedAt: now, ExpiresAt: now.Add(DeviceLoginLifetime)}
-		err := s.store.CreateDeviceLogin(ctx, start.Login, MaxPendingDeviceLogins, MaxPendingDeviceLoginsPerBlock)
+		err := CreateDeviceLogin(ctx, s.store, start.Login, MaxPendingDeviceLogins, MaxPendingDeviceLoginsPerBlock)
 		if err == nil {
 			return start, nil
 		}
@@ -163,6 +163,44 @@ func (s *Service) StartDeviceLogin(ctx context.Context, name string, scopes []st
 			return nil, err
 		}
 	}
+}
+
+// CreateDeviceLogin stores d through st and sets d.ID, unless maxPerBlock
+// logins of d.Block that have not expired at d.CreatedAt are stored
+// already (ErrDeviceLoginsBlockFull, nothing stored). When maxPending
+// logins that have not expired are stored, the oldest of the block with the
+// most gives way, so one block's flood never keeps the others out. Conflict
+// when the hash of its device code or user code is stored already. The
+// counts are made in the transaction that stores d: on SQLite, the one
+// writer makes the bounds exact; on PostgreSQL, logins begun at the same
+// moment on several replicas may each count the others out and pass them by
+// a few.
+func CreateDeviceLogin(ctx context.Context, st Transactor, d *DeviceLogin, maxPending, maxPerBlock int) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		inBlock, err := tx.CountDeviceLoginsOfBlock(d.Block, d.CreatedAt)
+		if err != nil {
+			return err
+		}
+		if inBlock >= maxPerBlock {
+			return ErrDeviceLoginsBlockFull
+		}
+		waiting, err := tx.CountDeviceLogins(d.CreatedAt)
+		if err != nil {
+			return err
+		}
+		if waiting >= maxPending {
+			block, found, err := tx.FullestDeviceLoginBlock(d.CreatedAt)
+			if err != nil {
+				return err
+			}
+			if found {
+				if err := tx.DeleteOldestDeviceLogin(block, d.CreatedAt); err != nil {
+					return err
+				}
+			}
+		}
+		return tx.InsertDeviceLogin(d)
+	})
 }
 
 // DeviceLoginBlock is the address block logins are counted by: an IPv4

@@ -130,15 +130,9 @@ type TokenStore interface {
 }
 
 // DeviceLoginStore keeps the logins of the command line approved in the
-// browser (device.go) for the few minutes they last.
+// browser (device.go) for the few minutes they last; a login is stored by
+// CreateDeviceLogin, through a Tx.
 type DeviceLoginStore interface {
-	// CreateDeviceLogin sets d.ID and stores d, unless maxPerBlock logins
-	// of d.Block that have not expired at d.CreatedAt are stored already
-	// (ErrDeviceLoginsBlockFull, nothing stored). When maxPending logins
-	// that have not expired are stored, the oldest of the block with the
-	// most is deleted first. Conflict when the hash of its device code or
-	// user code is stored already.
-	CreateDeviceLogin(ctx context.Context, d *DeviceLogin, maxPending, maxPerBlock int) error
 	// PendingDeviceLogin finds the login by the hash of its user code
 	// while no decision is recorded and it has not expired at now;
 	// NotFound otherwise.

@@ -153,6 +153,23 @@ type Tx interface {
 	// account does not exist, Conflict when a ceremony has its hash.
 	InsertCeremony(c *Ceremony) error
 
+	// CountDeviceLogins counts the device logins that have not expired at
+	// at.
+	CountDeviceLogins(at time.Time) (int, error)
+	// CountDeviceLoginsOfBlock counts the device logins of the address
+	// block block that have not expired at at.
+	CountDeviceLoginsOfBlock(block string, at time.Time) (int, error)
+	// FullestDeviceLoginBlock answers the address block with the most
+	// device logins that have not expired at at (of two with as many, the
+	// one whose oldest is older); false when there is none.
+	FullestDeviceLoginBlock(at time.Time) (string, bool, error)
+	// DeleteOldestDeviceLogin deletes the oldest device login of block
+	// that has not expired at at.
+	DeleteOldestDeviceLogin(block string, at time.Time) error
+	// InsertDeviceLogin stores d and sets its ID; Conflict when the hash
+	// of its device code or of its user code is stored already.
+	InsertDeviceLogin(d *DeviceLogin) error
+
 	// AppendLog appends entry to the transparency log and answers its
 	// index; versionID, when not 0, is the version whose log index it is.
 	AppendLog(entry *translog.Entry, versionID int64) (int64, error)

@@ -53,45 +53,47 @@ func wordScopes(words []string) []registry.Scope {
 	return out
 }
 
-// CreateDeviceLogin stores d in one transaction that counts the logins
-// still waiting first, in d's block and in all: on SQLite, the one writer
-// makes the bounds exact; on PostgreSQL, logins begun at the same moment on
-// several replicas may each count the others out and pass them by a few.
-func (s *Store) CreateDeviceLogin(ctx context.Context, d *registry.DeviceLogin, maxPending, maxPerBlock int) error {
+func (t *txn) CountDeviceLogins(at time.Time) (int, error) {
+	var n int
+	err := t.queryRow(`SELECT count(*) FROM device_logins WHERE expires_at > ?`, dbTime(at)).Scan(&n)
+	return n, err
+}
+
+func (t *txn) CountDeviceLoginsOfBlock(block string, at time.Time) (int, error) {
+	var n int
+	err := t.queryRow(`SELECT count(*) FROM device_logins WHERE ip_block = ? AND expires_at > ?`, block, dbTime(at)).Scan(&n)
+	return n, err
+}
+
+func (t *txn) FullestDeviceLoginBlock(at time.Time) (string, bool, error) {
+	var block string
+	err := t.queryRow(`SELECT ip_block FROM device_logins WHERE expires_at > ?
+GROUP BY ip_block ORDER BY count(*) DESC, min(created_at) LIMIT 1`, dbTime(at)).Scan(&block)
+	if errNoRows(err) {
+		return "", false, nil
+	}
+	return block, err == nil, err
+}
+
+func (t *txn) DeleteOldestDeviceLogin(block string, at time.Time) error {
+	_, err := t.exec(`DELETE FROM device_logins WHERE id = (
+SELECT id FROM device_logins WHERE ip_block = ? AND expires_at > ? ORDER BY created_at, id LIMIT 1)`, block, dbTime(at))
+	return err
+}
+
+func (t *txn) InsertDeviceLogin(d *registry.DeviceLogin) error {
 	d.CreatedAt, d.ExpiresAt = dbTime(d.CreatedAt), dbTime(d.ExpiresAt)
-	return s.transact(ctx, "create device login", func(ctx context.Context, tx *sql.Tx) error {
-		var inBlock, waiting int
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM device_logins WHERE ip_block = ? AND expires_at > ?`),
-			d.Block, d.CreatedAt).Scan(&inBlock); err != nil {
-			return err
-		}
-		if inBlock >= maxPerBlock {
-			return registry.ErrDeviceLoginsBlockFull
-		}
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM device_logins WHERE expires_at > ?`), d.CreatedAt).Scan(&waiting); err != nil {
-			return err
-		}
-		if waiting >= maxPending {
-			// The oldest login of the block with the most waiting gives way.
-			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM device_logins WHERE id = (
-SELECT id FROM device_logins WHERE expires_at > ? AND ip_block = (
-  SELECT ip_block FROM device_logins WHERE expires_at > ? GROUP BY ip_block ORDER BY count(*) DESC, min(created_at) LIMIT 1)
-ORDER BY created_at, id LIMIT 1)`), d.CreatedAt, d.CreatedAt); err != nil {
-				return err
-			}
-		}
-		var requested any
-		if len(d.RequestedScopes) > 0 {
-			requested = joinWords(d.RequestedScopes)
-		}
-		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO device_logins (device_hash, user_hash, name, user_agent, ip, ip_block, created_at, expires_at, requested_scopes)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-			d.DeviceHash, d.UserHash, d.Name, d.UserAgent, d.IP, d.Block, d.CreatedAt, d.ExpiresAt, requested).Scan(&d.ID)
-		if s.dialect.isUniqueViolation(err) {
-			return conflict("a device login with this code exists already")
-		}
-		return err
-	})
+	var requested any
+	if len(d.RequestedScopes) > 0 {
+		requested = joinWords(d.RequestedScopes)
+	}
+	err := t.queryRow(`INSERT INTO device_logins (device_hash, user_hash, name, user_agent, ip, ip_block, created_at, expires_at, requested_scopes)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		d.DeviceHash, d.UserHash, d.Name, d.UserAgent, d.IP, d.Block, d.CreatedAt, d.ExpiresAt, requested).Scan(&d.ID)
+	if err != nil && t.s.dialect.isUniqueViolation(err) {
+		return conflict("a device login with this code exists already")
+	}
+	return err
 }
 
 // PendingDeviceLogin reads a login waiting for its decision by its user
