@@ -94,7 +94,7 @@ func (su suite) testTrustedPublishers(t *testing.T) {
 			{"and spent again", github, "jti-1", at(30), at(12), true},
 		}
 		for _, step := range steps {
-			err := s.SpendJTI(ctx(), step.issuer, step.jti, step.expiresAt, step.now)
+			err := registry.SpendJTI(ctx(), s, registry.JTISpend{Issuer: step.issuer, JTI: step.jti, ExpiresAt: step.expiresAt, Now: step.now})
 			if step.reused != errors.Is(err, registry.ErrJTIReused) || (!step.reused && err != nil) {
 				t.Fatalf("%s: SpendJTI = %v, want reused %v", step.name, err, step.reused)
 			}
@@ -114,7 +114,7 @@ func exchangedToken(t *testing.T, s registry.Store, owner *registry.Account, nam
 	t.Helper()
 	tok := &registry.Token{AccountID: owner.ID, Name: name, Hash: []byte(strings.Repeat(name, 32)[:32]), CreatedAt: at(1),
 		ExpiresAt: &expires, Scopes: []registry.Scope{registry.ScopePublish}, Packages: []string{"widget-*"}, TrustedPublishers: via}
-	return tok, s.CreateExchangedToken(ctx(), tok, registry.JTISpend{Issuer: "https://ci.example", JTI: "jti-" + name,
+	return tok, registry.CreateExchangedToken(ctx(), s, tok, registry.JTISpend{Issuer: "https://ci.example", JTI: "jti-" + name,
 		ExpiresAt: expires, Now: at(1)})
 }
 

@@ -97,19 +97,12 @@ type AccountFilter struct {
 type TokenStore interface {
 	// CreateToken sets t.ID and stores t, its Scopes and Packages
 	// included: nil stays nil (every scope, every pack) and an empty
-	// Scopes stays empty. A token with TrustedPublishers is stored only
-	// while each of them still exists, checked in its transaction under
-	// the lock a member's removal takes (Forbidden otherwise), so a
-	// removal never misses a token exchanged through what it removes.
+	// Scopes stays empty. A token exchanged for an ID token is stored by
+	// CreateExchangedToken (trust.go), through a Tx.
 	CreateToken(ctx context.Context, t *Token) error
 	// TokenHolder finds a token by the SHA-256 of its text, revoked or
 	// not, with its account, in one read.
 	TokenHolder(ctx context.Context, hash []byte) (*Token, *Account, error)
-	// CreateExchangedToken is CreateToken for a token exchanged for an ID
-	// token, in one transaction with spending its jti as
-	// TrustStore.SpendJTI does: ErrJTIReused, and nothing stored, when the
-	// jti was spent already; the jti unspent when the token is not stored.
-	CreateExchangedToken(ctx context.Context, t *Token, jti JTISpend) error
 	// TokenByID finds a token by its id, revoked or not; NotFound otherwise.
 	TokenByID(ctx context.Context, id int64) (*Token, error)
 	// ListTokens lists a page of an account's tokens, newest (highest ID)

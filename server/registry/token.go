@@ -83,7 +83,7 @@ func (s *Service) issueToken(ctx context.Context, accountID int64, maker *Token,
 	}
 	return s.storeToken(t, func(t *Token) error {
 		if spec.JTI != nil {
-			return s.store.CreateExchangedToken(ctx, t, *spec.JTI)
+			return CreateExchangedToken(ctx, s.store, t, *spec.JTI)
 		}
 		return s.store.CreateToken(ctx, t)
 	})

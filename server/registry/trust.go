@@ -60,10 +60,6 @@ type TrustStore interface {
 	// DeleteTrustedPublisher deletes one of accountID's trusted
 	// publishers; NotFound otherwise.
 	DeleteTrustedPublisher(ctx context.Context, accountID, id int64) error
-	// SpendJTI records that the ID token (issuer, jti), valid until
-	// expiresAt, was exchanged, and forgets those that expired before
-	// now. ErrJTIReused when it was spent already.
-	SpendJTI(ctx context.Context, issuer, jti string, expiresAt, now time.Time) error
 }
 
 // ErrJTIReused refuses an ID token exchanged once already.
@@ -535,6 +531,62 @@ func identityOf(tok IDToken) *CIIdentity {
 	return &CIIdentity{Issuer: tok.Issuer, Repository: pick("repository", "project_path"),
 		Workflow: pick("job_workflow_ref", "workflow_ref", "ci_config_ref_uri"), Ref: pick("ref"), SHA: pick("sha"),
 		RunID: pick("run_id", "pipeline_id")}
+}
+
+// CreateExchangedToken stores t, a token exchanged for an ID token,
+// through st, in one transaction that spends the ID token's jti (SpendJTI):
+// ErrJTIReused, and nothing stored, when the jti was spent already; the jti
+// stays unspent when the token is not stored. The transaction holds the
+// token's account row, as a member's removal holds the organisation's, and
+// finds each trusted publisher the token came through still there
+// (Forbidden otherwise), so a removal never misses a token exchanged
+// through what it removes. NotFound when the account does not exist,
+// Conflict when a token has t's hash.
+func CreateExchangedToken(ctx context.Context, st Transactor, t *Token, jti JTISpend) error {
+	return st.Tx(ctx, func(tx Tx) error {
+		there, err := tx.LockAccount(t.AccountID)
+		if err != nil {
+			return err
+		}
+		if !there {
+			return Errorf(NotFound, "no such account %d", t.AccountID)
+		}
+		for _, id := range t.TrustedPublishers {
+			has, err := tx.HasTrustedPublisher(t.AccountID, id)
+			if err != nil {
+				return err
+			}
+			if !has {
+				return Errorf(Forbidden, "claims check failed: the trusted publisher %d this job matched was removed meanwhile; nothing was issued", id)
+			}
+		}
+		if err := spendJTI(tx, jti); err != nil {
+			return err
+		}
+		return tx.InsertToken(t)
+	})
+}
+
+// SpendJTI records through st that the ID token (j.Issuer, j.JTI), valid
+// until j.ExpiresAt, was exchanged, and forgets those that expired before
+// j.Now. ErrJTIReused when it was spent already: an ID token is exchanged
+// once.
+func SpendJTI(ctx context.Context, st Transactor, j JTISpend) error {
+	return st.Tx(ctx, func(tx Tx) error { return spendJTI(tx, j) })
+}
+
+func spendJTI(tx Tx, j JTISpend) error {
+	if err := tx.DeleteExpiredJTIs(j.Now); err != nil {
+		return err
+	}
+	fresh, err := tx.SpendJTI(j.Issuer, j.JTI, j.ExpiresAt)
+	if err != nil {
+		return err
+	}
+	if !fresh {
+		return ErrJTIReused
+	}
+	return nil
 }
 
 // CreateTrustedPublisher stores p through st and sets p.ID; NotFound when

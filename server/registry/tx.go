@@ -170,6 +170,18 @@ type Tx interface {
 	// of its device code or of its user code is stored already.
 	InsertDeviceLogin(d *DeviceLogin) error
 
+	// HasTrustedPublisher reports whether accountID has the trusted
+	// publisher id.
+	HasTrustedPublisher(accountID, id int64) (bool, error)
+	// DeleteExpiredJTIs forgets the spent jtis that expired before at.
+	DeleteExpiredJTIs(at time.Time) error
+	// SpendJTI records issuer's jti as spent until expiresAt; false when
+	// it was spent already.
+	SpendJTI(issuer, jti string, expiresAt time.Time) (bool, error)
+	// InsertToken stores t and sets t.ID; NotFound when its account does
+	// not exist, Conflict when a token has its hash.
+	InsertToken(t *Token) error
+
 	// AppendLog appends entry to the transparency log and answers its
 	// index; versionID, when not 0, is the version whose log index it is.
 	AppendLog(entry *translog.Entry, versionID int64) (int64, error)

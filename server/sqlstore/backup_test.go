@@ -140,7 +140,8 @@ func populate(t *testing.T, s *sqlstore.Store) {
 		Scopes: []registry.Scope{registry.ScopePublish}, Packages: tp.Packages, CI: &registry.CIIdentity{Issuer: tp.Issuer, Repository: "alice/odd"},
 		TrustedPublishers: []int64{tp.ID}, Hash: bytes.Repeat([]byte{0x42}, 32)}
 	must(s.CreateToken(ctx, exchanged))
-	must(s.SpendJTI(ctx, "https://token.actions.githubusercontent.com", "jti-0001", at(60*24*365*10), at(56)))
+	must(registry.SpendJTI(ctx, s, registry.JTISpend{Issuer: "https://token.actions.githubusercontent.com", JTI: "jti-0001",
+		ExpiresAt: at(60 * 24 * 365 * 10), Now: at(56)}))
 	// A release of signed 2.2.0, whose artifact keeps a large number and
 	// text to escape.
 	var v220 *registry.Version
@@ -339,7 +340,8 @@ func sameAnswers(t *testing.T, a, b *sqlstore.Store) {
 	if via := got.Tokens[0][0].TrustedPublishers; len(via) != 1 || via[0] != got.Trust[0][0].ID {
 		t.Errorf("alice's exchanged token came back through the trusted publishers %v", via)
 	}
-	if err := b.SpendJTI(ctx, "https://token.actions.githubusercontent.com", "jti-0001", time.Now().Add(time.Hour), time.Now()); !errors.Is(err, registry.ErrJTIReused) {
+	if err := registry.SpendJTI(ctx, b, registry.JTISpend{Issuer: "https://token.actions.githubusercontent.com", JTI: "jti-0001",
+		ExpiresAt: time.Now().Add(time.Hour), Now: time.Now()}); !errors.Is(err, registry.ErrJTIReused) {
 		t.Errorf("the spent jti was forgotten: SpendJTI = %v", err)
 	}
 }

@@ -68,42 +68,15 @@ func joinWords[T ~string](words []T) any {
 }
 
 // CreateToken stores t and sets t.ID. NotFound when the account does not
-// exist; Conflict when the hash is stored already. A token exchanged
-// through trusted publishers is stored in a transaction that locks its
-// account's row, as a member's removal locks the organisation's, and finds
-// each of them still there (Forbidden otherwise).
+// exist; Conflict when the hash is stored already.
 func (s *Store) CreateToken(ctx context.Context, t *registry.Token) error {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	return s.fault("create token", s.insertToken(ctx, s.write, t))
 }
 
-// CreateExchangedToken stores t in the transaction that spends the jti of
-// the ID token it was exchanged for; see registry.TokenStore. The
-// transaction locks the account's row, as a member's removal locks the
-// organisation's, and finds each trusted publisher the token came through
-// still there (Forbidden otherwise).
-func (s *Store) CreateExchangedToken(ctx context.Context, t *registry.Token, jti registry.JTISpend) error {
-	return s.transact(ctx, "create exchanged token", func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET kind = kind WHERE id = ?`), t.AccountID)
-		if err := s.oneRow(res, err, "lock account", func() error { return notFound("no such account %d", t.AccountID) }); err != nil {
-			return err
-		}
-		for _, id := range t.TrustedPublishers {
-			var one int
-			err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM trusted_publishers WHERE id = ? AND account_id = ?`), id, t.AccountID).Scan(&one)
-			if errNoRows(err) {
-				return registry.Errorf(registry.Forbidden, "claims check failed: the trusted publisher %d this job matched was removed meanwhile; nothing was issued", id)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if err := s.spendJTI(ctx, tx, jti); err != nil {
-			return err
-		}
-		return s.insertToken(ctx, tx, t)
-	})
+func (t *txn) InsertToken(tok *registry.Token) error {
+	return t.s.insertToken(t.ctx, t.tx, tok)
 }
 
 // insertToken inserts t and sets t.ID, on db (the write pool or a

@@ -83,31 +83,31 @@ func (s *Store) DeleteTrustedPublisher(ctx context.Context, accountID, id int64)
 	})
 }
 
-// SpendJTI records an exchanged ID token's jti until it expires, and
-// forgets the jtis that expired before now. ON CONFLICT DO NOTHING (both
-// engines) keeps a reuse from aborting a shared group-commit transaction.
-func (s *Store) SpendJTI(ctx context.Context, issuer, jti string, expiresAt, now time.Time) error {
-	return s.transact(ctx, "spend jti", func(ctx context.Context, tx *sql.Tx) error {
-		return s.spendJTI(ctx, tx, registry.JTISpend{Issuer: issuer, JTI: jti, ExpiresAt: expiresAt, Now: now})
-	})
+func (t *txn) HasTrustedPublisher(accountID, id int64) (bool, error) {
+	var one int
+	err := t.queryRow(`SELECT 1 FROM trusted_publishers WHERE id = ? AND account_id = ?`, id, accountID).Scan(&one)
+	if errNoRows(err) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
-// spendJTI is SpendJTI in tx.
-func (s *Store) spendJTI(ctx context.Context, tx *sql.Tx, j registry.JTISpend) error {
-	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM oidc_jtis WHERE expires_at < ?`), dbTime(j.Now)); err != nil {
-		return err
-	}
-	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO oidc_jtis (issuer, jti, expires_at) VALUES (?, ?, ?)
-ON CONFLICT (issuer, jti) DO NOTHING`), j.Issuer, j.JTI, dbTime(j.ExpiresAt))
+func (t *txn) DeleteExpiredJTIs(at time.Time) error {
+	_, err := t.exec(`DELETE FROM oidc_jtis WHERE expires_at < ?`, dbTime(at))
+	return err
+}
+
+// SpendJTI inserts with ON CONFLICT DO NOTHING (both engines), so a jti
+// spent already is an answer and never aborts a shared group-commit
+// transaction.
+func (t *txn) SpendJTI(issuer, jti string, expiresAt time.Time) (bool, error) {
+	res, err := t.exec(`INSERT INTO oidc_jtis (issuer, jti, expires_at) VALUES (?, ?, ?)
+ON CONFLICT (issuer, jti) DO NOTHING`, issuer, jti, dbTime(expiresAt))
 	if err != nil {
-		return err
+		return false, err
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return registry.ErrJTIReused
-	}
-	return nil
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // ciJSON stores a CI identity as a JSON object; nil is NULL.
