@@ -171,31 +171,38 @@ func PackStateLogEntry(owner, pack string, st PackState, at time.Time) *translog
 // LogBackfill builds the log entries of what a database made before the
 // log holds: the store appends one for each version and SSH key it has, in
 // the order they were made, in the migration that makes the log and in the
-// restore of a dump from before it.
-type LogBackfill struct {
+// restore of a dump from before it. Backfill answers pact's.
+type LogBackfill interface {
 	// Publish is a version's entry, as published with p (nil: a token)
 	// at at.
-	Publish func(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance) *translog.Entry
+	Publish(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance) *translog.Entry
 	// KeyAdd is the entry of owner's key k, as added when it was made.
-	KeyAdd func(owner string, k *SSHKey) *translog.Entry
+	KeyAdd(owner string, k *SSHKey) *translog.Entry
 	// PackState is the first pack-state entry of owner/pack, in state st
 	// at at, for a package made before pack-state entries: the migration
 	// that brings them (0024) and the restore of a dump from before it
 	// append one for every such package.
-	PackState func(owner, pack string, st PackState, at time.Time) *translog.Entry
+	PackState(owner, pack string, st PackState, at time.Time) *translog.Entry
 }
 
 // Backfill is the LogBackfill of pact's entries: PublishLogEntry (no CI
-// job was ever recorded before the log) and KeyLogEntry at the key's
-// creation.
-func Backfill() LogBackfill {
-	return LogBackfill{
-		Publish: func(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance) *translog.Entry {
-			return PublishLogEntry(owner, pack, version, sha256Hex, size, at, p)
-		},
-		KeyAdd:    func(owner string, k *SSHKey) *translog.Entry { return KeyLogEntry(true, owner, k, k.CreatedAt) },
-		PackState: PackStateLogEntry,
-	}
+// job was ever recorded before the log), KeyLogEntry at the key's
+// creation and PackStateLogEntry.
+func Backfill() LogBackfill { return backfill{} }
+
+// backfill is Backfill's LogBackfill.
+type backfill struct{}
+
+func (backfill) Publish(owner, pack, version, sha256Hex string, size int64, at time.Time, p *Provenance) *translog.Entry {
+	return PublishLogEntry(owner, pack, version, sha256Hex, size, at, p)
+}
+
+func (backfill) KeyAdd(owner string, k *SSHKey) *translog.Entry {
+	return KeyLogEntry(true, owner, k, k.CreatedAt)
+}
+
+func (backfill) PackState(owner, pack string, st PackState, at time.Time) *translog.Entry {
+	return PackStateLogEntry(owner, pack, st, at)
 }
 
 // YankLogEntry is the log entry of a version of owner/pack yanked (yanked

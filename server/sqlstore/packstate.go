@@ -105,7 +105,7 @@ WHERE p.log_head IS NULL ORDER BY p.id`)
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if len(packs) > 0 && s.backfill.PackState == nil {
+	if len(packs) > 0 && s.backfill == nil {
 		return errNoBackfill
 	}
 	for _, p := range packs {

@@ -519,7 +519,7 @@ WHERE v.log_index IS NULL ORDER BY v.id`)
 				SignedLinesKnown: signedName.Valid && signedDescription.Valid, SignedName: signedName.String,
 				SignedDescription: signedDescription.String, PublicKey: publicKey.String}
 		}
-		if s.backfill.Publish == nil {
+		if s.backfill == nil {
 			rows.Close()
 			return errNoBackfill
 		}
@@ -549,7 +549,7 @@ FROM ssh_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`)
 				rows.Close()
 				return err
 			}
-			if s.backfill.KeyAdd == nil {
+			if s.backfill == nil {
 				rows.Close()
 				return errNoBackfill
 			}
