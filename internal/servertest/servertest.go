@@ -70,6 +70,9 @@ type Options struct {
 	// keeps them in a directory (or a bucket of a versitygw) of its own,
 	// so any suite can be run on either engine unchanged.
 	Blobs registry.BlobStore
+	// StatementTimeout is the store's bound on a statement or transaction
+	// (pactd serve --db-statement-timeout); 0 keeps its default, 5s.
+	StatementTimeout time.Duration
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -121,7 +124,8 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	// TestSuggestionsHaveABudget tests the budget): the first statements
 	// of a new session on a new database pay its cold caches, past the
 	// default 10 ms on a busy machine.
-	store, err := sqlstore.Open(context.Background(), dsn, sqlstore.Options{LogBackfill: registry.Backfill(), SuggestBudget: time.Minute})
+	store, err := sqlstore.Open(context.Background(), dsn, sqlstore.Options{LogBackfill: registry.Backfill(), SuggestBudget: time.Minute,
+		StatementTimeout: opts.StatementTimeout})
 	if err != nil {
 		t.Fatalf("opening store %s: %v", dsn, err)
 	}
