@@ -73,6 +73,9 @@ type Options struct {
 	// StatementTimeout is the store's bound on a statement or transaction
 	// (pactd serve --db-statement-timeout); 0 keeps its default, 5s.
 	StatementTimeout time.Duration
+	// CheckpointWait is how long a GET /log/checkpoint?wait=1 is held
+	// (registry.Options.CheckpointWait); 0 keeps the default, 5s.
+	CheckpointWait time.Duration
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -150,7 +153,7 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	}
 	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes,
 		OIDCIssuers: opts.OIDCIssuers, WebhookAllowPrivate: opts.WebhookAllowPrivate, ResolveHost: opts.ResolveHost,
-		Blobs: opts.Blobs})
+		Blobs: opts.Blobs, CheckpointWait: opts.CheckpointWait})
 	// The transparency log, as pactd serve runs it.
 	if err := svc.InitLog(context.Background(), "servertest/log", ""); err != nil {
 		t.Fatalf("starting the log: %v", err)
