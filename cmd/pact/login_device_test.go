@@ -39,7 +39,7 @@ type terminalSession struct {
 // environment of the test minus PACT_* and plus env, without colours.
 func startOnTerminal(t *testing.T, env []string, args ...string) *terminalSession {
 	t.Helper()
-	bin, err := exec.LookPath("pact") // this test binary, as TestMain makes it
+	bin, err := buildPact()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,14 +30,13 @@ import (
 	"github.com/pact-registry/pact/pkg/client"
 )
 
-// TestMain lets the test binary be the real pact command: testscript puts
-// it on the scripts' PATH as "pact", and running it as that name runs
-// pact's main. The tests run through storetest, which gives them a
-// throwaway PostgreSQL when PACT_TEST_POSTGRES_URL is not set. Four tests
-// (scripts) at once: most of their time is spent waiting on processes.
+// TestMain gives the scripts "ptyrun" (the test binary, run as that name)
+// beside the pact and pactd that buildPact and buildPactd build. The tests
+// run through storetest, which gives them a throwaway PostgreSQL when
+// PACT_TEST_POSTGRES_URL is not set. Four tests (scripts) at once: most of
+// their time is spent waiting on processes.
 func TestMain(m *testing.M) {
 	testscript.Main(storetest.WithPostgres(storetest.WithParallel(m, 4)), map[string]func(){
-		"pact":   func() { os.Exit(mainRun(os.Args[1:], systemIO())) },
 		"ptyrun": func() { os.Exit(ptytest.Main()) },
 	})
 }
@@ -46,7 +45,27 @@ var (
 	pactdOnce sync.Once
 	pactdBin  string
 	pactdErr  error
+
+	pactOnce sync.Once
+	pactBin  string
+	pactErr  error
 )
+
+// pactBuildFlags build pact as a release does (its tags), without the
+// version control stamp, so "pact version" prints the defaults of a build
+// without -ldflags (version.txtar).
+var pactBuildFlags = []string{"-tags", "nomsgpack,sqlite_fts5", "-buildvcs=false"}
+
+// buildPact compiles the real pact command once for the whole go test run,
+// for the scripts and the terminal tests to run as users do: a binary built
+// with the release's tags, not this race-enabled test binary (under the race
+// detector each command cost about a second of CPU).
+func buildPact() (string, error) {
+	pactOnce.Do(func() {
+		pactBin, pactErr = storetest.BuildProgram("github.com/pact-registry/pact/cmd/pact", pactBuildFlags...)
+	})
+	return pactBin, pactErr
+}
 
 // buildPactd compiles the real daemon once for all scripts (once for the
 // whole go test run: cmd/pactd's tests run the same binary).
@@ -155,7 +174,11 @@ func setupScriptOn(env *testscript.Env, srv *pactdtest.Server) error {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	env.Setenv("PATH", filepath.Dir(pactd)+string(os.PathListSeparator)+env.Getenv("PATH"))
+	pact, err := buildPact()
+	if err != nil {
+		return err
+	}
+	env.Setenv("PATH", filepath.Dir(pact)+string(os.PathListSeparator)+filepath.Dir(pactd)+string(os.PathListSeparator)+env.Getenv("PATH"))
 	env.Setenv("SERVER_URL", srv.URL)
 	env.Setenv("SERVER_HOSTPORT", strings.TrimPrefix(srv.URL, "http://"))
 	if u, err := url.Parse(srv.URL); err == nil {
@@ -167,10 +190,6 @@ func setupScriptOn(env *testscript.Env, srv *pactdtest.Server) error {
 	env.Setenv("HOME", home)
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, "xdg"))
 	env.Setenv("SSH_AUTH_SOCK", sock)
-	if env.Getenv("GORACE") == "" {
-		// A race-enabled pact would otherwise pause a second at every exit.
-		env.Setenv("GORACE", "atexit_sleep_ms=0")
-	}
 	return nil
 }
 

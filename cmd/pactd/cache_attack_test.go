@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -17,8 +16,7 @@ import (
 	"time"
 
 	"github.com/pact-registry/pact/internal/logtest"
-	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/sqlstore"
+	"github.com/pact-registry/pact/internal/seedtest"
 )
 
 // The documents of TestDocumentCacheUnderAttack, against a read cache of
@@ -41,40 +39,25 @@ const (
 func seedCacheAttack(t *testing.T, dsn string) (contents map[string][]byte) {
 	t.Helper()
 	contents = map[string][]byte{}
-	withStore(t, dsn, func(ctx context.Context, s *sqlstore.Store) {
-		owner := &registry.Account{Email: "mallory@example.com", Username: "mallory", CreatedAt: time.Now()}
-		if err := s.CreateAccount(ctx, owner); err != nil {
-			t.Fatal(err)
-		}
-		var batch []registry.PublishInput
-		flush := func() {
-			if err := s.Seed(ctx, registry.ReadyAll(batch)); err != nil {
-				t.Fatal(err)
-			}
-			batch = batch[:0]
-		}
-		add := func(name string, size int) {
-			content := []byte("# " + name + "\n" + strings.Repeat("x", size-len(name)-3) + "\n")
-			contents[name] = content
-			sum := sha256.Sum256(content)
-			batch = append(batch, registry.PublishInput{OwnerID: owner.ID, OwnerSlug: owner.Username, PackSlug: name, Name: name,
-				Description: "A document of the cache attack.", Scheme: "s", Version: "1.0.0",
-				Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
-			if len(batch) == 2000 {
-				flush()
-			}
-		}
-		for i := range attackTiny {
-			add(fmt.Sprintf("tiny-%05d", i), attackTinyBytes)
-		}
-		for i := range attackBig {
-			add(fmt.Sprintf("big-%02d", i), attackBigBytes)
-		}
-		for i := range attackHot {
-			add(fmt.Sprintf("hot-%d", i), attackHotBytes)
-		}
-		flush()
-	})
+	req := seedtest.Request{Owners: []string{"mallory"}, Batch: 2000}
+	add := func(name string, size int) {
+		content := []byte("# " + name + "\n" + strings.Repeat("x", size-len(name)-3) + "\n")
+		contents[name] = content
+		sum := sha256.Sum256(content)
+		req.Packages = append(req.Packages, seedtest.Package{Owner: "mallory", Pack: name, Name: name,
+			Description: "A document of the cache attack.", Scheme: "s", Version: "1.0.0",
+			Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
+	}
+	for i := range attackTiny {
+		add(fmt.Sprintf("tiny-%05d", i), attackTinyBytes)
+	}
+	for i := range attackBig {
+		add(fmt.Sprintf("big-%02d", i), attackBigBytes)
+	}
+	for i := range attackHot {
+		add(fmt.Sprintf("hot-%d", i), attackHotBytes)
+	}
+	seedtest.Seed(t, dsn, req)
 	return contents
 }
 

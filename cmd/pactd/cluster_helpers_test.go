@@ -23,8 +23,8 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/pact-registry/pact/internal/pactdtest"
+	"github.com/pact-registry/pact/internal/seedtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/server/registry"
 	"github.com/pact-registry/pact/server/sqlstore"
 )
 
@@ -230,21 +230,13 @@ func withStore(t *testing.T, dsn string, use func(ctx context.Context, s *sqlsto
 // starts.
 func seedAlicePacks(t *testing.T, dsn string, n int) {
 	t.Helper()
-	withStore(t, dsn, func(ctx context.Context, s *sqlstore.Store) {
-		alice := &registry.Account{Email: "alice@example.com", Username: "alice", CreatedAt: time.Now()}
-		if err := s.CreateAccount(ctx, alice); err != nil {
-			t.Fatal(err)
-		}
-		var batch []registry.PublishInput
-		for i := range n / 2 {
-			name := fmt.Sprintf("pack-%d", i)
-			content := []byte(packDocument(name, "1.0.0", "Seeded."))
-			sum := sha256.Sum256(content)
-			batch = append(batch, registry.PublishInput{OwnerID: alice.ID, OwnerSlug: "alice", PackSlug: name,
-				Name: name, Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
-		}
-		if err := s.Seed(ctx, registry.ReadyAll(batch)); err != nil {
-			t.Fatal(err)
-		}
-	})
+	req := seedtest.Request{Owners: []string{"alice"}, Batch: n / 2}
+	for i := range n / 2 {
+		name := fmt.Sprintf("pack-%d", i)
+		content := []byte(packDocument(name, "1.0.0", "Seeded."))
+		sum := sha256.Sum256(content)
+		req.Packages = append(req.Packages, seedtest.Package{Owner: "alice", Pack: name,
+			Name: name, Version: "1.0.0", Content: content, SHA256: hex.EncodeToString(sum[:]), Now: time.Now()})
+	}
+	seedtest.Seed(t, dsn, req)
 }

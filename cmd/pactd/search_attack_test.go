@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,9 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pact-registry/pact/internal/seedtest"
 	"github.com/pact-registry/pact/internal/storetest"
-	"github.com/pact-registry/pact/server/registry"
-	"github.com/pact-registry/pact/server/sqlstore"
 )
 
 // attackPackages is the size of the store the hostile searches run on.
@@ -26,35 +24,20 @@ const attackPackages = 20000
 // every trigram of the word "xyqzw", which none holds.
 func seedForAttack(t *testing.T, dsn string) {
 	t.Helper()
-	withStore(t, dsn, func(ctx context.Context, s *sqlstore.Store) { seedSearchAttack(t, ctx, s) })
-}
-
-func seedSearchAttack(t *testing.T, ctx context.Context, s *sqlstore.Store) {
-	var owners []*registry.Account
+	req := seedtest.Request{}
 	for i := range 20 {
-		a := &registry.Account{Email: fmt.Sprintf("o%d@example.com", i), Username: fmt.Sprintf("owner-%02d", i), CreatedAt: time.Now()}
-		if err := s.CreateAccount(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-		owners = append(owners, a)
+		req.Owners = append(req.Owners, fmt.Sprintf("owner-%02d", i))
 	}
 	extras := []string{"", "100% pure", "snake_case", "Größe über", "日本語のパック", "emoji 🙂🙂🙂", `back\slash`}
 	base := time.Now().Add(-time.Hour)
-	for first := 0; first < attackPackages; first += 5000 {
-		var batch []registry.PublishInput
-		for i := first; i < min(first+5000, attackPackages); i++ {
-			o := owners[i%len(owners)]
-			name := fmt.Sprintf("pack-%05d", i)
-			word := []string{"alpha", "omega"}[i%2]
-			content := []byte("# " + name + "\n")
-			batch = append(batch, registry.PublishInput{OwnerID: o.ID, OwnerSlug: o.Username, PackSlug: name, Name: name,
-				Description: fmt.Sprintf("A pack made for the %s side %s%s", word, extras[i%len(extras)], decoy(i)), Scheme: "s",
-				Version: "1.0.0", Content: content, SHA256: "00", Now: base.Add(time.Duration(i) * time.Millisecond)})
-		}
-		if err := s.Seed(ctx, registry.ReadyAll(batch)); err != nil {
-			t.Fatal(err)
-		}
+	for i := range attackPackages {
+		name := fmt.Sprintf("pack-%05d", i)
+		word := []string{"alpha", "omega"}[i%2]
+		req.Packages = append(req.Packages, seedtest.Package{Owner: req.Owners[i%len(req.Owners)], Pack: name, Name: name,
+			Description: fmt.Sprintf("A pack made for the %s side %s%s", word, extras[i%len(extras)], decoy(i)), Scheme: "s",
+			Version: "1.0.0", Content: []byte("# " + name + "\n"), SHA256: "00", Now: base.Add(time.Duration(i) * time.Millisecond)})
 	}
+	seedtest.Seed(t, dsn, req)
 }
 
 // decoy is what package i holds besides: in a third of the packages, the

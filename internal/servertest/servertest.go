@@ -70,6 +70,12 @@ type Options struct {
 	// keeps them in a directory (or a bucket of a versitygw) of its own,
 	// so any suite can be run on either engine unchanged.
 	Blobs registry.BlobStore
+	// StatementTimeout is the store's bound on a statement or transaction
+	// (pactd serve --db-statement-timeout); 0 keeps its default, 5s.
+	StatementTimeout time.Duration
+	// CheckpointWait is how long a GET /log/checkpoint?wait=1 is held
+	// (registry.Options.CheckpointWait); 0 keeps the default, 5s.
+	CheckpointWait time.Duration
 }
 
 // Clock is a settable clock; it starts at the real time.
@@ -121,7 +127,8 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	// TestSuggestionsHaveABudget tests the budget): the first statements
 	// of a new session on a new database pay its cold caches, past the
 	// default 10 ms on a busy machine.
-	store, err := sqlstore.Open(context.Background(), dsn, sqlstore.Options{LogBackfill: registry.Backfill(), SuggestBudget: time.Minute})
+	store, err := sqlstore.Open(context.Background(), dsn, sqlstore.Options{LogBackfill: registry.Backfill(), SuggestBudget: time.Minute,
+		StatementTimeout: opts.StatementTimeout})
 	if err != nil {
 		t.Fatalf("opening store %s: %v", dsn, err)
 	}
@@ -146,7 +153,7 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	}
 	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes,
 		OIDCIssuers: opts.OIDCIssuers, WebhookAllowPrivate: opts.WebhookAllowPrivate, ResolveHost: opts.ResolveHost,
-		Blobs: opts.Blobs})
+		Blobs: opts.Blobs, CheckpointWait: opts.CheckpointWait})
 	// The transparency log, as pactd serve runs it.
 	if err := svc.InitLog(context.Background(), "servertest/log", ""); err != nil {
 		t.Fatalf("starting the log: %v", err)

@@ -36,6 +36,7 @@ type Service struct {
 	hooks            hookSettings                        // hook.go
 	ceremonyKey      ceremonyKey                         // passkey.go
 	blobs            *blobs                              // blob.go; nil keeps documents in the database
+	checkpointWait   time.Duration                       // translog.go, LogCheckpointCovering
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -75,6 +76,10 @@ type Options struct {
 	// blobs are public (a CDN or the bucket's own address): immutable
 	// answers redirect there (PublicBlobURL).
 	BlobsPublicURL string
+	// CheckpointWait is how long GET /log/checkpoint?wait=1 holds a
+	// request for a checkpoint that covers it (LogCheckpointCovering);
+	// 0 is CheckpointWaitLimit.
+	CheckpointWait time.Duration
 }
 
 // NewService returns the service of pact over store.
@@ -87,6 +92,10 @@ func NewService(store Store, opts Options) *Service {
 		oidcIssuers: append([]string(nil), opts.OIDCIssuers...), onEvent: opts.OnEvent, checkPassword: opts.CheckPassword,
 		tokenRetention: retention, hooks: hookSettings{allowPrivate: opts.WebhookAllowPrivate, resolve: opts.ResolveHost}}
 	s.blobs = newBlobs(opts.Blobs, opts.BlobCacheBytes, opts.BlobsPublicURL)
+	s.checkpointWait = opts.CheckpointWait
+	if s.checkpointWait <= 0 {
+		s.checkpointWait = CheckpointWaitLimit
+	}
 	if s.hooks.resolve == nil {
 		s.hooks.resolve = resolveHost
 	}

@@ -580,7 +580,7 @@ func (s *Service) watchCheckpoints() {
 // LogCheckpointCovering answers the served checkpoint once it covers every
 // entry appended before the call (by any replica), so a client that has
 // just published, or is told of a change, sees it in the log at once. It
-// waits up to CheckpointWaitLimit for the sequencer (and the witnesses),
+// waits up to Options.CheckpointWait (CheckpointWaitLimit) for the sequencer (and the witnesses),
 // then answers Unavailable; with a witness policy, when the sequencer has
 // covered the entries and only the witnesses have not, it answers the
 // checkpoint served (the change shows once they cosign).
@@ -596,7 +596,7 @@ func (s *Service) LogCheckpointCovering(ctx context.Context) ([]byte, error) {
 	if err == nil && size >= st.Entries {
 		return signed, nil
 	}
-	limit := time.NewTimer(CheckpointWaitLimit)
+	limit := time.NewTimer(s.checkpointWait)
 	defer limit.Stop()
 	wsize, wsigned, changed := s.joinCheckpointWait()
 	defer s.leaveCheckpointWait()
@@ -617,7 +617,7 @@ func (s *Service) LogCheckpointCovering(ctx context.Context) ([]byte, error) {
 				}
 			}
 			return nil, Errorf(Unavailable, "the log holds %d entries but its newest checkpoint covers %d after waiting %s: try again in a moment",
-				st.Entries, size, CheckpointWaitLimit)
+				st.Entries, size, s.checkpointWait)
 		case <-changed:
 			wsize, wsigned, changed = s.watchedCheckpoint()
 		}
