@@ -128,7 +128,8 @@ func publishTx(tx Tx, in *PublishInput, entry *translog.Entry) (*Package, bool, 
 		return nil, false, err
 	}
 	if BecomesLatest(latest, in.Version) {
-		if err := tx.SetLatest(packageID, published.ID, in); err != nil {
+		latest := &Version{ID: published.ID, Version: in.Version, Name: in.Name, Description: in.Description, Scheme: in.Scheme, SHA256: in.SHA256}
+		if err := tx.SetLatest(packageID, latest); err != nil {
 			return nil, false, err
 		}
 		pkg.Name, pkg.Description, pkg.Scheme, pkg.Version, pkg.SHA256 = in.Name, in.Description, in.Scheme, in.Version, in.SHA256

@@ -43,7 +43,7 @@ func (s *Service) AddSSHKey(ctx context.Context, accountID int64, publicKey, nam
 		PublicKey:   sshsign.MarshalPublicKey(pub),
 		CreatedAt:   s.now(),
 	}
-	if err := s.store.CreateSSHKey(ctx, k, KeyLogEntry(true, owner.Username, k, k.CreatedAt)); err != nil {
+	if err := CreateSSHKey(ctx, s.store, k, owner.Username); err != nil {
 		return nil, err
 	}
 	if s.auditing() {
@@ -283,6 +283,28 @@ func (s *Service) userByID(ctx context.Context, accountID int64) (*Account, erro
 		return nil, err
 	}
 	return acct, checkUser(acct)
+}
+
+// CreateSSHKey stores k (setting its ID) for its account, whose username
+// is owner, with its key-add entry, in one transaction of st. Conflict
+// when any account has registered its fingerprint; NotFound when the
+// account does not exist.
+func CreateSSHKey(ctx context.Context, st Transactor, k *SSHKey, owner string) error {
+	entry := KeyLogEntry(true, owner, k, k.CreatedAt)
+	return st.Tx(ctx, func(tx Tx) error {
+		there, err := tx.AccountExists(k.AccountID)
+		if err != nil {
+			return err
+		}
+		if !there {
+			return Errorf(NotFound, "no such account %d", k.AccountID)
+		}
+		if err := tx.InsertSSHKey(k); err != nil {
+			return err
+		}
+		_, err = tx.AppendLog(entry, 0)
+		return err
+	})
 }
 
 // RemoveSSHKey deletes one of accountID's keys at at, in one transaction

@@ -11,7 +11,7 @@ import (
 
 // Webhooks and their queue of deliveries (registry.HookStore). A delivery
 // is queued in the transaction of its event (queueHooks, called where the
-// event's log entry is appended, and by SetDeprecated), so it exists iff
+// event's log entry is appended, and by Tx.QueueHooks for a deprecation), so it exists iff
 // the event committed. Workers claim due deliveries by moving their next
 // attempt past a lease: on PostgreSQL with FOR UPDATE SKIP LOCKED, so
 // replicas claiming at once never take the same row; on SQLite the one
