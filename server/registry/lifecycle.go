@@ -81,7 +81,7 @@ func setYankedTx(tx Tx, p *Package, version string, yanked bool, reason string, 
 		return nil, nil, err
 	}
 	if was.Yanked() != yanked || (yanked && was.YankReason != reason) {
-		if _, err := tx.AppendLog(YankLogEntry(yanked, p.OwnerSlug, p.PackSlug, version, reason, at), 0); err != nil {
+		if _, err := appendEntry(tx, YankLogEntry(yanked, p.OwnerSlug, p.PackSlug, version, reason, at), 0); err != nil {
 			return nil, nil, err
 		}
 		if _, err := appendPackState(tx, p.ID, p.OwnerSlug, p.PackSlug, at); err != nil {
@@ -133,7 +133,7 @@ func setDeprecatedTx(tx Tx, p *Package, message string, at time.Time) (*Package,
 	if err != nil {
 		return nil, err
 	}
-	return pkg, tx.QueueHooks(DeprecationEvent(pkg.OwnerSlug, pkg.PackSlug, message, at), &index)
+	return pkg, queueHooks(tx, deprecationEvent(pkg.OwnerSlug, pkg.PackSlug, message, at), &index)
 }
 
 // SetTrustedPublishingOnly turns p's trusted-publishing-only setting on
@@ -158,7 +158,7 @@ func SetTrustedPublishingOnly(ctx context.Context, st Transactor, p *Package, on
 		if locked.TrustedPublishingOnly == only {
 			return nil
 		}
-		_, err = tx.AppendLog(TrustedPublishingOnlyLogEntry(p.OwnerSlug, p.PackSlug, only, by, at), 0)
+		_, err = appendEntry(tx, TrustedPublishingOnlyLogEntry(p.OwnerSlug, p.PackSlug, only, by, at), 0)
 		return err
 	})
 	if err != nil {

@@ -295,7 +295,7 @@ func appendMemberEntries(tx Tx, u MemberUpdate, removed []TrustedPublisher, revo
 		entries = append(entries, TrustedPublisherRemovedLogEntry(u.Org.Username, u.Member.Username, &removed[i], revoked[removed[i].ID], u.By, u.At))
 	}
 	for _, e := range entries {
-		if _, err := tx.AppendLog(e, 0); err != nil {
+		if _, err := appendEntry(tx, e, 0); err != nil {
 			return err
 		}
 	}
@@ -396,7 +396,7 @@ func CreateOrg(ctx context.Context, st Transactor, org, creator *Account) error 
 		if err := tx.AddMember(org.ID, creator.ID, RoleOwner, org.CreatedAt); err != nil {
 			return err
 		}
-		_, err := tx.AppendLog(entry, 0)
+		_, err := appendEntry(tx, entry, 0)
 		return err
 	})
 }

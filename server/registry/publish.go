@@ -135,7 +135,7 @@ func publishTx(tx Tx, in *PublishInput, entry *translog.Entry) (*Package, bool, 
 		pkg.Name, pkg.Description, pkg.Scheme, pkg.Version, pkg.SHA256 = in.Name, in.Description, in.Scheme, in.Version, in.SHA256
 		pkg.LatestVersionID = published.ID
 	}
-	index, err := tx.AppendLog(entry, published.ID)
+	index, err := appendEntry(tx, entry, published.ID)
 	if err != nil {
 		return nil, false, err
 	}
@@ -155,7 +155,7 @@ func appendPackState(tx Tx, packageID int64, owner, pack string, at time.Time) (
 	if err != nil {
 		return 0, err
 	}
-	index, err := tx.AppendLog(PackStateLogEntry(owner, pack, st, at), 0)
+	index, err := appendEntry(tx, PackStateLogEntry(owner, pack, st, at), 0)
 	if err != nil {
 		return 0, err
 	}

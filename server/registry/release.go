@@ -208,7 +208,7 @@ func createReleaseTx(tx Tx, r *Release, entry *translog.Entry) (*Release, bool, 
 		}
 		return existing, false, nil
 	}
-	index, err := tx.AppendLog(entry, 0)
+	index, err := appendEntry(tx, entry, 0)
 	if err != nil {
 		return nil, false, err
 	}

@@ -302,7 +302,7 @@ func CreateSSHKey(ctx context.Context, st Transactor, k *SSHKey, owner string) e
 		if err := tx.InsertSSHKey(k); err != nil {
 			return err
 		}
-		_, err = tx.AppendLog(entry, 0)
+		_, err = appendEntry(tx, entry, 0)
 		return err
 	})
 }
@@ -321,7 +321,7 @@ func RemoveSSHKey(ctx context.Context, st Transactor, accountID, keyID int64, at
 		if err := tx.DeleteSSHKeyRow(keyID); err != nil {
 			return err
 		}
-		_, err = tx.AppendLog(KeyLogEntry(false, owner, k, at), 0)
+		_, err = appendEntry(tx, KeyLogEntry(false, owner, k, at), 0)
 		return err
 	})
 }

@@ -165,10 +165,15 @@ type Tx interface {
 
 	// AppendLog appends entry to the transparency log and answers its
 	// index; versionID, when not 0, is the version whose log index it is.
+	// It appends only: the domain queues the entry's webhooks
+	// (appendEntry).
 	AppendLog(entry *translog.Entry, versionID int64) (int64, error)
-	// QueueHooks queues the deliveries of ev, whose entry is at index,
-	// to the hooks of its owner that hear it.
-	QueueHooks(ev HookEvent, index *int64) error
+	// HooksOf lists the hooks of the owner named owner (in any case)
+	// that are not disabled, oldest first.
+	HooksOf(owner string) ([]Hook, error)
+	// InsertDelivery queues d (its HookID, event, LogIndex, CreatedAt,
+	// State, NextAttemptAt and GiveUpAt) and sets its ID.
+	InsertDelivery(d *HookDelivery) error
 }
 
 // ErrSSHKeyGone is Tx.InsertVersion's answer when the key row a signed

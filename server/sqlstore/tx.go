@@ -187,15 +187,11 @@ func (t *txn) SetLogHead(packageID, index int64) error {
 }
 
 func (t *txn) AppendLog(entry *translog.Entry, versionID int64) (int64, error) {
-	index, err := t.s.appendLogOf(t.ctx, t.tx, entry, versionID)
+	index, err := t.s.appendLogOnly(t.ctx, t.tx, entry, versionID)
 	if err == nil {
 		t.logged = true
 	}
 	return index, err
-}
-
-func (t *txn) QueueHooks(ev registry.HookEvent, index *int64) error {
-	return t.s.queueHooks(t.ctx, t.tx, ev, index)
 }
 
 func (t *txn) LockOrg(orgID int64) error {
