@@ -114,7 +114,7 @@ func TestOlderSignedVersionsSayTheirLinesAreUnknown(t *testing.T) {
 		alice := env.CreateUser(t, "alice")
 		key := &registry.SSHKey{AccountID: alice.Account.ID, Name: "old", Type: "ssh-ed25519",
 			Fingerprint: "SHA256:b2xkb2xkb2xkb2xkb2xkb2xkb2xkb2xkb2xkb2xkb2x", PublicKey: "ssh-ed25519 AAAAold", CreatedAt: env.Clock.Now()}
-		if err := env.Store.CreateSSHKey(t.Context(), key, registry.KeyLogEntry(true, "alice", key, key.CreatedAt)); err != nil {
+		if err := registry.CreateSSHKey(t.Context(), env.Store, key, "alice"); err != nil {
 			t.Fatal(err)
 		}
 		content := packDoc("old", "1.0.0")

@@ -83,7 +83,7 @@ func TestSSHKeyRSABounds(t *testing.T) {
 				AccountID: mallory.Account.ID, Name: "old", Type: pub.Type(),
 				Fingerprint: sshsign.Fingerprint(pub), PublicKey: sshsign.MarshalPublicKey(pub), CreatedAt: env.Clock.Now(),
 			}
-			if err := env.Store.CreateSSHKey(context.Background(), stored, registry.KeyLogEntry(true, "mallory", stored, stored.CreatedAt)); err != nil {
+			if err := registry.CreateSSHKey(context.Background(), env.Store, stored, "mallory"); err != nil {
 				t.Fatal(err)
 			}
 			body := map[string]any{

@@ -2,19 +2,11 @@ package storetest
 
 import (
 	"bytes"
-	"fmt"
-	"reflect"
 	"testing"
 
 	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
-
-// marker is a log entry no rule of the domain makes: a store that appends
-// it byte for byte appends what it is given.
-func marker(name string, minute int) *translog.Entry {
-	return &translog.Entry{Kind: "test-" + name, Time: at(minute), Fields: []translog.Field{{Key: "marker", Value: name}}}
-}
 
 // wantLogTail fails unless the log ends with want, byte for byte.
 func wantLogTail(t *testing.T, s registry.Store, want ...*translog.Entry) {
@@ -43,19 +35,6 @@ func eventEntries(t *testing.T, s registry.Store) [][]byte {
 	return out
 }
 
-// stateMarker is a State that keeps the states it is given and answers a
-// marker.
-func stateMarker(name string, minute int, got *[]string) func(registry.PackState) *translog.Entry {
-	return func(st registry.PackState) *translog.Entry {
-		head := "none"
-		if st.Head != nil {
-			head = fmt.Sprint(*st.Head)
-		}
-		*got = append(*got, fmt.Sprintf("latest %s yanked %v deprecated %q head %s", st.Latest, st.Yanked, st.Deprecated, head))
-		return marker(name, minute)
-	}
-}
-
 // publishEntries are the log entries of a publish of in: the version's,
 // then its package's state after it, st.
 func publishEntries(in registry.PublishInput, st registry.PackState) []*translog.Entry {
@@ -67,9 +46,9 @@ func publishEntries(in registry.PublishInput, st registry.PackState) []*translog
 
 func index(i int64) *int64 { return &i }
 
-// testGiven checks that a store appends the log entries and applies the
-// rules the domain hands it, and decides none of its own
-// (docs/design.md, Layers).
+// testGiven checks the log entries the domain's changes append through a
+// store's Tx, and the rules they apply there, on the store under test:
+// the store decides none of its own (docs/design.md, Layers).
 func (su suite) testGiven(t *testing.T) {
 	t.Run("a publish appends its entry and its package's state, chained, and keeps the rule of latest", func(t *testing.T) {
 		s := su.store(t)
@@ -104,78 +83,56 @@ func (su suite) testGiven(t *testing.T) {
 		}
 	})
 
-	t.Run("a yank appends what its Entry answers from the version's state and takes the latest its LatestOf picks", func(t *testing.T) {
+	t.Run("a yank or a deprecation logs only a change, with its package's state after it; a yank takes the latest by the rule of latest", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		publish(t, s, input(alice, "foo", "1.0.0", "one", at(1)))
-		publish(t, s, input(alice, "foo", "2.0.0", "two", at(2)))
-		p := publish(t, s, input(alice, "foo", "3.0.0", "three", at(3)))
-		var states, packStates []string
-		var offered [][]string
-		change := registry.YankChange{State: stateMarker("yank-state", 4, &packStates), PackageID: p.ID, Version: "3.0.0", Yanked: true, Reason: "broken", At: at(4),
-			Entry: func(wasYanked bool, oldReason string) *translog.Entry {
-				states = append(states, fmt.Sprint(wasYanked, " ", oldReason))
-				if wasYanked {
-					return nil
-				}
-				return marker("yank", 4)
-			},
-			LatestOf: func(versions []string) int {
-				offered = append(offered, versions)
-				return 0
-			},
+		publish(t, s, input(alice, "foo", "3.0.0", "three", at(2)))
+		p := publish(t, s, input(alice, "foo", "2.0.0", "two", at(3)))
+		pkg, v, err := registry.SetYanked(ctx(), s, p, "3.0.0", true, "broken", at(4))
+		if err != nil || !v.Yanked() || pkg.Version != "2.0.0" {
+			t.Fatalf("SetYanked = %+v, %+v, %v; want 3.0.0 yanked and 2.0.0, the highest left, the latest", pkg, v, err)
 		}
-		pkg, v, err := s.SetYanked(ctx(), change)
-		if err != nil || !v.Yanked() || pkg.Version != "1.0.0" {
-			t.Fatalf("SetYanked = %+v, %+v, %v; want 3.0.0 yanked and 1.0.0, LatestOf's pick, the latest", pkg, v, err)
-		}
-		if _, _, err := s.SetYanked(ctx(), change); err != nil {
+		// The same yank again, and the un-yank of a version that is not
+		// yanked, change nothing a reader can see.
+		if _, _, err := registry.SetYanked(ctx(), s, p, "3.0.0", true, "broken", at(5)); err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"false ", "true broken"}; !reflect.DeepEqual(states, want) {
-			t.Errorf("Entry was asked about the states %q, want %q", states, want)
-		}
-		if want := [][]string{{"1.0.0", "2.0.0"}, {"1.0.0", "2.0.0"}}; !reflect.DeepEqual(offered, want) {
-			t.Errorf("LatestOf was offered %q, want %q", offered, want)
+		if _, _, err := registry.SetYanked(ctx(), s, p, "1.0.0", false, "", at(5)); err != nil {
+			t.Fatal(err)
 		}
 		if st, _ := s.LogState(ctx()); st.Entries != 8 {
-			t.Errorf("%d entries, want 8 (3 publishes and their states, the yank and its state): the second yank's Entry answered none", st.Entries)
+			t.Errorf("%d entries, want 8 (3 publishes and their states, the yank and its state): a yank that changed nothing was logged", st.Entries)
 		}
-		wantLogTail(t, s, marker("yank", 4), marker("yank-state", 4))
-		if want := []string{`latest 1.0.0 yanked [3.0.0] deprecated "" head 5`}; !reflect.DeepEqual(packStates, want) {
-			t.Errorf("State was given %q, want %q (and not asked after a yank that logged nothing)", packStates, want)
+		yanked := registry.YankLogEntry(true, "alice", "foo", "3.0.0", "broken", at(4))
+		yankedState := registry.PackStateLogEntry("alice", "foo", registry.PackState{Latest: "2.0.0", Yanked: []string{"3.0.0"}, Head: index(5)}, at(4))
+		wantLogTail(t, s, yanked, yankedState)
+		// Another reason is a change.
+		if _, _, err := registry.SetYanked(ctx(), s, p, "3.0.0", true, "very broken", at(6)); err != nil {
+			t.Fatal(err)
 		}
-		var was []string
-		deprecate := registry.DeprecationChange{PackageID: p.ID, Message: "use alice/bar",
-			State: func(before string, st registry.PackState) *translog.Entry {
-				was = append(was, before)
-				if before == "use alice/bar" {
-					return nil
-				}
-				return stateMarker("deprecate-state", 5, &packStates)(st)
-			}}
+		again := registry.YankLogEntry(true, "alice", "foo", "3.0.0", "very broken", at(6))
+		againState := registry.PackStateLogEntry("alice", "foo", registry.PackState{Latest: "2.0.0", Yanked: []string{"3.0.0"}, Head: index(7)}, at(6))
+		wantLogTail(t, s, yanked, yankedState, again, againState)
 		for range 2 {
-			if _, err := s.SetDeprecated(ctx(), deprecate); err != nil {
+			if _, err := registry.SetDeprecated(ctx(), s, p, "use alice/bar", at(7)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		wantLogTail(t, s, marker("yank", 4), marker("yank-state", 4), marker("deprecate-state", 5))
-		if want := []string{"", "use alice/bar"}; !reflect.DeepEqual(was, want) {
-			t.Errorf("the deprecation's State was given the messages before %q, want %q", was, want)
-		}
-		if got, want := packStates[len(packStates)-1], `latest 1.0.0 yanked [3.0.0] deprecated "use alice/bar" head 7`; got != want {
-			t.Errorf("the deprecation's State was given %q, want %q", got, want)
-		}
+		deprecated := registry.PackStateLogEntry("alice", "foo",
+			registry.PackState{Latest: "2.0.0", Yanked: []string{"3.0.0"}, Deprecated: "use alice/bar", Head: index(9)}, at(7))
+		wantLogTail(t, s, again, againState, deprecated)
 	})
 
 	t.Run("member changes append their entries, and one for each grant they took", func(t *testing.T) {
 		s := su.store(t)
 		alice, bob := createAccount(t, s, "alice"), createAccount(t, s, "bob")
 		org := &registry.Account{Username: "acme", CreatedAt: t0}
-		if err := s.CreateOrg(ctx(), org, alice, marker("org", 0)); err != nil {
+		if err := registry.CreateOrg(ctx(), s, org, alice); err != nil {
 			t.Fatal(err)
 		}
-		wantLogTail(t, s, marker("org", 0))
+		made := registry.MemberLogEntry("acme", "alice", registry.RoleOwner, "alice", t0)
+		wantLogTail(t, s, made)
 		if _, err := registry.SetOrgMember(ctx(), s, registry.NewMemberUpdate(org, bob, alice, registry.RoleOwner, at(1))); err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +140,7 @@ func (su suite) testGiven(t *testing.T) {
 			t.Fatalf("the same role again: %+v, %v; want no change", ch, err)
 		}
 		owner := registry.MemberLogEntry("acme", "bob", registry.RoleOwner, "alice", at(1))
-		wantLogTail(t, s, marker("org", 0), owner)
+		wantLogTail(t, s, made, owner)
 
 		p := grant(org, bob, "acme/a", 3)
 		if err := registry.CreateTrustedPublisher(ctx(), s, p, bob.ID); err != nil {
@@ -203,29 +160,20 @@ func (su suite) testGiven(t *testing.T) {
 			registry.TrustedPublisherRemovedLogEntry("acme", "bob", &ch.RemovedTrustedPublishers[0], 1, "alice", at(4)))
 	})
 
-	t.Run("a setting change appends what its Entry answers from the setting before; a publish is refused by the package's setting", func(t *testing.T) {
+	t.Run("a setting change logs only a change; a publish is refused by the package's setting", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		key := createKey(t, s, alice, "laptop", at(0))
 		p := publish(t, s, input(alice, "foo", "1.0.0", "one", at(1)))
-		var before []bool
-		change := func(only bool, entry *translog.Entry) registry.TrustedPublishingChange {
-			return registry.TrustedPublishingChange{PackageID: p.ID, Only: only, Entry: func(was bool) *translog.Entry {
-				before = append(before, was)
-				return entry
-			}}
-		}
-		pkg, err := s.SetTrustedPublishingOnly(ctx(), change(true, marker("on", 2)))
+		pkg, err := registry.SetTrustedPublishingOnly(ctx(), s, p, true, "alice", at(2))
 		if err != nil || !pkg.TrustedPublishingOnly {
 			t.Fatalf("SetTrustedPublishingOnly(true) = %+v, %v", pkg, err)
 		}
-		if _, err := s.SetTrustedPublishingOnly(ctx(), change(true, nil)); err != nil {
+		if _, err := registry.SetTrustedPublishingOnly(ctx(), s, p, true, "alice", at(3)); err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(before, []bool{false, true}) {
-			t.Errorf("Entry was asked about the settings %v, want [false true]", before)
-		}
-		wantLogTail(t, s, marker("on", 2))
+		on := registry.TrustedPublishingOnlyLogEntry("alice", "foo", true, "alice", at(2))
+		wantLogTail(t, s, on)
 		entries := len(logEntries(t, s))
 
 		// The package's rule of who may publish sees the setting as the
@@ -245,34 +193,38 @@ func (su suite) testGiven(t *testing.T) {
 			t.Errorf("%d versions after refused publishes, want 1", len(vs))
 		}
 		// The nonce of the refused signed publish was not spent.
-		if _, err := s.SetTrustedPublishingOnly(ctx(), change(false, marker("off", 4))); err != nil {
+		if _, err := registry.SetTrustedPublishingOnly(ctx(), s, p, false, "alice", at(4)); err != nil {
 			t.Fatal(err)
 		}
+		wantLogTail(t, s, on, registry.TrustedPublishingOnlyLogEntry("alice", "foo", false, "alice", at(4)))
 		admitted := signed(input(alice, "foo", "2.0.0", "two", at(4)), key, "nonce-refused-by-admit")
 		if _, created, err := registry.PublishVersion(ctx(), s, admitted); err != nil || !created {
 			t.Errorf("a signed publish let through, with the refused one's nonce: created %v, %v", created, err)
 		}
 	})
 
-	t.Run("keys and releases append their entries; a removed key's is built from the key the transaction finds", func(t *testing.T) {
+	t.Run("keys and releases log their entries; a removed key's is built from the key the transaction finds", func(t *testing.T) {
 		s := su.store(t)
 		alice := createAccount(t, s, "alice")
 		k := &registry.SSHKey{AccountID: alice.ID, Name: "laptop", Type: "ssh-ed25519", Fingerprint: fingerprint("k"),
 			PublicKey: "ssh-ed25519 AAAAk", CreatedAt: at(1)}
-		if err := s.CreateSSHKey(ctx(), k, marker("key", 1)); err != nil {
+		added := registry.KeyLogEntry(true, "alice", k, at(1))
+		if err := registry.CreateSSHKey(ctx(), s, k, "alice"); err != nil {
 			t.Fatal(err)
 		}
-		wantLogTail(t, s, marker("key", 1))
+		wantLogTail(t, s, added)
 		if err := registry.RemoveSSHKey(ctx(), s, alice.ID, k.ID, at(2)); err != nil {
 			t.Fatal(err)
 		}
 		gone := registry.KeyLogEntry(false, "alice", k, at(2))
 		p := publish(t, s, input(alice, "widget", "1.0.0", "one", at(3)))
 		v := versionNamed(t, s, p, "1.0.0")
-		if _, created, err := s.CreateRelease(ctx(), release(p, v, "abc1234", 4), marker("release", 4)); err != nil || !created {
+		r := release(p, v, "abc1234", 4)
+		released := registry.ReleaseLogEntry(r)
+		if _, created, err := registry.CreateRelease(ctx(), s, r); err != nil || !created {
 			t.Fatalf("CreateRelease: created %v, %v", created, err)
 		}
 		published := publishEntries(input(alice, "widget", "1.0.0", "one", at(3)), registry.PackState{Latest: "1.0.0"})
-		wantLogTail(t, s, marker("key", 1), gone, published[0], published[1], marker("release", 4))
+		wantLogTail(t, s, added, gone, published[0], published[1], released)
 	})
 }

@@ -15,7 +15,7 @@ import (
 // yank calls SetYanked and fails the test on an error.
 func yank(t *testing.T, s registry.Store, p *registry.Package, version string, yanked bool, reason string, minute int) (*registry.Package, *registry.Version) {
 	t.Helper()
-	pkg, v, err := s.SetYanked(ctx(), registry.NewYankChange(p, version, yanked, reason, at(minute)))
+	pkg, v, err := registry.SetYanked(ctx(), s, p, version, yanked, reason, at(minute))
 	if err != nil {
 		t.Fatalf("SetYanked(%s, %v): %v", version, yanked, err)
 	}
@@ -200,13 +200,13 @@ func (su suite) testLifecycle(t *testing.T) {
 		alice := createAccount(t, s, "alice")
 		p := publish(t, s, input(alice, "foo", "1.0.0", "a", at(0)))
 		for _, yanked := range []bool{true, false} {
-			_, _, err := s.SetYanked(ctx(), registry.NewYankChange(p, "9.9.9", yanked, "", at(1)))
+			_, _, err := registry.SetYanked(ctx(), s, p, "9.9.9", yanked, "", at(1))
 			wantCode(t, "SetYanked of an unknown version", err, registry.NotFound)
 			wantMessage(t, "SetYanked of an unknown version", err, "no version 9.9.9 of alice/foo")
-			_, _, err = s.SetYanked(ctx(), registry.NewYankChange(&registry.Package{ID: p.ID + 100, OwnerSlug: "alice", PackSlug: "foo"}, "1.0.0", yanked, "", at(1)))
+			_, _, err = registry.SetYanked(ctx(), s, &registry.Package{ID: p.ID + 100, OwnerSlug: "alice", PackSlug: "foo"}, "1.0.0", yanked, "", at(1))
 			wantCode(t, "SetYanked of an unknown package", err, registry.NotFound)
 		}
-		_, err := s.SetDeprecated(ctx(), registry.NewDeprecationChange(&registry.Package{ID: p.ID + 100, OwnerSlug: "alice", PackSlug: "foo"}, "gone", at(1)))
+		_, err := registry.SetDeprecated(ctx(), s, &registry.Package{ID: p.ID + 100, OwnerSlug: "alice", PackSlug: "foo"}, "gone", at(1))
 		wantCode(t, "SetDeprecated of an unknown package", err, registry.NotFound)
 		if got := yankState(t, s, p); len(got) != 0 {
 			t.Errorf("versions %v after refused yanks, want none yanked", got)
@@ -228,7 +228,7 @@ func (su suite) testLifecycle(t *testing.T) {
 				}
 				// Yank the version the previous goroutine publishes, if it
 				// is there yet, while others publish higher ones.
-				_, _, err := s.SetYanked(ctx(), registry.NewYankChange(p, fmt.Sprintf("1.%d.0", i-1), true, "", at(1)))
+				_, _, err := registry.SetYanked(ctx(), s, p, fmt.Sprintf("1.%d.0", i-1), true, "", at(1))
 				if !registry.IsCode(err, registry.NotFound) {
 					errs[i] = err
 				}
@@ -270,7 +270,7 @@ func (su suite) testLifecycle(t *testing.T) {
 			t.Errorf("a new package is deprecated: %q", p.Deprecated)
 		}
 		gen, genOK := s.Generation()
-		pkg, err := s.SetDeprecated(ctx(), registry.NewDeprecationChange(p, "use alice/bar", at(2)))
+		pkg, err := registry.SetDeprecated(ctx(), s, p, "use alice/bar", at(2))
 		if err != nil || pkg.Deprecated != "use alice/bar" {
 			t.Fatalf("SetDeprecated = %+v, %v", pkg, err)
 		}
@@ -290,7 +290,7 @@ func (su suite) testLifecycle(t *testing.T) {
 		if pkg.Deprecated != "use alice/bar" {
 			t.Errorf("after a publish the package's deprecation is %q", pkg.Deprecated)
 		}
-		pkg, err = s.SetDeprecated(ctx(), registry.NewDeprecationChange(p, "", at(3)))
+		pkg, err = registry.SetDeprecated(ctx(), s, p, "", at(3))
 		if err != nil || pkg.Deprecated != "" {
 			t.Errorf("SetDeprecated(\"\") = %+v, %v; want the deprecation undone", pkg, err)
 		}
@@ -307,7 +307,7 @@ func (su suite) testTrustedPublishingOnly(t *testing.T) {
 			t.Fatal("a new package is trusted publishing only")
 		}
 		gen, genOK := s.Generation()
-		pkg, err := s.SetTrustedPublishingOnly(ctx(), registry.NewTrustedPublishingChange(p, true, "alice", at(2)))
+		pkg, err := registry.SetTrustedPublishingOnly(ctx(), s, p, true, "alice", at(2))
 		if err != nil || !pkg.TrustedPublishingOnly || pkg.Version != "1.0.0" {
 			t.Fatalf("SetTrustedPublishingOnly(true) = %+v, %v", pkg, err)
 		}
@@ -346,13 +346,13 @@ func (su suite) testTrustedPublishingOnly(t *testing.T) {
 
 		// Setting it again changes and logs nothing; turning it off logs.
 		entries = len(logEntries(t, s))
-		if _, err := s.SetTrustedPublishingOnly(ctx(), registry.NewTrustedPublishingChange(p, true, "alice", at(5))); err != nil {
+		if _, err := registry.SetTrustedPublishingOnly(ctx(), s, p, true, "alice", at(5)); err != nil {
 			t.Fatal(err)
 		}
 		if got := len(logEntries(t, s)); got != entries {
 			t.Errorf("setting it again appended %d entries", got-entries)
 		}
-		pkg, err = s.SetTrustedPublishingOnly(ctx(), registry.NewTrustedPublishingChange(p, false, "alice", at(6)))
+		pkg, err = registry.SetTrustedPublishingOnly(ctx(), s, p, false, "alice", at(6))
 		if err != nil || pkg.TrustedPublishingOnly {
 			t.Fatalf("SetTrustedPublishingOnly(false) = %+v, %v", pkg, err)
 		}
@@ -362,7 +362,7 @@ func (su suite) testTrustedPublishingOnly(t *testing.T) {
 		}
 		publish(t, s, signed(input(alice, "foo", "3.0.0", "c", at(7)), key, "nonce-0123456789abcdef"))
 
-		_, err = s.SetTrustedPublishingOnly(ctx(), registry.NewTrustedPublishingChange(&registry.Package{ID: p.ID + 100}, true, "alice", at(8)))
+		_, err = registry.SetTrustedPublishingOnly(ctx(), s, &registry.Package{ID: p.ID + 100}, true, "alice", at(8))
 		wantCode(t, "SetTrustedPublishingOnly of an unknown package", err, registry.NotFound)
 	})
 }

@@ -122,7 +122,7 @@ func (su suite) testNoncesByFingerprint(t *testing.T) {
 		}
 		again := &registry.SSHKey{AccountID: mallory.ID, Name: "alice's", Type: key.Type, Fingerprint: key.Fingerprint,
 			PublicKey: key.PublicKey, CreatedAt: registered}
-		if err := s.CreateSSHKey(ctx(), again, registry.KeyLogEntry(true, mallory.Username, again, again.CreatedAt)); err != nil {
+		if err := registry.CreateSSHKey(ctx(), s, again, mallory.Username); err != nil {
 			t.Fatalf("CreateSSHKey with the fingerprint of a deleted key: %v", err)
 		}
 		if again.ID == key.ID {

@@ -13,15 +13,10 @@ import (
 func createOrg(t *testing.T, s registry.Store, name string, creator *registry.Account) *registry.Account {
 	t.Helper()
 	org := &registry.Account{Username: name, DisplayName: "The " + name, CreatedAt: t0}
-	if err := s.CreateOrg(ctx(), org, creator, orgEntry(org, creator)); err != nil {
+	if err := registry.CreateOrg(ctx(), s, org, creator); err != nil {
 		t.Fatalf("CreateOrg(%s): %v", name, err)
 	}
 	return org
-}
-
-// orgEntry is the log entry of creator made the first owner of org.
-func orgEntry(org, creator *registry.Account) *translog.Entry {
-	return registry.MemberLogEntry(org.Username, creator.Username, registry.RoleOwner, creator.Username, org.CreatedAt)
 }
 
 func roles(t *testing.T, s registry.Store, org *registry.Account) map[string]registry.Role {
@@ -77,7 +72,7 @@ func (su suite) testOrgs(t *testing.T) {
 			t.Errorf("a user's kind = %q", a.Kind)
 		}
 		taken := &registry.Account{Username: "Alice", CreatedAt: t0}
-		if err := s.CreateOrg(ctx(), taken, alice, orgEntry(taken, alice)); !registry.IsCode(err, registry.Conflict) {
+		if err := registry.CreateOrg(ctx(), s, taken, alice); !registry.IsCode(err, registry.Conflict) {
 			t.Errorf("an organisation named as a user: %v, want Conflict", err)
 		}
 		if err := s.CreateAccount(ctx(), &registry.Account{Email: "x@example.com", Username: "acme", CreatedAt: t0}); !registry.IsCode(err, registry.Conflict) {

@@ -45,7 +45,7 @@ func (su suite) testReleases(t *testing.T) {
 		}
 
 		r1 := release(p, v1, "abc1234", 2, `{"name":"widget-linux","sha256":"`+strings.Repeat("a", 64)+`","x":[1,2]}`)
-		got, created, err := s.CreateRelease(ctx(), r1, registry.ReleaseLogEntry(r1))
+		got, created, err := registry.CreateRelease(ctx(), s, r1)
 		if err != nil || !created {
 			t.Fatalf("CreateRelease: %v, created %v", err, created)
 		}
@@ -70,20 +70,20 @@ func (su suite) testReleases(t *testing.T) {
 
 		// The identical release again changes nothing.
 		same := release(p, v1, "abc1234", 9, `{"name":"widget-linux","sha256":"`+strings.Repeat("a", 64)+`","x":[1,2]}`)
-		again, created, err := s.CreateRelease(ctx(), same, registry.ReleaseLogEntry(same))
+		again, created, err := registry.CreateRelease(ctx(), s, same)
 		if err != nil || created || again.ID != got.ID || !again.CreatedAt.Equal(got.CreatedAt) {
 			t.Fatalf("repeat: %+v, created %v, %v", again, created, err)
 		}
 		// A different one is refused.
 		other := release(p, v1, "def5678", 9)
-		_, _, err = s.CreateRelease(ctx(), other, registry.ReleaseLogEntry(other))
+		_, _, err = registry.CreateRelease(ctx(), s, other)
 		wantCode(t, "a different release of the same version", err, registry.Conflict)
 		if st, _ := s.LogState(ctx()); st.Entries != before.Entries+1 {
 			t.Errorf("log has %d entries, want %d: only the first registration is logged", st.Entries, before.Entries+1)
 		}
 
 		r2 := release(p, v2, "", 3, `{"name":"a"}`, `{"name":"b"}`, `{"url":"https://example.com/c"}`)
-		if _, created, err := s.CreateRelease(ctx(), r2, registry.ReleaseLogEntry(r2)); err != nil || !created {
+		if _, created, err := registry.CreateRelease(ctx(), s, r2); err != nil || !created {
 			t.Fatalf("CreateRelease(2.0.0): %v", err)
 		}
 		// A list counts the artifacts and does not read them.
@@ -126,7 +126,7 @@ func (su suite) testReleases(t *testing.T) {
 		wantCode(t, "ReleaseOf an unknown package", err, registry.NotFound)
 		bad := release(p, v, "", 1)
 		bad.VersionID = v.ID + 1000
-		_, _, err = s.CreateRelease(ctx(), bad, registry.ReleaseLogEntry(bad))
+		_, _, err = registry.CreateRelease(ctx(), s, bad)
 		wantCode(t, "CreateRelease of an unknown version", err, registry.NotFound)
 		if list, err := s.ListReleases(ctx(), p.ID, 0, 10); err != nil || len(list) != 0 {
 			t.Errorf("ListReleases = %+v, %v; want none", list, err)

@@ -118,7 +118,7 @@ func createKey(t *testing.T, s registry.Store, owner *registry.Account, name str
 		PublicKey:   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + hex.EncodeToString([]byte(name)),
 		CreatedAt:   created,
 	}
-	if err := s.CreateSSHKey(ctx(), k, registry.KeyLogEntry(true, owner.Username, k, k.CreatedAt)); err != nil {
+	if err := registry.CreateSSHKey(ctx(), s, k, owner.Username); err != nil {
 		t.Fatalf("CreateSSHKey(%s): %v", name, err)
 	}
 	return k

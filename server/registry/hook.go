@@ -18,7 +18,7 @@ import (
 
 // Webhooks (docs/protocol.md, Webhooks): an owner's hook receives a signed
 // POST for each event of its packs it asked for. The deliveries are queued
-// by the store in the transaction of the event (HookRouting), delivered at
+// by the domain in the transaction of the event (appendEntry), delivered at
 // least once by a worker (server/webhook) that claims them from the
 // database, and retried with backoff for at least HookRetryFor. The body,
 // with the log entry and its inclusion proof, is made when it is sent
@@ -183,31 +183,48 @@ type HookAttempt struct {
 	SlowAnswers int
 }
 
-// HookRouting is how the store queues deliveries with an event, in its
-// transaction: EventOf answers the event of a log entry it appends (ok
-// false: none), and Match whether a hook of the event's owner receives it.
-type HookRouting struct {
-	EventOf func(e *translog.Entry) (HookEvent, bool)
-	Match   func(h *Hook, ev HookEvent) bool
-	// Deprecation is the event of a package's deprecation, queued with
-	// the pack-state entry that records it.
-	Deprecation func(owner, pack, message string, at time.Time) HookEvent
-	// Queue is when a delivery queued at now is first tried, and when it
-	// gives up.
-	Queue func(now time.Time) (next, giveUp time.Time)
+// appendEntry appends entry to the log in tx (versionID, when not 0, is
+// the version whose log index it is) and queues, with it, the deliveries
+// of its event (hookEventOf) to the hooks that hear it: every change that
+// appends an entry goes through here, so every event that commits has its
+// deliveries, and none that does not. It answers the entry's index.
+func appendEntry(tx Tx, entry *translog.Entry, versionID int64) (int64, error) {
+	index, err := tx.AppendLog(entry, versionID)
+	if err != nil {
+		return 0, err
+	}
+	if ev, ok := hookEventOf(entry); ok {
+		err = queueHooks(tx, ev, &index)
+	}
+	return index, err
 }
 
-// Hooks is pact's HookRouting: the events of HookEvents, each matched by
-// a hook that asked for it, of the event's owner and, for a hook limited to
-// a package, of that package.
-func Hooks() HookRouting {
-	return HookRouting{EventOf: HookEventOf, Match: hookMatches, Deprecation: DeprecationEvent,
-		Queue: func(now time.Time) (time.Time, time.Time) { return now, now.Add(HookRetryFor) }}
+// queueHooks queues in tx a delivery of ev, whose log entry is at index,
+// for each hook of ev's owner that hears it (hookMatches), in the order
+// the hooks were made. A delivery is first tried when the event happened
+// and given up HookRetryFor later.
+func queueHooks(tx Tx, ev HookEvent, index *int64) error {
+	hooks, err := tx.HooksOf(ev.Owner)
+	if err != nil {
+		return err
+	}
+	for i := range hooks {
+		h := &hooks[i]
+		if !hookMatches(h, ev) {
+			continue
+		}
+		d := &HookDelivery{HookID: h.ID, HookEvent: ev, LogIndex: index, CreatedAt: ev.At, State: DeliveryPending,
+			NextAttemptAt: ev.At, GiveUpAt: ev.At.Add(HookRetryFor)}
+		if err := tx.InsertDelivery(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// HookEventOf answers the hook event of a log entry; ok is false for
-// entries no hook receives (trusted publishers, settings).
-func HookEventOf(e *translog.Entry) (HookEvent, bool) {
+// hookEventOf answers the hook event of a log entry; ok is false for
+// entries no hook receives (trusted publishers, settings, package states).
+func hookEventOf(e *translog.Entry) (HookEvent, bool) {
 	ev := HookEvent{Kind: e.Kind, Owner: e.Get("owner"), Package: e.Get("pack"), Version: e.Get("version"), At: e.Time}
 	switch e.Kind {
 	case translog.KindPublish:
@@ -228,10 +245,10 @@ func HookEventOf(e *translog.Entry) (HookEvent, bool) {
 	return ev, ev.Owner != ""
 }
 
-// DeprecationEvent is the hook event of owner/pack deprecated with message
+// deprecationEvent is the hook event of owner/pack deprecated with message
 // ("" un-deprecates); the log records it in the package's pack-state entry,
 // which the delivery carries.
-func DeprecationEvent(owner, pack, message string, at time.Time) HookEvent {
+func deprecationEvent(owner, pack, message string, at time.Time) HookEvent {
 	return HookEvent{Event: HookDeprecate, Kind: translog.KindPackState, Owner: owner, Package: pack, Message: message, At: at}
 }
 
@@ -243,8 +260,8 @@ func hookMatches(h *Hook, ev HookEvent) bool {
 }
 
 // HookStore keeps hooks and their queue of deliveries. The deliveries of
-// an event are queued by the store that records the event, with the
-// HookRouting it was opened with.
+// an event are queued by the domain's change that records it, in its
+// transaction (appendEntry).
 type HookStore interface {
 	// HookByID finds a hook; NotFound when there is none.
 	HookByID(ctx context.Context, id int64) (*Hook, error)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/pact-registry/pact/pkg/translog"
 )
 
 // The lifecycle of a package after publishing (docs/protocol.md, Yanking,
@@ -15,57 +13,158 @@ import (
 // address keeps serving it, undo that, deprecate the whole package with a
 // message, and let only CI jobs publish it. YankVersion, UnyankVersion,
 // DeprecatePackage and SetTrustedPublishingOnly are the only ways to do so,
-// and each is one transaction of the store.
+// and each is one transaction of the store, run by the functions below.
 
-// LifecycleStore keeps yanks, deprecations and package settings.
-type LifecycleStore interface {
-	// SetYanked yanks (c.Yanked, with c.Reason) or un-yanks one version of
-	// c.PackageID and, in the same transaction, makes the package's latest
-	// version the one c.LatestOf chooses among the versions not yanked
-	// (none: Version and SHA256 "", LatestVersionID 0; name, description
-	// and scheme stay), and appends the entry c.Entry answers, if any,
-	// then the one c.State answers from the package's state after.
-	// Yanking a yanked version keeps its YankedAt and replaces its reason.
-	// NotFound when the package has no such version.
-	SetYanked(ctx context.Context, c YankChange) (*Package, *Version, error)
-	// SetDeprecated sets the deprecation message of c.PackageID to
-	// c.Message ("" undoes it) and, in the same transaction, appends the
-	// entry c.State answers from the message before and the package's
-	// state after, if any. NotFound when the package does not exist.
-	// The webhooks of a change that is logged (HookRouting.Deprecation)
-	// are queued at c.At, in its transaction.
-	SetDeprecated(ctx context.Context, c DeprecationChange) (*Package, error)
-	// SetTrustedPublishingOnly turns the trusted-publishing-only setting
-	// of c.PackageID on (c.Only) or off and, in the same transaction,
-	// appends the entry c.Entry answers from the setting before, if any.
-	// NotFound when the package does not exist.
-	SetTrustedPublishingOnly(ctx context.Context, c TrustedPublishingChange) (*Package, error)
-}
-
-// TrustedPublishingChange turns a package's trusted-publishing-only
-// setting on or off, with the entry the domain logs of it
-// (NewTrustedPublishingChange).
-type TrustedPublishingChange struct {
-	PackageID int64
-	Only      bool
-	// Entry answers the change's log entry from the setting before, as
-	// the store's transaction finds it; nil when nothing changes.
-	Entry func(was bool) *translog.Entry
-}
-
-// NewTrustedPublishingChange is the change by which by turns p's
-// trusted-publishing-only setting on (only) or off at at. Only a change is
-// logged: setting it to what it is changes nothing a reader can see.
-func NewTrustedPublishingChange(p *Package, only bool, by string, at time.Time) TrustedPublishingChange {
-	owner, pack := p.OwnerSlug, p.PackSlug
-	return TrustedPublishingChange{PackageID: p.ID, Only: only,
-		Entry: func(was bool) *translog.Entry {
-			if was == only {
-				return nil
-			}
-			return TrustedPublishingOnlyLogEntry(owner, pack, only, by, at)
-		},
+// SetYanked yanks (yanked, with reason) or un-yanks version of p at at, in
+// one transaction of st:
+//
+//   - the package's row is held first, as a publish holds it before it
+//     compares versions: a concurrent publish of the package waits, then
+//     compares with the latest chosen here;
+//   - yanking a yanked version keeps its YankedAt and replaces its reason;
+//   - the package's latest version becomes the one LatestOf picks among
+//     the versions not yanked (none: Version and SHA256 "",
+//     LatestVersionID 0; name, description and scheme stay);
+//   - only a change is logged, with its entry (YankLogEntry) and then the
+//     package's pack-state entry as the change leaves it: yanking a
+//     yanked version again with the same reason, or un-yanking one that
+//     is not yanked, changes nothing a reader can see.
+//
+// It answers the package (with its latest version now) and the version;
+// NotFound when p is no package or has no such version.
+func SetYanked(ctx context.Context, st Transactor, p *Package, version string, yanked bool, reason string, at time.Time) (pkg *Package, v *Version, err error) {
+	err = st.Tx(ctx, func(tx Tx) (err error) {
+		pkg, v, err = setYankedTx(tx, p, version, yanked, reason, at)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	return pkg, v, nil
+}
+
+// setYankedTx is one run of SetYanked's transaction.
+func setYankedTx(tx Tx, p *Package, version string, yanked bool, reason string, at time.Time) (*Package, *Version, error) {
+	locked, err := tx.LockPackage(p.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The state before, as the transaction finds it: only a change is
+	// logged.
+	was, err := tx.VersionOf(p.ID, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	if was == nil {
+		return nil, nil, Errorf(NotFound, "no version %s of %s/%s", version, locked.OwnerSlug, locked.PackSlug)
+	}
+	if err := tx.SetYanked(was.ID, yanked, reason, at); err != nil {
+		return nil, nil, err
+	}
+	candidates, err := tx.UnyankedVersions(p.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := make([]string, len(candidates))
+	for i, c := range candidates {
+		names[i] = c.Version
+	}
+	var latest *Version
+	if i := LatestOf(names); i >= 0 {
+		latest = &candidates[i]
+	}
+	if err := tx.SetLatest(p.ID, latest); err != nil {
+		return nil, nil, err
+	}
+	pkg, err := tx.PackageByID(p.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if was.Yanked() != yanked || (yanked && was.YankReason != reason) {
+		if _, err := appendEntry(tx, YankLogEntry(yanked, p.OwnerSlug, p.PackSlug, version, reason, at), 0); err != nil {
+			return nil, nil, err
+		}
+		if _, err := appendPackState(tx, p.ID, p.OwnerSlug, p.PackSlug, at); err != nil {
+			return nil, nil, err
+		}
+	}
+	v, err := tx.VersionOf(p.ID, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pkg, v, nil
+}
+
+// SetDeprecated sets the deprecation message of p to message ("" undoes
+// it) at at, in one transaction of st. Only a change is logged, in the
+// package's pack-state entry (the deprecation has no entry of its own),
+// and the webhooks of the deprecation are queued with that entry. NotFound
+// when p is no package.
+func SetDeprecated(ctx context.Context, st Transactor, p *Package, message string, at time.Time) (pkg *Package, err error) {
+	err = st.Tx(ctx, func(tx Tx) (err error) {
+		pkg, err = setDeprecatedTx(tx, p, message, at)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pkg, nil
+}
+
+// setDeprecatedTx is one run of SetDeprecated's transaction.
+func setDeprecatedTx(tx Tx, p *Package, message string, at time.Time) (*Package, error) {
+	// The message before, from the row the transaction holds, so the
+	// entry logged is the change that was made.
+	locked, err := tx.LockPackage(p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.SetDeprecated(p.ID, message); err != nil {
+		return nil, err
+	}
+	if locked.Deprecated == message {
+		return tx.PackageByID(p.ID)
+	}
+	index, err := appendPackState(tx, p.ID, p.OwnerSlug, p.PackSlug, at)
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := tx.PackageByID(p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return pkg, queueHooks(tx, deprecationEvent(pkg.OwnerSlug, pkg.PackSlug, message, at), &index)
+}
+
+// SetTrustedPublishingOnly turns p's trusted-publishing-only setting on
+// (only) or off on behalf of by at at, in one transaction of st. Only a
+// change is logged (TrustedPublishingOnlyLogEntry): setting it to what it
+// is changes nothing a reader can see. NotFound when p is no package.
+func SetTrustedPublishingOnly(ctx context.Context, st Transactor, p *Package, only bool, by string, at time.Time) (pkg *Package, err error) {
+	err = st.Tx(ctx, func(tx Tx) error {
+		// The setting before, from the row the transaction holds: a
+		// concurrent change or publish of the package waits, so the
+		// entry logged is the change that was made.
+		locked, err := tx.LockPackage(p.ID)
+		if err != nil {
+			return err
+		}
+		if err := tx.SetTrustedPublishingOnly(p.ID, only); err != nil {
+			return err
+		}
+		if pkg, err = tx.PackageByID(p.ID); err != nil {
+			return err
+		}
+		if locked.TrustedPublishingOnly == only {
+			return nil
+		}
+		_, err = appendEntry(tx, TrustedPublishingOnlyLogEntry(p.OwnerSlug, p.PackSlug, only, by, at), 0)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pkg, nil
 }
 
 // admitPublish is the rule PublishInput.Admit applies: a package whose
@@ -81,71 +180,6 @@ func admitPublish(viaCI bool) func(p *Package) error {
 		return &Error{Code: Forbidden, Reason: "trusted_publishing_only",
 			Message: name + " is set to trusted publishing only (trusted_publishing_only): only CI jobs of its trusted publishers publish it, " +
 				"with the tokens they exchange; token and SSH-signed publishes are refused. Its owner turns this off on the dashboard (Trusted publishers)"}
-	}
-}
-
-// YankChange is a yank or un-yank of one version, with what the store
-// records with it as the domain decides (NewYankChange).
-type YankChange struct {
-	PackageID int64
-	Version   string
-	Yanked    bool   // false: un-yank
-	Reason    string // of a yank
-	At        time.Time
-	// Entry answers the change's log entry from the version's state
-	// before it, as the store's transaction finds it; nil when there is
-	// nothing to log.
-	Entry func(wasYanked bool, oldReason string) *translog.Entry
-	// LatestOf picks the package's latest version among those not
-	// yanked, given in publish order.
-	LatestOf func(versions []string) int
-	// State answers the pack-state entry appended after Entry (when
-	// Entry answered one), from the package's state after the change.
-	State func(st PackState) *translog.Entry
-}
-
-// DeprecationChange sets or clears a package's deprecation message, with
-// the pack-state entry the domain logs of it (NewDeprecationChange).
-type DeprecationChange struct {
-	PackageID int64
-	Message   string
-	At        time.Time
-	// State answers the change's pack-state entry from the message
-	// before and the package's state after, as the store's transaction
-	// finds them; nil when nothing changes.
-	State func(was string, st PackState) *translog.Entry
-}
-
-// NewDeprecationChange is the change that deprecates p with message ("":
-// undoes its deprecation) at at. Only a change is logged, in the
-// package's pack-state entry: the deprecation has no entry of its own.
-func NewDeprecationChange(p *Package, message string, at time.Time) DeprecationChange {
-	owner, pack := p.OwnerSlug, p.PackSlug
-	return DeprecationChange{PackageID: p.ID, Message: message, At: at,
-		State: func(was string, st PackState) *translog.Entry {
-			if was == message {
-				return nil
-			}
-			return PackStateLogEntry(owner, pack, st, at)
-		},
-	}
-}
-
-// NewYankChange is the change that yanks (yanked true, with reason) or
-// un-yanks version of p at at. Only a change is logged: yanking a yanked
-// version again with the same reason, or un-yanking one that is not
-// yanked, changes nothing a reader can see. The latest is LatestOf's.
-func NewYankChange(p *Package, version string, yanked bool, reason string, at time.Time) YankChange {
-	owner, pack := p.OwnerSlug, p.PackSlug
-	return YankChange{PackageID: p.ID, Version: version, Yanked: yanked, Reason: reason, At: at,
-		Entry: func(wasYanked bool, oldReason string) *translog.Entry {
-			if wasYanked == yanked && (!yanked || oldReason == reason) {
-				return nil
-			}
-			return YankLogEntry(yanked, owner, pack, version, reason, at)
-		},
-		LatestOf: LatestOf,
-		State:    func(st PackState) *translog.Entry { return PackStateLogEntry(owner, pack, st, at) },
 	}
 }
 
@@ -187,7 +221,7 @@ func (s *Service) YankVersion(ctx context.Context, actor *Account, owner, pack, 
 	if err := checkYankTarget(version); err != nil {
 		return nil, nil, err
 	}
-	pkg, v, err := s.store.SetYanked(ctx, NewYankChange(p, version, true, reason, s.now()))
+	pkg, v, err := SetYanked(ctx, s.store, p, version, true, reason, s.now())
 	if err == nil && s.auditing() {
 		msg := fmt.Sprintf("%s yanked %s %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug), v.Version)
 		if reason != "" {
@@ -208,7 +242,7 @@ func (s *Service) UnyankVersion(ctx context.Context, actor *Account, owner, pack
 	if err := checkYankTarget(version); err != nil {
 		return nil, nil, err
 	}
-	pkg, v, err := s.store.SetYanked(ctx, NewYankChange(p, version, false, "", s.now()))
+	pkg, v, err := SetYanked(ctx, s.store, p, version, false, "", s.now())
 	if err == nil && s.auditing() {
 		s.emit(ctx, lifecycleEvent(ActionUnyank, actor.Username, p, v.Version, fmt.Sprintf("%s un-yanked %s %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug), v.Version)))
 	}
@@ -227,7 +261,7 @@ func (s *Service) DeprecatePackage(ctx context.Context, actor *Account, owner, p
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := s.store.SetDeprecated(ctx, NewDeprecationChange(p, message, s.now()))
+	pkg, err := SetDeprecated(ctx, s.store, p, message, s.now())
 	if err == nil && s.auditing() {
 		if message == "" {
 			s.emit(ctx, lifecycleEvent(ActionUndeprecate, actor.Username, p, "", fmt.Sprintf("%s withdrew the deprecation of %s", actor.Username, packName(actor.Username, p.OwnerSlug, p.PackSlug))))
@@ -259,7 +293,7 @@ func (s *Service) SetTrustedPublishingOnly(ctx context.Context, actor *Account, 
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := s.store.SetTrustedPublishingOnly(ctx, NewTrustedPublishingChange(p, only, actor.Username, s.now()))
+	pkg, err := SetTrustedPublishingOnly(ctx, s.store, p, only, actor.Username, s.now())
 	if err == nil && s.auditing() {
 		name := packName(actor.Username, p.OwnerSlug, p.PackSlug)
 		msg := fmt.Sprintf("%s set %s to trusted publishing only", actor.Username, name)

@@ -98,11 +98,6 @@ const (
 // appends its transparency log entries, which the domain builds
 // (MemberLogEntry, TrustedPublisherRemovedLogEntry), in its transaction.
 type OrgStore interface {
-	// CreateOrg stores org (Kind KindOrg, sets its ID) with creator as its
-	// first owner, and appends entry (the creator's MemberLogEntry), in one
-	// transaction. Conflict when the name is taken by a user or an
-	// organisation.
-	CreateOrg(ctx context.Context, org *Account, creator *Account, entry *translog.Entry) error
 	// OrgMembers lists an organisation's members, owners first, then by
 	// username.
 	OrgMembers(ctx context.Context, orgID int64) ([]Member, error)
@@ -300,7 +295,7 @@ func appendMemberEntries(tx Tx, u MemberUpdate, removed []TrustedPublisher, revo
 		entries = append(entries, TrustedPublisherRemovedLogEntry(u.Org.Username, u.Member.Username, &removed[i], revoked[removed[i].ID], u.By, u.At))
 	}
 	for _, e := range entries {
-		if _, err := tx.AppendLog(e, 0); err != nil {
+		if _, err := appendEntry(tx, e, 0); err != nil {
 			return err
 		}
 	}
@@ -379,14 +374,31 @@ func (s *Service) CreateOrg(ctx context.Context, creator *Account, maker *Token,
 		return nil, Errorf(Conflict, "%s owns %d organisations, the most one account may", creator.Username, n)
 	}
 	org := &Account{Kind: KindOrg, Username: u, DisplayName: displayName, CreatedAt: s.now()}
-	entry := MemberLogEntry(org.Username, creator.Username, RoleOwner, creator.Username, org.CreatedAt)
-	if err := s.store.CreateOrg(ctx, org, creator, entry); err != nil {
+	if err := CreateOrg(ctx, s.store, org, creator); err != nil {
 		if IsCode(err, Conflict) {
 			return nil, Errorf(Conflict, "the name %s is taken by a user or an organisation", u)
 		}
 		return nil, err
 	}
 	return s.Org(ctx, u)
+}
+
+// CreateOrg stores org as an organisation (Kind KindOrg, setting its ID)
+// with creator as its first owner and the creator's member entry
+// (MemberLogEntry), in one transaction of st. Conflict when the name is
+// taken by a user or an organisation.
+func CreateOrg(ctx context.Context, st Transactor, org, creator *Account) error {
+	entry := MemberLogEntry(org.Username, creator.Username, RoleOwner, creator.Username, org.CreatedAt)
+	return st.Tx(ctx, func(tx Tx) error {
+		if err := tx.InsertOrg(org); err != nil {
+			return err
+		}
+		if err := tx.AddMember(org.ID, creator.ID, RoleOwner, org.CreatedAt); err != nil {
+			return err
+		}
+		_, err := appendEntry(tx, entry, 0)
+		return err
+	})
 }
 
 // Org answers the organisation named name; NotFound when there is none

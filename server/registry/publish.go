@@ -128,13 +128,14 @@ func publishTx(tx Tx, in *PublishInput, entry *translog.Entry) (*Package, bool, 
 		return nil, false, err
 	}
 	if BecomesLatest(latest, in.Version) {
-		if err := tx.SetLatest(packageID, published.ID, in); err != nil {
+		latest := &Version{ID: published.ID, Version: in.Version, Name: in.Name, Description: in.Description, Scheme: in.Scheme, SHA256: in.SHA256}
+		if err := tx.SetLatest(packageID, latest); err != nil {
 			return nil, false, err
 		}
 		pkg.Name, pkg.Description, pkg.Scheme, pkg.Version, pkg.SHA256 = in.Name, in.Description, in.Scheme, in.Version, in.SHA256
 		pkg.LatestVersionID = published.ID
 	}
-	index, err := tx.AppendLog(entry, published.ID)
+	index, err := appendEntry(tx, entry, published.ID)
 	if err != nil {
 		return nil, false, err
 	}
@@ -154,7 +155,7 @@ func appendPackState(tx Tx, packageID int64, owner, pack string, at time.Time) (
 	if err != nil {
 		return 0, err
 	}
-	index, err := tx.AppendLog(PackStateLogEntry(owner, pack, st, at), 0)
+	index, err := appendEntry(tx, PackStateLogEntry(owner, pack, st, at), 0)
 	if err != nil {
 		return 0, err
 	}

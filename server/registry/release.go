@@ -82,13 +82,6 @@ func (r *Release) Canonical() []byte {
 
 // ReleaseStore keeps releases.
 type ReleaseStore interface {
-	// CreateRelease stores r (setting ID, CreatedAt as given, LogIndex)
-	// for the version r.VersionID of r.PackageID and appends entry, its
-	// log entry (ReleaseLogEntry), in the same transaction. When that
-	// version has a release already it changes nothing: with the same
-	// SHA256 it answers the stored one and created false; otherwise
-	// ReleaseConflict. NotFound when the version does not exist.
-	CreateRelease(ctx context.Context, r *Release, entry *translog.Entry) (stored *Release, created bool, err error)
 	// ReleaseOf answers the release of owner/pack's version; NotFound when
 	// there is none.
 	ReleaseOf(ctx context.Context, owner, pack, version string) (*Release, error)
@@ -169,7 +162,64 @@ func (s *Service) RegisterRelease(ctx context.Context, caller *Account, token *T
 	r.CreatedAt = s.now()
 	sum := sha256.Sum256(r.Canonical())
 	r.SHA256 = hex.EncodeToString(sum[:])
-	return s.store.CreateRelease(ctx, r, ReleaseLogEntry(r))
+	return CreateRelease(ctx, s.store, r)
+}
+
+// CreateRelease stores r (setting ID; CreatedAt as given) for the version
+// r.VersionID of r.PackageID with its log entry (ReleaseLogEntry), in one
+// transaction of st, and answers it as stored, with its LogIndex. A
+// release is immutable: when the version has one already nothing changes,
+// and the stored one is answered (created false) when it has r's SHA256,
+// ReleaseConflict otherwise. NotFound when the version does not exist.
+func CreateRelease(ctx context.Context, st Transactor, r *Release) (stored *Release, created bool, err error) {
+	entry := ReleaseLogEntry(r)
+	err = st.Tx(ctx, func(tx Tx) (err error) {
+		stored, created, err = createReleaseTx(tx, r, entry)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, created, nil
+}
+
+// createReleaseTx is one run of CreateRelease's transaction.
+func createReleaseTx(tx Tx, r *Release, entry *translog.Entry) (*Release, bool, error) {
+	there, err := tx.HasVersion(r.PackageID, r.VersionID)
+	if err != nil {
+		return nil, false, err
+	}
+	if !there {
+		return nil, false, Errorf(NotFound, "no version %s of %s/%s", r.Version, r.Owner, r.Pack)
+	}
+	// Inserted without looking first: a concurrent registration of the
+	// same version waits for the other, then finds what it stored.
+	inserted, err := tx.InsertRelease(r)
+	if err != nil {
+		return nil, false, err
+	}
+	if !inserted {
+		existing, err := tx.ReleaseOfVersion(r.VersionID)
+		if err != nil {
+			return nil, false, err
+		}
+		if existing.SHA256 != r.SHA256 {
+			return nil, false, ReleaseConflict(existing.Owner, existing.Pack, existing.Version)
+		}
+		return existing, false, nil
+	}
+	index, err := appendEntry(tx, entry, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := tx.SetReleaseLogIndex(r.ID, index); err != nil {
+		return nil, false, err
+	}
+	stored, err := tx.ReleaseOfVersion(r.VersionID)
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, true, nil
 }
 
 // Release answers the release of owner/pack's version.

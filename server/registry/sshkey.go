@@ -43,7 +43,7 @@ func (s *Service) AddSSHKey(ctx context.Context, accountID int64, publicKey, nam
 		PublicKey:   sshsign.MarshalPublicKey(pub),
 		CreatedAt:   s.now(),
 	}
-	if err := s.store.CreateSSHKey(ctx, k, KeyLogEntry(true, owner.Username, k, k.CreatedAt)); err != nil {
+	if err := CreateSSHKey(ctx, s.store, k, owner.Username); err != nil {
 		return nil, err
 	}
 	if s.auditing() {
@@ -285,6 +285,28 @@ func (s *Service) userByID(ctx context.Context, accountID int64) (*Account, erro
 	return acct, checkUser(acct)
 }
 
+// CreateSSHKey stores k (setting its ID) for its account, whose username
+// is owner, with its key-add entry, in one transaction of st. Conflict
+// when any account has registered its fingerprint; NotFound when the
+// account does not exist.
+func CreateSSHKey(ctx context.Context, st Transactor, k *SSHKey, owner string) error {
+	entry := KeyLogEntry(true, owner, k, k.CreatedAt)
+	return st.Tx(ctx, func(tx Tx) error {
+		there, err := tx.AccountExists(k.AccountID)
+		if err != nil {
+			return err
+		}
+		if !there {
+			return Errorf(NotFound, "no such account %d", k.AccountID)
+		}
+		if err := tx.InsertSSHKey(k); err != nil {
+			return err
+		}
+		_, err = appendEntry(tx, entry, 0)
+		return err
+	})
+}
+
 // RemoveSSHKey deletes one of accountID's keys at at, in one transaction
 // of st with its key-remove entry, built from the key and its owner's
 // username as the transaction finds them; NotFound when accountID has no
@@ -299,7 +321,7 @@ func RemoveSSHKey(ctx context.Context, st Transactor, accountID, keyID int64, at
 		if err := tx.DeleteSSHKeyRow(keyID); err != nil {
 			return err
 		}
-		_, err = tx.AppendLog(KeyLogEntry(false, owner, k, at), 0)
+		_, err = appendEntry(tx, KeyLogEntry(false, owner, k, at), 0)
 		return err
 	})
 }

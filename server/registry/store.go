@@ -3,8 +3,6 @@ package registry
 import (
 	"context"
 	"time"
-
-	"github.com/pact-registry/pact/pkg/translog"
 )
 
 // Store is everything pact keeps. Implementations: server/sqlstore (SQLite
@@ -19,7 +17,6 @@ type Store interface {
 	TokenStore
 	SSHKeyStore
 	PackageStore
-	LifecycleStore
 	SessionStore
 	DeviceLoginStore
 	LogStore
@@ -151,10 +148,6 @@ type DeviceLoginStore interface {
 }
 
 type SSHKeyStore interface {
-	// CreateSSHKey sets k.ID and stores k, and appends entry (its
-	// KeyLogEntry) to the log in the same transaction. Conflict when the
-	// fingerprint is registered already, by any account.
-	CreateSSHKey(ctx context.Context, k *SSHKey, entry *translog.Entry) error
 	// KeyHolder finds a key by its fingerprint, with its account, in one
 	// read.
 	KeyHolder(ctx context.Context, fingerprint string) (*SSHKey, *Account, error)

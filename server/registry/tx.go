@@ -60,9 +60,33 @@ type Tx interface {
 	// writer), and answers the package as the row then is, with its
 	// latest version ("" while it has none).
 	TouchPackage(packageID int64, at time.Time) (pkg *Package, latest string, err error)
-	// SetLatest makes versionID, whose fields in carries, the package's
-	// latest version.
-	SetLatest(packageID, versionID int64, in *PublishInput) error
+	// SetLatest makes v (its ID, Version, Name, Description, Scheme and
+	// SHA256) the package's latest version, the package taking its name,
+	// description and scheme; nil leaves the package without one
+	// (Version and SHA256 "", LatestVersionID 0; name, description and
+	// scheme stay).
+	SetLatest(packageID int64, v *Version) error
+	// LockPackage holds the package's row until the transaction ends
+	// (on PostgreSQL a lock; SQLite has one writer) without changing it,
+	// and answers the package as the row then is; NotFound when
+	// packageID is no package.
+	LockPackage(packageID int64) (*Package, error)
+	// VersionOf reads the version of packageID named version as the
+	// transaction finds it; nil when the package has none.
+	VersionOf(packageID int64, version string) (*Version, error)
+	// SetYanked yanks the version versionID with reason, at at unless it
+	// is yanked already (its YankedAt stays), or (yanked false) un-yanks
+	// it.
+	SetYanked(versionID int64, yanked bool, reason string, at time.Time) error
+	// UnyankedVersions lists the package's versions that are not yanked,
+	// in publish order, with only ID, PackageID, Version, Name,
+	// Description, Scheme and SHA256.
+	UnyankedVersions(packageID int64) ([]Version, error)
+	// SetDeprecated sets the package's deprecation message ("": none).
+	SetDeprecated(packageID int64, message string) error
+	// SetTrustedPublishingOnly sets the package's trusted-publishing-only
+	// setting.
+	SetTrustedPublishingOnly(packageID int64, only bool) error
 	// PackState reads the package's state (PackState) as the transaction
 	// finds it.
 	PackState(packageID int64) (PackState, error)
@@ -113,6 +137,26 @@ type Tx interface {
 	// DeleteSessionsBeyond deletes accountID's sessions but the keep
 	// most recently seen.
 	DeleteSessionsBeyond(accountID int64, keep int) error
+
+	// HasVersion reports whether versionID is a version of packageID.
+	HasVersion(packageID, versionID int64) (bool, error)
+	// InsertRelease stores r (setting ID) for its version, or answers
+	// inserted false and writes nothing when the version has a release.
+	InsertRelease(r *Release) (inserted bool, err error)
+	// ReleaseOfVersion reads the release of the version versionID as the
+	// transaction finds it.
+	ReleaseOfVersion(versionID int64) (*Release, error)
+	// SetReleaseLogIndex records index as the log index of the release
+	// id.
+	SetReleaseLogIndex(id, index int64) error
+
+	// InsertSSHKey stores k and sets its ID; Conflict when any account
+	// has registered its fingerprint, NotFound when its account does not
+	// exist.
+	InsertSSHKey(k *SSHKey) error
+	// InsertOrg stores org as an organisation (Kind KindOrg) and sets
+	// its ID; Conflict when its name is taken.
+	InsertOrg(org *Account) error
 
 	// AccountExists reports whether the account id exists.
 	AccountExists(id int64) (bool, error)
@@ -184,7 +228,15 @@ type Tx interface {
 
 	// AppendLog appends entry to the transparency log and answers its
 	// index; versionID, when not 0, is the version whose log index it is.
+	// It appends only: the domain queues the entry's webhooks
+	// (appendEntry).
 	AppendLog(entry *translog.Entry, versionID int64) (int64, error)
+	// HooksOf lists the hooks of the owner named owner (in any case)
+	// that are not disabled, oldest first.
+	HooksOf(owner string) ([]Hook, error)
+	// InsertDelivery queues d (its HookID, event, LogIndex, CreatedAt,
+	// State, NextAttemptAt and GiveUpAt) and sets its ID.
+	InsertDelivery(d *HookDelivery) error
 }
 
 // ErrSSHKeyGone is Tx.InsertVersion's answer when the key row a signed

@@ -68,8 +68,8 @@ func populate(t *testing.T, s *sqlstore.Store) {
 
 	keep := &registry.SSHKey{AccountID: alice.ID, Name: "work", Type: "ssh-ed25519", Fingerprint: "SHA256:keep", PublicKey: "ssh-ed25519 AAAAkeep", CreatedAt: at(5), LastUsedAt: &used}
 	gone := &registry.SSHKey{AccountID: bob.ID, Name: "", Type: "ssh-rsa", Fingerprint: "SHA256:gone", PublicKey: "ssh-rsa AAAAgone", CreatedAt: at(6)}
-	must(s.CreateSSHKey(ctx, keep, registry.KeyLogEntry(true, "alice", keep, keep.CreatedAt)))
-	must(s.CreateSSHKey(ctx, gone, registry.KeyLogEntry(true, "bob", gone, gone.CreatedAt)))
+	must(registry.CreateSSHKey(ctx, s, keep, "alice"))
+	must(registry.CreateSSHKey(ctx, s, gone, "bob"))
 
 	const unknownLines = "\x00unknown"
 	signedName := ""
@@ -114,15 +114,15 @@ func populate(t *testing.T, s *sqlstore.Store) {
 		yanked  bool
 		reason  string
 	}{{"2.3.0", true, "broken <parser> & more"}, {"2.1.0", true, ""}, {"2.1.0", false, ""}} {
-		_, _, err := s.SetYanked(ctx, registry.NewYankChange(signed, y.version, y.yanked, y.reason, at(40)))
+		_, _, err := registry.SetYanked(ctx, s, signed, y.version, y.yanked, y.reason, at(40))
 		must(err)
 	}
 	orphan, err := s.PackageBySlug(ctx, "bob", "orphan")
 	must(err)
-	_, err = s.SetDeprecated(ctx, registry.NewDeprecationChange(orphan, "use alice/odd & <more>", at(41)))
+	_, err = registry.SetDeprecated(ctx, s, orphan, "use alice/odd & <more>", at(41))
 	must(err)
 	// A package only CI may publish: its setting and its log entry.
-	_, err = s.SetTrustedPublishingOnly(ctx, registry.NewTrustedPublishingChange(signed, true, "alice", at(41)))
+	_, err = registry.SetTrustedPublishingOnly(ctx, s, signed, true, "alice", at(41))
 	must(err)
 	sess := &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash-0123456789abcdef012"), CreatedAt: at(50), ExpiresAt: at(50 + 60*24*365*10),
 		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) \"Firefox/128.0\" ünï", IP: "2001:db8::7"}
@@ -156,7 +156,7 @@ func populate(t *testing.T, s *sqlstore.Store) {
 		ContractSHA256: v220.SHA256, ArtifactIndexURL: "https://example.com/signed/2.2.0/", SourceGitCommit: "abc1234",
 		Artifacts: []json.RawMessage{json.RawMessage(`{"name":"signed <&> \u00e9.tar.gz","size":9007199254740993}`)}, CreatedAt: at(57)}
 	rel.SHA256 = sha(rel.Canonical())
-	_, _, err = s.CreateRelease(ctx, rel, registry.ReleaseLogEntry(rel))
+	_, _, err = registry.CreateRelease(ctx, s, rel)
 	must(err)
 }
 

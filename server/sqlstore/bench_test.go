@@ -54,7 +54,7 @@ func BenchmarkPublish(b *testing.B) {
 			s, alice := benchStore(b, backend.dsn(b), 0)
 			ctx := context.Background()
 			key := &registry.SSHKey{AccountID: alice.ID, Name: "bench", Type: "ssh-ed25519", Fingerprint: "SHA256:bench", PublicKey: "ssh-ed25519 AAAA", CreatedAt: time.Now()}
-			if err := s.CreateSSHKey(ctx, key, registry.KeyLogEntry(true, alice.Username, key, key.CreatedAt)); err != nil {
+			if err := registry.CreateSSHKey(ctx, s, key, alice.Username); err != nil {
 				b.Fatal(err)
 			}
 			i := 0
@@ -197,7 +197,7 @@ func BenchmarkStoreOperations(b *testing.B) {
 			}
 			key := &registry.SSHKey{AccountID: alice.ID, Name: "laptop", Type: "ssh-ed25519", Fingerprint: "SHA256:laptop",
 				PublicKey: "ssh-ed25519 AAAA", CreatedAt: now}
-			if err := s.CreateSSHKey(ctx, key, registry.KeyLogEntry(true, alice.Username, key, key.CreatedAt)); err != nil {
+			if err := registry.CreateSSHKey(ctx, s, key, alice.Username); err != nil {
 				b.Fatal(err)
 			}
 			session := &registry.Session{AccountID: alice.ID, Hash: []byte("session-hash"), CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
@@ -230,7 +230,7 @@ func BenchmarkStoreOperations(b *testing.B) {
 				{"CreateSSHKey+DeleteSSHKey", func(i int) error {
 					k := &registry.SSHKey{AccountID: alice.ID, Name: "k", Type: "ssh-ed25519", Fingerprint: fmt.Sprintf("SHA256:k%d", i),
 						PublicKey: "ssh-ed25519 AAAA", CreatedAt: now}
-					if err := s.CreateSSHKey(ctx, k, registry.KeyLogEntry(true, alice.Username, k, k.CreatedAt)); err != nil {
+					if err := registry.CreateSSHKey(ctx, s, k, alice.Username); err != nil {
 						return err
 					}
 					return registry.RemoveSSHKey(ctx, s, alice.ID, k.ID, time.Now())

@@ -18,7 +18,7 @@ func TestDumpRestoreKeepsOrganisations(t *testing.T) {
 		now := dumpTime
 		alice, bob := accounts[0], accounts[1]
 		acme := &registry.Account{Username: "acme", DisplayName: "Acme Corp", CreatedAt: now}
-		if err := source.CreateOrg(ctx, acme, alice, registry.MemberLogEntry("acme", "alice", registry.RoleOwner, "alice", now)); err != nil {
+		if err := registry.CreateOrg(ctx, source, acme, alice); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := registry.SetOrgMember(ctx, source, registry.NewMemberUpdate(acme, bob, alice, registry.RoleMaintainer, now)); err != nil {

@@ -10,9 +10,9 @@ import (
 )
 
 // Webhooks and their queue of deliveries (registry.HookStore). A delivery
-// is queued in the transaction of its event (queueHooks, called where the
-// event's log entry is appended, and by SetDeprecated), so it exists iff
-// the event committed. Workers claim due deliveries by moving their next
+// is queued by the domain in the transaction of its event, through the
+// rows of Tx (HooksOf, InsertDelivery), so it exists iff the event
+// committed. Workers claim due deliveries by moving their next
 // attempt past a lease: on PostgreSQL with FOR UPDATE SKIP LOCKED, so
 // replicas claiming at once never take the same row; on SQLite the one
 // writer serialises them.
@@ -57,49 +57,20 @@ func scanDelivery(row scanner, extra ...any) (*registry.HookDelivery, error) {
 	return &d, nil
 }
 
-// queueHooks queues a delivery of ev, whose log entry is at index (nil:
-// none), for each hook of ev's owner that the domain's Match accepts,
-// inside tx.
-func (s *Store) queueHooks(ctx context.Context, tx *sql.Tx, ev registry.HookEvent, index *int64) error {
-	rows, err := tx.QueryContext(ctx, s.q(`SELECT `+hookColumns+hookFrom+` WHERE lower(a.username) = ? AND h.disabled_at IS NULL ORDER BY h.id`),
-		strings.ToLower(ev.Owner))
-	if err != nil {
-		return err
-	}
-	var hooks []*registry.Hook
-	for rows.Next() {
-		h, err := scanHook(rows)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		if s.hooks.Match(h, ev) {
-			hooks = append(hooks, h)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(hooks) == 0 {
-		return nil
-	}
-	now := ev.At
-	next, giveUp := s.hooks.Queue(now)
+func (t *txn) HooksOf(owner string) ([]registry.Hook, error) {
+	return txList(t, func(row scanner) (*registry.Hook, error) { return scanHook(row) },
+		`SELECT `+hookColumns+hookFrom+` WHERE lower(a.username) = ? AND h.disabled_at IS NULL ORDER BY h.id`, strings.ToLower(owner))
+}
+
+func (t *txn) InsertDelivery(d *registry.HookDelivery) error {
 	var logIndex any
-	if index != nil {
-		logIndex = *index
+	if d.LogIndex != nil {
+		logIndex = *d.LogIndex
 	}
-	for _, h := range hooks {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO hook_deliveries (hook_id, event, kind, owner, package, version, log_index, message,
-created_at, state, next_attempt_at, give_up_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			h.ID, ev.Event, ev.Kind, ev.Owner, ev.Package, ev.Version, logIndex, ev.Message, dbTime(now), registry.DeliveryPending,
-			dbTime(next), dbTime(giveUp))
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.queryRow(`INSERT INTO hook_deliveries (hook_id, event, kind, owner, package, version, log_index, message,
+created_at, state, next_attempt_at, give_up_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		d.HookID, d.Event, d.Kind, d.Owner, d.Package, d.Version, logIndex, d.Message, dbTime(d.CreatedAt), d.State,
+		dbTime(d.NextAttemptAt), dbTime(d.GiveUpAt)).Scan(&d.ID)
 }
 
 func (t *txn) CountHooksOf(ownerID int64) (int, error) {

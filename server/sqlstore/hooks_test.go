@@ -87,10 +87,10 @@ func TestHookQueueFollowsItsEvents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.SetDeprecated(ctx, registry.NewDeprecationChange(p, "use gadget", at)); err != nil {
+			if _, err := registry.SetDeprecated(ctx, s, p, "use gadget", at); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.SetDeprecated(ctx, registry.NewDeprecationChange(&registry.Package{ID: p.ID + 1000, OwnerSlug: "alice", PackSlug: "gone"}, "gone", at)); !registry.IsCode(err, registry.NotFound) {
+			if _, err := registry.SetDeprecated(ctx, s, &registry.Package{ID: p.ID + 1000, OwnerSlug: "alice", PackSlug: "gone"}, "gone", at); !registry.IsCode(err, registry.NotFound) {
 				t.Fatalf("deprecating no package: %v", err)
 			}
 			got := queued(t, s, all)

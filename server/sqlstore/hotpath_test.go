@@ -103,7 +103,7 @@ func TestDocumentsReadTwiceAreTheSame(t *testing.T) {
 			alice := account(t, s, "alice")
 			key := &registry.SSHKey{AccountID: alice.ID, Name: "laptop", Type: "ssh-ed25519", Fingerprint: "SHA256:laptop",
 				PublicKey: "ssh-ed25519 AAAA", CreatedAt: time.Now()}
-			if err := s.CreateSSHKey(ctx, key, registry.KeyLogEntry(true, alice.Username, key, key.CreatedAt)); err != nil {
+			if err := registry.CreateSSHKey(ctx, s, key, alice.Username); err != nil {
 				t.Fatal(err)
 			}
 			in := doc(alice, "foo", "1.0.0", "signed")
@@ -145,7 +145,7 @@ func TestConcurrentPublishesAnswerEachOnItsOwn(t *testing.T) {
 			alice := account(t, s, "alice")
 			key := &registry.SSHKey{AccountID: alice.ID, Name: "laptop", Type: "ssh-ed25519", Fingerprint: "SHA256:laptop",
 				PublicKey: "ssh-ed25519 AAAA", CreatedAt: time.Now()}
-			if err := s.CreateSSHKey(ctx, key, registry.KeyLogEntry(true, alice.Username, key, key.CreatedAt)); err != nil {
+			if err := registry.CreateSSHKey(ctx, s, key, alice.Username); err != nil {
 				t.Fatal(err)
 			}
 			if _, _, err := registry.PublishVersion(ctx, s, doc(alice, "taken", "1.0.0", "first")); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -23,29 +22,13 @@ func scanMember(row scanner) (*registry.Member, error) {
 	return &m, nil
 }
 
-// CreateOrg stores org and creator as its first owner, and appends entry;
-// see registry.OrgStore.
-func (s *Store) CreateOrg(ctx context.Context, org *registry.Account, creator *registry.Account, entry *translog.Entry) error {
+func (t *txn) InsertOrg(org *registry.Account) error {
 	org.CreatedAt = dbTime(org.CreatedAt)
 	org.Kind = registry.KindOrg
-	err := s.transact(ctx, "create organisation", func(ctx context.Context, tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO accounts (email, username, password_hash, created_at, kind, display_name)
-VALUES ('', ?, '', ?, 'org', ?) RETURNING id`), org.Username, org.CreatedAt, org.DisplayName).Scan(&org.ID)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO org_members (org_id, account_id, role, created_at) VALUES (?, ?, ?, ?)`),
-			org.ID, creator.ID, string(registry.RoleOwner), org.CreatedAt); err != nil {
-			return err
-		}
-		_, err = s.appendLog(ctx, tx, entry)
-		return err
-	})
-	if err != nil && s.dialect.isUniqueViolation(err) {
+	err := t.queryRow(`INSERT INTO accounts (email, username, password_hash, created_at, kind, display_name)
+VALUES ('', ?, '', ?, 'org', ?) RETURNING id`, org.Username, org.CreatedAt, org.DisplayName).Scan(&org.ID)
+	if err != nil && t.s.dialect.isUniqueViolation(err) {
 		return conflict("the name %s is taken", org.Username)
-	}
-	if err == nil {
-		s.notifyLog()
 	}
 	return err
 }

@@ -67,7 +67,7 @@ func wantOlderVersions(t *testing.T, s *sqlstore.Store) {
 		t.Fatal(err)
 	}
 	again := &registry.SSHKey{AccountID: alice.ID, Name: "again", Type: "ssh-ed25519", Fingerprint: oldKeepFP, PublicKey: oldKeepKey, CreatedAt: time.Now()}
-	if err := s.CreateSSHKey(ctx, again, registry.KeyLogEntry(true, alice.Username, again, again.CreatedAt)); err != nil {
+	if err := registry.CreateSSHKey(ctx, s, again, alice.Username); err != nil {
 		t.Fatal(err)
 	}
 	content := []byte("# replay\n")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -37,72 +36,49 @@ func scanRelease(row scanner) (*registry.Release, error) {
 	return &r, nil
 }
 
-// CreateRelease stores a release and appends entry, its log entry, in one
-// transaction; see registry.ReleaseStore.
-func (s *Store) CreateRelease(ctx context.Context, r *registry.Release, entry *translog.Entry) (*registry.Release, bool, error) {
+func (t *txn) HasVersion(packageID, versionID int64) (bool, error) {
+	var one int
+	err := t.queryRow(`SELECT 1 FROM versions WHERE id = ? AND package_id = ?`, versionID, packageID).Scan(&one)
+	if errNoRows(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// InsertRelease inserts with ON CONFLICT DO NOTHING (both engines): a
+// concurrent registration of the same version waits for the other, and a
+// shared group-commit transaction is not aborted.
+func (t *txn) InsertRelease(r *registry.Release) (bool, error) {
 	artifacts := r.Artifacts
 	if artifacts == nil {
 		artifacts = []json.RawMessage{}
 	}
 	text, err := json.Marshal(artifacts)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
-	var stored *registry.Release
-	created := false
-	err = s.transact(ctx, "create release", func(ctx context.Context, tx *sql.Tx) error {
-		stored, created = nil, false
-		var one int
-		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM versions WHERE id = ? AND package_id = ?`), r.VersionID, r.PackageID).Scan(&one)
-		if errNoRows(err) {
-			return notFound("no version %s of %s/%s", r.Version, r.Owner, r.Pack)
-		}
-		if err != nil {
-			return err
-		}
-		at := dbTime(r.CreatedAt)
-		// ON CONFLICT DO NOTHING (both engines): a concurrent
-		// registration of the same version waits for the other, then
-		// reads what it stored, and a shared group-commit transaction
-		// is not aborted.
-		var id int64
-		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO releases (package_id, version_id, artifact_index_url, contract_url,
+	err = t.queryRow(`INSERT INTO releases (package_id, version_id, artifact_index_url, contract_url,
 source_git_commit, artifacts, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (version_id) DO NOTHING RETURNING id`), r.PackageID, r.VersionID, r.ArtifactIndexURL, r.ContractURL,
-			r.SourceGitCommit, string(text), r.SHA256, at).Scan(&id)
-		switch {
-		case errNoRows(err):
-			existing, err := scanRelease(tx.QueryRowContext(ctx, s.q(`SELECT `+releaseColumns+releaseFrom+` WHERE rel.version_id = ?`), r.VersionID))
-			if err != nil {
-				return err
-			}
-			if existing.SHA256 != r.SHA256 {
-				return registry.ReleaseConflict(existing.Owner, existing.Pack, existing.Version)
-			}
-			stored = existing
-			return nil
-		case err != nil:
-			return err
-		}
-		index, err := s.appendLog(ctx, tx, entry)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, s.q(`UPDATE releases SET log_index = ? WHERE id = ?`), index, id); err != nil {
-			return err
-		}
-		stored, err = scanRelease(tx.QueryRowContext(ctx, s.q(`SELECT `+releaseColumns+releaseFrom+` WHERE rel.id = ?`), id))
-		created = err == nil
-		return err
-	})
-	if err != nil {
-		return nil, false, err
+ON CONFLICT (version_id) DO NOTHING RETURNING id`, r.PackageID, r.VersionID, r.ArtifactIndexURL, r.ContractURL,
+		r.SourceGitCommit, string(text), r.SHA256, dbTime(r.CreatedAt)).Scan(&r.ID)
+	switch {
+	case errNoRows(err):
+		return false, nil
+	case err != nil:
+		return false, err
 	}
-	if created {
-		s.notifyLog()
-		s.changedPackage(&registry.Package{OwnerSlug: stored.Owner, PackSlug: stored.Pack})
-	}
-	return stored, created, nil
+	// The package's pages show its releases.
+	t.changed = append(t.changed, [2]string{r.Owner, r.Pack})
+	return true, nil
+}
+
+func (t *txn) ReleaseOfVersion(versionID int64) (*registry.Release, error) {
+	return scanRelease(t.queryRow(`SELECT `+releaseColumns+releaseFrom+` WHERE rel.version_id = ?`, versionID))
+}
+
+func (t *txn) SetReleaseLogIndex(id, index int64) error {
+	_, err := t.exec(`UPDATE releases SET log_index = ? WHERE id = ?`, index, id)
+	return err
 }
 
 // ReleaseOf answers the release of one version.

@@ -13,8 +13,9 @@ import (
 // Publish per package would take an fsync each. Every input must name a
 // package that does not exist yet, owned by an existing account, and come
 // with its log entries (registry.ReadyAll); the publish rules
-// (nonces, same-version checks, membership) are not applied, so Seed is
-// for filling a fresh database, never for serving users.
+// (nonces, same-version checks, membership) are not applied, and no
+// webhook delivery is queued (the domain queues those with the changes it
+// makes), so Seed is for filling a fresh database, never for serving users.
 func (s *Store) Seed(ctx context.Context, inputs []registry.SeedInput) error {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"time"
 
-	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -22,37 +21,15 @@ func scanSSHKey(row scanner, extra ...any) (*registry.SSHKey, error) {
 	return &k, nil
 }
 
-// CreateSSHKey stores k and sets k.ID, and appends entry, its key-add
-// entry, to the transparency log in the same transaction. Conflict when any
-// account has registered the fingerprint; NotFound when the account does
-// not exist.
-func (s *Store) CreateSSHKey(ctx context.Context, k *registry.SSHKey, entry *translog.Entry) error {
+func (t *txn) InsertSSHKey(k *registry.SSHKey) error {
 	k.CreatedAt = dbTime(k.CreatedAt)
-	err := s.transact(ctx, "create SSH key", func(ctx context.Context, tx *sql.Tx) error {
-		var one int
-		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM accounts WHERE id = ?`), k.AccountID).Scan(&one)
-		if errNoRows(err) {
-			return notFound("no such account %d", k.AccountID)
-		}
-		if err != nil {
-			return err
-		}
-		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO ssh_keys (account_id, name, type, fingerprint, public_key, created_at, last_used_at)
-VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-			k.AccountID, k.Name, k.Type, k.Fingerprint, k.PublicKey, k.CreatedAt, nullTime(k.LastUsedAt)).Scan(&k.ID)
-		if err != nil {
-			return err
-		}
-		_, err = s.appendLog(ctx, tx, entry)
-		return err
-	})
+	err := t.queryRow(`INSERT INTO ssh_keys (account_id, name, type, fingerprint, public_key, created_at, last_used_at)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		k.AccountID, k.Name, k.Type, k.Fingerprint, k.PublicKey, k.CreatedAt, nullTime(k.LastUsedAt)).Scan(&k.ID)
 	switch {
-	case err == nil:
-		s.notifyLog()
-		return nil
-	case s.dialect.isUniqueViolation(err):
+	case err != nil && t.s.dialect.isUniqueViolation(err):
 		return conflict("an SSH key with fingerprint %s is registered already", k.Fingerprint)
-	case s.dialect.isForeignKeyViolation(err):
+	case err != nil && t.s.dialect.isForeignKeyViolation(err):
 		return notFound("no such account %d", k.AccountID)
 	}
 	return err

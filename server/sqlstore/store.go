@@ -70,10 +70,6 @@ type Options struct {
 	// it, append one for each version and SSH key. Without it such a
 	// database or dump is refused; the store builds no entry itself.
 	LogBackfill registry.LogBackfill
-	// Hooks queues the webhooks' deliveries of each event the store
-	// records, in its transaction; the zero value is registry.Hooks(),
-	// the domain's rules.
-	Hooks registry.HookRouting
 }
 
 const (
@@ -112,9 +108,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.TileCatchUp <= 0 {
 		o.TileCatchUp = defaultTileCatchUp
-	}
-	if o.Hooks.EventOf == nil {
-		o.Hooks = registry.Hooks()
 	}
 	if o.MaxOpenConns < 0 {
 		return o, fmt.Errorf("sqlstore: MaxOpenConns must not be negative, got %d", o.MaxOpenConns)
@@ -173,8 +166,6 @@ type Store struct {
 	logAppended chan struct{}
 	// backfill builds the entries backfillLog appends (Options.LogBackfill).
 	backfill registry.LogBackfill
-	// hooks queues webhooks' deliveries (Options.Hooks, hooks.go).
-	hooks registry.HookRouting
 	// outage logs when the database stops and starts answering (outage.go).
 	outage *outage
 	// witnessTurn is held by a round of pushes to the log's witnesses
@@ -204,7 +195,6 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.logAppended = make(chan struct{}, 1)
 	s.outage = newOutage(opts.Logger)
 	s.backfill = opts.LogBackfill
-	s.hooks = opts.Hooks
 	s.searchWindow, s.scoreBound, s.tileCatchUp = opts.SearchWindow, opts.ScoreBound, opts.TileCatchUp
 	// Connect under the statement timeout first: an unreachable server
 	// should fail Open quickly, not hang it.

@@ -37,32 +37,22 @@ const logMigration = 7
 const logTilesMigration = 13
 
 // appendLog appends entry to the log inside tx and answers its index; the
-// row is dated at the entry's time. Every change the log records calls it in
-// its own transaction, with the entry the domain built (server/registry); a
-// new kind of event needs only its entry (pkg/translog), built there, and
-// this call. Callers signal the sequencer after commit (notifyLog).
+// row is dated at the entry's time. Every change the log records appends
+// its entry in its own transaction, the one the domain built
+// (server/registry), through Tx.AppendLog; the store's own appends are a
+// seed's and a backfill's. A new kind of event needs only its entry
+// (pkg/translog), built there. The store queues no webhooks: the domain
+// queues an event's deliveries with its entry (registry's appendEntry), so
+// a migration's or a restore's backfill and a seed queue none. Callers
+// signal the sequencer after commit (notifyLog).
 func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry) (int64, error) {
-	return s.appendLogOf(ctx, tx, entry, 0)
+	return s.appendLogOnly(ctx, tx, entry, 0)
 }
 
-// appendLogOf is appendLog that also records the index as the log index of
-// the version versionID (when not 0). On PostgreSQL that is one statement:
-// the head's row lock is taken by it and held only until the commit, not
-// across round trips (docs/design.md, "Group commit").
-func (s *Store) appendLogOf(ctx context.Context, tx *sql.Tx, entry *translog.Entry, versionID int64) (int64, error) {
-	index, err := s.appendLogOnly(ctx, tx, entry, versionID)
-	if err != nil {
-		return 0, err
-	}
-	// The webhooks of the event are queued with it (hooks.go).
-	if ev, ok := s.hooks.EventOf(entry); ok {
-		err = s.queueHooks(ctx, tx, ev, &index)
-	}
-	return index, err
-}
-
-// appendLogOnly is appendLogOf without queueing webhooks, for the backfill
-// of a migration that runs before the hooks exist.
+// appendLogOnly is appendLog that also records the index as the log index
+// of the version versionID (when not 0). On PostgreSQL that is one
+// statement: the head's row lock is taken by it and held only until the
+// commit, not across round trips (docs/design.md, "Group commit").
 func (s *Store) appendLogOnly(ctx context.Context, tx *sql.Tx, entry *translog.Entry, versionID int64) (int64, error) {
 	if entry == nil {
 		return 0, errors.New("sqlstore: a change the log records came without its log entry")

@@ -89,7 +89,7 @@ func TestLogMigrationAppendsWhatExists(t *testing.T) {
 		}
 		key := &registry.SSHKey{AccountID: alice.ID, Name: "k", Type: "ssh-ed25519", Fingerprint: "SHA256:abc",
 			PublicKey: "ssh-ed25519 AAAA", CreatedAt: t0.Add(time.Minute)}
-		if err := s.CreateSSHKey(t.Context(), key, registry.KeyLogEntry(true, alice.Username, key, key.CreatedAt)); err != nil {
+		if err := registry.CreateSSHKey(t.Context(), s, key, alice.Username); err != nil {
 			t.Fatal(err)
 		}
 		in := logTestInput(alice, "widget", "2.0.0", t0.Add(2*time.Minute))
@@ -326,10 +326,10 @@ func TestPackStateMigration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.SetYanked(t.Context(), registry.NewYankChange(p, "2.0.0", true, "bad", t0)); err != nil {
+		if _, _, err := registry.SetYanked(t.Context(), s, p, "2.0.0", true, "bad", t0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.SetDeprecated(t.Context(), registry.NewDeprecationChange(p, "use alice/gadget", t0)); err != nil {
+		if _, err := registry.SetDeprecated(t.Context(), s, p, "use alice/gadget", t0); err != nil {
 			t.Fatal(err)
 		}
 		before, _ := s.LogState(t.Context())

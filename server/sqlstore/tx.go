@@ -48,6 +48,10 @@ type txn struct {
 	// keys: an SSH key was deleted (cached versions it signed link to
 	// it).
 	keys bool
+	// changed: the packages whose row was held to change them (a yank,
+	// a deprecation, a setting) or that got a release: their cached
+	// reads go.
+	changed [][2]string
 }
 
 var _ registry.Tx = (*txn)(nil)
@@ -57,6 +61,9 @@ func (t *txn) committed() {
 		for _, p := range t.published {
 			t.s.cache.published(p[0], p[1])
 		}
+	}
+	for _, p := range t.changed {
+		t.s.changedPackage(p[0], p[1])
 	}
 	if t.logged {
 		t.s.notifyLog()
@@ -170,11 +177,6 @@ func (t *txn) TouchPackage(packageID int64, at time.Time) (*registry.Package, st
 	return pkg, latest.String, nil
 }
 
-func (t *txn) SetLatest(packageID, versionID int64, in *registry.PublishInput) error {
-	_, err := t.exec(sqlSetLatest, in.Name, in.Description, in.Scheme, in.Version, in.SHA256, versionID, packageID)
-	return err
-}
-
 func (t *txn) PackState(packageID int64) (registry.PackState, error) {
 	return t.s.packStateTx(t.ctx, t.tx, packageID)
 }
@@ -185,7 +187,7 @@ func (t *txn) SetLogHead(packageID, index int64) error {
 }
 
 func (t *txn) AppendLog(entry *translog.Entry, versionID int64) (int64, error) {
-	index, err := t.s.appendLogOf(t.ctx, t.tx, entry, versionID)
+	index, err := t.s.appendLogOnly(t.ctx, t.tx, entry, versionID)
 	if err == nil {
 		t.logged = true
 	}
