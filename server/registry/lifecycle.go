@@ -167,20 +167,18 @@ func SetTrustedPublishingOnly(ctx context.Context, st Transactor, p *Package, on
 	return pkg, nil
 }
 
-// admitPublish is the rule PublishInput.Admit applies: a package whose
-// owner set trusted publishing only takes a publish only with a token
-// exchanged through a trusted publisher (viaCI); token and SSH-signed
-// publishes are refused, naming the setting.
-func admitPublish(viaCI bool) func(p *Package) error {
-	return func(p *Package) error {
-		if !p.TrustedPublishingOnly || viaCI {
-			return nil
-		}
-		name := p.OwnerSlug + "/" + p.PackSlug
-		return &Error{Code: Forbidden, Reason: "trusted_publishing_only",
-			Message: name + " is set to trusted publishing only (trusted_publishing_only): only CI jobs of its trusted publishers publish it, " +
-				"with the tokens they exchange; token and SSH-signed publishes are refused. Its owner turns this off on the dashboard (Trusted publishers)"}
+// admitPublish decides whether p takes a publish: a package whose owner
+// set trusted publishing only takes one only with a token exchanged through
+// a trusted publisher (viaCI); token and SSH-signed publishes are refused,
+// naming the setting.
+func admitPublish(p *Package, viaCI bool) error {
+	if !p.TrustedPublishingOnly || viaCI {
+		return nil
 	}
+	name := p.OwnerSlug + "/" + p.PackSlug
+	return &Error{Code: Forbidden, Reason: "trusted_publishing_only",
+		Message: name + " is set to trusted publishing only (trusted_publishing_only): only CI jobs of its trusted publishers publish it, " +
+			"with the tokens they exchange; token and SSH-signed publishes are refused. Its owner turns this off on the dashboard (Trusted publishers)"}
 }
 
 const (

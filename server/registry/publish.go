@@ -83,7 +83,7 @@ func publishTx(tx Tx, in *PublishInput, entry *translog.Entry) (*Package, bool, 
 	if err != nil {
 		return nil, false, err
 	}
-	admit := admitPublish(in.CI != nil)
+	viaCI := in.CI != nil
 	// The version is inserted without looking first: a new version, the
 	// common case, costs one statement.
 	published, inserted, err := tx.InsertVersion(packageID, in)
@@ -108,7 +108,7 @@ func publishTx(tx Tx, in *PublishInput, entry *translog.Entry) (*Package, bool, 
 		}
 		// Nothing changes, but the package's rule still answers: a
 		// refused publisher is not told that its version is there.
-		if err := admit(pkg); err != nil {
+		if err := admitPublish(pkg, viaCI); err != nil {
 			return nil, false, err
 		}
 		published.Size = int64(len(in.Content))
@@ -124,7 +124,7 @@ func publishTx(tx Tx, in *PublishInput, entry *translog.Entry) (*Package, bool, 
 	if err != nil {
 		return nil, false, err
 	}
-	if err := admit(pkg); err != nil {
+	if err := admitPublish(pkg, viaCI); err != nil {
 		return nil, false, err
 	}
 	if BecomesLatest(latest, in.Version) {
