@@ -44,6 +44,7 @@ import (
 // TestUnlistedRoutesNamesARouteWithoutARow is the test of the test: a route
 // added without a row is named, and its gate refuses it.
 func TestUnlistedRoutesNamesARouteWithoutARow(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	if missing := server.UnlistedRoutes(env.Routes); len(missing) != 0 {
 		t.Fatalf("routes without a row in registry.Routes: %v", missing)
@@ -99,6 +100,7 @@ type authRequest struct {
 }
 
 func TestEveryRouteRefusesWhatItMust(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{OIDCIssuers: []string{"https://ci.example.com"}, WebhookAllowPrivate: true})
 		f := newAuthFixture(t, env)
@@ -579,6 +581,7 @@ func firstDifference(a, b string) string {
 // The review's findings, as an attacker with a token made with
 // --package 'widget-*' tried them (docs/protocol.md, Who may do what).
 func TestAPackLimitedTokenHoldsOnlyPackPowers(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{WebhookAllowPrivate: true})
 		alice := env.CreateUser(t, "alice")
@@ -651,6 +654,7 @@ func openAPIRoute(path string) string {
 // /openapi.json says what each operation needs, as the authority table
 // does (x-pact-authority).
 func TestOpenAPISaysWhatEachRouteNeeds(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
@@ -711,6 +715,7 @@ func authorityTable() string {
 
 // docs/protocol.md's authority table holds the rows of the code.
 func TestDocsAuthorityTable(t *testing.T) {
+	t.Parallel()
 	const begin, end = "<!-- authority table: the rows of server/registry/authority.go -->\n", "<!-- end of the authority table -->"
 	doc, err := os.ReadFile("../docs/protocol.md")
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 // answers 503 with Retry-After and stores nothing, while the documents
 // read before are still served; once it is back, publishes succeed.
 func TestDocumentsOnS3(t *testing.T) {
+	t.Parallel()
 	s3 := s3test.Start(t)
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		bucketURL := s3.Bucket(t)
@@ -92,6 +93,7 @@ func TestDocumentsOnS3(t *testing.T) {
 // Two replicas on one PostgreSQL database share one bucket: what one
 // publishes, the other (its caches empty) serves from the bucket.
 func TestReplicasShareOneBucket(t *testing.T) {
+	t.Parallel()
 	s3 := s3test.Start(t)
 	dsn := storetest.PostgresURL(t)
 	bucketURL := s3.Bucket(t)
@@ -125,6 +127,7 @@ func TestReplicasShareOneBucket(t *testing.T) {
 // with Retry-After; no version is stored without its document (the log
 // check reads every one back).
 func TestS3StoppedUnderPublishLoad(t *testing.T) {
+	t.Parallel()
 	s3 := s3test.Start(t)
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		store, err := blobs.Open(context.Background(), s3.Bucket(t), s3.Creds)

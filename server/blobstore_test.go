@@ -52,6 +52,7 @@ func rowDocuments(t *testing.T, s registry.Store) int {
 // page and the log check read it from there, with the raw path's headers
 // unchanged.
 func TestDocumentsOnTheBlobStore(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env, dir, _ := startWithDir(t, dsn)
 		alice := env.CreateUser(t, "alice")
@@ -105,6 +106,7 @@ func TestDocumentsOnTheBlobStore(t *testing.T) {
 // line naming it, and the log check names it too. A missing one is a 500
 // as well; the other documents are still served.
 func TestDamagedBlobIsNeverServed(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env, dir, logs := startWithDir(t, dsn)
 		alice := env.CreateUser(t, "alice")
@@ -150,6 +152,7 @@ func TestDamagedBlobIsNeverServed(t *testing.T) {
 // with Retry-After and stores nothing: no version, no log entry; once it
 // takes documents again, the same publish succeeds.
 func TestPublishWhileTheBlobStoreFails(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env, dir, _ := startWithDir(t, dsn)
 		alice := env.CreateUser(t, "alice")
@@ -201,6 +204,7 @@ func TestPublishWhileTheBlobStoreFails(t *testing.T) {
 // carries the documents of both kinds into a restore that has no blob
 // store.
 func TestMigrateDocumentsToTheBlobStore(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env, dir, _ := startWithDir(t, dsn)
 		ctx := context.Background()
@@ -329,6 +333,7 @@ func (l *listHook) List(ctx context.Context, fn func(registry.BlobInfo) error) e
 // not read) keeps its blob, which is younger than the grace period, and
 // is served; an hour of grace later, gc still keeps it (its row names it).
 func TestGCKeepsTheBlobOfAPublishCommittedWhileItRuns(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		dir, err := blobs.OpenDir(filepath.Join(t.TempDir(), "blobs"))
 		if err != nil {

@@ -80,6 +80,7 @@ func seedPacks(t *testing.T, env *servertest.Env, alice *servertest.User, n int)
 // in the database, gc keeps the tiles' blobs however old, and a damaged
 // tile blob is never served (500, a log line) and named by the log check.
 func TestFullTilesOnTheBlobStore(t *testing.T) {
+	t.Parallel()
 	for _, engine := range blobEngines() {
 		t.Run(engine.name, func(t *testing.T) {
 			if engine.needs != nil {

@@ -20,6 +20,7 @@ import (
 // anything decodes it; a body within the depth limit reaches the usual
 // checks.
 func TestDeeplyNestedJSONIsRefused(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	nested := strings.Repeat("[", 4<<20)
@@ -40,6 +41,7 @@ func TestDeeplyNestedJSONIsRefused(t *testing.T) {
 // the last: "content" and "Content" in one body would let a proxy or signer
 // read one document while another is published.
 func TestKeysThatDifferOnlyInCaseAreDuplicates(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	for _, body := range []string{
@@ -76,6 +78,7 @@ func holdBody(t *testing.T, base, path string, declared int) net.Conn {
 // reads go on being answered, and once the budget frees up, bodies are
 // accepted again.
 func TestBodyBudgetBoundsBodiesInFlight(t *testing.T) {
+	t.Parallel()
 	const budget = 1 << 20
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{
 		Limits: server.Limits{BodyBudget: budget, BodyBudgetWait: 200 * time.Millisecond},
@@ -144,6 +147,7 @@ func TestBodyBudgetBoundsBodiesInFlight(t *testing.T) {
 // A body declared larger than the request limit is refused at once, not
 // queued for the budget it could never use.
 func TestOverlongDeclaredBodyIsRefusedWithoutWaiting(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{
 		Limits: server.Limits{BodyBudget: 1 << 20, BodyBudgetWait: 30 * time.Second},
 	})

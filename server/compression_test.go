@@ -67,6 +67,7 @@ func gunzip(t *testing.T, b []byte) []byte {
 // compressed Content-Length, HEAD answering what GET would; small answers,
 // clients that refuse gzip and the raw documents are answered as they are.
 func TestLargeAnswersAreGzipCompressed(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		for i := range 12 {

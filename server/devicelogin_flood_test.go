@@ -44,6 +44,7 @@ func beginLoginFrom(t *testing.T, client *http.Client, base string) (int, map[st
 // login of the fullest block gives way. On PostgreSQL the flood goes to two
 // replicas of one database.
 func TestDeviceLoginFloodLeavesOtherBlocksTheirLogin(t *testing.T) {
+	t.Parallel()
 	const blocks, addressesPerBlock, perAddress = 100, 10, 10 // 10,000 logins
 	if blocks*addressesPerBlock*perAddress != registry.MaxPendingDeviceLogins {
 		t.Fatalf("the flood is %d logins, the registry keeps %d", blocks*addressesPerBlock*perAddress, registry.MaxPendingDeviceLogins)

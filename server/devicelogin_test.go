@@ -51,6 +51,7 @@ func wantDeviceRefusal(t *testing.T, resp *apitest.Response, status int, code st
 // scopes, packages and expiry of the dashboard's token form, and the next
 // poll collects that token, once.
 func TestDeviceLoginApprovedInTheBrowser(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		resp := env.API.PostJSON("/api/login/device", map[string]any{"name": "pact on laptop"}, "User-Agent: pact/1.2.3")
@@ -132,6 +133,7 @@ func TestDeviceLoginApprovedInTheBrowser(t *testing.T) {
 // asked for none ticks none. Approve with no box ticked is refused on the
 // page and approves nothing: the login still waits, and the poll says so.
 func TestDeviceLoginScopesAskedForAndNoneTicked(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		browser := servertest.NewWebClient(t, env.URL)
@@ -188,6 +190,7 @@ func TestDeviceLoginScopesAskedForAndNoneTicked(t *testing.T) {
 // A login denied in the browser is answered access_denied, and makes no
 // token.
 func TestDeviceLoginDenied(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		deviceCode, userCode := startDeviceLogin(t, env, nil)
@@ -211,6 +214,7 @@ func TestDeviceLoginDenied(t *testing.T) {
 // approved nor collected, one approved but not collected gives nothing,
 // and pruning deletes both.
 func TestDeviceLoginExpiresAfterTenMinutes(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		waiting, waitingCode := startDeviceLogin(t, env, nil)
@@ -239,6 +243,7 @@ func TestDeviceLoginExpiresAfterTenMinutes(t *testing.T) {
 // missing or never given (the two are told apart), and a body of another
 // type.
 func TestDeviceLoginRefusesMalformedRequests(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		for _, tc := range []struct {
 			path   string
@@ -273,6 +278,7 @@ func TestDeviceLoginRefusesMalformedRequests(t *testing.T) {
 
 // An address begins a few logins at once, then is told to wait.
 func TestDeviceLoginsAreRateLimitedPerAddress(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{Limits: server.Limits{DeviceLogins: server.Limit{Rate: 1.0 / 60, Burst: 2}}})
 		for range 2 {

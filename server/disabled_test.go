@@ -14,6 +14,7 @@ import (
 // A disabled account's tokens and SSH-signed publishes are refused with 403
 // and a message saying so; enabled again, both work as before.
 func TestDisabledAccountIsRefusedOnTheAPI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {

@@ -37,6 +37,7 @@ func flushDownloads(t *testing.T, env *servertest.Env) {
 // by version, by day (90 days, today last) and as the package's total in
 // the list and the package.
 func TestDownloadsCountRawGetsByVersionAndDay(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		for _, v := range []string{"1.0.0", "1.1.0"} {
@@ -141,6 +142,7 @@ func TestDownloadsCountRawGetsByVersionAndDay(t *testing.T) {
 // The first page of the list is kept in memory between writes (SQLite); a
 // flush is a write, so the totals it adds show at once.
 func TestDownloadsFlushRefreshesTheCachedList(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		r := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("cached-pack", "1.0.0")}, alice.Bearer())

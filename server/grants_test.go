@@ -54,6 +54,7 @@ func trustedPublishers(t *testing.T, env *servertest.Env, header, owner string) 
 // packs must lie within the token's, and the trusted publisher expires
 // with it; the exchange stops matching it then. Each records its maker.
 func TestTrustedPublishersNeverExceedTheirMaker(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	eachTrustBackend(t, idp, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
@@ -129,6 +130,7 @@ func TestTrustedPublishersNeverExceedTheirMaker(t *testing.T) {
 // Creating an organisation and changing its members act on all of it: a
 // token limited to some packs may do neither, and nothing changes.
 func TestOrgChangesNeedATokenWithoutAPackLimit(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)
 		narrow, _ := issueToken(t, o.Env, o.alice.Bearer(), narrowToken)
@@ -180,6 +182,7 @@ func trustRemovals(t *testing.T, env *servertest.Env) []string {
 // tokens exchanged through them are revoked, and the remaining owners see
 // both in the answer and in the log.
 func TestRemovedOwnerTakesItsTrustedPublishers(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	eachTrustBackend(t, idp, func(t *testing.T, env *servertest.Env) {
 		alice, bob, carol := env.CreateUser(t, "alice"), env.CreateUser(t, "bob"), env.CreateUser(t, "carol")

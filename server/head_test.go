@@ -20,6 +20,7 @@ var perRequestHeaders = []string{"Date", "Content-Length", "Transfer-Encoding", 
 // body: the API (checked against openapi.json), raw documents, the OpenAPI
 // document, the operational endpoints, the API reference and every page.
 func TestHeadAnswersWhereverGetDoes(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		ok := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("head-pack", "1.0")}, alice.Bearer())

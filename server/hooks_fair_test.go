@@ -21,6 +21,7 @@ import (
 // 5 s of his publish. On PostgreSQL two replicas deliver from the one
 // queue, and the share holds across them.
 func TestHookDeliveriesAreSharedFairly(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		opts := servertest.Options{Webhooks: true, WebhookAllowPrivate: true, WebhookTimeout: 30 * time.Second}
 		a := servertest.Start(t, dsn, opts)
@@ -82,6 +83,7 @@ func TestHookDeliveriesAreSharedFairly(t *testing.T) {
 // failing hook, instead of holding a worker for the whole timeout of
 // each delivery for ever.
 func TestHookSlowReceiverGetsAShorterTimeout(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, WebhookAllowPrivate: true, WebhookTimeout: 2 * time.Second})
 		alice := env.CreateUser(t, "alice")
@@ -126,6 +128,7 @@ func TestHookSlowReceiverGetsAShorterTimeout(t *testing.T) {
 // error and nothing stored; another user's hooks do not count, and once
 // she deletes one she may make one again.
 func TestHooksPerUserAreBounded(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{WebhookAllowPrivate: true})
 		alice := env.CreateUser(t, "alice")

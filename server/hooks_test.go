@@ -66,6 +66,7 @@ func addHook(t *testing.T, env *servertest.Env, u *servertest.User, body map[str
 // organisation's owners, a token with the hooks scope and the packs), and
 // every bad input refused with a message and nothing stored.
 func TestHookRoutes(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		// Hosts are not resolved with private addresses allowed: this
 		// test is about the routes, TestHookPrivateAddressesRefused about
@@ -178,6 +179,7 @@ func TestHookRoutes(t *testing.T) {
 // verifies: the signature under the secret, and the log entry's inclusion
 // in a checkpoint signed by the log's key, from the body alone.
 func TestHookDeliveriesAreSignedAndProvable(t *testing.T) {
+	t.Parallel()
 	_, pub := sshtest.GenerateKey(t, t.TempDir(), "ed25519", 0)
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, WebhookAllowPrivate: true})
@@ -301,6 +303,7 @@ func TestHookDeliveriesAreSignedAndProvable(t *testing.T) {
 // each time; one still failing 24 h after its event gives up, and a hook
 // whose deliveries all failed for 3 days is disabled, with a note.
 func TestHookRetriesGiveUpAndDisable(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, WebhookAllowPrivate: true})
 		alice := env.CreateUser(t, "alice")
@@ -379,6 +382,7 @@ func TestHookRetriesGiveUpAndDisable(t *testing.T) {
 // the addresses a name resolves to, nor the resolver: the caller learns
 // only that the host is not public.
 func TestHookPrivateAddressesRefused(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		// "localhost" resolves to a public address when the hook is made,
 		// and, dialled, to loopback as the system resolves it.
@@ -448,6 +452,7 @@ func TestHookPrivateAddressesRefused(t *testing.T) {
 // refusal to follow stops the body going to the receiver on loopback, as
 // nothing would stop it going to another public host.
 func TestHookRedirectsAreNotFollowed(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, WebhookAllowPrivate: true})
 		alice := env.CreateUser(t, "alice")
@@ -489,6 +494,7 @@ func TestHookRedirectsAreNotFollowed(t *testing.T) {
 // 127.0.0.1) are refused when a hook is made; and, when the resolver said
 // otherwise then, at dial: the address dialled is checked.
 func TestHookMappedAndEmbeddedAddressesRefused(t *testing.T) {
+	t.Parallel()
 	hosts := []string{"::ffff:100.64.0.1", "::ffff:198.18.0.1", "::ffff:240.0.0.1", "64:ff9b::a00:1", "64:ff9b:1::a00:1", "2002:a00:1::1",
 		"::a00:1", "::127.0.0.1", "::ffff:0:a00:1", "::ffff:0:127.0.0.1"}
 	t.Run("made", func(t *testing.T) {
@@ -534,6 +540,7 @@ func TestHookMappedAndEmbeddedAddressesRefused(t *testing.T) {
 // delivery past its first 64 KiB, one that never answers fails it at the
 // timeout.
 func TestHookDeliveryIsBounded(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, WebhookAllowPrivate: true, WebhookTimeout: 2 * time.Second})
 		alice := env.CreateUser(t, "alice")

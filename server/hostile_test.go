@@ -57,6 +57,7 @@ func billionLaughs() string {
 // Every hostile input gets a clear 4xx, changes nothing, and the server
 // keeps serving.
 func TestHostileInput(t *testing.T) {
+	t.Parallel()
 	keys := t.TempDir()
 	keyLines := map[string]string{}
 	for _, k := range []struct {

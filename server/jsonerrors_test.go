@@ -15,6 +15,7 @@ var goNames = []string{"server.", "Go struct", "Go value", "json:", "wire.", "Pu
 // Wrong-typed JSON on every JSON route is answered 400 with a message that
 // names the JSON field and the type it must have, in JSON's terms.
 func TestWrongTypedJSONIsExplainedInJSONTerms(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	wrongForString := map[string]string{"1": "a number", "true": "true or false", "[]": "an array", `{"a":1}`: "an object"}

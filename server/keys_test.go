@@ -32,6 +32,7 @@ func keygenFingerprint(t *testing.T, pubPath string) string {
 }
 
 func TestSSHKeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	_, edPub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	_, rsaPub := sshtest.GenerateKey(t, dir, "rsa", 2048)

@@ -18,6 +18,7 @@ import (
 // every route that stores one, with a message naming the field, and
 // nothing is stored.
 func TestLabelsWithControlCharactersAreRefusedEverywhere(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	_, otherPub := sshtest.GenerateKey(t, dir, "ed25519", 0)

@@ -15,6 +15,7 @@ import (
 // everywhere the server names one: publish answers, the list, the detail,
 // the raw URL (also as @latest), install_command and the pages.
 func TestLatestIsTheHighestVersion(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		docs := map[string]string{}
@@ -108,6 +109,7 @@ func TestLatestIsTheHighestVersion(t *testing.T) {
 
 // No version may be called latest: @latest could never reach it.
 func TestPublishRefusesVersionNamedLatest(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("Widget", "1.0.0")}, alice.Bearer())

@@ -78,6 +78,7 @@ func list(t *testing.T, env *servertest.Env) listAnswer {
 // exact address still serves it, marked as yanked; un-yanking undoes it.
 // Both are idempotent.
 func TestYankAndUnyank(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		docs := publishVersions(t, env, alice, "Widget", "1.0.0", "2.0.0", "1.5.0")
@@ -209,6 +210,7 @@ func wantYankHeaders(t *testing.T, what string, h http.Header, yanked bool, reas
 // listed, its latest address answers 404 saying why, and each version is
 // still served by its number.
 func TestEveryVersionYanked(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		docs := publishVersions(t, env, alice, "Widget", "1.0.0", "2.0.0")
@@ -269,6 +271,7 @@ func TestEveryVersionYanked(t *testing.T) {
 // Only the owner may yank, un-yank or deprecate; unknown packages and
 // versions are 404, and a refused request changes nothing.
 func TestLifecycleNeedsTheOwner(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		bob := env.CreateUser(t, "bob")
@@ -320,6 +323,7 @@ func TestLifecycleNeedsTheOwner(t *testing.T) {
 // a wrong type, a reason or message that is not one line of printable text
 // or is too long, another media type, a body over 16 KiB.
 func TestLifecycleBodies(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		publishVersions(t, env, alice, "Widget", "1.0.0", "2.0.0")
@@ -369,6 +373,7 @@ func TestLifecycleBodies(t *testing.T) {
 // A deprecation message shows in the API (list, detail), on the package's
 // page and in the lists of pages; an empty message undoes it.
 func TestDeprecatePackage(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		publishVersions(t, env, alice, "Widget", "1.0.0")

@@ -24,6 +24,7 @@ func wantRateLimited(t *testing.T, resp interface {
 }
 
 func TestRateLimitPerAddress(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{
 		Limits: server.Limits{PerIP: server.Limit{Rate: 0.01, Burst: 3}},
 	})
@@ -41,6 +42,7 @@ func TestRateLimitPerAddress(t *testing.T) {
 }
 
 func TestRateLimitPerToken(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{
 		Limits: server.Limits{PerToken: server.Limit{Rate: 0.01, Burst: 2}},
 	})
@@ -60,6 +62,7 @@ func TestRateLimitPerToken(t *testing.T) {
 // A signed publish refused for its key's rate spends nothing: the same
 // request succeeds once the bucket has refilled.
 func TestRateLimitPerKeyKeepsTheNonce(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{
 		Limits: server.Limits{PerKey: server.Limit{Rate: 2, Burst: 1}},
 	})
@@ -81,6 +84,7 @@ func TestRateLimitPerKeyKeepsTheNonce(t *testing.T) {
 // do: a host that rotates through its 2^64 addresses gets one budget, and
 // a neighbour in another /64 keeps its own.
 func TestRateLimitPerAddressCountsIPv6By64(t *testing.T) {
+	t.Parallel()
 	base := servertest.StartWithConfig(t, server.Config{BaseURL: "http://pact.test", TrustedProxies: []string{"127.0.0.1", "::1"},
 		Limits: server.Limits{PerIP: server.Limit{Rate: 0.01, Burst: 3}}})
 	get := func(from string) int {

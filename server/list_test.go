@@ -23,6 +23,7 @@ type listPage struct {
 }
 
 func TestListPackages(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		bob := env.CreateUser(t, "bob")
@@ -109,6 +110,7 @@ func TestListPackages(t *testing.T) {
 // where it stopped, for the plain list and a search alike: 100 packages
 // whose strings JSON escapes six-fold would make 1.4 MB.
 func TestListPagesAreBoundedInBytes(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		const n = 100

@@ -13,6 +13,7 @@ import (
 // soon as it is answered, while other clients keep reading it; a page
 // served from memory is the page the handler would write.
 func TestFirstPageShowsEachPublishAtOnce(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		stop := make(chan struct{})

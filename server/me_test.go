@@ -12,6 +12,7 @@ import (
 )
 
 func TestMe(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		for _, header := range []string{"Authorization: Bearer " + alice.Token, "authorization: bearer " + alice.Token, "X-Pact-Token: " + alice.Token} {
@@ -43,6 +44,7 @@ func TestMe(t *testing.T) {
 // GET /api/me names the token it was asked with: name, scopes, packages
 // and expiry, for a client to show what its stored credentials hold.
 func TestMeNamesTheToken(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		days := 30
@@ -71,6 +73,7 @@ func TestMeNamesTheToken(t *testing.T) {
 }
 
 func TestRevokedAndExpiredTokens(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		ctx := context.Background()
 		alice := env.CreateUser(t, "alice")
@@ -108,6 +111,7 @@ func TestRevokedAndExpiredTokens(t *testing.T) {
 // in the middle) gets 401 on every token route, with either header, and
 // publishes nothing.
 func TestNearlyRightTokensGet401(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		change := func(i int) string {

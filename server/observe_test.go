@@ -15,6 +15,7 @@ import (
 )
 
 func TestRequestIDsLogsAndMetrics(t *testing.T) {
+	t.Parallel()
 	logs := &syncbuf.Buffer{}
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{Logs: logs})
 	alice := env.CreateUser(t, "alice")

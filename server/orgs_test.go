@@ -71,6 +71,7 @@ func (o orgEnv) members(t *testing.T) map[string]string {
 // maintainers publish and yank, non-members nothing, and every refusal
 // names the organisation and stores nothing.
 func TestOrgRolesOnEveryRoute(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)
 
@@ -189,6 +190,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // An organisation always keeps an owner; removing a member stops its
 // publishing at once.
 func TestOrgLastOwnerAndRemoval(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)
 		resp := o.API.PutJSON("/api/orgs/acme/members/alice", map[string]any{"role": "maintainer"}, o.alice.Bearer())
@@ -245,6 +247,7 @@ func TestOrgLastOwnerAndRemoval(t *testing.T) {
 // The operator disables an organisation: its members can no longer act
 // for it, and enabling it gives them their rights back.
 func TestOrgDisabledByTheOperator(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)
 		wantStatus(t, o.publish(t, o.bob, map[string]any{"content": packDoc("widget", "1.0.0"), "owner": "acme"}).Status, http.StatusOK, nil)
@@ -275,6 +278,7 @@ func TestOrgDisabledByTheOperator(t *testing.T) {
 }
 
 func TestOrgNamespaceAndWhatAnOrgCannotDo(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)
 		ctx := context.Background()
@@ -319,6 +323,7 @@ func TestOrgNamespaceAndWhatAnOrgCannotDo(t *testing.T) {
 // A token limited to acme/* publishes into acme only; a glob without an
 // organisation covers the holder's own packs only.
 func TestOrgScopedTokens(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)
 		resp := o.API.PostJSON("/api/tokens", map[string]any{"name": "ci", "scopes": []string{"publish", "yank"}, "packages": []string{"acme/widget-*"}}, o.bob.Bearer())
@@ -345,6 +350,7 @@ func TestOrgScopedTokens(t *testing.T) {
 // The signed name line acme/widget names the namespace: a member's key
 // publishes into it, a non-member's is refused and stores nothing.
 func TestOrgSignedPublish(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)
 		dir := t.TempDir()
@@ -391,6 +397,7 @@ func mkdir(t *testing.T, dir string) string {
 // owner part and the pack part are matched apart, and a glob naming no
 // pack or a pattern of organisations is refused.
 func TestOwnGlobDoesNotReachAnOrganisation(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)
 		own := makeToken(t, o.Env, o.bob.Bearer(), map[string]any{"name": "own", "scopes": []string{"publish"}, "packages": []string{"acme[^x]*"}})
@@ -415,6 +422,7 @@ func TestOwnGlobDoesNotReachAnOrganisation(t *testing.T) {
 // GET /api/orgs lists the caller's organisations, by name, with its role
 // in each; an account in none gets an empty list, and no token a 401.
 func TestMyOrgsListsTheCallersOrganisations(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)
 		resp := o.API.PostJSON("/api/orgs", map[string]any{"name": "beta"}, o.bob.Bearer())

@@ -17,6 +17,7 @@ import (
 // newest names the highest version not yanked, and GET
 // /api/packages/{owner}/{pack} names it as log_head. pactd log check passes.
 func TestPackStateUnderConcurrentChanges(t *testing.T) {
+	t.Parallel()
 	servertest.EachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		const n = 16

@@ -50,6 +50,7 @@ func signedMessage(version map[string]any) string {
 // that names and describes itself, is verified again by ssh-keygen from the
 // API's fields alone, after its key was deleted.
 func TestSignedVersionVerifiesFromTheAPIAlone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
@@ -110,6 +111,7 @@ func TestSignedVersionVerifiesFromTheAPIAlone(t *testing.T) {
 
 // Versions signed before the signed lines were kept say so.
 func TestOlderSignedVersionsSayTheirLinesAreUnknown(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		key := &registry.SSHKey{AccountID: alice.Account.ID, Name: "old", Type: "ssh-ed25519",
@@ -145,6 +147,7 @@ func TestOlderSignedVersionsSayTheirLinesAreUnknown(t *testing.T) {
 // nonce, remembered by fingerprint for twice the window, refuses it for as
 // long as the window would accept its timestamp; then the window does.
 func TestSignedPublishReplayIntoAnotherAccount(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
@@ -200,6 +203,7 @@ func TestSignedPublishReplayIntoAnotherAccount(t *testing.T) {
 // registration and timestamp are compared at whole seconds, with the lag
 // the timestamp window allows.
 func TestSignedPublishRightAfterTheKeyFromAClockBehind(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
@@ -226,6 +230,7 @@ func TestSignedPublishRightAfterTheKeyFromAClockBehind(t *testing.T) {
 // registered the key): a signed request that leaked must not publish into
 // whichever account registers the key later.
 func TestSignedPublishOlderThanTheKeyIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {

@@ -18,6 +18,7 @@ import (
 )
 
 func TestPublishJSON(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		doc := packDoc("Hello World", "1.0", "scheme: pact/v1\ndescription: Says hello\n")
@@ -68,6 +69,7 @@ func TestPublishJSON(t *testing.T) {
 }
 
 func TestPublishAcceptsBothTokenHeaders(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		for _, header := range []string{"Authorization: Bearer " + alice.Token, "X-Pact-Token: " + alice.Token} {
@@ -78,6 +80,7 @@ func TestPublishAcceptsBothTokenHeaders(t *testing.T) {
 }
 
 func TestPublishMultipart(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		fromFile := "# doc\n\n```yaml pact:pack\nversion: 2.0.0\n```\n"
@@ -113,6 +116,7 @@ func TestPublishMultipart(t *testing.T) {
 }
 
 func TestPublishRejectsBadRequests(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		big := packDoc("big", "1.0", "notes: "+strings.Repeat("x", 1<<20)+"\n")
@@ -182,6 +186,7 @@ func assertNoPackages(t *testing.T, env *servertest.Env) {
 }
 
 func TestPublishVersionsAreImmutable(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		publish := func(doc string) *apitest.Response {
@@ -226,6 +231,7 @@ func TestPublishVersionsAreImmutable(t *testing.T) {
 }
 
 func TestPublishOwnerIsTheTokensAccount(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		bob := env.CreateUser(t, "bob")
@@ -241,6 +247,7 @@ func TestPublishOwnerIsTheTokensAccount(t *testing.T) {
 }
 
 func TestBaseURLComesFromConfigNotHost(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("x", "1.0")}, alice.Bearer(), "Host: evil.example")
@@ -256,6 +263,7 @@ func TestBaseURLComesFromConfigNotHost(t *testing.T) {
 // when the identical version existed already: its fields are the ones
 // GET /api/packages/{owner}/{pack} shows for that version.
 func TestPublishAnswersNameTheVersionPublished(t *testing.T) {
+	t.Parallel()
 	priv, pub := sshtest.GenerateKey(t, t.TempDir(), "ed25519", 0)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRawDocument(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		v1, v2 := packDoc("doc", "1.0"), packDoc("doc", "2.0")

@@ -62,6 +62,7 @@ func docSHA(t *testing.T, env *servertest.Env, owner, pack, version string) stri
 // Registering a release, reading it back by both encodings of
 // contract_id, immutability and the log entry.
 func TestReleaseRegisterAndRead(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		publishVersions(t, env, alice, "Widget", "1.0.0", "1.1.0")
@@ -200,6 +201,7 @@ func TestReleaseRegisterAndRead(t *testing.T) {
 // The rules a registration must pass: the digest, the owner, the token's
 // scope, a published version, and bounds on every field.
 func TestReleaseRefusals(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")
 		publishVersions(t, env, alice, "Widget", "1.0.0")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestUnknownAndWrongMethodRoutesAnswerJSON(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		cases := []struct {
@@ -39,6 +40,7 @@ func TestUnknownAndWrongMethodRoutesAnswerJSON(t *testing.T) {
 }
 
 func TestOpenAPIAndHealth(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	resp := env.API.Get("/openapi.json")
 	wantStatus(t, resp.Status, http.StatusOK, resp.Body)

@@ -20,6 +20,7 @@ import (
 // RSA keys are bounded to what verifies cheaply: 2048 to 8192 bits, an odd
 // exponent of at most 65537.
 func TestSSHKeyRSABounds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv8192, pub8192 := sshtest.RSA8192(t, dir)
 	_, pub1024 := sshtest.GenerateKey(t, dir, "rsa", 1024)

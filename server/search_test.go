@@ -15,6 +15,7 @@ import (
 // name, then the rest, each by relevance; next_cursor walks across the
 // ranks (docs/protocol.md, "Search"). Both engines rank these alike.
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		users := map[string]*servertest.User{}
 		publish := func(owner, name, extra string) {

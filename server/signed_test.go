@@ -51,6 +51,7 @@ func signedBody(t *testing.T, s signer, ts int64, nonce, content, name, descript
 }
 
 func TestSignedPublishInteropWithSSHKeygen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	type keyCase struct {
 		typ  string
@@ -127,6 +128,7 @@ func verifyProvenanceOffline(t *testing.T, env *servertest.Env, owner, pack, doc
 }
 
 func TestSignedPublishRejections(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	alicePriv, alicePub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	otherPriv, otherPub := sshtest.GenerateKey(t, dir, "ed25519", 0)
@@ -202,6 +204,7 @@ func TestSignedPublishRejections(t *testing.T) {
 }
 
 func TestSignedPublishSameNonceOtherKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p1, pub1 := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	p2, pub2 := sshtest.GenerateKey(t, dir, "ed25519", 0)
@@ -222,6 +225,7 @@ func TestSignedPublishSameNonceOtherKey(t *testing.T) {
 }
 
 func TestSignedPublishConcurrentReplay(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {

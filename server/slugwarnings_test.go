@@ -31,6 +31,7 @@ func publishAnswer(t *testing.T, status int, body []byte, doc map[string]any) (s
 }
 
 func TestPublishAnswerSaysWhatTheSlugLost(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("Long ", 20)
 	tests := []struct {
 		name, packName, body string
@@ -72,6 +73,7 @@ func TestPublishAnswerSaysWhatTheSlugLost(t *testing.T) {
 }
 
 func TestSignedPublishAnswerSaysWhatTheSlugLost(t *testing.T) {
+	t.Parallel()
 	priv, pub := sshtest.GenerateKey(t, t.TempDir(), "ed25519", 0)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
@@ -97,6 +99,7 @@ func TestSignedPublishAnswerSaysWhatTheSlugLost(t *testing.T) {
 // same name published now makes the package of the new slug, and the old
 // one goes on serving what it had.
 func TestOldSlugPackageStaysWhenItsNameIsPublishedAgain(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		oldDoc := packDoc("Ünïcødé", "1.0.0")

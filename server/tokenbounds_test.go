@@ -41,6 +41,7 @@ func seedTokens(t *testing.T, env *servertest.Env, account int64, prefix string,
 // refusal leaves the ID token's jti unspent: the same ID token is
 // exchanged once a token ends.
 func TestExchangedTokensHaveTheirOwnBound(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	eachTrustBackend(t, idp, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
@@ -97,6 +98,7 @@ func TestExchangedTokensHaveTheirOwnBound(t *testing.T) {
 // active ones, a page at a time, whatever the number of ended ones (30,000
 // expired rows once made the dashboard 17 MB).
 func TestEndedTokensArePruned(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		ctx := context.Background()

@@ -56,6 +56,7 @@ func listTokens(t *testing.T, env *servertest.Env, header string, query ...strin
 }
 
 func TestTokensAPI(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		bob := env.CreateUser(t, "bob")
@@ -138,6 +139,7 @@ func TestTokensAPI(t *testing.T) {
 // Each scope guards its routes; a token without it gets 403 naming it,
 // and reads work with any active token.
 func TestTokenScopesGuardTheirRoutes(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		readOnly := bearer(makeToken(t, env, alice.Bearer(), map[string]any{"name": "read", "scopes": []string{}}))
@@ -211,6 +213,7 @@ func TestTokenScopesGuardTheirRoutes(t *testing.T) {
 }
 
 func TestTokenPackageGlobs(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		widgets := bearer(makeToken(t, env, alice.Bearer(), map[string]any{
@@ -231,6 +234,7 @@ func TestTokenPackageGlobs(t *testing.T) {
 }
 
 func TestExpiredTokensSaySo(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		day := bearer(makeToken(t, env, alice.Bearer(), map[string]any{"name": "day", "expires_in_days": 1}))
@@ -262,6 +266,7 @@ func TestExpiredTokensSaySo(t *testing.T) {
 // than its own; a token limited to packs makes none, since tokens reach
 // the whole account (docs/protocol.md, Who may do what).
 func TestTokensCannotEscalate(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		maker := bearer(makeToken(t, env, alice.Bearer(), map[string]any{
@@ -304,6 +309,7 @@ func TestTokensCannotEscalate(t *testing.T) {
 // Every field of a token request has a bound; a request past one is
 // refused and makes nothing.
 func TestTokenRequestBounds(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		many := func(n int, f func(i int) string) []string {
@@ -362,6 +368,7 @@ func TestTokenRequestBounds(t *testing.T) {
 // An account holds a bounded number of active tokens; revoking one makes
 // room again.
 func TestActiveTokensAreBounded(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		for i := 1; i < 100; i++ { // servertest's token is the first

@@ -24,6 +24,7 @@ import (
 // verifiers; log_index names each version's entry (docs/protocol.md,
 // Transparency log).
 func TestLogRecordsPublishesAndKeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv, pub := sshtest.GenerateKey(t, dir, "ed25519", 0)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
@@ -114,6 +115,7 @@ func TestLogRecordsPublishesAndKeys(t *testing.T) {
 // malformed path is 400, a tile beyond the latest checkpoint 404, and no
 // path makes the server read more than one tile.
 func TestLogTileBounds(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		resp := env.API.PostJSON("/api/publish", map[string]any{"content": packDoc("widget", "1.0.0")}, alice.Bearer())
@@ -148,6 +150,7 @@ func TestLogTileBounds(t *testing.T) {
 // A log of more than one tile: full tiles, a partial one, and a tile of
 // level 1 all verify with tlog's own proofs, and a full tile is immutable.
 func TestLogBeyondOneTile(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		seedPacks(t, env, alice, 300) // 600 entries: a publish and a pack-state each
@@ -170,6 +173,7 @@ func TestLogBeyondOneTile(t *testing.T) {
 // its answer arrives (what pact log watch relies on); on PostgreSQL also
 // when another replica made the change.
 func TestLogCheckpointWaitCoversWhatWasLogged(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{})
 		reader := env
@@ -209,6 +213,7 @@ func TestLogCheckpointWaitCoversWhatWasLogged(t *testing.T) {
 // one that is not a canonical decimal 400 (docs/protocol.md, Offline
 // proofs).
 func TestLogProofVerifiesWithTorchwood(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		for _, v := range []string{"1.0.0", "1.1.0", "1.2.0"} {
@@ -266,6 +271,7 @@ func TestLogProofVerifiesWithTorchwood(t *testing.T) {
 // Without a witness policy nothing changes: /log/policy is 404 (the JSON
 // error), and /readyz says only ok, as it did before witnesses existed.
 func TestLogWithoutWitnessPolicy(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		got := env.API.Get("/log/policy")
 		wantStatus(t, got.Status, http.StatusNotFound, got.Body)

@@ -31,6 +31,7 @@ func addTrust(t *testing.T, env *servertest.Env, header string, body map[string]
 }
 
 func TestTrustedPublishersAPI(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	eachTrustBackend(t, idp, func(t *testing.T, env *servertest.Env) {
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")
@@ -121,6 +122,7 @@ func exchangeBody(t *testing.T, env *servertest.Env, idToken string, request map
 }
 
 func TestOIDCExchange(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	eachTrustBackend(t, idp, func(t *testing.T, env *servertest.Env) {
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")
@@ -260,6 +262,7 @@ func TestOIDCExchange(t *testing.T) {
 // An issuer that does not answer gets 503 and nothing is issued or
 // published.
 func TestOIDCExchangeIssuerDown(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		idp := oidctest.Start(t)
 		env := servertest.Start(t, dsn, servertest.Options{OIDCIssuers: []string{idp.Issuer}})
@@ -282,6 +285,7 @@ func TestOIDCExchangeIssuerDown(t *testing.T) {
 // considers only the owner's trusted publishers. Without owner an
 // ambiguous match stays refused, and says to name the owner.
 func TestOIDCExchangeOwner(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	eachTrustBackend(t, idp, func(t *testing.T, env *servertest.Env) {
 		alice, mallory := env.CreateUser(t, "alice"), env.CreateUser(t, "mallory")
@@ -340,6 +344,7 @@ func TestOIDCExchangeOwner(t *testing.T) {
 // re-created under the same name (another id) does not inherit it. Lists
 // mark the trusts bound by names only.
 func TestOIDCExchangeBindingClaims(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	eachTrustBackend(t, idp, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
@@ -400,6 +405,7 @@ func TestOIDCExchangeBindingClaims(t *testing.T) {
 // the keys held fetches nothing, an unknown one at most once per
 // KeyRefetchInterval. The provider counts its JWKS requests.
 func TestOIDCExchangeKeyFetches(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{OIDCIssuers: []string{idp.Issuer}})
 	alice := env.CreateUser(t, "alice")
@@ -473,6 +479,7 @@ func TestOIDCExchangeKeyFetches(t *testing.T) {
 // is refused, with or without owner: a trust holds for its issuer only.
 // Two real providers, both allowed.
 func TestOIDCExchangeOtherIssuer(t *testing.T) {
+	t.Parallel()
 	a, b := oidctest.Start(t), oidctest.Start(t)
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{OIDCIssuers: []string{a.Issuer, b.Issuer}})

@@ -61,6 +61,7 @@ func trustedOnlyOf(t *testing.T, env *servertest.Env, pkg string) (detail, liste
 // Only the owner changes it, each change is a log entry, and pactd log
 // check passes.
 func TestTrustedPublishingOnly(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	priv, pub := sshtest.GenerateKey(t, t.TempDir(), "ed25519", 0)
 	eachTrustBackend(t, idp, func(t *testing.T, env *servertest.Env) {
@@ -190,6 +191,7 @@ func TestTrustedPublishingOnly(t *testing.T) {
 // In an organisation the setting is its owners' to change, as deprecating
 // is: a maintainer, who may publish, may not lift or set it.
 func TestTrustedPublishingOnlyInAnOrganisation(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		o := startOrg(t, dsn)
 		resp := o.publish(t, o.bob, map[string]any{"content": packDoc("rocket", "1.0.0"), "owner": "acme"})

@@ -21,6 +21,7 @@ import (
 // \u00XX. Clients and scripts parse these bytes; the only freedom left is
 // in values the server makes up (ids, the cursor, messages).
 func TestAnswersAreByteForByteTheWireFormat(t *testing.T) {
+	t.Parallel()
 	priv, pub := sshtest.GenerateKey(t, t.TempDir(), "ed25519", 0)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		env.Clock.Advance(750 * time.Millisecond)

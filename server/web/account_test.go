@@ -18,6 +18,7 @@ import (
 const sessionCookie = "pact_session"
 
 func TestSignupLoginLogout(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		web := servertest.NewWebClient(t, env.URL)
 		servertest.WantPage(t, web.Get("/signup"), http.StatusOK, `<label for="email">`, `<label for="username">`, `<label for="password">`)
@@ -85,6 +86,7 @@ func TestSignupLoginLogout(t *testing.T) {
 }
 
 func TestSessionsExpire(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	web := servertest.NewWebClient(t, env.URL)
@@ -95,6 +97,7 @@ func TestSessionsExpire(t *testing.T) {
 }
 
 func TestSignupRefusals(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	env.CreateUser(t, "taken")
 	cases := []struct {
@@ -135,6 +138,7 @@ func TestSignupRefusals(t *testing.T) {
 }
 
 func TestClosedSignup(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{Signup: "closed"})
 	web := servertest.NewWebClient(t, env.URL)
 	servertest.WantPage(t, web.Get("/signup"), http.StatusForbidden, "Sign-up is closed")
@@ -151,6 +155,7 @@ func TestClosedSignup(t *testing.T) {
 }
 
 func TestLoginThrottle(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	bob := env.CreateUser(t, "bob")
@@ -184,6 +189,7 @@ func TestLoginThrottle(t *testing.T) {
 }
 
 func TestCrossSiteFormsAreRefused(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)
@@ -244,6 +250,7 @@ func countTokens(t *testing.T, env *servertest.Env, u *servertest.User) int {
 // Guesses sent in parallel are counted as they are let through, so a
 // burst cannot get more tries than the limit.
 func TestLoginThrottleHoldsUnderParallelGuesses(t *testing.T) {
+	t.Parallel()
 	base := servertest.StartWithConfig(t, server.Config{BaseURL: "http://pact.test", LoginAttempts: 3, LoginWindow: time.Hour})
 	const guesses = 12
 	statuses := make(chan int, guesses)
@@ -274,6 +281,7 @@ func TestLoginThrottleHoldsUnderParallelGuesses(t *testing.T) {
 
 // One address may not spray guesses over many usernames either.
 func TestLoginThrottlePerAddress(t *testing.T) {
+	t.Parallel()
 	base := servertest.StartWithConfig(t, server.Config{BaseURL: "http://pact.test", LoginAttempts: 1, LoginWindow: time.Hour})
 	web := servertest.NewWebClient(t, base)
 	for i := 0; i < 20; i++ { // 20 × LoginAttempts per address
@@ -287,6 +295,7 @@ func TestLoginThrottlePerAddress(t *testing.T) {
 // On an https base URL the cookie is Secure and __Host- prefixed. The test
 // server speaks plain http; only the cookie's attributes matter here.
 func TestSecureCookieWhenBaseURLIsHTTPS(t *testing.T) {
+	t.Parallel()
 	web := servertest.NewWebClient(t, servertest.StartWithConfig(t, server.Config{BaseURL: "https://pact.example.com"}))
 	r := web.Post("/login", url.Values{"login": {"dana"}, "password": {"long enough"}}, "Sec-Fetch-Site", "")
 	servertest.WantRedirect(t, r, "/dashboard")
@@ -305,6 +314,7 @@ func TestSecureCookieWhenBaseURLIsHTTPS(t *testing.T) {
 // A sign-up with several problems lists every one of them in one answer,
 // and makes nothing.
 func TestSignupSaysEveryProblemAtOnce(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	web := servertest.NewWebClient(t, env.URL)
 	r := web.Post("/signup", url.Values{"email": {"not-an-email"}, "username": {"-bad-"}, "password": {"short"}, "confirm_password": {"shorter"}})

@@ -26,6 +26,7 @@ import (
 var cardPattern = regexp.MustCompile(`<li class="card">`)
 
 func TestHomeListsSearchesAndPages(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	web := servertest.NewWebClient(t, env.URL)
@@ -70,6 +71,7 @@ func TestHomeListsSearchesAndPages(t *testing.T) {
 }
 
 func TestOwnerPageAndAuthorizedKeys(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	bob := env.CreateUser(t, "bob")
@@ -105,6 +107,7 @@ func TestOwnerPageAndAuthorizedKeys(t *testing.T) {
 }
 
 func TestPackagePage(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)
@@ -193,6 +196,7 @@ func TestPackagePage(t *testing.T) {
 }
 
 func TestHostileDocumentPageHasNoActiveContent(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	publishDoc(t, env, alice, hostileDoc)
@@ -218,6 +222,7 @@ func TestHostileDocumentPageHasNoActiveContent(t *testing.T) {
 // and an unclosed <script> are shown as text, and whatever follows them
 // still shows.
 func TestHiddenHTMLIsShownOnThePage(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	publishDoc(t, env, alice, hiddenDoc)
@@ -273,6 +278,7 @@ const hostileDoc = "# Hostile\n\n" +
 	"```yaml pact:pack\nname: hostile\nversion: 1.0.0\n```\n"
 
 func TestSecurityHeadersOnEveryPage(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	publishDoc(t, env, alice, packDoc("alpha", "1.0.0"))
@@ -308,6 +314,7 @@ func TestSecurityHeadersOnEveryPage(t *testing.T) {
 }
 
 func TestStaticFiles(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	web := servertest.NewWebClient(t, env.URL)
 	home := web.Get("/")
@@ -333,6 +340,7 @@ func TestStaticFiles(t *testing.T) {
 }
 
 func TestAPIReferenceCoversTheWholeInterface(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	page := servertest.NewWebClient(t, env.URL).Get("/docs")
 	servertest.WantPage(t, page, http.StatusOK, "REST API", `href="/openapi.json"`)
@@ -417,6 +425,7 @@ func TestAPIReferenceCoversTheWholeInterface(t *testing.T) {
 // the CSP the page comes with lets it load; an http image and the data:
 // and javascript: tricks are not images at all.
 func TestDocumentImagesOnThePage(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	publishDoc(t, env, alice, "# Pictures\n\n![a box](https://img.example/box.png)\n\n![plain](http://img.example/plain.png)\n\n"+
@@ -462,6 +471,7 @@ func TestDocumentImagesOnThePage(t *testing.T) {
 // The ssh-keygen recipe a signed version's page shows verifies that
 // version when pasted into a shell, with the real curl, jq and ssh-keygen.
 func TestPackagePageKeygenRecipeVerifies(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"curl", "jq", "ssh-keygen"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed", tool)
@@ -489,6 +499,7 @@ func TestPackagePageKeygenRecipeVerifies(t *testing.T) {
 // SQLite, where pactd sees every write, and within 30 seconds on
 // PostgreSQL, where other replicas write unseen.
 func TestHomeCountsPackagesAndVersions(t *testing.T) {
+	t.Parallel()
 	counts := regexp.MustCompile(`<span class="registry-counts">([^<]*)</span>`)
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		web := servertest.NewWebClient(t, env.URL)
@@ -531,6 +542,7 @@ func TestHomeCountsPackagesAndVersions(t *testing.T) {
 // bar for each of the last 90 days with its date and count; the home list
 // and the owner's page show the total.
 func TestPackagePageShowsDownloads(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)

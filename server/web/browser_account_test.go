@@ -16,6 +16,7 @@ import (
 // The account page on a phone-sized screen: change the password, see the
 // sessions without scrolling sideways, log out everywhere.
 func TestBrowserAccountPageOnAPhone(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 45*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")

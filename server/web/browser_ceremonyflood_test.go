@@ -28,6 +28,7 @@ import (
 // again. On PostgreSQL two replicas share the database: the flood goes to
 // both, and a ceremony begun on one finishes on the other.
 func TestPasskeyCeremonyFlood(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []struct {
 		name, driver string
 		dsn          func(t *testing.T) string

@@ -52,6 +52,7 @@ const outsideTables = `(() => {
 // every table (tokens, SSH keys, organisation members, trusted publishers,
 // sessions), filled with long real values, lies wholly on screen.
 func TestBrowserDashboardPagesTablesFit(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 90*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{OIDCIssuers: []string{githubIssuer}})
 	alice := env.CreateUser(t, "alice")

@@ -21,6 +21,7 @@ const tickedScopes = `Array.from(document.querySelectorAll("input[name=scope]:ch
 // for none ticks none, and Approve with no box ticked is refused on the
 // page, nothing approved, until the user ticks one.
 func TestBrowserDeviceLoginScopes(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")

@@ -25,6 +25,7 @@ const brokenNames = `Array.from(document.querySelectorAll(
 // once, as GET, saying that it answers HEAD too; links to the HEAD
 // operation's anchor still land on it.
 func TestBrowserAPIReferenceNamesAndHead(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	b := tab{t: t, ctx: ctx}

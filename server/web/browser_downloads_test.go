@@ -15,6 +15,7 @@ import (
 // bar a day, today's the last and the tallest here, within a 390 px phone's
 // width; the list shows each package's total.
 func TestBrowserPackageDownloadsChart(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")

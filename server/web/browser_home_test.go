@@ -31,6 +31,7 @@ type startLine struct {
 // copy button that copies it, whole on a phone too, and says how many
 // packages and versions the registry holds.
 func TestBrowserHomeGetStarted(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 45*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
@@ -95,6 +96,7 @@ func TestBrowserHomeGetStarted(t *testing.T) {
 // A page that does not exist offers a search for the words of its path,
 // as a form and a link, and the form leads to that search.
 func TestBrowserNotFoundOffersASearch(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 45*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")

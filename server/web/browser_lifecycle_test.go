@@ -18,6 +18,7 @@ import (
 // package's page the older version as the latest. Deprecating and
 // un-yanking there show on the package's page too.
 func TestBrowserDashboardYankAndDeprecate(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
@@ -89,6 +90,7 @@ func TestBrowserDashboardYankAndDeprecate(t *testing.T) {
 // a publish the receiver gets the signed delivery and the hook's page
 // lists it as delivered, with the receiver's answer.
 func TestBrowserDashboardHookDeliveries(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{Webhooks: true, WebhookAllowPrivate: true})
 	alice := env.CreateUser(t, "alice")

@@ -14,6 +14,7 @@ import (
 // In a real browser: the dashboard's organisations page creates an organisation and adds a
 // member with its forms, and the organisation's page shows both members.
 func TestBrowserOrganisation(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	env.CreateUser(t, "bob")

@@ -91,6 +91,7 @@ func (b tab) box(selector string) box {
 // title is not repeated; its code blocks have copy buttons that copy the
 // code; its right-aligned column stays right-aligned.
 func TestBrowserPackagePageFirstScreen(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
@@ -194,6 +195,7 @@ func TestBrowserPackagePageFirstScreen(t *testing.T) {
 // A document's https image is shown, fetched without a Referer; its http
 // image and its data: and javascript: tricks are not fetched at all.
 func TestBrowserDocumentImages(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 45*time.Second, chromedp.Flag("ignore-certificate-errors", true))
 	var mu sync.Mutex
 	var seen []string // "host path referer"
@@ -253,6 +255,7 @@ func TestBrowserDocumentImages(t *testing.T) {
 // In a browser that prefers a dark scheme the pages are dark, with light
 // text; in one that prefers light they are light.
 func TestBrowserDarkMode(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 45*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
@@ -295,6 +298,7 @@ func TestBrowserDarkMode(t *testing.T) {
 // The dashboard on a 390 px phone: every button is on screen, the new
 // token's box shows the pact login line, and Revoke and Delete ask first.
 func TestBrowserDashboardOnAPhone(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
@@ -383,6 +387,7 @@ type copyLine struct {
 // versions stay on one line on a phone; and a deprecation that names
 // another package links to it, whatever else its text holds.
 func TestBrowserPackagePageFitsAndLinks(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")

@@ -81,6 +81,7 @@ func (b tab) logOut(base string) {
 // password, log in with a recovery code (once), and the organisation's
 // requirement of a second factor.
 func TestBrowserPasskeys(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []struct {
 		name string
 		dsn  func(t *testing.T) string
@@ -201,6 +202,7 @@ func browserPasskeys(t *testing.T, dsn string) {
 // the answer back, as a phishing site would. The same relay from pact's own
 // origin logs in, so the refusal is the origin's.
 func TestBrowserPasskeyFromAnotherOrigin(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{Localhost: true})
 	alice := env.CreateUser(t, "alice")
@@ -257,6 +259,7 @@ func TestBrowserPasskeyFromAnotherOrigin(t *testing.T) {
 // virtual authenticator then signs with a lower one. The log-in fails
 // with the reason and nothing is recorded of it.
 func TestBrowserPasskeyCounterGoingBackIsRefused(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	dbPath := t.TempDir() + "/pact.db"
 	env := servertest.Start(t, dbPath, servertest.Options{Localhost: true})

@@ -202,6 +202,7 @@ func checkNotBlank(t *testing.T, file string) {
 }
 
 func TestBrowserJourney(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 60*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	b := tab{t: t, ctx: ctx}
@@ -399,6 +400,7 @@ func apiCall(t *testing.T, method, url, token, body string) apiResult {
 }
 
 func TestBrowserHostileDocumentIsInert(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 30*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
@@ -463,6 +465,7 @@ func TestBrowserHostileDocumentIsInert(t *testing.T) {
 }
 
 func TestBrowserCrossSiteFormIsRefused(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 30*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
@@ -503,6 +506,7 @@ func TestBrowserCrossSiteFormIsRefused(t *testing.T) {
 // A reader sees in the browser what the raw document holds: comments, raw
 // HTML and what follows an unclosed <script> are on screen as text.
 func TestBrowserShowsHiddenHTMLAsText(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 30*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")

@@ -33,6 +33,7 @@ type scopeBox struct {
 // On a 390 px phone, as on a desktop, each scope's checkbox on the token
 // form sits beside its label, on the label's first line, not above it.
 func TestBrowserTokenScopesBesideTheirLabels(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t, 45*time.Second)
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")

@@ -19,6 +19,7 @@ import (
 // organisations it owns, with their state; a hook disabled after 3 days of
 // failures shows the note saying why.
 func TestDashboardHooksShowsADisabledHook(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{Webhooks: true, WebhookAllowPrivate: true})
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")
@@ -75,6 +76,7 @@ func waitHook(t *testing.T, env *servertest.Env, u *servertest.User, path string
 // remove and read the deliveries of none of them, and an organisation's
 // hooks are its owners' only, as with the API.
 func TestDashboardAddsAndRemovesHooks(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{WebhookAllowPrivate: true})
 		ctx := context.Background()

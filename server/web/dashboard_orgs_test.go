@@ -13,6 +13,7 @@ import (
 // API then shows; /{org} lists its members and packages, and a version's
 // page says who published it.
 func TestDashboardOrgsAndOrgPage(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{})
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")

@@ -33,6 +33,7 @@ func versionState(t *testing.T, env *servertest.Env, owner, pack, version string
 // the package and withdraws that; a bad form shows why and changes
 // nothing.
 func TestDashboardYanksAndDeprecates(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{})
 		alice := env.CreateUser(t, "alice")
@@ -127,6 +128,7 @@ func TestDashboardYanksAndDeprecates(t *testing.T) {
 // organisation that requires a second factor of those who manage it here
 // refuses a member without one on the dashboard only.
 func TestDashboardLifecycleRulesAsTheAPI(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{})
 		ctx := context.Background()

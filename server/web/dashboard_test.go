@@ -22,6 +22,7 @@ var newTokenPattern = regexp.MustCompile(`id="new-token" readonly value="(pact_[
 var confirmed = url.Values{"confirm": {"yes"}}
 
 func TestDashboardNeedsALogin(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	web := servertest.NewWebClient(t, env.URL)
 	for _, page := range []string{"/dashboard", "/dashboard/tokens", "/dashboard/keys", "/dashboard/orgs", "/dashboard/trusted-publishers", "/dashboard/account"} {
@@ -36,6 +37,7 @@ func TestDashboardNeedsALogin(t *testing.T) {
 // leading to its page, and that page's links lead to the new pages: its
 // notices to the page they belong to, its pages of tokens to the tokens page.
 func TestDashboardOldLinksLeadToTheirPages(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	web := servertest.NewWebClient(t, env.URL)
 	web.Login(env.CreateUser(t, "alice"))
@@ -61,6 +63,7 @@ func TestDashboardOldLinksLeadToTheirPages(t *testing.T) {
 }
 
 func TestDashboardTokens(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		bob := env.CreateUser(t, "bob")
@@ -154,6 +157,7 @@ func tokenRow(t *testing.T, page, name string) string {
 }
 
 func TestDashboardSSHKeysAndPackages(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	bob := env.CreateUser(t, "bob")

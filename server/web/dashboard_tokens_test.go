@@ -12,6 +12,7 @@ import (
 // The dashboard's token form chooses scopes, packages and expiry, and the
 // table shows them with the last use.
 func TestDashboardTokenScopes(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)

@@ -17,6 +17,7 @@ const githubIssuer = "https://token.actions.githubusercontent.com"
 // The dashboard adds, lists and removes trusted publishers; what it adds is
 // what the API lists, and a bad form changes nothing.
 func TestDashboardTrustedPublishers(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{OIDCIssuers: []string{githubIssuer}})
 		alice := env.CreateUser(t, "alice")
@@ -102,6 +103,7 @@ func TestDashboardTrustedPublishers(t *testing.T) {
 
 // A registry that allows no issuer says so instead of offering a form.
 func TestDashboardTrustedPublishersWithoutIssuers(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	web := servertest.NewWebClient(t, env.URL)
 	web.Login(env.CreateUser(t, "alice"))
@@ -116,6 +118,7 @@ func TestDashboardTrustedPublishersWithoutIssuers(t *testing.T) {
 // lasts: one added there lasts until removed, one added with an expiring
 // token expires with it and says so once it has.
 func TestDashboardTrustedPublishersShowTheirMakerAndExpiry(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{OIDCIssuers: []string{githubIssuer}})
 		alice := env.CreateUser(t, "alice")
@@ -146,6 +149,7 @@ func TestDashboardTrustedPublishersShowTheirMakerAndExpiry(t *testing.T) {
 // Removing an owner from the dashboard says that its trusted publishers of
 // the organisation went with it.
 func TestDashboardRemovingAnOwnerSaysItsTrustedPublishersWent(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{OIDCIssuers: []string{githubIssuer}})
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")

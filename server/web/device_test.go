@@ -34,6 +34,7 @@ func stillWaiting(env *servertest.Env, userCode string) bool {
 // the log-in page and back to the code, filled in; the log-in page goes on
 // to no other site.
 func TestDeviceLoginPageLogsInAndComesBack(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		code := beginDeviceLogin(t, env, "laptop")
@@ -74,6 +75,7 @@ func TestDeviceLoginPageLogsInAndComesBack(t *testing.T) {
 // are said on the page, which keeps what was typed, and nothing is
 // decided; another site cannot send the decision.
 func TestDeviceLoginApprovalFollowsTheTokenRules(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		code := beginDeviceLogin(t, env, "laptop")
@@ -109,6 +111,7 @@ func TestDeviceLoginApprovalFollowsTheTokenRules(t *testing.T) {
 // failed log-ins are: past the limit the page refuses every code, even
 // a right one, until the window ends.
 func TestDeviceLoginCodeGuessesAreThrottled(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	code := beginDeviceLogin(t, env, "laptop")
@@ -152,6 +155,7 @@ func guessCodes(t *testing.T, browser *servertest.WebClient, n int) {
 // another address. The client's address is the connection's (each
 // browser binds its own loopback address).
 func TestDeviceLoginCodeGuessesAreLimitedPerAddress(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	var browsers []*servertest.WebClient
 	for _, name := range []string{"alice", "bob", "carol"} {
@@ -173,6 +177,7 @@ func TestDeviceLoginCodeGuessesAreLimitedPerAddress(t *testing.T) {
 // address, are refused past ten, while another account goes on from the
 // address that was refused.
 func TestDeviceLoginCodeGuessesAreLimitedPerAccount(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := servertest.NewWebClient(t, env.URL)
 	alice.Login(env.CreateUser(t, "alice"))
@@ -190,6 +195,7 @@ func TestDeviceLoginCodeGuessesAreLimitedPerAccount(t *testing.T) {
 // says pact login goes through the browser (no token to paste), and the
 // page that approves it is titled in plain English.
 func TestLoginTextsSayTheBrowserFlow(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	browser := servertest.NewWebClient(t, env.URL)

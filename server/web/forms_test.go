@@ -11,6 +11,7 @@ import (
 
 // A form larger than any page sends is refused, and the server keeps serving.
 func TestWebFormBodyIsBounded(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	form := "login=alice&password=" + url.QueryEscape(alice.Password) + "&pad=" + strings.Repeat("x", 100<<10)

@@ -41,6 +41,7 @@ func loginFrom(browser *servertest.WebClient, addr, login, password string) serv
 // or spelling of the account (username or email) comes next; the lock is
 // the account's, so another account still logs in.
 func TestLoginLockOutFollowsTheAccountAcrossAddresses(t *testing.T) {
+	t.Parallel()
 	browser := startBehindProxy(t, 2) // the account's budget: 8
 	for i := range 8 {
 		r := loginFrom(browser, fmt.Sprintf("198.51.100.%d", i+1), "dana", "guess")
@@ -65,6 +66,7 @@ func TestLoginLockOutFollowsTheAccountAcrossAddresses(t *testing.T) {
 // The same guesses spread over email and username spellings count as one
 // account from the start.
 func TestLoginSpellingsShareTheAccountsBudget(t *testing.T) {
+	t.Parallel()
 	browser := startBehindProxy(t, 1) // the account's budget: 4
 	for i := range 4 {
 		login := "dana"
@@ -80,6 +82,7 @@ func TestLoginSpellingsShareTheAccountsBudget(t *testing.T) {
 // budget (20 × --login-attempts, over as many usernames) every other
 // address of the /64 is refused, while the next /64 and IPv4 are not.
 func TestLoginIPv6AddressesCountBy64(t *testing.T) {
+	t.Parallel()
 	browser := startBehindProxy(t, 1) // the address's budget: 20
 	addr := func(i int) string { return fmt.Sprintf("2001:db8:aa:bb:%x:%x::%x", i>>12, i&0xfff, i) }
 	for i := range 20 {
@@ -130,6 +133,7 @@ func TestLoginIPv6AddressesCountBy64(t *testing.T) {
 // Filling the tables with new usernames and addresses does not wipe a
 // lock-out: before, a full table was cleared at once.
 func TestFullLoginTablesKeepLockOuts(t *testing.T) {
+	t.Parallel()
 	browser := startBehindProxyWithTables(t, 2, 20) // per address and account: 2; per account: 8
 	// Locked: dana from 192.0.2.1 (2 failures there), and the account
 	// (8 failures over 4 addresses).

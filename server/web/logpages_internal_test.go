@@ -17,6 +17,7 @@ import (
 // own: a witness's cosignature by name, key hash and when it cosigned,
 // another signature by name alone.
 func TestLogCheckpointListsWitnesses(t *testing.T) {
+	t.Parallel()
 	skey, vkey, err := translog.GenerateKey(rand.Reader, "example.com/log")
 	if err != nil {
 		t.Fatal(err)

@@ -70,6 +70,7 @@ var (
 )
 
 func TestLogPageListsNewestEntriesAndPagesBack(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)
@@ -119,6 +120,7 @@ func TestLogPageListsNewestEntriesAndPagesBack(t *testing.T) {
 }
 
 func TestLogEntryPageShowsTextAndHowToVerify(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)
@@ -168,6 +170,7 @@ func TestLogEntryPageShowsTextAndHowToVerify(t *testing.T) {
 }
 
 func TestLogPagesEscapeHostileText(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)
@@ -198,6 +201,7 @@ func TestLogPagesEscapeHostileText(t *testing.T) {
 // package's page, and says the state in words; a trusted-publishing-only
 // row names its package too.
 func TestLogPageNamesThePackageOfPackageRows(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)

@@ -69,6 +69,7 @@ func turnOnSecondFactor(t *testing.T, browser *servertest.WebClient) []string {
 // is no passkey's is refused, and so is a cookie altered by one character
 // (an answer that logs in is not taken twice: TestPasskeyCeremonyFlood).
 func TestPasskeyLoginOptionsAndRefusal(t *testing.T) {
+	t.Parallel()
 	eachLocalhostBackend(t, func(t *testing.T, env *servertest.Env) {
 		browser := servertest.NewWebClient(t, env.URL)
 		r := postJSON(browser, "/login/passkey/begin", "{}")
@@ -113,6 +114,7 @@ func TestPasskeyLoginOptionsAndRefusal(t *testing.T) {
 // session; a recovery code logs in once; wrong codes are counted by the
 // log-in throttle; turning the factor off needs the password.
 func TestSecondFactorWithRecoveryCodes(t *testing.T) {
+	t.Parallel()
 	eachLocalhostBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		browser := servertest.NewWebClient(t, env.URL)
@@ -168,6 +170,7 @@ func TestSecondFactorWithRecoveryCodes(t *testing.T) {
 // Removing the last passkey of an account with a second factor needs the
 // password and turns the factor off; another passkey goes without it.
 func TestRemovingTheLastPasskeyNeedsThePassword(t *testing.T) {
+	t.Parallel()
 	eachLocalhostBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		browser := servertest.NewWebClient(t, env.URL)
@@ -199,6 +202,7 @@ func TestRemovingTheLastPasskeyNeedsThePassword(t *testing.T) {
 // the dashboard to a member without one, page and forms; its API tokens
 // are not affected.
 func TestOrganisationRequiresASecondFactor(t *testing.T) {
+	t.Parallel()
 	eachLocalhostBackend(t, func(t *testing.T, env *servertest.Env) {
 		ctx := context.Background()
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")

@@ -11,6 +11,7 @@ import (
 // A version's page lists its release: each artifact with its digest, the
 // index and the source commit; a version without one shows no release.
 func TestVersionPageShowsItsRelease(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)

@@ -14,6 +14,7 @@ import (
 // and a chip that removes the filter), and every scheme chip on a card or
 // a package page links to the search filtered by that scheme.
 func TestSearchPageSchemeFilter(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)
@@ -74,6 +75,7 @@ func TestSearchPageSchemeFilter(t *testing.T) {
 // with links to searches for the nearest slugs; one that finds enough
 // does not.
 func TestSearchPageSuggests(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := servertest.NewWebClient(t, env.URL)

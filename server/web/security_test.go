@@ -49,6 +49,7 @@ func sessionWithAgent(t *testing.T, env *servertest.Env, u *servertest.User, use
 }
 
 func TestChangePassword(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")
 		here := loginAs(t, env, alice, firefoxUA)
@@ -107,6 +108,7 @@ func TestChangePassword(t *testing.T) {
 // Wrong current passwords are counted against the account like failed
 // log-ins: a stolen session cannot guess the password.
 func TestChangePasswordThrottle(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	web := loginAs(t, env, alice, firefoxUA)
@@ -130,6 +132,7 @@ func TestChangePasswordThrottle(t *testing.T) {
 }
 
 func TestSessionsPage(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")
 		here := loginAs(t, env, alice, firefoxUA)
@@ -222,6 +225,7 @@ func TestSessionsPage(t *testing.T) {
 
 // The page lists the most recently seen sessions only, and says so.
 func TestSessionsPageIsBounded(t *testing.T) {
+	t.Parallel()
 	env := servertest.Start(t, t.TempDir()+"/pact.db", servertest.Options{})
 	alice := env.CreateUser(t, "alice")
 	ctx := context.Background()
@@ -244,6 +248,7 @@ func TestSessionsPageIsBounded(t *testing.T) {
 // A disabled account cannot log in (the page says why), and its open
 // sessions end; enabled again, it logs in.
 func TestDisabledAccountCannotLogIn(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, env *servertest.Env) {
 		alice := env.CreateUser(t, "alice")
 		web := loginAs(t, env, alice, firefoxUA)

@@ -9,6 +9,7 @@ import (
 // attempts; lock-outs stay until their window ends, and when nothing but
 // lock-outs is left a new key is refused until the first one ends.
 func TestFullThrottleEvictsLeastUsedAndFailsClosed(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1_900_000_000, 0)
 	th := newThrottle(2, time.Hour, defaultThrottleKeys)
 	th.maxKeys = 4

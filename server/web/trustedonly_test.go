@@ -12,6 +12,7 @@ import (
 // The package page says when only CI may publish the package, and stops
 // saying it once the owner turns the setting off.
 func TestPackagePageSaysOnlyCIPublishes(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{})
 		alice := env.CreateUser(t, "alice")
@@ -51,6 +52,7 @@ func TestPackagePageSaysOnlyCIPublishes(t *testing.T) {
 // only for each of the account's packages, as the API does, and the
 // overview marks such a package.
 func TestDashboardTrustedPublishingOnly(t *testing.T) {
+	t.Parallel()
 	servertest.Backends(t, func(t *testing.T, dsn string) {
 		env := servertest.Start(t, dsn, servertest.Options{})
 		alice, bob := env.CreateUser(t, "alice"), env.CreateUser(t, "bob")
