@@ -5,7 +5,6 @@ package main_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
@@ -25,7 +24,6 @@ import (
 	"github.com/pact-registry/pact/internal/pactdtest"
 	"github.com/pact-registry/pact/internal/seedtest"
 	"github.com/pact-registry/pact/pkg/sshsign"
-	"github.com/pact-registry/pact/server/sqlstore"
 )
 
 // unlimited turns pactd's rate limits off: these tests send bursts on
@@ -209,19 +207,6 @@ func dashboardSession(t *testing.T, base, login, password string) *http.Client {
 		t.Fatalf("log in as %s: status %d, Location %q, want 303 to /dashboard", login, resp.StatusCode, resp.Header.Get("Location"))
 	}
 	return client
-}
-
-// withStore opens dsn's store, runs use on it and closes it: for tests that
-// write a large store straight through sqlstore before pactd starts.
-func withStore(t *testing.T, dsn string, use func(ctx context.Context, s *sqlstore.Store)) {
-	t.Helper()
-	ctx := context.Background()
-	s, err := sqlstore.Open(ctx, dsn, sqlstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	use(ctx, s)
 }
 
 // seedAlicePacks writes n/2 packages of alice's, pack-0 to pack-(n/2-1),
