@@ -37,12 +37,7 @@ func scanRelease(row scanner) (*registry.Release, error) {
 }
 
 func (t *txn) HasVersion(packageID, versionID int64) (bool, error) {
-	var one int
-	err := t.queryRow(`SELECT 1 FROM versions WHERE id = ? AND package_id = ?`, versionID, packageID).Scan(&one)
-	if errNoRows(err) {
-		return false, nil
-	}
-	return err == nil, err
+	return t.exists(`SELECT 1 FROM versions WHERE id = ? AND package_id = ?`, versionID, packageID)
 }
 
 // InsertRelease inserts with ON CONFLICT DO NOTHING (both engines): a

@@ -84,12 +84,7 @@ func (s *Store) DeleteTrustedPublisher(ctx context.Context, accountID, id int64)
 }
 
 func (t *txn) HasTrustedPublisher(accountID, id int64) (bool, error) {
-	var one int
-	err := t.queryRow(`SELECT 1 FROM trusted_publishers WHERE id = ? AND account_id = ?`, id, accountID).Scan(&one)
-	if errNoRows(err) {
-		return false, nil
-	}
-	return err == nil, err
+	return t.exists(`SELECT 1 FROM trusted_publishers WHERE id = ? AND account_id = ?`, id, accountID)
 }
 
 func (t *txn) DeleteExpiredJTIs(at time.Time) error {

@@ -336,8 +336,13 @@ func (t *txn) LockAccount(id int64) (bool, error) {
 }
 
 func (t *txn) AccountExists(id int64) (bool, error) {
+	return t.exists(`SELECT 1 FROM accounts WHERE id = ?`, id)
+}
+
+// exists reports whether query, a SELECT 1 of at most one row, finds it.
+func (t *txn) exists(query string, args ...any) (bool, error) {
 	var one int
-	err := t.queryRow(`SELECT 1 FROM accounts WHERE id = ?`, id).Scan(&one)
+	err := t.queryRow(query, args...).Scan(&one)
 	if errNoRows(err) {
 		return false, nil
 	}
