@@ -3,10 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"time"
 
-	"github.com/pact-registry/pact/pkg/translog"
 	"github.com/pact-registry/pact/server/registry"
 )
 
@@ -55,29 +53,6 @@ func (s *Store) packStateTx(ctx context.Context, tx *sql.Tx, packageID int64) (r
 	return st, rows.Err()
 }
 
-// appendPackState appends the entry build makes of packageID's state as tx
-// finds it, unless build answers nil, and makes it the package's log head.
-// It answers the entry's index (nil: nothing appended).
-func (s *Store) appendPackState(ctx context.Context, tx *sql.Tx, packageID int64, build func(registry.PackState) *translog.Entry) (*int64, error) {
-	if build == nil {
-		return nil, errors.New("sqlstore: a change of a package came without its pack-state entry (registry)")
-	}
-	st, err := s.packStateTx(ctx, tx, packageID)
-	if err != nil {
-		return nil, err
-	}
-	entry := build(st)
-	if entry == nil {
-		return nil, nil
-	}
-	index, err := s.appendLog(ctx, tx, entry)
-	if err != nil {
-		return nil, err
-	}
-	_, err = s.txExec(ctx, tx, sqlSetLogHead, index, packageID)
-	return &index, err
-}
-
 // backfillPackStates appends a first pack-state entry for every package
 // that has none (made before pack-state entries), by id, with the entries
 // Options.LogBackfill builds. The migration that brings them and a restore
@@ -109,10 +84,15 @@ WHERE p.log_head IS NULL ORDER BY p.id`)
 		return errNoBackfill
 	}
 	for _, p := range packs {
-		_, err := s.appendPackState(ctx, tx, p.id, func(st registry.PackState) *translog.Entry {
-			return s.backfill.PackState(p.owner, p.pack, st, at)
-		})
+		st, err := s.packStateTx(ctx, tx, p.id)
 		if err != nil {
+			return err
+		}
+		index, err := s.appendLog(ctx, tx, s.backfill.PackState(p.owner, p.pack, st, at), 0)
+		if err != nil {
+			return err
+		}
+		if _, err := s.txExec(ctx, tx, sqlSetLogHead, index, p.id); err != nil {
 			return err
 		}
 	}

@@ -81,14 +81,14 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 		}
 		// Seeded versions are logged as published ones are (translog.go),
 		// with the entries the domain made (registry.ReadyAll).
-		index, err := s.appendLog(ctx, tx, in.Entry)
+		index, err := s.appendLog(ctx, tx, in.Entry, 0)
 		if err != nil {
 			return s.fault("seed: log the version", err)
 		}
 		if _, err := setLogIndex.ExecContext(ctx, index, versionID); err != nil {
 			return s.fault("seed", err)
 		}
-		index, err = s.appendLog(ctx, tx, in.State)
+		index, err = s.appendLog(ctx, tx, in.State, 0)
 		if err == nil {
 			_, err = s.txExec(ctx, tx, sqlSetLogHead, index, packageID)
 		}

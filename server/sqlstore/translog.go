@@ -37,23 +37,18 @@ const logMigration = 7
 const logTilesMigration = 13
 
 // appendLog appends entry to the log inside tx and answers its index; the
-// row is dated at the entry's time. Every change the log records appends
-// its entry in its own transaction, the one the domain built
-// (server/registry), through Tx.AppendLog; the store's own appends are a
-// seed's and a backfill's. A new kind of event needs only its entry
-// (pkg/translog), built there. The store queues no webhooks: the domain
-// queues an event's deliveries with its entry (registry's appendEntry), so
-// a migration's or a restore's backfill and a seed queue none. Callers
-// signal the sequencer after commit (notifyLog).
-func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry) (int64, error) {
-	return s.appendLogOnly(ctx, tx, entry, 0)
-}
-
-// appendLogOnly is appendLog that also records the index as the log index
-// of the version versionID (when not 0). On PostgreSQL that is one
+// row is dated at the entry's time, and when versionID is not 0 the index
+// is recorded as that version's log index (on PostgreSQL in the same
 // statement: the head's row lock is taken by it and held only until the
-// commit, not across round trips (docs/design.md, "Group commit").
-func (s *Store) appendLogOnly(ctx context.Context, tx *sql.Tx, entry *translog.Entry, versionID int64) (int64, error) {
+// commit, not across round trips; docs/design.md, "Group commit"). Every
+// change the log records appends its entry in its own transaction, the one
+// the domain built (server/registry), through Tx.AppendLog; the store's
+// own appends are a seed's and a backfill's. A new kind of event needs only
+// its entry (pkg/translog), built there. The store queues no webhooks: the
+// domain queues an event's deliveries with its entry (registry's
+// appendEntry), so a migration's or a restore's backfill and a seed queue
+// none. Callers signal the sequencer after commit (notifyLog).
+func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entry *translog.Entry, versionID int64) (int64, error) {
 	if entry == nil {
 		return 0, errors.New("sqlstore: a change the log records came without its log entry")
 	}
@@ -561,7 +556,7 @@ FROM ssh_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`)
 		return a.id < b.id
 	})
 	for _, e := range events {
-		index, err := s.appendLogOnly(ctx, tx, e.entry, 0)
+		index, err := s.appendLog(ctx, tx, e.entry, 0)
 		if err != nil {
 			return err
 		}

@@ -187,7 +187,7 @@ func (t *txn) SetLogHead(packageID, index int64) error {
 }
 
 func (t *txn) AppendLog(entry *translog.Entry, versionID int64) (int64, error) {
-	index, err := t.s.appendLogOnly(t.ctx, t.tx, entry, versionID)
+	index, err := t.s.appendLog(t.ctx, t.tx, entry, versionID)
 	if err == nil {
 		t.logged = true
 	}
