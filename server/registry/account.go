@@ -10,6 +10,7 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
+	"sync"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -100,7 +101,7 @@ func (s *Service) Login(ctx context.Context, login, password string) (*Account, 
 		return nil, err
 	}
 	if acct == nil || acct.PasswordHash == "" || acct.IsOrg() {
-		s.checkPassword(dummyHash, password)
+		s.checkPassword(dummyHash(), password)
 		return nil, fail
 	}
 	if !s.checkPassword(acct.PasswordHash, password) {
@@ -248,7 +249,15 @@ const (
 	argonKeyLen  = 32
 )
 
-var dummyHash, _ = HashPassword("pact-dummy-password-for-timing")
+// dummyHash is what a log-in for an unknown account checks its password
+// against, so that it takes as long as one for a known account. Made at the
+// first such log-in, not at start: every pactd process (serve, and each admin
+// command) would otherwise spend an argon2 hash, 19 MiB and tens of
+// milliseconds, on it.
+var dummyHash = sync.OnceValue(func() string {
+	h, _ := HashPassword("pact-dummy-password-for-timing")
+	return h
+})
 
 // HashPassword returns an encoded argon2id hash with a random salt.
 func HashPassword(password string) (string, error) {
