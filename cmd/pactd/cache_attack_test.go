@@ -294,9 +294,13 @@ func TestLogTileCacheUnderAPartialTileSweep(t *testing.T) {
 	const full = 6 // full tiles at level 0, and full bundles (of publishes and the shorter pack-state entries)
 	const n = full*256 + 10
 	dsn := filepath.Join(t.TempDir(), "pact.db")
+	t0 := time.Now()
 	seedAlicePacks(t, dsn, n)
+	t.Logf("TIMING seeded %v", time.Since(t0))
 	srv := startPactd(t, dsn)
+	t.Logf("TIMING started %v", time.Since(t0))
 	logtest.WaitFor(t, srv.URL, n)
+	t.Logf("TIMING waited %v", time.Since(t0))
 
 	fetch := func(path string) ([]byte, error) {
 		resp, err := httpClient.Get(srv.URL + "/log/" + path)

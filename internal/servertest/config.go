@@ -22,7 +22,7 @@ func StartWithConfig(t *testing.T, cfg server.Config) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	svc := registry.NewService(store, registry.Options{})
+	svc := registry.NewService(store, registry.Options{PasswordCost: TestPasswordCost})
 	if _, err := svc.CreateAccount(ctx, "dana@example.com", "dana", "long enough"); err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,15 @@ type Env struct {
 }
 
 // Options adjust a server for a test.
+// TestPasswordCost is the argon2id cost of the passwords of servertest's
+// servers: 64 KiB, one pass. pactd hashes at registry.DefaultPasswordCost
+// (19 MiB, two passes), which server/registry's tests and every test of a
+// real pactd process keep; under the race detector each such hash cost
+// about 0.1 s of CPU and faulted in 19 MiB, at every sign-up and log-in of
+// the pages' and routes' tests (measured with perf: a fifth of
+// TestChangePassword's CPU).
+var TestPasswordCost = registry.PasswordCost{MemoryKiB: 64, Passes: 1}
+
 type Options struct {
 	MaxDocumentBytes int64
 	Signup           string
@@ -153,7 +162,7 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	}
 	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes,
 		OIDCIssuers: opts.OIDCIssuers, WebhookAllowPrivate: opts.WebhookAllowPrivate, ResolveHost: opts.ResolveHost,
-		Blobs: opts.Blobs, CheckpointWait: opts.CheckpointWait})
+		Blobs: opts.Blobs, CheckpointWait: opts.CheckpointWait, PasswordCost: TestPasswordCost})
 	// The transparency log, as pactd serve runs it.
 	if err := svc.InitLog(context.Background(), "servertest/log", ""); err != nil {
 		t.Fatalf("starting the log: %v", err)

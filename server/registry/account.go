@@ -10,7 +10,6 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
-	"sync"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -79,7 +78,7 @@ func (s *Service) CreateAccount(ctx context.Context, email, username, password s
 		return nil, err
 	}
 	email = strings.TrimSpace(email)
-	hash, err := newPasswordHash(password)
+	hash, err := s.newPasswordHash(password)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +100,7 @@ func (s *Service) Login(ctx context.Context, login, password string) (*Account, 
 		return nil, err
 	}
 	if acct == nil || acct.PasswordHash == "" || acct.IsOrg() {
-		s.checkPassword(dummyHash(), password)
+		s.checkPassword(s.dummyHash(), password)
 		return nil, fail
 	}
 	if !s.checkPassword(acct.PasswordHash, password) {
@@ -115,12 +114,12 @@ func (s *Service) Login(ctx context.Context, login, password string) (*Account, 
 }
 
 // newPasswordHash checks a new password against the rules of sign-up and
-// hashes it.
-func newPasswordHash(password string) (string, error) {
+// hashes it at the service's cost.
+func (s *Service) newPasswordHash(password string) (string, error) {
 	if err := checkPasswordRules(password); err != nil {
 		return "", err
 	}
-	return HashPassword(password)
+	return s.passwordCost.hash(password)
 }
 
 // checkPasswordRules checks a new password's length.
@@ -174,7 +173,7 @@ func (s *Service) SetPassword(ctx context.Context, username, password string) (*
 }
 
 func (s *Service) setPassword(ctx context.Context, accountID int64, password string, keepSessionID int64) (int64, error) {
-	hash, err := newPasswordHash(password)
+	hash, err := s.newPasswordHash(password)
 	if err != nil {
 		return 0, err
 	}
@@ -241,33 +240,38 @@ func (s *Service) AccountByLogin(ctx context.Context, login string) (*Account, e
 	return s.AccountByUsername(ctx, login)
 }
 
-// argon2id parameters (OWASP's recommendation: 19 MiB, 2 passes, 1 lane).
+// PasswordCost is argon2id's cost for the hash of a new password: memory
+// in KiB and passes, over one lane. A hash is checked at the cost written
+// in it, so a registry whose cost changes still logs every account in.
+type PasswordCost struct {
+	MemoryKiB uint32
+	Passes    uint32
+}
+
+// DefaultPasswordCost is OWASP's recommendation for argon2id: 19 MiB, 2
+// passes, 1 lane. pactd always hashes at it; only tests lower it
+// (Options.PasswordCost).
+var DefaultPasswordCost = PasswordCost{MemoryKiB: 19 * 1024, Passes: 2}
+
 const (
-	argonTime    = 2
-	argonMemory  = 19 * 1024
 	argonThreads = 1
 	argonKeyLen  = 32
 )
 
-// dummyHash is what a log-in for an unknown account checks its password
-// against, so that it takes as long as one for a known account. Made at the
-// first such log-in, not at start: every pactd process (serve, and each admin
-// command) would otherwise spend an argon2 hash, 19 MiB and tens of
-// milliseconds, on it.
-var dummyHash = sync.OnceValue(func() string {
-	h, _ := HashPassword("pact-dummy-password-for-timing")
-	return h
-})
-
-// HashPassword returns an encoded argon2id hash with a random salt.
+// HashPassword returns an encoded argon2id hash, at DefaultPasswordCost,
+// with a random salt.
 func HashPassword(password string) (string, error) {
+	return DefaultPasswordCost.hash(password)
+}
+
+func (c PasswordCost) hash(password string) (string, error) {
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
-	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	key := argon2.IDKey([]byte(password), salt, c.Passes, c.MemoryKiB, argonThreads, argonKeyLen)
 	b64 := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, c.MemoryKiB, c.Passes, argonThreads,
 		b64.EncodeToString(salt), b64.EncodeToString(key)), nil
 }
 

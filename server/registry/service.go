@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pact-registry/pact/pkg/packfmt"
@@ -30,13 +31,20 @@ type Service struct {
 	oidcIssuers      []string                            // trust.go
 	onEvent          func(context.Context, Event)        // audit.go
 	checkPassword    func(encoded, password string) bool // Options.CheckPassword
-	tokenRetention   time.Duration                       // token.go
-	counts           countsCache                         // counts.go
-	downloads        downloadCounter                     // downloads.go
-	hooks            hookSettings                        // hook.go
-	ceremonyKey      ceremonyKey                         // passkey.go
-	blobs            *blobs                              // blob.go; nil keeps documents in the database
-	checkpointWait   time.Duration                       // translog.go, LogCheckpointCovering
+	passwordCost     PasswordCost                        // Options.PasswordCost
+	// dummyHash is what a log-in for an unknown account checks its
+	// password against, so that it costs what one for a known account
+	// does. Made at the first such log-in, not at start: every pactd
+	// process (serve, and each admin command) would otherwise spend an
+	// argon2 hash, 19 MiB and tens of milliseconds, on it.
+	dummyHash      func() string
+	tokenRetention time.Duration   // token.go
+	counts         countsCache     // counts.go
+	downloads      downloadCounter // downloads.go
+	hooks          hookSettings    // hook.go
+	ceremonyKey    ceremonyKey     // passkey.go
+	blobs          *blobs          // blob.go; nil keeps documents in the database
+	checkpointWait time.Duration   // translog.go, LogCheckpointCovering
 }
 
 // Options are the settings of a Service; the zero value is usable.
@@ -72,6 +80,13 @@ type Options struct {
 	// log-in and password change; nil is CheckPassword (argon2id). Tests
 	// wrap it to count the hashing work a request costs.
 	CheckPassword func(encoded, password string) bool
+	// PasswordCost is the argon2id cost of new password hashes and of the
+	// one an unknown account's log-in checks; zero (or one argon2id cannot
+	// run: no pass, under 8 KiB) is DefaultPasswordCost,
+	// which pactd uses. Tests of pages and routes run under the race
+	// detector lower it: there every hash at the default cost took about
+	// 0.1 s of CPU and faulted in 19 MiB, at every sign-up and log-in.
+	PasswordCost PasswordCost
 	// BlobsPublicURL, when set with Blobs, is where the blob store's
 	// blobs are public (a CDN or the bucket's own address): immutable
 	// answers redirect there (PublicBlobURL).
@@ -102,6 +117,14 @@ func NewService(store Store, opts Options) *Service {
 	if s.checkPassword == nil {
 		s.checkPassword = CheckPassword
 	}
+	s.passwordCost = opts.PasswordCost
+	if s.passwordCost.Passes < 1 || s.passwordCost.MemoryKiB < 8*argonThreads {
+		s.passwordCost = DefaultPasswordCost
+	}
+	s.dummyHash = sync.OnceValue(func() string {
+		h, _ := s.passwordCost.hash("pact-dummy-password-for-timing")
+		return h
+	})
 	return s
 }
 

@@ -44,10 +44,15 @@ func (b tab) waitLocation(url string) {
 	b.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
-		loc, err := chromedp.Run(b.ctx, chromedp.Location())
-		if err == nil && loc == url {
+		// At url, and loaded: the location changes as soon as the
+		// navigation commits, while the old document may still be
+		// answering queries for nodes the new one replaces ("No node
+		// with given id found").
+		loc, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.href + " " + document.readyState`))
+		if err == nil && loc == url+" complete" {
 			return
 		}
+		loc, _, _ = strings.Cut(loc, " ")
 		alert, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("[role=alert]:not([hidden])")).map(e => e.textContent).join(" | ")`))
 		if err == nil && alert != "" {
 			b.t.Fatalf("waiting for %s: at %s, the page says %q", url, loc, alert)
