@@ -65,10 +65,25 @@ func (su suite) testDocuments(t *testing.T) {
 		}
 	}
 
-	wantCode(t, "FreeRowDocument under another sha256", s.FreeRowDocument(ctx(), got[0].ID, got[1].SHA256), registry.NotFound)
-	wantCode(t, "FreeRowDocument of no version", s.FreeRowDocument(ctx(), 1<<40, got[0].SHA256), registry.NotFound)
-	if err := s.FreeRowDocument(ctx(), got[0].ID, got[0].SHA256); err != nil {
-		t.Fatal(err)
+	free := func(id int64, sha256 string) bool {
+		t.Helper()
+		var freed bool
+		if err := s.Tx(ctx(), func(tx registry.Tx) (err error) {
+			freed, err = tx.FreeRowDocument(id, sha256)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return freed
+	}
+	if free(got[0].ID, got[1].SHA256) {
+		t.Error("FreeRowDocument under another sha256 freed a row")
+	}
+	if free(1<<40, got[0].SHA256) {
+		t.Error("FreeRowDocument of no version freed a row")
+	}
+	if !free(got[0].ID, got[0].SHA256) {
+		t.Fatal("FreeRowDocument of a version under its sha256 freed nothing")
 	}
 	if left := rows(); len(left) != 2 || left[0].ID != got[1].ID {
 		t.Errorf("after freeing one, RowDocuments = %d versions", len(left))

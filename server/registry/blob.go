@@ -280,9 +280,10 @@ type MigrationReport struct {
 
 // MigrateDocuments moves every document that a version's row still holds
 // to the blob store: it puts it, reads it back and checks it against its
-// sha256, then empties the row's content. Each document moves alone, so
-// a migration stopped at any point (ctx) leaves every version readable,
-// and running it again moves the rest. progress, when set, is told after
+// sha256, then empties the row's content. A batch's rows are freed
+// together once all its blobs are durable and checked, so a migration
+// stopped at any point (ctx) leaves every version readable, and running it
+// again moves the rest. progress, when set, is told after
 // each batch.
 func (s *Service) MigrateDocuments(ctx context.Context, progress func(MigrationReport)) (MigrationReport, error) {
 	var r MigrationReport
@@ -316,13 +317,29 @@ func (s *Service) MigrateDocuments(ctx context.Context, progress func(MigrationR
 			return r, err
 		}
 		for _, v := range versions {
-			after = v.ID
 			if err := s.checkPut(ctx, v.SHA256); err != nil {
 				return r, fmt.Errorf("version %d's document: %w", v.ID, err)
 			}
-			if err := s.store.FreeRowDocument(ctx, v.ID, v.SHA256); err != nil {
-				return r, err
+		}
+		// The batch's rows are freed in one transaction: one commit (and
+		// on SQLite one fsync) a batch, not one a document.
+		err = s.store.Tx(ctx, func(tx Tx) error {
+			for _, v := range versions {
+				freed, err := tx.FreeRowDocument(v.ID, v.SHA256)
+				if err != nil {
+					return err
+				}
+				if !freed {
+					return Errorf(NotFound, "no version %d with sha256 %s", v.ID, v.SHA256)
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return r, err
+		}
+		for _, v := range versions {
+			after = v.ID
 			r.Moved++
 			r.Bytes += v.Size
 		}

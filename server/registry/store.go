@@ -247,10 +247,6 @@ type DocumentStore interface {
 	// document, by id from the first above after, with only ID, SHA256,
 	// Size and Content.
 	RowDocuments(ctx context.Context, after int64, limit int) ([]Version, error)
-	// FreeRowDocument empties the content of version id, whose document
-	// is on the blob store, when its sha256 is sha256; NotFound when there
-	// is no such version.
-	FreeRowDocument(ctx context.Context, id int64, sha256 string) error
 	// DocumentNames calls fn with the sha256 of every version's document,
 	// wherever it is kept, in no order; a name may come more than once.
 	DocumentNames(ctx context.Context, fn func(sha256 string) error) error

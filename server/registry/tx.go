@@ -177,6 +177,11 @@ type Tx interface {
 	// InsertHook stores h and sets its ID.
 	InsertHook(h *Hook) error
 
+	// FreeRowDocument empties the content of version id, whose document
+	// is on the blob store, when its sha256 is sha256; false when there is
+	// no such version.
+	FreeRowDocument(id int64, sha256 string) (bool, error)
+
 	// CountPasskeys counts accountID's passkeys.
 	CountPasskeys(accountID int64) (int, error)
 	// DeletePasskeyRow deletes accountID's passkey id; false when

@@ -20,11 +20,15 @@ WHERE v.id > ? AND length(v.content) > 0 ORDER BY v.id LIMIT ?`, after, limit)
 }
 
 // FreeRowDocument empties a version's content once its document is on the
-// blob store; see registry.DocumentStore. The cache may keep the bytes it
-// read before: they are the same.
-func (s *Store) FreeRowDocument(ctx context.Context, id int64, sha256 string) error {
-	return s.freeRow(ctx, "free a document", notFound("no version %d with sha256 %s", id, sha256),
-		`UPDATE versions SET content = ? WHERE id = ? AND sha256 = ?`, []byte{}, id, sha256)
+// blob store; see registry.Tx. The cache may keep the bytes it read
+// before: they are the same.
+func (t *txn) FreeRowDocument(id int64, sha256 string) (bool, error) {
+	res, err := t.exec(`UPDATE versions SET content = ? WHERE id = ? AND sha256 = ?`, []byte{}, id, sha256)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // freeRow runs the update that empties one row's bytes, answering missing
