@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,6 +40,13 @@ const (
 	bareSQLiteEnv      = "PACT_BENCH_BARE_SQLITE"
 	bareSQLitePathsEnv = "PACT_BENCH_BARE_SQLITE_PATHS"
 )
+
+// The bare Go server over files: net/http answering each request by
+// opening the document's file under a directory and sending it with
+// http.ServeContent (sendfile), with nothing cached. It is the ceiling for
+// the row whose documents are in files (pactd --blobs file://...). Its
+// environment names the directory (the one nginx serves).
+const bareFilesEnv = "PACT_BENCH_BARE_FILES"
 
 // bareSQLiteReaders is how many connections it reads with, as many as
 // pactd's point reads.
@@ -75,6 +83,20 @@ func serveBare(dir string) error {
 			return
 		}
 		writeMarkdown(w, b, lengths[r.URL.Path])
+	}))
+}
+
+// serveBareFiles is the child process of the bare Go server over files.
+func serveBareFiles(dir string) error {
+	return serveBareHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(path.Clean("/"+r.URL.Path))))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		defer f.Close()
+		w.Header()["Content-Type"] = markdownType
+		http.ServeContent(w, r, "", time.Time{}, f)
 	}))
 }
 
@@ -171,6 +193,11 @@ type bareServer struct {
 // startBare starts the bare Go server over the files under dir.
 func startBare(ctx context.Context, dir string) (*bareServer, error) {
 	return startBareWith(ctx, bareEnv+"="+dir)
+}
+
+// startBareFiles starts the bare Go server over the files under dir.
+func startBareFiles(ctx context.Context, dir string) (*bareServer, error) {
+	return startBareWith(ctx, bareFilesEnv+"="+dir)
 }
 
 // startBareSQLite starts the bare Go server over the SQLite database at

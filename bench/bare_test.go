@@ -34,6 +34,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if dir := os.Getenv(bareFilesEnv); dir != "" {
+		if err := serveBareFiles(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if dir := os.Getenv(bareEnv); dir != "" {
 		if err := serveBare(dir); err != nil {
 			fmt.Fprintln(os.Stderr, err)

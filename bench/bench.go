@@ -284,12 +284,21 @@ func (b *bench) measureCold(ctx context.Context, db *seeded, suffix, nginxURL st
 		b.pids[bare.URL] = bare.cmd.Process.Pid
 		targets = append([]target{{"raw-cold-nginx" + suffix, "nginx", nginxURL, nil},
 			{"raw-cold-go" + suffix, "bare Go + SQLite", bare.URL, nil}}, targets...)
-		// The same documents on a blob store: a directory, and S3.
+		// The same documents on a blob store: a directory, and S3; and
+		// the ceiling of the first, a bare Go server sending the files
+		// nginx serves.
+		bareFiles, err := startBareFiles(ctx, filepath.Join(b.work, "www"))
+		if err != nil {
+			return 0, err
+		}
+		defer bareFiles.stop()
+		b.pids[bareFiles.URL] = bareFiles.cmd.Process.Pid
 		blobs, stop, err := b.blobTargets(ctx, db, cache)
 		defer stop()
 		if err != nil {
 			return 0, err
 		}
+		targets = append(targets, target{"raw-cold-go-files" + suffix, "bare Go + files", bareFiles.URL, nil})
 		targets = append(targets, blobs...)
 	}
 	rounds := 1

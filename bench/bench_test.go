@@ -263,6 +263,31 @@ func TestColdRawRowShowsItsCeiling(t *testing.T) {
 	}
 }
 
+// The raw path from files is held to 0.8× nginx on the same files, and
+// shows its ceiling: a bare Go server opening and sending every file.
+func TestFilesRawRowShowsItsCeiling(t *testing.T) {
+	rep := evaluated(
+		&row{ID: "raw-cold-nginx", Server: "nginx", RPS: 50000, CPUus: 20},
+		&row{ID: "raw-cold-go-files", Server: "bare Go + files", RPS: 30000, CPUus: 30},
+		&row{ID: "raw-cold-files", Server: "pactd, documents in files", RPS: 15000, CPUus: 60},
+	)
+	files, g := rep.row("raw-cold-files"), rep.row("raw-cold-go-files")
+	if files.Ratio != 0.3 || files.RatioGo != 0.5 || len(files.Checks) != 1 || files.Checks[0].Met {
+		t.Errorf("raw-cold-files: %v× nginx, %v× bare Go, checks %+v; want 0.3, 0.5, one missed", files.Ratio, files.RatioGo, files.Checks)
+	}
+	if g.Ratio != 0.6 || g.RatioOf != "nginx" || len(g.Checks) != 0 {
+		t.Errorf("raw-cold-go-files: %v× %s, checks %+v; want 0.6× nginx and no target", g.Ratio, g.RatioOf, g.Checks)
+	}
+	want := []string{
+		"the ceiling: bare Go opening and sending every file (http.ServeContent) serves at 0.60× nginx",
+		"the target (0.8× nginx) is above the ceiling in this run: bare Go sending files served 0.600× nginx",
+		"CPU per answer: pactd 60.0 µs, bare Go 30.0 µs, nginx 20.0 µs",
+	}
+	if !slices.Equal(files.Notes, want) {
+		t.Errorf("raw-cold-files notes %q, want %q", files.Notes, want)
+	}
+}
+
 // The deep page shows its ceiling, the bare Go server reading the same
 // page, and says when that server missed the p99 target as well.
 func TestDeepPageRowShowsItsCeiling(t *testing.T) {

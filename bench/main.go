@@ -122,6 +122,13 @@ func main() {
 		}
 		return
 	}
+	if dir := os.Getenv(bareFilesEnv); dir != "" {
+		if err := serveBareFiles(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: bare Go server over files:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if dir := os.Getenv(bareEnv); dir != "" {
 		if err := serveBare(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "bench: bare Go server:", err)

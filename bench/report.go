@@ -191,6 +191,17 @@ func (rep *report) evaluate() {
 		if files := rep.row("raw-cold-files"); files != nil {
 			files.Ratio, files.RatioOf = files.RPS/coldNginx.RPS, "nginx"
 			atLeast(files, fmt.Sprintf("≥ %.1f× nginx", filesVsNginx), files.Ratio, filesVsNginx)
+			if g := rep.row("raw-cold-go-files"); g != nil && g.RPS > 0 {
+				g.Ratio, g.RatioOf = g.RPS/coldNginx.RPS, "nginx"
+				files.RatioGo = files.RPS / g.RPS
+				files.Notes = append(files.Notes, fmt.Sprintf("the ceiling: bare Go opening and sending every file (http.ServeContent) serves at %.2f× nginx", g.Ratio))
+				if g.Ratio < filesVsNginx {
+					files.Notes = append(files.Notes, aboveCeiling("bare Go sending files", g.Ratio, filesVsNginx))
+				}
+				if files.CPUus > 0 && g.CPUus > 0 {
+					files.Notes = append(files.Notes, fmt.Sprintf("CPU per answer: pactd %.1f µs, bare Go %.1f µs, nginx %.1f µs", files.CPUus, g.CPUus, coldNginx.CPUus))
+				}
+			}
 		}
 		if s3 := rep.row("raw-cold-s3"); s3 != nil {
 			s3.Ratio, s3.RatioOf = s3.RPS/coldNginx.RPS, "nginx"
