@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pact-registry/pact/internal/servertest"
+	"github.com/pact-registry/pact/internal/soak"
 	"github.com/pact-registry/pact/server"
 	"github.com/pact-registry/pact/server/registry"
 )
@@ -42,15 +43,18 @@ func beginLoginFrom(t *testing.T, client *http.Client, base string) (int, map[st
 // waiting; an address block (here a /24 of 127.0.0.0/8) holds at most 100
 // of them, and a pact login from another block still starts: the oldest
 // login of the fullest block gives way. On PostgreSQL the flood goes to two
-// replicas of one database.
+// replicas of one database. Unless the tests soak (internal/soak, as CI
+// does), the registry keeps 1,000 waiting and 10 blocks fill them.
 func TestDeviceLoginFloodLeavesOtherBlocksTheirLogin(t *testing.T) {
 	t.Parallel()
-	const blocks, addressesPerBlock, perAddress = 100, 10, 10 // 10,000 logins
-	if blocks*addressesPerBlock*perAddress != registry.MaxPendingDeviceLogins {
-		t.Fatalf("the flood is %d logins, the registry keeps %d", blocks*addressesPerBlock*perAddress, registry.MaxPendingDeviceLogins)
+	const addressesPerBlock, perAddress = 10, 10
+	capacity := soak.Size(registry.MaxPendingDeviceLogins, 1000)
+	blocks := capacity / (addressesPerBlock * perAddress) // 100 (10,000 logins), or 10
+	if addressesPerBlock*perAddress != registry.MaxPendingDeviceLoginsPerBlock {
+		t.Fatalf("a block floods %d logins, the registry keeps %d of one", addressesPerBlock*perAddress, registry.MaxPendingDeviceLoginsPerBlock)
 	}
 	servertest.Backends(t, func(t *testing.T, dsn string) {
-		opts := servertest.Options{Limits: server.Limits{DeviceLogins: server.DefaultLimits.DeviceLogins}}
+		opts := servertest.Options{Limits: server.Limits{DeviceLogins: server.DefaultLimits.DeviceLogins}, MaxPendingDeviceLogins: capacity}
 		replicas := []*servertest.Env{servertest.Start(t, dsn, opts)}
 		if strings.HasPrefix(dsn, "postgres") {
 			replicas = append(replicas, servertest.Start(t, dsn, opts))
@@ -108,6 +112,20 @@ func TestDeviceLoginFloodLeavesOtherBlocksTheirLogin(t *testing.T) {
 			if _, err := env.Service.PendingDeviceLogin(t.Context(), code); err != nil {
 				t.Errorf("the login begun from another block does not wait for its approval: %v", err)
 			}
+		}
+
+		// The flood filled the registry's cap, and the logins from other
+		// blocks took the places of flooders' (on PostgreSQL, replicas
+		// counting at the same moment may pass it by a few).
+		var waiting int
+		if err := replicas[0].Store.Tx(t.Context(), func(tx registry.Tx) (err error) {
+			waiting, err = tx.CountDeviceLogins(replicas[0].Clock.Now())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if waiting < capacity || (len(replicas) == 1 && waiting != capacity) || waiting > capacity+16 {
+			t.Errorf("%d logins wait after the flood and the other blocks' logins; the registry keeps %d", waiting, capacity)
 		}
 	})
 }

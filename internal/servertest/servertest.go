@@ -54,8 +54,10 @@ var TestPasswordCost = registry.PasswordCost{MemoryKiB: 64, Passes: 1}
 
 type Options struct {
 	MaxDocumentBytes int64
-	Signup           string
-	Limits           server.Limits // zero: no limits
+	// MaxPendingDeviceLogins is registry.Options' (0: the registry's own).
+	MaxPendingDeviceLogins int
+	Signup                 string
+	Limits                 server.Limits // zero: no limits
 	// Logs receives pactd's JSON log lines; nil discards them.
 	Logs io.Writer
 	// OIDCIssuers are allowed for trusted publishing (--oidc-issuer).
@@ -162,7 +164,8 @@ func Start(t testing.TB, dsn string, opts Options) *Env {
 	}
 	svc := registry.NewService(store, registry.Options{Now: clock.Now, MaxDocumentBytes: opts.MaxDocumentBytes,
 		OIDCIssuers: opts.OIDCIssuers, WebhookAllowPrivate: opts.WebhookAllowPrivate, ResolveHost: opts.ResolveHost,
-		Blobs: opts.Blobs, CheckpointWait: opts.CheckpointWait, PasswordCost: TestPasswordCost})
+		Blobs: opts.Blobs, CheckpointWait: opts.CheckpointWait, PasswordCost: TestPasswordCost,
+		MaxPendingDeviceLogins: opts.MaxPendingDeviceLogins})
 	// The transparency log, as pactd serve runs it.
 	if err := svc.InitLog(context.Background(), "servertest/log", ""); err != nil {
 		t.Fatalf("starting the log: %v", err)

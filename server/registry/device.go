@@ -155,7 +155,7 @@ func (s *Service) StartDeviceLogin(ctx context.Context, name string, scopes []st
 		start.Login = &DeviceLogin{DeviceHash: hashSecret(start.DeviceCode), UserHash: hashSecret(NormalizeUserCode(start.UserCode)),
 			Name: name, RequestedScopes: requested, UserAgent: CleanUserAgent(client.UserAgent), IP: cleanIP(client.IP), Block: DeviceLoginBlock(client.IP),
 			CreatedAt: now, ExpiresAt: now.Add(DeviceLoginLifetime)}
-		err := CreateDeviceLogin(ctx, s.store, start.Login, MaxPendingDeviceLogins, MaxPendingDeviceLoginsPerBlock)
+		err := CreateDeviceLogin(ctx, s.store, start.Login, s.maxDeviceLogins, MaxPendingDeviceLoginsPerBlock)
 		if err == nil {
 			return start, nil
 		}

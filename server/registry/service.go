@@ -32,6 +32,7 @@ type Service struct {
 	onEvent          func(context.Context, Event)        // audit.go
 	checkPassword    func(encoded, password string) bool // Options.CheckPassword
 	passwordCost     PasswordCost                        // Options.PasswordCost
+	maxDeviceLogins  int                                 // Options.MaxPendingDeviceLogins
 	// dummyHash is what a log-in for an unknown account checks its
 	// password against, so that it costs what one for a known account
 	// does. Made at the first such log-in, not at start: every pactd
@@ -91,6 +92,10 @@ type Options struct {
 	// blobs are public (a CDN or the bucket's own address): immutable
 	// answers redirect there (PublicBlobURL).
 	BlobsPublicURL string
+	// MaxPendingDeviceLogins bounds the device logins waiting at once in
+	// the whole registry; 0 is MaxPendingDeviceLogins, which pactd uses.
+	// The flood tests fill a lower one unless they soak (internal/soak).
+	MaxPendingDeviceLogins int
 	// CheckpointWait is how long GET /log/checkpoint?wait=1 holds a
 	// request for a checkpoint that covers it (LogCheckpointCovering);
 	// 0 is CheckpointWaitLimit.
@@ -116,6 +121,10 @@ func NewService(store Store, opts Options) *Service {
 	}
 	if s.checkPassword == nil {
 		s.checkPassword = CheckPassword
+	}
+	s.maxDeviceLogins = opts.MaxPendingDeviceLogins
+	if s.maxDeviceLogins <= 0 {
+		s.maxDeviceLogins = MaxPendingDeviceLogins
 	}
 	s.passwordCost = opts.PasswordCost
 	if s.passwordCost.Passes < 1 || s.passwordCost.MemoryKiB < 8*argonThreads {
