@@ -176,12 +176,7 @@ func (rep *report) evaluate() {
 		cold.Ratio, cold.RatioOf = cold.RPS/coldNginx.RPS, "nginx"
 		atLeast(cold, fmt.Sprintf("≥ %.1f× nginx", coldVsNginx), cold.Ratio, coldVsNginx)
 		if g := rep.row("raw-cold-go"); g != nil && g.RPS > 0 {
-			g.Ratio, g.RatioOf = g.RPS/coldNginx.RPS, "nginx"
-			cold.RatioGo = cold.RPS / g.RPS
-			cold.Notes = append(cold.Notes, fmt.Sprintf("the ceiling: bare Go reading every answer from SQLite by primary key serves at %.2f× nginx", g.Ratio))
-			if g.Ratio < coldVsNginx {
-				cold.Notes = append(cold.Notes, aboveCeiling("bare Go reading from SQLite", g.Ratio, coldVsNginx))
-			}
+			withCeiling(cold, g, coldNginx, coldVsNginx, "bare Go reading every answer from SQLite by primary key", "bare Go reading from SQLite")
 		}
 	}
 	// The same working set with the documents on a blob store: from
@@ -192,12 +187,7 @@ func (rep *report) evaluate() {
 			files.Ratio, files.RatioOf = files.RPS/coldNginx.RPS, "nginx"
 			atLeast(files, fmt.Sprintf("≥ %.1f× nginx", filesVsNginx), files.Ratio, filesVsNginx)
 			if g := rep.row("raw-cold-go-files"); g != nil && g.RPS > 0 {
-				g.Ratio, g.RatioOf = g.RPS/coldNginx.RPS, "nginx"
-				files.RatioGo = files.RPS / g.RPS
-				files.Notes = append(files.Notes, fmt.Sprintf("the ceiling: bare Go opening and sending every file (http.ServeContent) serves at %.2f× nginx", g.Ratio))
-				if g.Ratio < filesVsNginx {
-					files.Notes = append(files.Notes, aboveCeiling("bare Go sending files", g.Ratio, filesVsNginx))
-				}
+				withCeiling(files, g, coldNginx, filesVsNginx, "bare Go opening and sending every file (http.ServeContent)", "bare Go sending files")
 				if files.CPUus > 0 && g.CPUus > 0 {
 					files.Notes = append(files.Notes, fmt.Sprintf("CPU per answer: pactd %.1f µs, bare Go %.1f µs, nginx %.1f µs", files.CPUus, g.CPUus, coldNginx.CPUus))
 				}
@@ -303,6 +293,18 @@ func (rep *report) evaluate() {
 
 // aboveCeiling is the note of a row whose target the server that is its
 // ceiling did not reach in the same run either.
+// withCeiling compares r with its ceiling g, a bare server on the same
+// answers: g's ratio to nginx, r's to g, and notes of g's ratio and of a
+// target above it.
+func withCeiling(r, g, nginx *row, target float64, ceiling, short string) {
+	g.Ratio, g.RatioOf = g.RPS/nginx.RPS, "nginx"
+	r.RatioGo = r.RPS / g.RPS
+	r.Notes = append(r.Notes, fmt.Sprintf("the ceiling: %s serves at %.2f× nginx", ceiling, g.Ratio))
+	if g.Ratio < target {
+		r.Notes = append(r.Notes, aboveCeiling(short, g.Ratio, target))
+	}
+}
+
 func aboveCeiling(server string, ratio, target float64) string {
 	return fmt.Sprintf("the target (%.1f× nginx) is above the ceiling in this run: %s served %.3f× nginx", target, server, ratio)
 }
