@@ -38,8 +38,12 @@ func startNginxOn(t *testing.T, root string) string {
 	if os.Geteuid() == 0 {
 		user = "user root;"
 	}
+	// One process (master_process off), so that killing it at the end
+	// leaves no worker behind holding the port: a killed master's workers
+	// outlived it.
 	conf := fmt.Sprintf(`%s
 daemon off;
+master_process off;
 pid %[2]s/nginx.pid;
 error_log %[2]s/error.log warn;
 events { worker_connections 64; }
