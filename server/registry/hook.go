@@ -351,12 +351,8 @@ func (s *Service) CreateHook(ctx context.Context, actor *Account, maker *Token, 
 func StoreHook(ctx context.Context, st Transactor, h *Hook) error {
 	return st.Tx(ctx, func(tx Tx) error {
 		for _, id := range []int64{min(h.OwnerID, h.CreatedBy), max(h.OwnerID, h.CreatedBy)} {
-			there, err := tx.LockAccount(id)
-			if err != nil {
+			if err := accountThere(tx.LockAccount, id); err != nil {
 				return err
-			}
-			if !there {
-				return Errorf(NotFound, "no such account %d", id)
 			}
 		}
 		n, err := tx.CountHooksOf(h.OwnerID)

@@ -749,12 +749,8 @@ func (s *Service) DeletePasskey(ctx context.Context, acct *Account, id int64, pa
 // such passkey.
 func RemovePasskey(ctx context.Context, st Transactor, accountID, id int64, keepOne, secondFactorOff bool) error {
 	return st.Tx(ctx, func(tx Tx) error {
-		there, err := tx.LockAccount(accountID)
-		if err != nil {
+		if err := accountThere(tx.LockAccount, accountID); err != nil {
 			return err
-		}
-		if !there {
-			return Errorf(NotFound, "no such account %d", accountID)
 		}
 		if keepOne {
 			n, err := tx.CountPasskeys(accountID)

@@ -292,17 +292,13 @@ func (s *Service) userByID(ctx context.Context, accountID int64) (*Account, erro
 func CreateSSHKey(ctx context.Context, st Transactor, k *SSHKey, owner string) error {
 	entry := KeyLogEntry(true, owner, k, k.CreatedAt)
 	return st.Tx(ctx, func(tx Tx) error {
-		there, err := tx.AccountExists(k.AccountID)
-		if err != nil {
+		if err := accountThere(tx.AccountExists, k.AccountID); err != nil {
 			return err
-		}
-		if !there {
-			return Errorf(NotFound, "no such account %d", k.AccountID)
 		}
 		if err := tx.InsertSSHKey(k); err != nil {
 			return err
 		}
-		_, err = appendEntry(tx, entry, 0)
+		_, err := appendEntry(tx, entry, 0)
 		return err
 	})
 }

@@ -544,12 +544,8 @@ func identityOf(tok IDToken) *CIIdentity {
 // Conflict when a token has t's hash.
 func CreateExchangedToken(ctx context.Context, st Transactor, t *Token, jti JTISpend) error {
 	return st.Tx(ctx, func(tx Tx) error {
-		there, err := tx.LockAccount(t.AccountID)
-		if err != nil {
+		if err := accountThere(tx.LockAccount, t.AccountID); err != nil {
 			return err
-		}
-		if !there {
-			return Errorf(NotFound, "no such account %d", t.AccountID)
 		}
 		for _, id := range t.TrustedPublishers {
 			has, err := tx.HasTrustedPublisher(t.AccountID, id)
@@ -597,12 +593,8 @@ func spendJTI(tx Tx, j JTISpend) error {
 // that an owner removed meanwhile cannot leave a trusted publisher behind.
 func CreateTrustedPublisher(ctx context.Context, st Transactor, p *TrustedPublisher, requireOwner int64) error {
 	return st.Tx(ctx, func(tx Tx) error {
-		exists, err := tx.AccountExists(p.AccountID)
-		if err != nil {
+		if err := accountThere(tx.AccountExists, p.AccountID); err != nil {
 			return err
-		}
-		if !exists {
-			return Errorf(NotFound, "no such account %d", p.AccountID)
 		}
 		if requireOwner != 0 {
 			if err := tx.LockOrg(p.AccountID); err != nil {

@@ -254,3 +254,16 @@ type ExchangedToken struct {
 	ID  int64
 	Via []int64
 }
+
+// accountThere reads with exists (Tx.AccountExists, or Tx.LockAccount to
+// hold the row too) whether account id exists: NotFound when it does not.
+func accountThere(exists func(id int64) (bool, error), id int64) error {
+	there, err := exists(id)
+	if err != nil {
+		return err
+	}
+	if !there {
+		return Errorf(NotFound, "no such account %d", id)
+	}
+	return nil
+}

@@ -75,3 +75,19 @@ func errNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 func invalid(format string, args ...any) error {
 	return registry.Errorf(registry.Invalid, format, args...)
 }
+
+// insertFault is what an insert's err means to the domain: NotFound when
+// accountID, the account the row belongs to, does not exist; Conflict,
+// said with format and args, when a unique column's value is taken;
+// otherwise err as it is.
+func (t *txn) insertFault(err error, accountID int64, format string, args ...any) error {
+	switch {
+	case err == nil:
+		return nil
+	case t.s.dialect.isForeignKeyViolation(err):
+		return notFound("no such account %d", accountID)
+	case t.s.dialect.isUniqueViolation(err):
+		return conflict(format, args...)
+	}
+	return err
+}

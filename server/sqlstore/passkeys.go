@@ -177,13 +177,7 @@ func (t *txn) InsertCeremony(c *registry.Ceremony) error {
 	}
 	_, err := t.exec(`INSERT INTO webauthn_ceremonies (hash, kind, account_id, session, created_at, expires_at)
 VALUES (?, ?, ?, ?, ?, ?)`, c.Hash, c.Kind, account, string(c.Session), c.CreatedAt, c.ExpiresAt)
-	switch {
-	case err != nil && t.s.dialect.isForeignKeyViolation(err):
-		return notFound("no such account %d", c.AccountID)
-	case err != nil && t.s.dialect.isUniqueViolation(err):
-		return conflict("a ceremony with this id exists already")
-	}
-	return err
+	return t.insertFault(err, c.AccountID, "a ceremony with this id exists already")
 }
 
 // SpendChallenge records the hash of a challenge as used until it

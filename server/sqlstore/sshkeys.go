@@ -26,13 +26,7 @@ func (t *txn) InsertSSHKey(k *registry.SSHKey) error {
 	err := t.queryRow(`INSERT INTO ssh_keys (account_id, name, type, fingerprint, public_key, created_at, last_used_at)
 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		k.AccountID, k.Name, k.Type, k.Fingerprint, k.PublicKey, k.CreatedAt, nullTime(k.LastUsedAt)).Scan(&k.ID)
-	switch {
-	case err != nil && t.s.dialect.isUniqueViolation(err):
-		return conflict("an SSH key with fingerprint %s is registered already", k.Fingerprint)
-	case err != nil && t.s.dialect.isForeignKeyViolation(err):
-		return notFound("no such account %d", k.AccountID)
-	}
-	return err
+	return t.insertFault(err, k.AccountID, "an SSH key with fingerprint %s is registered already", k.Fingerprint)
 }
 
 // KeyHolder finds a key by its fingerprint, with its account, read in the

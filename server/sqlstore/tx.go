@@ -309,13 +309,7 @@ func (t *txn) InsertSession(sess *registry.Session) error {
 	sess.CreatedAt, sess.ExpiresAt, sess.LastSeenAt = dbTime(sess.CreatedAt), dbTime(sess.ExpiresAt), dbTime(sess.LastSeenAt)
 	err := t.queryRow(`INSERT INTO sessions (account_id, hash, created_at, expires_at, last_seen_at, user_agent, ip)
 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, sess.AccountID, sess.Hash, sess.CreatedAt, sess.ExpiresAt, sess.LastSeenAt, sess.UserAgent, sess.IP).Scan(&sess.ID)
-	switch {
-	case err != nil && t.s.dialect.isForeignKeyViolation(err):
-		return notFound("no such account %d", sess.AccountID)
-	case err != nil && t.s.dialect.isUniqueViolation(err):
-		return conflict("a session with this hash exists already")
-	}
-	return err
+	return t.insertFault(err, sess.AccountID, "a session with this hash exists already")
 }
 
 func (t *txn) DeleteSessionsBeyond(accountID int64, keep int) error {
