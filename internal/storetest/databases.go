@@ -142,17 +142,60 @@ var templates struct {
 }
 
 // adminExec runs one statement on the server of base, outside any database
-// a test uses.
+// a test uses, on a connection of the process's pool for that server
+// (admins): a new connection costs the server a process of its own, and
+// each test database would otherwise cost two, one to create it and one to
+// drop it.
 func adminExec(base, statement string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	db, err := sql.Open("pgx", base)
+	db, err := admins.pool(base)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
 	_, err = db.ExecContext(ctx, statement)
 	return err
+}
+
+// admins are the process's connections to the servers it makes test
+// databases on, by URL, closed by WithPostgres when its tests end.
+var admins adminPools
+
+type adminPools struct {
+	mu sync.Mutex
+	db map[string]*sql.DB
+}
+
+func (a *adminPools) pool(base string) (*sql.DB, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if db, ok := a.db[base]; ok {
+		return db, nil
+	}
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		return nil, err
+	}
+	// As many as the drops at once (dropper) and a test's creation.
+	db.SetMaxIdleConns(3)
+	if a.db == nil {
+		a.db = map[string]*sql.DB{}
+	}
+	a.db[base] = db
+	return db, nil
+}
+
+// close closes the pools, whose servers may be stopped next (a throwaway
+// cluster's).
+func (a *adminPools) close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var errs []error
+	for base, db := range a.db {
+		errs = append(errs, db.Close())
+		delete(a.db, base)
+	}
+	return errors.Join(errs...)
 }
 
 func randomDBName() string {

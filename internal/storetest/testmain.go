@@ -46,6 +46,9 @@ func (w withPostgres) Run() int {
 			code = 1
 		}
 	}
+	if err := admins.close(); err != nil {
+		fmt.Fprintf(os.Stderr, "closing the connections that made the tests' databases: %v\n", err)
+	}
 	if err := throwaway.remove(); err != nil {
 		fmt.Fprintf(os.Stderr, "removing the throwaway PostgreSQL: %v\n", err)
 		if code == 0 {

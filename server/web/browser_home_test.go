@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/pact-registry/pact/internal/servertest"
@@ -75,14 +74,7 @@ func TestBrowserHomeGetStarted(t *testing.T) {
 		b.screenshot(screenshotDir(t), "home-"+size)
 	}
 
-	if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
-		Permission: &browser.PermissionDescriptor{Name: "clipboard-read"}, Setting: "granted", Origin: env.URL,
-	}); err != nil {
-		t.Fatalf("granting clipboard-read: %v", err)
-	}
-	b.do("copying the log-in line", chromedp.Click(chromedp.CSS("button[data-copy='start-login']")),
-		chromedp.Poll[chromedp.Void](`document.querySelector("button[data-copy='start-login']").textContent === "Copied"`))
-	if copied := evaluate[string](b, `navigator.clipboard.readText()`, chromedp.EvalAwaitPromise); copied != "pact login --host "+env.URL {
+	if copied := b.copied(env.URL, "button[data-copy='start-login']"); copied != "pact login --host "+env.URL {
 		t.Errorf("the log-in line's button copied %q", copied)
 	}
 

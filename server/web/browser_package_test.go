@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
@@ -148,14 +147,7 @@ func TestBrowserPackagePageFirstScreen(t *testing.T) {
 	if counts["pre"] != 2 || counts["buttons"] != counts["pre"] {
 		t.Errorf("code blocks and their copy buttons: %v", counts)
 	}
-	if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
-		Permission: &browser.PermissionDescriptor{Name: "clipboard-read"}, Setting: "granted", Origin: env.URL,
-	}); err != nil {
-		t.Fatalf("granting clipboard-read: %v", err)
-	}
-	b.do("copying the first code block", chromedp.Click(chromedp.CSS(".document .code-copy")),
-		chromedp.Poll[chromedp.Void](`document.querySelector(".document .code-copy").textContent === "Copied"`))
-	if copied := evaluate[string](b, `navigator.clipboard.readText()`, chromedp.EvalAwaitPromise); copied != "pact get alice/widget-guide\n" {
+	if copied := b.copied(env.URL, ".document .code-copy"); copied != "pact get alice/widget-guide\n" {
 		t.Errorf("the code block's button copied %q", copied)
 	}
 	b.do("copying the pact get line", chromedp.Click(chromedp.CSS("button[data-copy='install-pact']")),

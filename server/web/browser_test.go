@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,8 +46,11 @@ func requireChromium(t *testing.T) string {
 	return path
 }
 
-// newBrowser starts a fresh headless chromium for one test and returns the
-// context of its first tab. timeout is what the test takes on a quiet
+// newBrowser opens a tab for one test and returns its context. The tab
+// lives in a browser context of its own (an incognito profile: its own
+// cookies, storage and permissions) in the one headless Chromium that the
+// test process shares (sharedChromium); a test that passes extra flags
+// gets a Chromium of its own. timeout is what the test takes on a quiet
 // machine, with room; everything it does must fit in four times that, a
 // guard against a browser that hangs rather than a measure: in a
 // whole-suite run on a machine busy with other work (load 12–20 on two
@@ -55,7 +59,35 @@ func newBrowser(t *testing.T, timeout time.Duration, extra ...chromedp.ExecAlloc
 	t.Helper()
 	timeout *= 4
 	path := requireChromium(t)
-	opts := []chromedp.ExecAllocatorOption{
+	var tabCtx context.Context
+	var cancelTab context.CancelFunc
+	if len(extra) == 0 {
+		browserCtx, err := sharedChromium.get(path)
+		if err != nil {
+			t.Fatalf("starting chromium: %v", err)
+		}
+		tabCtx, cancelTab = chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	} else {
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromiumOptions(path, t.TempDir()), extra...)...)
+		t.Cleanup(cancelAlloc)
+		tabCtx, cancelTab = chromedp.NewContext(allocCtx)
+	}
+	ctx, cancelTimeout := context.WithTimeout(tabCtx, timeout)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelTab()
+	})
+	// A new tab's viewport is the browser's window; the tests' own sizes
+	// start from the desktop one.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("opening a tab in chromium: %v", err)
+	}
+	return ctx
+}
+
+// chromiumOptions are the flags every test's Chromium runs with.
+func chromiumOptions(path, userDataDir string) []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Flag("headless", true),
 		chromedp.Flag("no-sandbox", true), // root in a container has no user namespaces
@@ -68,22 +100,78 @@ func newBrowser(t *testing.T, timeout time.Duration, extra ...chromedp.ExecAlloc
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("mute-audio", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(userDataDir),
 		chromedp.WindowSize(1280, 900),
 	}
-	opts = append(opts, extra...)
-	ctx, cancelTimeout := context.WithTimeout(context.Background(), timeout)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
-		cancelTab()
-		cancelAlloc()
-		cancelTimeout()
-	})
-	if err := chromedp.Do(tabCtx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("starting chromium: %v", err)
+}
+
+// sharedChromium is the one Chromium of the test process, started by the
+// first browser test and stopped by TestMain: a Chromium costs about two
+// seconds of CPU to start and stop, and each test's tab gets a browser
+// context of its own in it.
+var sharedChromium chromiumProcess
+
+type chromiumProcess struct {
+	mu      sync.Mutex
+	ctx     context.Context // the browser's, once started
+	err     error
+	cancel  []context.CancelFunc
+	dataDir string
+}
+
+// get starts the Chromium on first use and returns its context, from which
+// tabs are opened.
+func (c *chromiumProcess) get(path string) (context.Context, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ctx != nil || c.err != nil {
+		return c.ctx, c.err
 	}
-	return tabCtx
+	if c.dataDir, c.err = os.MkdirTemp("", "pact-chromium-"); c.err != nil {
+		return nil, c.err
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions(path, c.dataDir)...)
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	c.cancel = []context.CancelFunc{cancelBrowser, cancelAlloc}
+	if c.err = chromedp.Do(browserCtx); c.err != nil {
+		return nil, c.err
+	}
+	c.ctx = browserCtx
+	return c.ctx, nil
+}
+
+// close stops the Chromium, if it was started, and removes its profile.
+func (c *chromiumProcess) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cancel := range c.cancel {
+		cancel()
+	}
+	if c.dataDir != "" {
+		os.RemoveAll(c.dataDir)
+	}
+}
+
+// clipboard is held by a test between copying into Chromium's clipboard
+// and reading it back: the shared Chromium has one clipboard for all its
+// tabs.
+var clipboard sync.Mutex
+
+// copied clicks the copy button of selector on the tab's page at origin,
+// waits for it to say so, and returns what the clipboard then holds.
+func (b tab) copied(origin, selector string) string {
+	b.t.Helper()
+	if _, err := chromedp.CallBrowser(b.ctx, browser.SetPermission, browser.SetPermissionParams{
+		Permission: &browser.PermissionDescriptor{Name: "clipboard-read"}, Setting: "granted", Origin: origin,
+		BrowserContextID: chromedp.FromContext(b.ctx).BrowserContextID,
+	}); err != nil {
+		b.t.Fatalf("granting clipboard-read: %v", err)
+	}
+	clipboard.Lock()
+	defer clipboard.Unlock()
+	b.do("copying with "+selector, chromedp.Click(chromedp.CSS(selector)),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).textContent === "Copied"`, selector)))
+	return evaluate[string](b, `navigator.clipboard.readText()`, chromedp.EvalAwaitPromise)
 }
 
 // tab wraps a chromedp tab with test-failing helpers.
@@ -250,14 +338,7 @@ func TestBrowserJourney(t *testing.T) {
 	if !strings.HasPrefix(token, "pact_") {
 		t.Fatalf("new token %q", token)
 	}
-	if _, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
-		Permission: &browser.PermissionDescriptor{Name: "clipboard-read"}, Setting: "granted", Origin: env.URL,
-	}); err != nil {
-		t.Fatalf("granting clipboard-read: %v", err)
-	}
-	b.do("copying the token", chromedp.Click(chromedp.CSS("button[data-copy='new-token']")),
-		chromedp.Poll[chromedp.Void](`document.querySelector("button[data-copy='new-token']").textContent === "Copied"`))
-	if copied := evaluate[string](b, `navigator.clipboard.readText()`, chromedp.EvalAwaitPromise); copied != token {
+	if copied := b.copied(env.URL, "button[data-copy='new-token']"); copied != token {
 		t.Errorf("the copy button copied %q, want the token", copied)
 	}
 	b.screenshot(shots, "dashboard-tokens")

@@ -9,4 +9,9 @@ import (
 
 // TestMain runs the tests through storetest, which gives them a throwaway
 // PostgreSQL when PACT_TEST_POSTGRES_URL is not set and removes it after.
-func TestMain(m *testing.M) { os.Exit(storetest.WithPostgres(m).Run()) }
+// The browser tests' shared Chromium, if one started, stops after them.
+func TestMain(m *testing.M) {
+	code := storetest.WithPostgres(m).Run()
+	sharedChromium.close()
+	os.Exit(code)
+}
