@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -235,7 +234,7 @@ func (s *Server) verifyAndPublish(c *gin.Context, req registry.SignedPublishRequ
 	if err != nil {
 		return nil, false, err
 	}
-	if ok, after := s.limitKey.allow(verified.Key.Fingerprint, time.Now()); !ok {
+	if ok, after := s.limitKey.allow(verified.Key.Fingerprint, s.svc.Now()); !ok {
 		return nil, false, httpx.TooManyRequests("for this SSH key", after)
 	}
 	return s.svc.PublishVerified(c, verified)

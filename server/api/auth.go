@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -41,7 +40,7 @@ func (s *Server) gate(c *gin.Context) {
 		if log {
 			limit = s.limitLog
 		}
-		if ok, after := limit.allow(httpx.AddressKey(c.ClientIP()), time.Now()); !ok {
+		if ok, after := limit.allow(httpx.AddressKey(c.ClientIP()), s.svc.Now()); !ok {
 			s.shared.Fail(c, httpx.TooManyRequests("from this address", after))
 			return
 		}
@@ -61,7 +60,7 @@ func (s *Server) gate(c *gin.Context) {
 		s.shared.Fail(c, err)
 		return
 	}
-	if ok, after := s.limitToken.allow(strconv.FormatInt(token.ID, 10), time.Now()); !ok {
+	if ok, after := s.limitToken.allow(strconv.FormatInt(token.ID, 10), s.svc.Now()); !ok {
 		s.shared.Fail(c, httpx.TooManyRequests("with this token", after))
 		return
 	}

@@ -24,7 +24,7 @@ const maxDeviceBodyBytes = 4 << 10
 func (s *Server) startDeviceLogin(c *gin.Context) {
 	// Each login is a row for ten minutes: an address may begin a few,
 	// then one a minute (Limits.DeviceLogins).
-	if ok, after := s.limitDevice.allow(httpx.AddressKey(c.ClientIP()), time.Now()); !ok {
+	if ok, after := s.limitDevice.allow(httpx.AddressKey(c.ClientIP()), s.svc.Now()); !ok {
 		s.shared.Fail(c, httpx.TooManyRequests("for new logins from this address", after))
 		return
 	}

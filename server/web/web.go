@@ -66,7 +66,7 @@ type Pages struct {
 	svc           *registry.Service
 	shared        *httpx.Shared
 	cfg           Config
-	templates     map[string]*template.Template
+	templates     func() map[string]*template.Template // made at the first page a server renders
 	static        map[string]staticFile
 	documents     *render.Cache
 	sessions      sessionConfig
@@ -201,7 +201,10 @@ func New(svc *registry.Service, shared *httpx.Shared, cfg Config) *Pages {
 	} else {
 		pages.rp = rp
 	}
-	pages.templates = clonePages(pages.templateFuncs())
+	// A pactd that serves no page (an API replica, or most tests' daemons)
+	// never clones them: parsing and cloning the pages was about 7% of the
+	// CPU that starting and stopping pactd takes (perf).
+	pages.templates = sync.OnceValue(func() map[string]*template.Template { return clonePages(pages.templateFuncs()) })
 	return pages
 }
 
@@ -378,7 +381,7 @@ type pageData struct {
 }
 
 func (pages *Pages) render(c *gin.Context, status int, name string, query string, data any) {
-	tmpl, ok := pages.templates[name]
+	tmpl, ok := pages.templates()[name]
 	if !ok {
 		panic("no page template " + name)
 	}
