@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
@@ -269,13 +272,42 @@ func checkNotBlank(t *testing.T, file string) {
 	if err != nil {
 		t.Fatalf("%s is not a PNG: %v", file, err)
 	}
+	if why := blank(img); why != "" {
+		t.Errorf("%s looks blank: %s", file, why)
+	}
+}
+
+// blank says why img looks like a blank page (too small, too few colours,
+// or one colour nearly everywhere), or nothing when it does not.
+func blank(img image.Image) string {
 	bounds := img.Bounds()
+	// Every other pixel of every other row, read from the pixels' bytes
+	// when Chromium's PNG decodes to 8-bit RGBA (it does): img.At makes a
+	// colour value per pixel, which under the race detector cost a few
+	// percent of the pages' tests' CPU.
+	pixel := func(x, y int) [4]uint32 {
+		r, g, b, a := img.At(x, y).RGBA()
+		return [4]uint32{r >> 8, g >> 8, b >> 8, a >> 8}
+	}
+	var pix []byte
+	var stride int
+	switch m := img.(type) {
+	case *image.NRGBA:
+		pix, stride = m.Pix, m.Stride
+	case *image.RGBA:
+		pix, stride = m.Pix, m.Stride
+	}
+	if pix != nil {
+		pixel = func(x, y int) [4]uint32 {
+			i := (y-bounds.Min.Y)*stride + (x-bounds.Min.X)*4
+			return [4]uint32{uint32(pix[i]), uint32(pix[i+1]), uint32(pix[i+2]), uint32(pix[i+3])}
+		}
+	}
 	counts := map[[4]uint32]int{}
 	total := 0
 	for y := bounds.Min.Y; y < bounds.Max.Y; y += 2 {
 		for x := bounds.Min.X; x < bounds.Max.X; x += 2 {
-			r, g, b, a := img.At(x, y).RGBA()
-			counts[[4]uint32{r >> 8, g >> 8, b >> 8, a >> 8}]++
+			counts[pixel(x, y)]++
 			total++
 		}
 	}
@@ -284,8 +316,37 @@ func checkNotBlank(t *testing.T, file string) {
 		most = max(most, n)
 	}
 	if bounds.Dx() < 300 || bounds.Dy() < 300 || len(counts) < 32 || most*100 > total*97 {
-		t.Errorf("%s looks blank: %dx%d, %d colours, the commonest covers %d%%",
-			file, bounds.Dx(), bounds.Dy(), len(counts), most*100/max(total, 1))
+		return fmt.Sprintf("%dx%d, %d colours, the commonest covers %d%%",
+			bounds.Dx(), bounds.Dy(), len(counts), most*100/max(total, 1))
+	}
+	return ""
+}
+
+// The blank-page check sees a blank page as blank whichever way the PNG
+// decodes (8-bit RGBA or NRGBA read from their bytes, or another model
+// through At), and a page of many colours as not blank.
+func TestBlankPageCheck(t *testing.T) {
+	t.Parallel()
+	r := image.Rect(0, 0, 400, 400)
+	white := map[string]draw.Image{"NRGBA": image.NewNRGBA(r), "RGBA": image.NewRGBA(r), "RGBA64": image.NewRGBA64(r)}
+	for name, img := range white {
+		draw.Draw(img, r, image.White, image.Point{}, draw.Src)
+		if blank(img) == "" {
+			t.Errorf("a white %s page is not seen as blank", name)
+		}
+		// Stripes of 200 colours across, then down: a check that misreads
+		// a column or a row sees one colour.
+		for _, stripe := range []func(x, y int) int{func(x, _ int) int { return x }, func(_, y int) int { return y }} {
+			for y := range 400 {
+				for x := range 400 {
+					v := uint8(stripe(x, y) / 2)
+					img.Set(x, y, color.NRGBA{v, 255 - v, v / 2, 255})
+				}
+			}
+			if why := blank(img); why != "" {
+				t.Errorf("a %s page of many colours is seen as blank: %s", name, why)
+			}
+		}
 	}
 }
 
