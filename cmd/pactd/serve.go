@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -401,17 +402,32 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 		IdleTimeout:       cfg.Timeouts.Idle,
 		MaxHeaderBytes:    64 << 10,
 	}
-	go prune(ctx, svc, log)
-	go webhook.New(svc, webhook.Config{Timeout: cfg.Webhooks.Timeout, Concurrency: webhookWorkers, PerUser: cfg.Webhooks.PerUser,
-		Logger: log, UserAgent: "pactd/" + version + " (webhook)"}).Run(ctx)
-	go svc.RunDownloadFlusher(ctx, cfg.DownloadsFlushInterval, func(err error) {
-		if !errors.Is(err, registry.ErrStoreUnreachable) { // logged once by the store
-			log.Warn("adding download counts to the database (kept for the next try)", "error", err.Error())
-		}
-	})
 	// However serving ends, the downloads counted since the last flush
-	// are added before the store closes.
+	// are added before the store closes, once the background work below
+	// has stopped.
 	defer flushDownloads(svc, log)
+	// The background work stops, and is waited for, before the store
+	// closes: a pactd stopped right after it started closed the store
+	// under the first pruning of tokens, which then warned that the store
+	// was closed.
+	background, stopBackground := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	defer func() {
+		stopBackground()
+		running.Wait()
+	}()
+	running.Go(func() { prune(background, svc, log) })
+	running.Go(func() {
+		webhook.New(svc, webhook.Config{Timeout: cfg.Webhooks.Timeout, Concurrency: webhookWorkers, PerUser: cfg.Webhooks.PerUser,
+			Logger: log, UserAgent: "pactd/" + version + " (webhook)"}).Run(background)
+	})
+	running.Go(func() {
+		svc.RunDownloadFlusher(background, cfg.DownloadsFlushInterval, func(err error) {
+			if !errors.Is(err, registry.ErrStoreUnreachable) { // logged once by the store
+				log.Warn("adding download counts to the database (kept for the next try)", "error", err.Error())
+			}
+		})
+	})
 	if cfg.PprofAddr != "" {
 		if _, err := serveAside(ctx, "pprof", cfg.PprofAddr, pprofHandler(), log); err != nil {
 			ln.Close()
