@@ -423,7 +423,9 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 	})
 	running.Go(func() {
 		svc.RunDownloadFlusher(background, cfg.DownloadsFlushInterval, func(err error) {
-			if !errors.Is(err, registry.ErrStoreUnreachable) { // logged once by the store
+			// Not when the store is unreachable (logged once by the store), nor
+			// when stopping cancelled it: the last flush, below, follows.
+			if !errors.Is(err, registry.ErrStoreUnreachable) && background.Err() == nil {
 				log.Warn("adding download counts to the database (kept for the next try)", "error", err.Error())
 			}
 		})
@@ -495,11 +497,16 @@ func resolveBaseURL(raw string, addr net.Addr) string {
 // and at start and every hour the tokens that ended longer than
 // --token-retention ago.
 func prune(ctx context.Context, svc *registry.Service, log *slog.Logger) {
+	// failed warns of a failed pruning, unless the store is unreachable
+	// (which it logs once) or pactd is stopping, which cancels it.
+	failed := func(what string, err error) {
+		if !errors.Is(err, registry.ErrStoreUnreachable) && ctx.Err() == nil {
+			log.Warn(what, "error", err.Error())
+		}
+	}
 	pruneTokens := func() {
 		if n, err := svc.PruneTokens(ctx); err != nil {
-			if !errors.Is(err, registry.ErrStoreUnreachable) { // logged once by the store
-				log.Warn("pruning tokens", "error", err.Error())
-			}
+			failed("pruning tokens", err)
 		} else if n > 0 {
 			log.Info("deleted the tokens that ended longer than --token-retention ago", "count", n)
 		}
@@ -513,16 +520,12 @@ func prune(ctx context.Context, svc *registry.Service, log *slog.Logger) {
 			return
 		case <-t.C:
 			if n, err := svc.PruneNonces(ctx); err != nil {
-				if !errors.Is(err, registry.ErrStoreUnreachable) {
-					log.Warn("pruning nonces", "error", err.Error())
-				}
+				failed("pruning nonces", err)
 			} else if n > 0 {
 				log.Debug("pruned nonces", "count", n)
 			}
 			if n, err := svc.PruneDeviceLogins(ctx); err != nil {
-				if !errors.Is(err, registry.ErrStoreUnreachable) {
-					log.Warn("pruning device logins", "error", err.Error())
-				}
+				failed("pruning device logins", err)
 			} else if n > 0 {
 				log.Debug("pruned expired device logins", "count", n)
 			}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -59,7 +60,14 @@ func ioctl(f *os.File, req, arg uintptr) error {
 // into it (then an end of file), and copies everything the terminal shows
 // to out, with the terminal's "\r\n" line ends made "\n". It returns the
 // program's exit code.
-func Run(cols int, input string, out io.Writer, name string, args ...string) (int, error) {
+//
+// The input is typed at once, or, when after is not empty, once the
+// terminal has shown after (a question's end, say), as a person answers a
+// question: the terminal echoes what is typed where its cursor is, so an
+// answer typed before the question is shown above it. Without after, what
+// the terminal shows depends on which came first. A program that ends or
+// waits 30 seconds without showing after gets its input then.
+func Run(cols int, input, after string, out io.Writer, name string, args ...string) (int, error) {
 	ctrl, tty, err := Open(cols)
 	if err != nil {
 		return 0, err
@@ -73,14 +81,33 @@ func Run(cols int, input string, out io.Writer, name string, args ...string) (in
 		return 0, err
 	}
 	tty.Close() // the program holds the terminal now
+	shownAfter := make(chan struct{})
+	if after == "" {
+		close(shownAfter)
+	}
 	go func() {
+		select {
+		case <-shownAfter:
+		case <-time.After(30 * time.Second):
+		}
 		if input != "" {
 			io.WriteString(ctrl, input)
 		}
 		ctrl.Write([]byte{4}) // end of file, for a program that reads on
 	}()
 	var shown strings.Builder
-	io.Copy(&shown, ctrl) // ends with EIO once the program has closed the terminal
+	buf := make([]byte, 4096)
+	for {
+		n, err := ctrl.Read(buf)
+		shown.Write(buf[:n])
+		if after != "" && strings.Contains(shown.String(), after) {
+			close(shownAfter)
+			after = ""
+		}
+		if err != nil { // EIO once the program has closed the terminal
+			break
+		}
+	}
 	err = cmd.Wait()
 	io.WriteString(out, strings.ReplaceAll(shown.String(), "\r\n", "\n"))
 	var exitErr *exec.ExitError
@@ -92,8 +119,9 @@ func Run(cols int, input string, out io.Writer, name string, args ...string) (in
 
 // Main is a command for test scripts: "ptyrun PROGRAM ARGS..." runs the
 // program on a terminal of $PTY_COLS columns (default 80), typing its own
-// standard input into it, prints what the terminal showed and exits as the
-// program did.
+// standard input into it (once the terminal has shown $PTY_ANSWER_AFTER,
+// when set: Run), prints what the terminal showed and exits as the program
+// did.
 func Main() int {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: ptyrun PROGRAM [ARGS...]")
@@ -108,7 +136,7 @@ func Main() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	code, err := Run(cols, string(input), os.Stdout, os.Args[1], os.Args[2:]...)
+	code, err := Run(cols, string(input), os.Getenv("PTY_ANSWER_AFTER"), os.Stdout, os.Args[1], os.Args[2:]...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ptyrun:", err)
 		return 2
