@@ -16,7 +16,8 @@ import (
 // A pactd that stops cancels the pruning it started; that is no failure
 // to warn of (TestLogFormat's --log-level warn case once saw "pruning
 // tokens: context canceled" from a pactd stopped right after it started),
-// while a pruning that fails on its own still warns.
+// while a pruning that fails on its own still warns. The downloads'
+// flusher warns through the same warnOfBackground.
 func TestPruneWarnsOfFailuresNotOfStopping(t *testing.T) {
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "pact.db"), sqlstore.Options{})

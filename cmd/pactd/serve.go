@@ -422,12 +422,9 @@ func serve(ctx context.Context, cfg serveConfig, logs loggers, cmd *cobra.Comman
 			Logger: log, UserAgent: "pactd/" + version + " (webhook)"}).Run(background)
 	})
 	running.Go(func() {
+		// A flush that stopping cancels is followed by the last one, below.
 		svc.RunDownloadFlusher(background, cfg.DownloadsFlushInterval, func(err error) {
-			// Not when the store is unreachable (logged once by the store), nor
-			// when stopping cancelled it: the last flush, below, follows.
-			if !errors.Is(err, registry.ErrStoreUnreachable) && background.Err() == nil {
-				log.Warn("adding download counts to the database (kept for the next try)", "error", err.Error())
-			}
+			warnOfBackground(background, log, "adding download counts to the database (kept for the next try)", err)
 		})
 	})
 	if cfg.PprofAddr != "" {
@@ -492,18 +489,21 @@ func resolveBaseURL(raw string, addr net.Addr) string {
 	return strings.TrimRight(raw, "/")
 }
 
+// warnOfBackground warns that background work (a pruning, a flush of the
+// downloads) failed, unless the store is unreachable, which the store logs
+// once, or pactd is stopping, which cancelled ctx and with it the work.
+func warnOfBackground(ctx context.Context, log *slog.Logger, what string, err error) {
+	if !errors.Is(err, registry.ErrStoreUnreachable) && ctx.Err() == nil {
+		log.Warn(what, "error", err.Error())
+	}
+}
+
 // prune forgets what is kept only a while: every minute the spent nonces
 // too old to be replayed and the logins of the command line that expired,
 // and at start and every hour the tokens that ended longer than
 // --token-retention ago.
 func prune(ctx context.Context, svc *registry.Service, log *slog.Logger) {
-	// failed warns of a failed pruning, unless the store is unreachable
-	// (which it logs once) or pactd is stopping, which cancels it.
-	failed := func(what string, err error) {
-		if !errors.Is(err, registry.ErrStoreUnreachable) && ctx.Err() == nil {
-			log.Warn(what, "error", err.Error())
-		}
-	}
+	failed := func(what string, err error) { warnOfBackground(ctx, log, what, err) }
 	pruneTokens := func() {
 		if n, err := svc.PruneTokens(ctx); err != nil {
 			failed("pruning tokens", err)
