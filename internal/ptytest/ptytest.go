@@ -65,8 +65,8 @@ func ioctl(f *os.File, req, arg uintptr) error {
 // terminal has shown after (a question's end, say), as a person answers a
 // question: the terminal echoes what is typed where its cursor is, so an
 // answer typed before the question is shown above it. Without after, what
-// the terminal shows depends on which came first. A program that ends or
-// waits 30 seconds without showing after gets its input then.
+// the terminal shows depends on which came first. A program that waits 30
+// seconds without showing after gets its input then.
 func Run(cols int, input, after string, out io.Writer, name string, args ...string) (int, error) {
 	ctrl, tty, err := Open(cols)
 	if err != nil {
@@ -107,6 +107,9 @@ func Run(cols int, input, after string, out io.Writer, name string, args ...stri
 		if err != nil { // EIO once the program has closed the terminal
 			break
 		}
+	}
+	if after != "" { // never shown: the typist need not wait on
+		close(shownAfter)
 	}
 	err = cmd.Wait()
 	io.WriteString(out, strings.ReplaceAll(shown.String(), "\r\n", "\n"))
