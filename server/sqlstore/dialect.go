@@ -729,8 +729,19 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	}
 	search := stdlib.OpenDB(*searchConfig)
 	sizePool(search, searchConns(conns))
-	s := &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, search: search, timeout: opts.StatementTimeout,
-		suggestBudget: opts.SuggestBudget}
+	// The suggestions' own pool, as large, whose sessions give every
+	// statement the suggestions' budget (search_postgres.go,
+	// suggestWithinBudget).
+	budget := opts.SuggestBudget
+	if budget <= 0 {
+		budget = defaultSuggestBudget
+	}
+	suggestConfig := searchConfig.Copy()
+	suggestConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(1, budget.Milliseconds()), 10)
+	suggest := stdlib.OpenDB(*suggestConfig)
+	sizePool(suggest, searchConns(conns))
+	s := &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, search: search, suggest: suggest,
+		timeout: opts.StatementTimeout}
 	if opts.CacheBytes > 0 && opts.CacheTTL > 0 {
 		// Other replicas write unseen: entries expire (readcache.go).
 		s.cache = newReadCache(opts.CacheBytes, opts.CacheTTL)

@@ -89,7 +89,7 @@ func (s *Store) probe(ctx context.Context) error {
 // dropIdleConnections closes the idle connections of the pools that an
 // outage may have broken (on PostgreSQL those opened before the outage
 // would each fail one request after the database answers again).
-func (s *Store) dropIdleConnections() { s.dialect.dropIdle(s.write, s.search) }
+func (s *Store) dropIdleConnections() { s.dialect.dropIdle(s.write, s.search, s.suggest) }
 
 func (o *outage) close() {
 	o.mu.Lock()

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/pact-registry/pact/pkg/packfmt"
@@ -75,29 +74,26 @@ GROUP BY slug ORDER BY min(d), min(whole), slug LIMIT ?`
 	return s.suggestWithinBudget(ctx, q, []any{key, key, key, key, 4 * limit, key, limit})
 }
 
-// suggestWithinBudget runs PostgreSQL's suggestion statement with at most
-// Store.suggestBudget of the server's time (statement_timeout, in a
-// read-only transaction of its own). Suggestions are an extra: past the
+// suggestWithinBudget runs PostgreSQL's suggestion statement on the
+// suggestions' own pool, whose sessions' statement_timeout is the budget
+// (openPostgres, Options.SuggestBudget). Suggestions are an extra: past the
 // budget the answer has none rather than making the search wait. Among a
 // million slugs that differ only in digits, the GiST walk of a query close
 // to all of them took 30-250 ms (docs/design.md, "Search").
+//
+// The budget never shares a session with other statements: PostgreSQL can
+// deliver a statement timeout that fires as one statement ends to the
+// session's next statement. With the budget set by SET LOCAL in a
+// transaction of the search pool's, a search after it on the same
+// connection now and then failed with "canceling statement due to
+// statement timeout" (a 503; 1 in 66,000 rounds of a 1 ms budget under
+// load). On a pool of their own, such a timeout only costs another
+// suggestion its answer.
 func (s *Store) suggestWithinBudget(ctx context.Context, q string, args []any) ([]string, error) {
-	budget := s.suggestBudget
-	if budget <= 0 {
-		budget = defaultSuggestBudget
-	}
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	tx, err := s.searchPool().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, s.fault("search suggestions", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", max(1, budget.Milliseconds()))); err != nil {
-		return nil, s.fault("search suggestions", err)
-	}
 	var slugs []string
-	rows, err := tx.QueryContext(ctx, s.q(q), args...)
+	rows, err := s.suggest.QueryContext(ctx, s.q(q), args...)
 	if err == nil {
 		for rows.Next() {
 			var slug string

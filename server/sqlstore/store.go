@@ -142,10 +142,11 @@ type Store struct {
 	searchWindow int
 	scoreBound   int
 	tileCatchUp  int64
-	// suggestBudget is how long PostgreSQL may look for suggestions
-	// (search.go); 0 is defaultSuggestBudget. Options.SuggestBudget.
-	suggestBudget time.Duration
-	timeout       time.Duration
+	// suggest runs search suggestions on PostgreSQL: a pool of its own
+	// whose sessions' statement_timeout is Options.SuggestBudget
+	// (search_postgres.go, suggestWithinBudget); nil elsewhere.
+	suggest *sql.DB
+	timeout time.Duration
 	// group runs concurrent publishes in shared transactions on SQLite
 	// (groupcommit.go; nil on PostgreSQL); cache serves hot reads
 	// (readcache.go; nil when Options.CacheBytes or, on PostgreSQL,
@@ -257,7 +258,7 @@ func (s *Store) Close() error {
 			err = cerr
 		}
 	}
-	for _, db := range []*sql.DB{s.read, s.search} {
+	for _, db := range []*sql.DB{s.read, s.search, s.suggest} {
 		if db != nil && db != s.write {
 			if cerr := db.Close(); err == nil {
 				err = cerr
