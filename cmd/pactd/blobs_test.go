@@ -227,7 +227,8 @@ func TestBlobsSettingIsChecked(t *testing.T) {
 
 // pactd serve --blobs s3://… keeps documents in a bucket of a real
 // S3-compatible server, and pactd blobs migrate moves a database's
-// documents there.
+// documents there; with --blobs-public-url a pinned version's readers are
+// sent to the bucket, once it is public.
 func TestServeOnS3(t *testing.T) {
 	s3 := s3test.Start(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", s3.Creds.AccessKeyID)
@@ -242,10 +243,25 @@ func TestServeOnS3(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "moved 1 documents") {
 		t.Fatalf("blobs migrate to S3: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	srv = startPactd(t, file, "--blobs", bucket)
+	// The bucket made public (a bucket policy), pactd sends pinned
+	// versions' readers to it (docs/operations.md, "A CDN in front of the
+	// blob store"): its path-style address and the object's key.
+	name := strings.TrimPrefix(bucket[:strings.Index(bucket, "/docs")], "s3://")
+	public := s3.Endpoint + "/" + name + "/"
+	srv = startPactd(t, file, "--blobs", bucket, "--blobs-public-url", public)
 	doc := packDocument("ons3", "1.0.0", "In a bucket.")
 	wantAnswer(t, "publish", publish(t, srv.URL, token, doc), http.StatusOK)
-	name := strings.TrimPrefix(bucket[:strings.Index(bucket, "/docs")], "s3://")
+	object := public + "docs/" + docSHA(doc)
+	if status, _ := curlStatus(t, object); status != "403" {
+		t.Errorf("an unsigned GET of an object of the private bucket: %s, want 403", status)
+	}
+	s3.PublicRead(t, name)
+	if status, loc := curlStatus(t, srv.URL+"/raw/alice/ons3@1.0.0.pact.md"); status != "307" || loc != object {
+		t.Errorf("GET a pinned version: %s to %q, want 307 to %s", status, loc, object)
+	}
+	if got := curlFollow(t, srv.URL+"/raw/alice/ons3@1.0.0.pact.md"); got != doc {
+		t.Errorf("curl -L of the pinned version got %q", got)
+	}
 	for _, d := range []string{before, doc} {
 		if got, err := os.ReadFile(s3.Object(name, "docs/"+docSHA(d))); err != nil || string(got) != d {
 			t.Errorf("object: %q, %v", got, err)

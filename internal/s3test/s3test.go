@@ -5,6 +5,7 @@
 package s3test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -14,6 +15,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/pact-registry/pact/internal/gotooltest"
 	"github.com/pact-registry/pact/internal/syncbuf"
@@ -62,6 +66,29 @@ func (s *Server) Bucket(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return "s3://" + name + "/docs?endpoint=" + s.Endpoint
+}
+
+// PublicRead lets anyone read the objects of bucket (its name, not its
+// URL) without signing, as an operator makes a bucket public behind
+// pactd's --blobs-public-url: a bucket policy, set through the S3 API,
+// that allows s3:GetObject to every principal.
+func (s *Server) PublicRead(t testing.TB, bucket string) {
+	t.Helper()
+	client := s3.New(s3.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(s.Endpoint),
+		UsePathStyle: true,
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: s.Creds.AccessKeyID, SecretAccessKey: s.Creds.SecretAccessKey}, nil
+		}),
+	})
+	policy := fmt.Sprintf(`{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*",
+  "Action": "s3:GetObject", "Resource": "arn:aws:s3:::%s/*"}]}`, bucket)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := client.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(policy)}); err != nil {
+		t.Fatalf("making bucket %s public: %v", bucket, err)
+	}
 }
 
 // Object is the file that holds the object key of bucket.
