@@ -722,22 +722,22 @@ func openPostgres(dsn string, opts Options) (*Store, error) {
 	if _, set := searchConfig.RuntimeParams["plan_cache_mode"]; !set {
 		searchConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
-	// The similarity floor of suggestions (`<<%`, SuggestSlugs), which
-	// lets their index skip what is too far; a URL may set its own.
-	if _, set := searchConfig.RuntimeParams["pg_trgm.strict_word_similarity_threshold"]; !set {
-		searchConfig.RuntimeParams["pg_trgm.strict_word_similarity_threshold"] = strconv.FormatFloat(suggestFloor, 'g', -1, 64)
-	}
 	search := stdlib.OpenDB(*searchConfig)
 	sizePool(search, searchConns(conns))
-	// The suggestions' own pool, as large, whose sessions give every
-	// statement the suggestions' budget (search_postgres.go,
-	// suggestWithinBudget).
+	// The suggestions' own pool, as large as the searches', whose sessions
+	// give every statement the suggestions' budget (search_postgres.go,
+	// suggestWithinBudget) and set their similarity floor (`<<%`,
+	// SuggestSlugs), which lets their index skip what is too far; a URL
+	// may set its own floor.
 	budget := opts.SuggestBudget
 	if budget <= 0 {
 		budget = defaultSuggestBudget
 	}
 	suggestConfig := searchConfig.Copy()
 	suggestConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(1, budget.Milliseconds()), 10)
+	if _, set := suggestConfig.RuntimeParams["pg_trgm.strict_word_similarity_threshold"]; !set {
+		suggestConfig.RuntimeParams["pg_trgm.strict_word_similarity_threshold"] = strconv.FormatFloat(suggestFloor, 'g', -1, 64)
+	}
 	suggest := stdlib.OpenDB(*suggestConfig)
 	sizePool(suggest, searchConns(conns))
 	s := &Store{dialect: postgresDialect{rebound: new(sync.Map)}, write: db, read: db, search: search, suggest: suggest,

@@ -126,7 +126,8 @@ func TestPostgresSessionsRunWithoutJITOrParallelWorkers(t *testing.T) {
 		{"", "off", "0"},
 		{"jit=on&max_parallel_workers_per_gather=2", "on", "2"},
 	} {
-		s := openForTest(t, withQuery(base, c.query), Options{})
+		// A budget a cold session's first SHOW cannot pass.
+		s := openForTest(t, withQuery(base, c.query), Options{StatementTimeout: 5 * time.Second, SuggestBudget: time.Minute})
 		if got := pragmaPG(t, s.read, "jit"); got != c.jit {
 			t.Errorf("URL %q: jit = %s, want %s", c.query, got, c.jit)
 		}
@@ -140,7 +141,10 @@ func TestPostgresSessionsRunWithoutJITOrParallelWorkers(t *testing.T) {
 // statement for its words, the rest on sessions that leave the choice to
 // PostgreSQL (docs/design.md, "Search"); a plan_cache_mode in the URL
 // applies to both.
-// The search sessions carry the other settings too.
+// The search sessions carry the other settings too. Suggestions have
+// sessions of their own, the only ones whose statement_timeout is the
+// suggestions' budget (search_postgres.go, suggestWithinBudget) and that
+// set their similarity floor.
 func TestPostgresSearchSessionsPlanEachSearch(t *testing.T) {
 	base := storetest.PostgresURL(t)
 	for _, c := range []struct {
@@ -150,7 +154,8 @@ func TestPostgresSearchSessionsPlanEachSearch(t *testing.T) {
 		{"", "auto", "force_custom_plan"},
 		{"plan_cache_mode=force_generic_plan", "force_generic_plan", "force_generic_plan"},
 	} {
-		s := openForTest(t, withQuery(base, c.query), Options{})
+		// A budget a cold session's first SHOW cannot pass.
+		s := openForTest(t, withQuery(base, c.query), Options{StatementTimeout: 5 * time.Second, SuggestBudget: time.Minute})
 		if got := pragmaPG(t, s.read, "plan_cache_mode"); got != c.read {
 			t.Errorf("URL %q: plan_cache_mode = %s on the main pool, want %s", c.query, got, c.read)
 		}
@@ -160,8 +165,20 @@ func TestPostgresSearchSessionsPlanEachSearch(t *testing.T) {
 		if got := pragmaPG(t, s.searchPool(), "jit"); got != "off" {
 			t.Errorf("URL %q: jit = %s on the search pool, want off", c.query, got)
 		}
-		if got := pragmaPG(t, s.searchPool(), "pg_trgm.strict_word_similarity_threshold"); got != "0.25" {
-			t.Errorf("URL %q: the suggestions' similarity floor is %s on the search pool, want 0.25", c.query, got)
+		if got := pragmaPG(t, s.suggest, "pg_trgm.strict_word_similarity_threshold"); got != "0.25" {
+			t.Errorf("URL %q: the suggestions' similarity floor is %s on their pool, want 0.25", c.query, got)
+		}
+		if got := pragmaPG(t, s.suggest, "plan_cache_mode"); got != c.search {
+			t.Errorf("URL %q: plan_cache_mode = %s on the suggestions' pool, want %s", c.query, got, c.search)
+		}
+		for _, p := range []struct {
+			name string
+			db   *sql.DB
+			want string
+		}{{"search", s.searchPool(), "5s"}, {"suggestions'", s.suggest, "1min"}} {
+			if got := pragmaPG(t, p.db, "statement_timeout"); got != p.want {
+				t.Errorf("URL %q: statement_timeout = %s on the %s pool, want %s", c.query, got, p.name, p.want)
+			}
 		}
 	}
 }

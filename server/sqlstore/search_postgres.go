@@ -60,7 +60,7 @@ func tsQuery(t registry.SearchTerms, owner string, prefix bool) string {
 // suggest: strict word similarity: "postgers" is near "postgres-backup",
 // whose word "postgres" it misspells; "bakup" nearer "backup" than
 // "bakery". Distance is 1 - similarity. `<<%` keeps only slugs at least
-// suggestFloor similar (the search pool's
+// suggestFloor similar (the suggestion pool's
 // pg_trgm.strict_word_similarity_threshold), which bounds the index's walk
 // when nothing is near. The walk stops at four times the slugs asked (room
 // for a slug several owners have).
